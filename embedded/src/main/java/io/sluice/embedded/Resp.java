@@ -1,0 +1,95 @@
+package io.sluice.embedded;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Just enough of the Redis protocol (RESP) to ask a server whether it is up: one inline command
+ * over a plain socket, one reply. This module must not depend on a Redis client library at
+ * compile scope, and readiness checks should not be hidden behind a client's reconnect logic.
+ */
+final class Resp {
+
+    private static final Duration IO_TIMEOUT = Duration.ofSeconds(2);
+
+    private Resp() {
+    }
+
+    /**
+     * Sends {@code inlineCommand} (for example {@code PING} or {@code CLUSTER INFO}) to
+     * 127.0.0.1:{@code port} and returns the reply: the text of a simple string or bulk string,
+     * the digits of an integer.
+     *
+     * @throws IOException if the connection fails or the server answers with an error
+     */
+    static String call(int port, String inlineCommand) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) IO_TIMEOUT.toMillis());
+            socket.setSoTimeout((int) IO_TIMEOUT.toMillis());
+            OutputStream out = socket.getOutputStream();
+            out.write((inlineCommand + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return readReply(new BufferedInputStream(socket.getInputStream()));
+        }
+    }
+
+    /** True if a server on {@code port} answers {@code PING} with {@code +PONG}. */
+    static boolean answersPing(int port) {
+        try {
+            return "PONG".equals(call(port, "PING"));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String readReply(InputStream in) throws IOException {
+        String line = readLine(in);
+        if (line.isEmpty()) {
+            throw new IOException("Empty reply from Redis");
+        }
+        char type = line.charAt(0);
+        String rest = line.substring(1);
+        switch (type) {
+            case '+':
+            case ':':
+                return rest;
+            case '-':
+                throw new IOException("Redis answered with an error: " + rest);
+            case '$':
+                int length = Integer.parseInt(rest);
+                if (length < 0) {
+                    return null;
+                }
+                byte[] body = in.readNBytes(length + 2); // the payload and its trailing CRLF
+                if (body.length < length + 2) {
+                    throw new IOException("Redis closed the connection in the middle of a reply");
+                }
+                return new String(body, 0, length, StandardCharsets.UTF_8);
+            default:
+                throw new IOException("Unsupported Redis reply type: " + line);
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int previous = -1;
+        int current;
+        while ((current = in.read()) != -1) {
+            if (previous == '\r' && current == '\n') {
+                byte[] bytes = line.toByteArray();
+                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
+            }
+            line.write(current);
+            previous = current;
+        }
+        throw new IOException("Redis closed the connection before a complete reply");
+    }
+}

@@ -1,0 +1,38 @@
+package io.sluice.schemas.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The value of every optional setting, applied by {@link ConfigLoader}. config.schema.json states
+ * the same values as {@code default} annotations for users; {@code ConfigDefaultsTest} keeps the
+ * two equal.
+ */
+public final class ConfigDefaults {
+  public static final String KAFKA_BOOTSTRAP = "localhost:9092";
+  public static final String TOPIC_PREFIX = "sluice.";
+  public static final String REDIS_URI = "redis://localhost:6379";
+  public static final List<Duration> LADDER = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+      Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10));
+  public static final int MAX_ATTEMPTS = 8;
+  public static final Duration RESERVATION_HORIZON = Duration.ofSeconds(30);
+  public static final double TIER_WEIGHT = 1;
+
+  public static final int MAX_IN_FLIGHT = 16;
+  public static final Duration TIMEOUT = Duration.ofSeconds(5);
+  public static final RedisDownPolicy ON_REDIS_DOWN = RedisDownPolicy.LOCAL;
+  public static final boolean SHADOW = false;
+  public static final List<String> FORWARD_HEADERS = List.of();
+  public static final int MAX_COST = 100;
+
+  public static final int HTTP_PORT = 8080;
+
+  public static final String GATE_APPLICATION_ID = "sluice-gate";
+  public static final int GATE_STREAM_THREADS = 1;
+  public static final int GATE_MAX_PAYLOAD_BYTES = 262_144;
+  public static final Duration GATE_LEASE_TARGET = Duration.ofMillis(100);
+  public static final int GATE_MAX_LEASE = 64;
+  public static final Duration GATE_REDIS_TIMEOUT = Duration.ofMillis(500);
+
+  private ConfigDefaults() {}
+}

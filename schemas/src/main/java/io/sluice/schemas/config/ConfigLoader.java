@@ -1,0 +1,113 @@
+package io.sluice.schemas.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Reads the YAML configuration file into a {@link SluiceConfig}, or explains everything wrong with
+ * it in one {@link ConfigException}.
+ *
+ * <p>The steps, in order, each for a reason:
+ * <ol>
+ *   <li>Parse the YAML into a tree (duplicate keys are an error: YAML would keep the last one
+ *       silently, and a setting that is written twice was probably meant once).</li>
+ *   <li>Apply {@code SLUICE_*} environment variables ({@link EnvOverrides}) to the tree,
+ *       <em>before</em> validation, so an override is held to exactly the rules of the file.</li>
+ *   <li>Validate against {@code config.schema.json}, the published contract; its messages are
+ *       rewritten to name the setting by its dotted path.</li>
+ *   <li>Map to the records, filling in {@link ConfigDefaults} ({@link ConfigBinder}).</li>
+ *   <li>Check what a schema cannot: names that must refer to each other, ladder order
+ *       ({@link ConfigChecks}).</li>
+ * </ol>
+ * The environment is a parameter, never read here, so tests (and a CLI flag such as
+ * {@code --ignore-env}) decide what it holds.
+ */
+public final class ConfigLoader {
+  private static final YAMLMapper YAML = YAMLMapper.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+
+  private ConfigLoader() {}
+
+  /** Loads a configuration file, with {@code env} (usually {@code System.getenv()}) on top. */
+  public static SluiceConfig load(Path yamlFile, Map<String, String> env) {
+    String yaml;
+    try {
+      yaml = Files.readString(yamlFile);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException("config file " + yamlFile + " does not exist");
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config file " + yamlFile + ": " + e, e);
+    }
+    return parse(yaml, env, yamlFile.toString());
+  }
+
+  /** Parses configuration text, with {@code env} on top. */
+  public static SluiceConfig parse(String yaml, Map<String, String> env) {
+    return parse(yaml, env, "config");
+  }
+
+  private static SluiceConfig parse(String yaml, Map<String, String> env, String source) {
+    ObjectNode tree = readTree(yaml, source);
+    ConfigSchema schema = ConfigSchema.get();
+    EnvOverrides overrides = new EnvOverrides(schema);
+    overrides.apply(tree, env);
+    fail(overrides, overrides.problems());
+    fail(overrides, schema.validate(tree));
+
+    ConfigBinder binder = new ConfigBinder();
+    SluiceConfig config = binder.bind(tree);
+    List<Problem> problems = new ArrayList<>(binder.problems());
+    problems.addAll(new ConfigChecks().check(config));
+    fail(overrides, problems);
+    return config;
+  }
+
+  /** An empty file is an empty mapping: everything may come from the environment. */
+  private static ObjectNode readTree(String yaml, String source) {
+    JsonNode tree;
+    try {
+      tree = YAML.readTree(yaml);
+    } catch (JacksonException e) {
+      throw new ConfigException(source + at(e.getLocation()) + " is not valid YAML: "
+          + e.getOriginalMessage(), e);
+    }
+    if (tree == null || tree.isMissingNode() || tree.isNull()) {
+      return JsonNodeFactory.instance.objectNode();
+    }
+    if (!tree.isObject()) {
+      throw new ConfigException(source + " must be a mapping of settings at the top level, got "
+          + ConfigSchema.shown(tree));
+    }
+    return (ObjectNode) tree;
+  }
+
+  private static void fail(EnvOverrides overrides, List<Problem> problems) {
+    if (problems.isEmpty()) {
+      return;
+    }
+    TreeSet<Problem> sorted = new TreeSet<>();
+    problems.forEach(p -> sorted.add(overrides.annotate(p)));
+    throw new ConfigException(sorted.stream().map(Problem::toString).toList());
+  }
+
+  private static String at(JsonLocation location) {
+    if (location == null || location.getLineNr() < 0) {
+      return "";
+    }
+    return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+  }
+}

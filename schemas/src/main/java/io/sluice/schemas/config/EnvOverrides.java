@@ -1,0 +1,173 @@
+package io.sluice.schemas.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Applies {@code SLUICE_<PATH>} environment variables to a configuration tree, before it is
+ * validated, so that an override is checked exactly like the file.
+ *
+ * <p>The path's segments are separated by a double underscore, and each segment is matched
+ * ignoring case, '-' and '_' (environment names can hold neither '-' nor lower case): first
+ * against the keys already in the tree at that level ({@code PAYMENTS_API} finds
+ * {@code payments-api}), then against the settings the schema declares there
+ * ({@code TOPIC_PREFIX} finds {@code topicPrefix}). A segment matching neither is created in
+ * lower case, which is how a variable adds a tenant or a provider. The value is read as a YAML
+ * flow value, so {@code 8} is a number and {@code [1s, 5s]} a list, except where the schema
+ * expects a string, where the text is kept as written (a tier named {@code 1} stays "1").
+ *
+ * <p>Variables apply shallowest first, so {@code SLUICE_KAFKA__BOOTSTRAP} refines a whole
+ * {@code SLUICE_KAFKA} rather than being erased by it. {@code SLUICE_CONFIG} names the file
+ * itself; it is the command line's business and is skipped here.
+ */
+final class EnvOverrides {
+  static final String PREFIX = "SLUICE_";
+  static final Set<String> NOT_SETTINGS = Set.of("SLUICE_CONFIG");
+  private static final String SEPARATOR = "__";
+  private static final YAMLMapper YAML = new YAMLMapper();
+
+  private final ConfigSchema schema;
+  private final List<Problem> problems = new ArrayList<>();
+  /** Overridden or created path → the variable responsible, to point error messages at it. */
+  private final Map<String, String> origins = new HashMap<>();
+
+  EnvOverrides(ConfigSchema schema) {
+    this.schema = schema;
+  }
+
+  /** Applies every {@code SLUICE_} variable of {@code env} to {@code tree}, in place. */
+  void apply(ObjectNode tree, Map<String, String> env) {
+    List<String> names = new ArrayList<>();
+    env.forEach((name, value) -> {
+      if (name.startsWith(PREFIX) && !NOT_SETTINGS.contains(name) && value != null) {
+        names.add(name);
+      }
+    });
+    names.sort(Comparator.comparingInt((String n) -> n.split(SEPARATOR, -1).length)
+        .thenComparing(Comparator.naturalOrder()));
+    for (String name : names) {
+      applyOne(tree, name, env.get(name));
+    }
+  }
+
+  List<Problem> problems() {
+    return problems;
+  }
+
+  /**
+   * Notes which variable set a problem's setting (or a mapping above it), so that a typo in a
+   * variable is reported as that variable's fault and not as a mystery in the file.
+   */
+  Problem annotate(Problem problem) {
+    String best = null;
+    for (String path : origins.keySet()) {
+      boolean covers = problem.path().equals(path) || problem.path().startsWith(path + ".")
+          || problem.path().startsWith(path + "[");
+      if (covers && (best == null || path.length() > best.length())) {
+        best = path;
+      }
+    }
+    return best == null ? problem : problem.withNote("(set by " + origins.get(best) + ")");
+  }
+
+  private void applyOne(ObjectNode tree, String name, String raw) {
+    String[] segments = name.substring(PREFIX.length()).split(SEPARATOR, -1);
+    ObjectNode node = tree;
+    JsonNode nodeSchema = schema.root();
+    String path = "";
+    for (int i = 0; i < segments.length; i++) {
+      if (segments[i].isEmpty()) {
+        problems.add(new Problem(path, name + " has an empty path segment (a stray '_')"));
+        return;
+      }
+      String key = keyFor(node, nodeSchema, segments[i], name, path);
+      if (key == null) {
+        return;
+      }
+      path = Problem.join(path, key);
+      JsonNode childSchema = schema.child(nodeSchema, key);
+      if (i == segments.length - 1) {
+        JsonNode value = parse(raw, childSchema, name, path);
+        if (value != null) {
+          node.set(key, value);
+          origins.put(path, name);
+        }
+        return;
+      }
+      JsonNode child = node.get(key);
+      if (child == null || child.isNull()) {
+        child = node.putObject(key);
+        origins.putIfAbsent(path, name);
+      } else if (!child.isObject()) {
+        problems.add(new Problem(path, "is " + ConfigSchema.shown(child)
+            + ", not a mapping, so " + name + " cannot set a setting inside it"));
+        return;
+      }
+      node = (ObjectNode) child;
+      nodeSchema = childSchema;
+    }
+  }
+
+  /** The tree's key for a segment; then the schema's; else the segment in lower case. */
+  private String keyFor(ObjectNode node, JsonNode nodeSchema, String segment, String name,
+      String path) {
+    String wanted = normalized(segment);
+    List<String> inTree = new ArrayList<>();
+    node.fieldNames().forEachRemaining(k -> {
+      if (normalized(k).equals(wanted)) {
+        inTree.add(k);
+      }
+    });
+    if (inTree.size() > 1) {
+      problems.add(new Problem(path, name + " is ambiguous here: it matches "
+          + String.join(" and ", inTree)));
+      return null;
+    }
+    if (inTree.size() == 1) {
+      return inTree.get(0);
+    }
+    for (String declared : schema.declaredNames(nodeSchema)) {
+      if (normalized(declared).equals(wanted)) {
+        return declared;
+      }
+    }
+    return segment.toLowerCase(Locale.ROOT);
+  }
+
+  private JsonNode parse(String raw, JsonNode targetSchema, String name, String path) {
+    boolean wantsText = schema.type(targetSchema).filter("string"::equals).isPresent();
+    if (raw.isBlank()) {
+      return TextNode.valueOf("");
+    }
+    JsonNode value;
+    try {
+      value = YAML.readTree(raw);
+    } catch (JacksonException e) {
+      if (wantsText) {
+        return TextNode.valueOf(raw.strip());
+      }
+      problems.add(new Problem(path, name + " is not a valid YAML value: "
+          + e.getOriginalMessage()));
+      return null;
+    }
+    if (value == null || value.isMissingNode()
+        || wantsText && (value.isNumber() || value.isBoolean())) {
+      return TextNode.valueOf(raw.strip());
+    }
+    return value;
+  }
+
+  private static String normalized(String key) {
+    return key.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "");
+  }
+}

@@ -1,0 +1,56 @@
+package io.sluice.schemas.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The whole configuration file (see {@code schemas/config.schema.json} and DESIGN.md). Immutable;
+ * built only by {@link ConfigLoader}, which validates it and names the field of any error.
+ *
+ * @param defaultTier tier of tenants not listed; null means unlisted tenants are dead-lettered
+ *                    with reason {@code unknown_tenant}
+ */
+public record SluiceConfig(
+    KafkaConfig kafka,
+    RedisConfig redis,
+    List<Duration> ladder,
+    int maxAttempts,
+    Duration reservationHorizon,
+    Map<String, TierConfig> tiers,
+    String defaultTier,
+    Map<String, ProviderConfig> providers,
+    Map<String, TenantConfig> tenants,
+    HttpConfig http,
+    GateConfig gate) {
+
+  public SluiceConfig {
+    ladder = List.copyOf(ladder);
+    tiers = Map.copyOf(tiers);
+    providers = Map.copyOf(providers);
+    tenants = tenants == null ? Map.of() : Map.copyOf(tenants);
+  }
+
+  /** The tenant's tier: its own entry, else the default tier, else empty (unknown tenant). */
+  public Optional<String> tierOf(String tenant) {
+    TenantConfig t = tenants.get(tenant);
+    if (t != null) {
+      return Optional.of(t.tier());
+    }
+    return Optional.ofNullable(defaultTier);
+  }
+
+  /** The tenant's quota toward a provider: a tenant override, else its tier's quota. */
+  public Optional<Quota> quotaOf(String provider, String tenant) {
+    ProviderConfig p = providers.get(provider);
+    if (p == null) {
+      return Optional.empty();
+    }
+    TenantConfig t = tenants.get(tenant);
+    if (t != null && t.quotas().containsKey(provider)) {
+      return Optional.of(t.quotas().get(provider));
+    }
+    return tierOf(tenant).map(p.quotas()::get);
+  }
+}

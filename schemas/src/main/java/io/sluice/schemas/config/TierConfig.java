@@ -1,0 +1,4 @@
+package io.sluice.schemas.config;
+
+/** @param weight the tier's share of contended provider capacity (positive) */
+public record TierConfig(double weight) {}

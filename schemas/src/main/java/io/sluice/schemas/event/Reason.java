@@ -1,0 +1,38 @@
+package io.sluice.schemas.event;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The values of the {@code sluice-reason} header: why a record was deferred or dead-lettered.
+ * The wire form ({@link #code()}) is a contract; never rename one.
+ */
+public enum Reason {
+  RATE_LIMITED("rate_limited"),
+  OVERFLOW("overflow"),
+  PROVIDER_429("provider_429"),
+  PROVIDER_5XX("provider_5xx"),
+  TIMEOUT("timeout"),
+  CONNECT_ERROR("connect_error"),
+  INVALID("invalid"),
+  UNKNOWN_TENANT("unknown_tenant"),
+  UNKNOWN_PROVIDER("unknown_provider"),
+  EXPIRED("expired"),
+  MAX_ATTEMPTS("max_attempts"),
+  NON_RETRYABLE_4XX("non_retryable_4xx"),
+  REDIS_UNAVAILABLE("redis_unavailable");
+
+  private final String code;
+
+  Reason(String code) {
+    this.code = code;
+  }
+
+  public String code() {
+    return code;
+  }
+
+  public static Optional<Reason> fromCode(String code) {
+    return Arrays.stream(values()).filter(r -> r.code.equals(code)).findFirst();
+  }
+}

@@ -1,0 +1,64 @@
+package io.sluice.schemas.event;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One unit of work, the value on {@code sluice.inbound} (UTF-8 JSON, key = tenant id).
+ * Mirrors {@code schemas/work-event.schema.json}; {@link io.sluice.schemas.validation.EventValidator}
+ * enforces the same rules and the two are checked against one corpus.
+ *
+ * @param id         idempotency key, 1..128 chars; sent to HTTP providers as {@code Idempotency-Key}
+ * @param tenant     {@code [A-Za-z0-9._:-]{1,128}}; the tier is never taken from the event
+ * @param provider   must name a configured provider
+ * @param cost       the event's weight, 1..provider maxCost (default 1)
+ * @param deadline   past it the event is dead with reason {@code expired}; null when absent
+ * @param path       relative path appended to the provider's base URL; null when absent
+ * @param payload    any JSON, delivered unchanged; null when absent
+ * @param attributes forwarded as request headers where the provider allows; never null
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record WorkEvent(
+    String id,
+    String tenant,
+    String provider,
+    int cost,
+    Instant deadline,
+    String path,
+    JsonNode payload,
+    Map<String, String> attributes) {
+
+  public static final int DEFAULT_COST = 1;
+
+  public WorkEvent {
+    attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+  }
+
+  /**
+   * How Jackson binds the JSON form. The contract says an absent (or null) cost means
+   * {@link #DEFAULT_COST}; binding straight to the {@code int} component would turn it into 0, an
+   * invalid cost. The canonical constructor stays literal: a cost of 0 passed in code stays 0.
+   */
+  @JsonCreator
+  static WorkEvent fromJson(
+      @JsonProperty("id") String id,
+      @JsonProperty("tenant") String tenant,
+      @JsonProperty("provider") String provider,
+      @JsonProperty("cost") Integer cost,
+      @JsonProperty("deadline") Instant deadline,
+      @JsonProperty("path") String path,
+      @JsonProperty("payload") JsonNode payload,
+      @JsonProperty("attributes") Map<String, String> attributes) {
+    return new WorkEvent(id, tenant, provider, cost == null ? DEFAULT_COST : cost, deadline, path,
+        payload, attributes);
+  }
+
+  public Optional<Instant> deadlineOpt() {
+    return Optional.ofNullable(deadline);
+  }
+}

@@ -1,0 +1,42 @@
+package io.sluice.schemas.topic;
+
+/**
+ * Header names Sluice writes. Payload bytes are never rewritten; everything Sluice knows about a
+ * record travels in these headers. Values are UTF-8 strings (numbers in decimal).
+ */
+public final class HeaderNames {
+  /** Provider attempts made so far (only provider failures count). */
+  public static final String ATTEMPT = "sluice-attempt";
+  /** Epoch milliseconds before which the relay must not release the record. */
+  public static final String NOT_BEFORE = "sluice-not-before";
+  /** The topic the relay returns the record to when it is due. */
+  public static final String RETURN_TO = "sluice-return-to";
+  /** A {@link io.sluice.schemas.event.Reason} code. */
+  public static final String REASON = "sluice-reason";
+  /** Human-readable detail next to a reason (dead letters, deferrals). */
+  public static final String DETAIL = "sluice-detail";
+  /** Epoch milliseconds when Sluice first saw the event. */
+  public static final String FIRST_SEEN = "sluice-first-seen";
+  /** The tier the gate resolved from configuration. */
+  public static final String TIER = "sluice-tier";
+  /**
+   * Where a dead letter was read before it died, as {@code topic-partition@offset}: the one
+   * coordinate that lets an operator find the original record again (and replay it).
+   */
+  public static final String SOURCE = "sluice-source";
+  /**
+   * The WorkEvent id of a dead letter, when its value parsed far enough to have one. Lets tooling
+   * (e.g. {@code verify}) reconcile ids without parsing values that may be malformed.
+   */
+  public static final String EVENT_ID = "sluice-event-id";
+  /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
+  public static final String PAID = "sluice-paid";
+  /**
+   * Present on an event deferred unpaid with a place in its bucket's waiting line: when the event
+   * comes back at its not-before, the gate reserves its slot without re-checking the horizon, so
+   * an unpaid event is gated at most twice.
+   */
+  public static final String TICKET = "sluice-ticket";
+
+  private HeaderNames() {}
+}

@@ -1,0 +1,255 @@
+package io.sluice.topology.delay;
+
+import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The waiting room: holds each delay partition until its head record is due, then returns the
+ * record to the topic named in its {@code sluice-return-to} header.
+ *
+ * <p>No thread sleeps per record and nothing busy-polls. When a partition's head is not yet due,
+ * the relay seeks back to it and pauses the partition; {@code poll} then waits (still heartbeating)
+ * at most until the earliest paused partition is due, and returns sooner if an unpaused partition
+ * has records. Records leave a step topic at {@code min(notBefore, placed + step)} (see
+ * {@link DelayLadder}); a record whose not-before is still ahead then hops to a smaller step.
+ *
+ * <p>Never early: a record goes to its return topic only when the local clock has reached its
+ * not-before. At least once: offsets are committed only after every produce of the batch is
+ * acknowledged; a crash in between returns a record twice, which the consumers downstream absorb
+ * (the gate charges a replay, which is stricter; providers get an idempotency key).
+ */
+public final class Relay implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
+  private static final long MAX_POLL_MILLIS = 500;
+
+  private final Consumer<byte[], byte[]> consumer;
+  private final Producer<byte[], byte[]> producer;
+  private final Topics topics;
+  private final DelayLadder ladder;
+  private final Map<String, Duration> stepOfTopic = new HashMap<>();
+  private final Clock clock;
+  private final RelayListener listener;
+  private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
+  private final Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
+  private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+
+  public Relay(
+      Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
+      Clock clock, RelayListener listener) {
+    this.consumer = consumer;
+    this.producer = producer;
+    this.topics = topics;
+    this.ladder = new DelayLadder(topics.ladder());
+    for (Duration step : topics.ladder()) {
+      stepOfTopic.put(topics.delay(step), step);
+    }
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  @Override
+  public void run() {
+    consumer.subscribe(topics.delays(), new Rebalance());
+    try {
+      while (running.get()) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeout()));
+        resumeDue();
+        for (TopicPartition tp : records.partitions()) {
+          relay(tp, records.records(tp));
+        }
+        settle();
+      }
+    } catch (WakeupException e) {
+      if (running.get()) {
+        throw e;
+      }
+    } finally {
+      settleQuietly();
+      consumer.close();
+      producer.close();
+    }
+  }
+
+  /** Stops the loop from any thread; the loop settles what it has sent, commits and closes. */
+  @Override
+  public void close() {
+    running.set(false);
+    consumer.wakeup();
+  }
+
+  private void relay(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
+    Duration step = stepOfTopic.get(tp.topic());
+    for (ConsumerRecord<byte[], byte[]> record : batch) {
+      long now = clock.millis();
+      Optional<Long> notBefore = HeaderValues.lastLong(record.headers(), HeaderNames.NOT_BEFORE);
+      long due = notBefore.orElse(now);
+      long release = DelayLadder.releaseAt(record.timestamp(), due, step);
+      if (now < release) {
+        consumer.seek(tp, record.offset());
+        consumer.pause(Set.of(tp));
+        resumeAt.put(tp, release);
+        return;
+      }
+      if (now >= due) {
+        returnHome(record, due, now);
+      } else {
+        hop(record, due, now);
+      }
+      toCommit.put(tp, new OffsetAndMetadata(record.offset() + 1));
+    }
+  }
+
+  private void returnHome(ConsumerRecord<byte[], byte[]> record, long due, long now) {
+    Optional<String> returnTo = HeaderValues.last(record.headers(), HeaderNames.RETURN_TO);
+    if (returnTo.isEmpty() || returnTo.get().isBlank()) {
+      deadLetter(record, "no " + HeaderNames.RETURN_TO + " header: the relay cannot tell where it belongs", now);
+      return;
+    }
+    // Stamped with its due time: for a paid record that is the instant it was admitted.
+    send(new ProducerRecord<>(returnTo.get(), null, due, record.key(), record.value(), copy(record.headers())));
+    listener.released(returnTo.get(), now - due);
+  }
+
+  private void hop(ConsumerRecord<byte[], byte[]> record, long due, long now) {
+    String next = topics.delay(ladder.stepFor(due - now));
+    send(new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
+    listener.hopped(record.topic(), next);
+  }
+
+  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String detail, long now) {
+    Headers headers = copy(record.headers());
+    String source = record.topic() + "-" + record.partition() + "@" + record.offset();
+    new DeadLetter(Reason.INVALID.code(), detail, source, null,
+        HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(now), null).writeTo(headers);
+    send(new ProducerRecord<>(topics.dlq(), null, now, record.key(), record.value(), headers));
+    listener.deadLettered(detail);
+  }
+
+  private void send(ProducerRecord<byte[], byte[]> out) {
+    inFlight.add(producer.send(out));
+  }
+
+  /** Waits for every produce of this round, then commits what they cover. */
+  private void settle() {
+    if (inFlight.isEmpty() && toCommit.isEmpty()) {
+      return;
+    }
+    producer.flush();
+    try {
+      for (Future<RecordMetadata> f : inFlight) {
+        f.get();
+      }
+    } catch (Exception e) {
+      // Nothing of this round is committed: rewind to the last commit and try again.
+      LOG.warn("relay: a produce failed ({}); rewinding to the committed offsets", e.toString());
+      inFlight.clear();
+      rewind(toCommit.keySet());
+      toCommit.clear();
+      return;
+    }
+    inFlight.clear();
+    consumer.commitSync(new HashMap<>(toCommit));
+    toCommit.clear();
+  }
+
+  private void settleQuietly() {
+    try {
+      settle();
+    } catch (RuntimeException e) {
+      LOG.warn("relay: could not commit on shutdown ({}); the records will be relayed again", e.toString());
+    }
+  }
+
+  private void rewind(Collection<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata c = committed.get(tp);
+      if (c != null) {
+        consumer.seek(tp, c);
+      } else {
+        consumer.seekToBeginning(Set.of(tp));
+      }
+    }
+  }
+
+  private long pollTimeout() {
+    long now = clock.millis();
+    long wait = MAX_POLL_MILLIS;
+    for (long at : resumeAt.values()) {
+      wait = Math.min(wait, Math.max(0, at - now));
+    }
+    return wait;
+  }
+
+  private void resumeDue() {
+    long now = clock.millis();
+    List<TopicPartition> due = new ArrayList<>();
+    resumeAt.forEach((tp, at) -> {
+      if (at <= now) {
+        due.add(tp);
+      }
+    });
+    if (!due.isEmpty()) {
+      consumer.resume(due);
+      due.forEach(resumeAt::remove);
+    }
+  }
+
+  private static Headers copy(Headers headers) {
+    return new RecordHeaders(headers.toArray());
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      settleQuietly();
+      partitions.forEach(resumeAt::remove);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      // A partition we get (back) starts from its committed offset; nothing of ours is paused.
+      List<TopicPartition> paused = new ArrayList<>(consumer.paused());
+      paused.removeIf(resumeAt::containsKey);
+      if (!paused.isEmpty()) {
+        consumer.resume(paused);
+      }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      inFlight.clear();
+      toCommit.keySet().removeAll(partitions);
+      partitions.forEach(resumeAt::remove);
+    }
+  }
+}

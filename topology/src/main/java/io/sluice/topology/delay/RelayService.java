@@ -1,0 +1,61 @@
+package io.sluice.topology.delay;
+
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** The relay role running on its own thread, with its clients configured from the Sluice config. */
+public final class RelayService implements AutoCloseable {
+  /** Consumer group of every relay instance: they share the delay partitions. */
+  public static final String GROUP_SUFFIX = "relay";
+
+  private final Relay relay;
+  private final Thread thread;
+
+  private RelayService(Relay relay) {
+    this.relay = relay;
+    this.thread = new Thread(relay, "sluice-relay");
+  }
+
+  public static RelayService start(SluiceConfig config, RelayListener listener) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().topicPrefix() + GROUP_SUFFIX);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    Relay relay = new Relay(
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
+        new Topics(config.kafka().topicPrefix(), config.ladder()),
+        Clock.systemUTC(), listener);
+    RelayService service = new RelayService(relay);
+    service.thread.start();
+    return service;
+  }
+
+  @Override
+  public void close() {
+    relay.close();
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Turns a record into its dead letter: the original key, value bytes and headers, plus the
+ * reason, a human-readable detail and where it came from.
+ */
+final class DeadLetters {
+  private DeadLetters() {}
+
+  static Record<byte[], Object> of(
+      Record<byte[], ?> original, byte[] raw, Reason reason, String detail, String eventId,
+      ProcessorContext<?, ?> context, long nowMillis) {
+    Headers headers = new RecordHeaders(original.headers().toArray());
+    String source = context.recordMetadata()
+        .map(m -> m.topic() + "-" + m.partition() + "@" + m.offset())
+        .orElse("unknown");
+    Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(nowMillis);
+    Integer attempt = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(null);
+    new DeadLetter(reason.code(), detail, source, eventId, firstSeen, attempt).writeTo(headers);
+    HeaderValues.put(headers, HeaderNames.FIRST_SEEN, firstSeen);
+    return new Record<>(original.key(), (Object) raw, nowMillis, headers);
+  }
+}

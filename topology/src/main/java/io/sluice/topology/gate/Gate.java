@@ -1,0 +1,112 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.topology.limiter.LettuceTokenBucketStore;
+import io.sluice.topology.limiter.RedisCircuit;
+import io.sluice.topology.limiter.TokenBucketScript;
+import io.sluice.topology.redis.RedisConnection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gate role running: one Kafka Streams instance of {@link GateTopology} with
+ * {@code exactly_once_v2}, one Redis connection shared by its stream threads, one circuit breaker.
+ * Instances sharing {@code gate.applicationId} split the inbound partitions between them.
+ */
+public final class Gate implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
+
+  private final RedisConnection redis;
+  private final LettuceTokenBucketStore store;
+  private final KafkaStreams streams;
+
+  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams) {
+    this.redis = redis;
+    this.store = store;
+    this.streams = streams;
+  }
+
+  /**
+   * Connects to Redis, builds the topology and starts it.
+   *
+   * @param overrides extra Kafka Streams properties (tests lower commit intervals, for example)
+   */
+  public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
+    RedisConnection redis = RedisConnection.open(config.redis());
+    LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
+    RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> {
+      if (state == RedisCircuit.State.OPEN) {
+        LOG.warn("gate: Redis gives no decisions; each provider's onRedisDown policy applies until it is back");
+      } else if (state == RedisCircuit.State.CLOSED) {
+        LOG.warn("gate: Redis answers again; limits are enforced in Redis");
+      }
+    });
+    KafkaStreams[] self = new KafkaStreams[1];
+    GateWiring wiring = new GateWiring(
+        config, store, circuit,
+        () -> 1.0 / Math.max(1, self[0] == null ? 1 : self[0].metadataForAllStreamsClients().size()),
+        Clock.systemUTC(), System::nanoTime, listener);
+    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, overrides));
+    self[0] = streams;
+    streams.setUncaughtExceptionHandler(e -> {
+      LOG.error("gate: stream thread failed; replacing it", e);
+      return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+    });
+    streams.start();
+    return new Gate(redis, store, streams);
+  }
+
+  static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.gate().applicationId());
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.gate().streamThreads());
+    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, tempStateDir());
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
+    p.putAll(overrides);
+    Properties props = new Properties();
+    props.putAll(p);
+    return props;
+  }
+
+  /** The gate keeps no state stores; each instance gets its own scratch directory for Streams' locks. */
+  private static String tempStateDir() {
+    try {
+      return Files.createTempDirectory("sluice-gate-").toString();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  /** Redis script calls made by this instance. */
+  public long redisCalls() {
+    return store.calls();
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+    redis.close();
+  }
+}

@@ -1,0 +1,15 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.event.WorkEvent;
+
+/**
+ * An inbound event between the gate's processors: the parsed event for decisions, and the
+ * original value bytes, which are what every sink writes (Sluice never rewrites a payload).
+ *
+ * @param tier null until the tier step has resolved it
+ */
+record GateEvent(WorkEvent event, byte[] raw, String tier) {
+  GateEvent withTier(String resolved) {
+    return new GateEvent(event, raw, resolved);
+  }
+}

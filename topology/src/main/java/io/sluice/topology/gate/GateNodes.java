@@ -1,0 +1,20 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.config.Durations;
+import java.time.Duration;
+
+/** The names of the gate topology's nodes, so tests, logs and metrics agree on them. */
+public final class GateNodes {
+  public static final String SOURCE = "inbound-source";
+  public static final String VALIDATE = "validate";
+  public static final String RESOLVE_TIER = "resolve-tier";
+  public static final String LIMIT = "limit";
+  public static final String READY_SINK = "ready-sink";
+  public static final String DLQ_SINK = "dlq-sink";
+
+  private GateNodes() {}
+
+  public static String delaySink(Duration step) {
+    return "delay-sink-" + Durations.format(step);
+  }
+}

@@ -1,0 +1,68 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.limiter.GateLimiter;
+import io.sluice.topology.limiter.LocalBuckets;
+import java.time.Duration;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * The gate, as a Processor API topology with every node named:
+ * <pre>
+ *   inbound-source ─► validate ─► resolve-tier ─► limit ─► ready-sink        (sluice.ready)
+ *                        │             │            ├────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
+ *                        └─────────────┴────────────┴────► dlq-sink          (sluice.dlq)
+ * </pre>
+ * Keys and values stay bytes end to end: every sink writes the original value bytes, and what
+ * Sluice knows travels in headers. Each stream task gets its own limiter (leases and demand are
+ * per task; tenants are partitioned by key), sharing the store and the circuit breaker.
+ */
+public final class GateTopology {
+  private GateTopology() {}
+
+  public static Topology build(GateWiring wiring) {
+    SluiceConfig config = wiring.config();
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    Topology topology = new Topology();
+    topology.addSource(
+        GateNodes.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.inbound());
+    topology.addProcessor(
+        GateNodes.VALIDATE,
+        () -> new ValidateProcessor(config, wiring.clock(), wiring.listener()),
+        GateNodes.SOURCE);
+    topology.addProcessor(
+        GateNodes.RESOLVE_TIER,
+        () -> new TierProcessor(config, wiring.clock(), wiring.listener()),
+        GateNodes.VALIDATE);
+    topology.addProcessor(
+        GateNodes.LIMIT,
+        () -> new LimitProcessor(config, topics, limiter(wiring), new LocalBuckets(wiring.localShare()),
+            wiring.clock(), wiring.listener()),
+        GateNodes.RESOLVE_TIER);
+
+    ByteArraySerializer bytes = new ByteArraySerializer();
+    topology.addSink(GateNodes.READY_SINK, topics.ready(), bytes, bytes, GateNodes.LIMIT);
+    for (Duration step : config.ladder()) {
+      topology.addSink(GateNodes.delaySink(step), topics.delay(step), bytes, bytes, GateNodes.LIMIT);
+    }
+    topology.addSink(GateNodes.DLQ_SINK, topics.dlq(), bytes, bytes,
+        GateNodes.VALIDATE, GateNodes.RESOLVE_TIER, GateNodes.LIMIT);
+    return topology;
+  }
+
+  private static GateLimiter limiter(GateWiring wiring) {
+    var gate = wiring.config().gate();
+    return new GateLimiter(
+        wiring.store(),
+        wiring.circuit(),
+        wiring.nanoTime(),
+        wiring.clock()::millis,
+        gate.redisTimeout(),
+        gate.leaseTarget(),
+        gate.maxLease(),
+        (key, nanos) -> wiring.listener().redisCall(key.provider(), nanos));
+  }
+}

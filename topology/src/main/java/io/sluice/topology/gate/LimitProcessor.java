@@ -1,0 +1,137 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.config.ProviderConfig;
+import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.delay.DelayLadder;
+import io.sluice.topology.limiter.BucketKey;
+import io.sluice.topology.limiter.BucketSpec;
+import io.sluice.topology.limiter.GateLimiter;
+import io.sluice.topology.limiter.LimiterDecision;
+import io.sluice.topology.limiter.LocalBuckets;
+import java.time.Clock;
+import java.time.Duration;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Charges the event to its tenant's bucket and routes it:
+ * <ul>
+ *   <li>admit: to {@code sluice.ready}, stamped with the admission time;
+ *   <li>reserved (charged ahead): to the delay step that fits, {@code sluice-paid: true}, returning
+ *       to {@code sluice.ready} at its not-before without passing the gate again;
+ *   <li>queued (beyond the horizon, not charged): to the delay step that fits, returning to
+ *       {@code sluice.inbound} at its turn holding a ticket ({@code sluice-ticket});
+ *   <li>Redis unavailable: the provider's {@code onRedisDown} policy.
+ * </ul>
+ * In shadow mode every decision is made and counted, and the event is admitted anyway.
+ */
+final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
+  private final SluiceConfig config;
+  private final Topics topics;
+  private final DelayLadder ladder;
+  private final GateLimiter limiter;
+  private final LocalBuckets local;
+  private final Clock clock;
+  private final GateListener listener;
+  private ProcessorContext<byte[], Object> context;
+
+  LimitProcessor(
+      SluiceConfig config, Topics topics, GateLimiter limiter, LocalBuckets local, Clock clock,
+      GateListener listener) {
+    this.config = config;
+    this.topics = topics;
+    this.ladder = new DelayLadder(config.ladder());
+    this.limiter = limiter;
+    this.local = local;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  @Override
+  public void init(ProcessorContext<byte[], Object> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<byte[], GateEvent> record) {
+    GateEvent in = record.value();
+    String provider = in.event().provider();
+    ProviderConfig providerConfig = config.providers().get(provider);
+    BucketSpec spec = BucketSpec.of(
+        config.quotaOf(provider, in.event().tenant()).orElseThrow(), config.reservationHorizon());
+    BucketKey key = new BucketKey(provider, in.event().tenant());
+    boolean holder = HeaderValues.last(record.headers(), HeaderNames.TICKET).isPresent();
+
+    listener.decided(provider, in.tier());
+    LimiterDecision decision = limiter.decide(key, spec, in.event().cost(), holder);
+    long now = clock.millis();
+    if (decision instanceof LimiterDecision.Unavailable) {
+      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now);
+      listener.redisFallback(provider, providerConfig.onRedisDown());
+    }
+    if (providerConfig.shadow() && !(decision instanceof LimiterDecision.Admit)) {
+      listener.shadowWouldDefer(provider, in.tier());
+      decision = new LimiterDecision.Admit(now);
+    }
+
+    Headers headers = baseHeaders(record, in, now);
+    if (decision instanceof LimiterDecision.Admit admit) {
+      listener.admitted(provider, in.tier(), in.event().cost());
+      context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
+    } else if (decision instanceof LimiterDecision.Reserved reserved) {
+      listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
+      defer(record, in, headers, reserved.notBeforeMillis(), topics.ready(), true, Reason.RATE_LIMITED, now);
+    } else if (decision instanceof LimiterDecision.Queued queued) {
+      listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, false);
+      HeaderValues.put(headers, HeaderNames.TICKET, queued.notBeforeMillis());
+      defer(record, in, headers, queued.notBeforeMillis(), topics.inbound(), false, Reason.RATE_LIMITED, now);
+    } else {
+      // fail_closed: hold the event back one ladder step and gate it again.
+      listener.deferred(provider, in.tier(), Reason.REDIS_UNAVAILABLE, false);
+      long retry = now + ladder.steps().get(0).toMillis();
+      defer(record, in, headers, retry, topics.inbound(), false, Reason.REDIS_UNAVAILABLE, now);
+    }
+  }
+
+  private LimiterDecision fallback(RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now) {
+    return switch (policy) {
+      case FAIL_OPEN -> new LimiterDecision.Admit(now);
+      case FAIL_CLOSED -> new LimiterDecision.Unavailable("fail_closed");
+      case LOCAL -> local.decide(key, spec, in.event().cost(), now);
+    };
+  }
+
+  private void defer(
+      Record<byte[], GateEvent> record, GateEvent in, Headers headers, long notBefore,
+      String returnTo, boolean paid, Reason reason, long now) {
+    Duration step = ladder.stepFor(notBefore - now);
+    HeaderValues.put(headers, HeaderNames.NOT_BEFORE, notBefore);
+    HeaderValues.put(headers, HeaderNames.RETURN_TO, returnTo);
+    HeaderValues.put(headers, HeaderNames.REASON, reason.code());
+    HeaderValues.put(headers, HeaderNames.PAID, Boolean.toString(paid));
+    context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), GateNodes.delaySink(step));
+  }
+
+  /** The record's own headers, minus what a previous trip through the ladder left, plus the tier. */
+  private static Headers baseHeaders(Record<byte[], GateEvent> record, GateEvent in, long now) {
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    headers.remove(HeaderNames.NOT_BEFORE);
+    headers.remove(HeaderNames.RETURN_TO);
+    headers.remove(HeaderNames.PAID);
+    headers.remove(HeaderNames.TICKET);
+    headers.remove(HeaderNames.REASON);
+    HeaderValues.put(headers, HeaderNames.TIER, in.tier());
+    if (HeaderValues.last(headers, HeaderNames.FIRST_SEEN).isEmpty()) {
+      HeaderValues.put(headers, HeaderNames.FIRST_SEEN, now);
+    }
+    return headers;
+  }
+}

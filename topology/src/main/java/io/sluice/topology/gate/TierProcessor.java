@@ -1,0 +1,47 @@
+package io.sluice.topology.gate;
+
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.event.Reason;
+import java.time.Clock;
+import java.util.Optional;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Finds the event's tier in configuration, never in the event (a producer cannot promote itself).
+ * A tenant that is neither listed nor covered by a default tier is dead with {@code unknown_tenant}.
+ */
+final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object> {
+  private final SluiceConfig config;
+  private final Clock clock;
+  private final GateListener listener;
+  private ProcessorContext<byte[], Object> context;
+
+  TierProcessor(SluiceConfig config, Clock clock, GateListener listener) {
+    this.config = config;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  @Override
+  public void init(ProcessorContext<byte[], Object> context) {
+    this.context = context;
+  }
+
+  @Override
+  public void process(Record<byte[], GateEvent> record) {
+    GateEvent in = record.value();
+    Optional<String> tier = config.tierOf(in.event().tenant());
+    if (tier.isEmpty()) {
+      listener.dead(Reason.UNKNOWN_TENANT);
+      context.forward(
+          DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
+              "tenant '" + in.event().tenant() + "' is not configured and there is no defaultTier",
+              in.event().id(), context, clock.millis()),
+          GateNodes.DLQ_SINK);
+      return;
+    }
+    context.forward(record.withValue((Object) in.withTier(tier.get())), GateNodes.LIMIT);
+  }
+}

@@ -1,0 +1,82 @@
+package io.sluice.topology.limiter;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Runs {@code token_bucket.lua} through Lettuce: EVALSHA, and on NOSCRIPT one EVAL with the text
+ * (which also caches the script on that node, so the next EVALSHA succeeds).
+ *
+ * <p>Takes the scripting commands of either a standalone connection or a cluster connection:
+ * Lettuce's cluster client routes EVALSHA by the slot of the first key, and EVAL (rather than
+ * SCRIPT LOAD, which could land on another node) puts the script on exactly the node that lacked
+ * it.
+ */
+public final class LettuceTokenBucketStore implements TokenBucketStore {
+  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final TokenBucketScript script;
+  private final LongAdder calls = new LongAdder();
+  private final LongAdder reloads = new LongAdder();
+
+  public LettuceTokenBucketStore(RedisScriptingAsyncCommands<String, String> commands, TokenBucketScript script) {
+    this.commands = commands;
+    this.script = script;
+  }
+
+  @Override
+  public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
+    String[] keys = {key.redisKey()};
+    String[] args = {
+      Double.toString(spec.capacity()),
+      Double.toString(spec.refillPerSecond()),
+      Integer.toString(request.want()),
+      Integer.toString(request.need()),
+      Long.toString(spec.horizonMicros()),
+      request.holder() ? "1" : "0"
+    };
+    calls.increment();
+    CompletableFuture<List<Object>> first =
+        commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+    return first
+        .handle((reply, error) -> {
+          if (error == null) {
+            return CompletableFuture.completedFuture(reply);
+          }
+          if (unwrap(error) instanceof RedisNoScriptException) {
+            reloads.increment();
+            return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+          }
+          return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
+        })
+        .thenCompose(f -> f)
+        .thenApply(LettuceTokenBucketStore::toAcquisition);
+  }
+
+  /** Script calls made (EVALSHA attempts), for the Redis-calls-per-event figure. */
+  public long calls() {
+    return calls.sum();
+  }
+
+  /** Times a node answered NOSCRIPT and the script was sent in full. */
+  public long reloads() {
+    return reloads.sum();
+  }
+
+  static Acquisition toAcquisition(List<Object> reply) {
+    return new Acquisition(
+        ((Long) reply.get(0)).intValue(),
+        Double.parseDouble((String) reply.get(1)),
+        Long.parseLong((String) reply.get(2)),
+        Long.parseLong((String) reply.get(3)));
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+  }
+}

@@ -1,0 +1,263 @@
+package io.sluice.topology.gate;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.schemas.config.ConfigLoader;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.limiter.InMemoryTokenBucketStore;
+import io.sluice.topology.limiter.RedisCircuit;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Routing of the gate topology, on TopologyTestDriver with the in-memory bucket store and a fake
+ * clock. The same paths run against a real broker and a real Redis in {@link GateIT}.
+ */
+class GateTopologyTest {
+  static final String CONFIG = """
+      kafka: { bootstrap: "unused:9092" }
+      redis: { uri: "redis://127.0.0.1:1" }
+      ladder: [1s, 5s, 30s]
+      reservationHorizon: 10s
+      tiers: { enterprise: { weight: 8 }, pro: { weight: 4 }, free: { weight: 1 } }
+      defaultTier: free
+      providers:
+        payments-api:
+          url: http://localhost:8081/hooks
+          rate: 50/s
+          maxCost: 10
+          onRedisDown: fail_open
+          quotas:
+            enterprise: { capacity: 10, refill: 10/s }
+            pro: { capacity: 4, refill: 2/s }
+            free: { capacity: 2, refill: 1/s }
+        closed-api:
+          url: http://localhost:8082/
+          rate: 10/s
+          onRedisDown: fail_closed
+          quotas: { enterprise: { capacity: 5, refill: 5/s }, pro: { capacity: 5, refill: 5/s }, free: { capacity: 5, refill: 5/s } }
+        local-api:
+          url: http://localhost:8083/
+          rate: 10/s
+          onRedisDown: local
+          quotas: { enterprise: { capacity: 2, refill: 1/s }, pro: { capacity: 2, refill: 1/s }, free: { capacity: 2, refill: 1/s } }
+        shadow-api:
+          url: http://localhost:8084/
+          rate: 10/s
+          shadow: true
+          quotas: { enterprise: { capacity: 1, refill: 1/s }, pro: { capacity: 1, refill: 1/s }, free: { capacity: 1, refill: 1/s } }
+      tenants:
+        acme: { tier: enterprise }
+        globex: { tier: pro }
+      gate: { maxPayloadBytes: 512, leaseTarget: 0ms }
+      """;
+
+  private final FakeClock clock = new FakeClock(Instant.parse("2026-11-21T10:00:00Z"));
+  private final InMemoryTokenBucketStore store = new InMemoryTokenBucketStore(clock::micros);
+  private TopologyTestDriver driver;
+  private TestInputTopic<byte[], byte[]> inbound;
+  private TestOutputTopic<byte[], byte[]> ready;
+  private TestOutputTopic<byte[], byte[]> dlq;
+  private Topics topics;
+
+  private void start(String yaml) {
+    SluiceConfig config = ConfigLoader.parse(yaml, Map.of());
+    topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    GateWiring wiring = new GateWiring(config, store, new RedisCircuit(1000, 1000, s -> {}),
+        () -> 1.0, clock, clock::nanos, GateListener.NONE);
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "gate-test");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    driver = new TopologyTestDriver(GateTopology.build(wiring), props);
+    inbound = driver.createInputTopic(topics.inbound(), new ByteArraySerializer(), new ByteArraySerializer());
+    ready = driver.createOutputTopic(topics.ready(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  @AfterEach
+  void close() {
+    if (driver != null) {
+      driver.close();
+    }
+  }
+
+  private void send(String tenant, String json) {
+    inbound.pipeInput(new TestRecord<>(bytes(tenant), bytes(json)));
+  }
+
+  private static String event(String id, String tenant, String provider, int cost) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\"" + provider
+        + "\",\"cost\":" + cost + ",\"payload\":{\"n\":1}}";
+  }
+
+  private TestOutputTopic<byte[], byte[]> delay(Duration step) {
+    return driver.createOutputTopic(topics.delay(step), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String header(TestRecord<byte[], byte[]> r, String name) {
+    return HeaderValues.last(r.headers(), name).orElse(null);
+  }
+
+  @Test
+  void shouldAdmitAnEventWithinQuotaToReadyWithItsOriginalBytesAndTier() {
+    start(CONFIG);
+    String json = event("e1", "acme", "payments-api", 1);
+    send("acme", json);
+    TestRecord<byte[], byte[]> out = ready.readRecord();
+    assertArrayEquals(bytes(json), out.value(), "payload bytes are never rewritten");
+    assertArrayEquals(bytes("acme"), out.key());
+    assertEquals("enterprise", header(out, HeaderNames.TIER));
+    assertEquals(clock.millis(), out.timestamp(), "stamped with the admission time");
+    assertTrue(dlq.isEmpty());
+  }
+
+  @Test
+  void shouldTakeTheTierFromConfigurationAndTheDefaultTierForUnlistedTenants() {
+    start(CONFIG);
+    send("globex", event("e1", "globex", "payments-api", 1));
+    send("someone", event("e2", "someone", "payments-api", 1));
+    assertEquals("pro", header(ready.readRecord(), HeaderNames.TIER));
+    assertEquals("free", header(ready.readRecord(), HeaderNames.TIER));
+  }
+
+  @Test
+  void shouldReserveASlotAndSendTheEventPaidToTheLadderWhenTheBucketIsEmpty() {
+    start(CONFIG);
+    // free tier: capacity 2, refill 1/s. The third event's unit is due in one second.
+    for (int i = 0; i < 3; i++) {
+      send("t1", event("e" + i, "t1", "payments-api", 1));
+    }
+    assertEquals(2, ready.readRecordsToList().size());
+    TestRecord<byte[], byte[]> deferred = delay(Duration.ofSeconds(1)).readRecord();
+    assertEquals(Long.toString(clock.millis() + 1000), header(deferred, HeaderNames.NOT_BEFORE));
+    assertEquals(topics.ready(), header(deferred, HeaderNames.RETURN_TO));
+    assertEquals("true", header(deferred, HeaderNames.PAID));
+    assertEquals("rate_limited", header(deferred, HeaderNames.REASON));
+  }
+
+  @Test
+  void shouldPlaceAWaitInTheLadderStepThatFitsIt() {
+    start(CONFIG);
+    // free tier: 2 now, then one per second; the 9th event waits 7 s: the 5 s step.
+    for (int i = 0; i < 9; i++) {
+      send("t2", event("e" + i, "t2", "payments-api", 1));
+    }
+    assertEquals(2, ready.readRecordsToList().size());
+    assertEquals(4, delay(Duration.ofSeconds(1)).readRecordsToList().size(), "waits of 1..4 s");
+    var fives = delay(Duration.ofSeconds(5)).readRecordsToList();
+    assertEquals(3, fives.size(), "waits of 5..7 s");
+    assertEquals(Long.toString(clock.millis() + 7000), header(fives.get(2), HeaderNames.NOT_BEFORE));
+  }
+
+  @Test
+  void shouldQueueAnEventBeyondTheHorizonUnpaidWithATicketBackToTheGate() {
+    start(CONFIG);
+    // free tier, horizon 10 s: 2 now + 10 reserved; the 13th is not charged and gets a ticket.
+    for (int i = 0; i < 13; i++) {
+      send("t3", event("e" + i, "t3", "payments-api", 1));
+    }
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
+    assertEquals("false", header(queued, HeaderNames.PAID));
+    assertEquals(topics.inbound(), header(queued, HeaderNames.RETURN_TO));
+    // Its turn: when one unit fits the horizon again, 11 s - 10 s = 1 s from now.
+    assertEquals(Long.toString(clock.millis() + 1000), header(queued, HeaderNames.TICKET));
+    assertEquals(header(queued, HeaderNames.TICKET), header(queued, HeaderNames.NOT_BEFORE));
+  }
+
+  @Test
+  void shouldChargeATicketHolderWhenItComesBack() {
+    start(CONFIG);
+    for (int i = 0; i < 13; i++) {
+      send("t4", event("e" + i, "t4", "payments-api", 1));
+    }
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
+    assertEquals("false", header(queued, HeaderNames.PAID));
+    clock.advance(Duration.ofSeconds(1));
+    inbound.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
+    var tens = delay(Duration.ofSeconds(5)).readRecordsToList();
+    TestRecord<byte[], byte[]> paid = tens.get(tens.size() - 1);
+    assertEquals("true", header(paid, HeaderNames.PAID), "reserved on its return");
+    assertEquals(null, header(paid, HeaderNames.TICKET), "the ticket is used up");
+    assertEquals(Long.toString(clock.millis() + 10_000), header(paid, HeaderNames.NOT_BEFORE));
+  }
+
+  @Test
+  void shouldDeadLetterBadInputWithAReasonAndKeepGoing() {
+    start(CONFIG);
+    send("x", "{not json");
+    send("acme", event("e1", "acme", "nope-api", 1));
+    send("acme", event("e2", "acme", "payments-api", 11));
+    send("acme", "{\"id\":\"e3\",\"tenant\":\"acme\",\"provider\":\"payments-api\",\"payload\":\"" + "x".repeat(600) + "\"}");
+    send("acme", "{\"id\":\"e4\",\"tenant\":\"acme\",\"provider\":\"payments-api\",\"deadline\":\"2026-11-21T09:59:59Z\"}");
+    send("acme", event("ok", "acme", "payments-api", 1));
+
+    var dead = dlq.readRecordsToList();
+    assertEquals(java.util.List.of("invalid", "unknown_provider", "invalid", "invalid", "expired"),
+        dead.stream().map(r -> header(r, HeaderNames.REASON)).toList());
+    assertArrayEquals(bytes("{not json"), dead.get(0).value(), "the original bytes");
+    assertTrue(header(dead.get(0), HeaderNames.DETAIL).length() > 5);
+    assertTrue(header(dead.get(0), HeaderNames.SOURCE).startsWith(topics.inbound() + "-0@"));
+    assertEquals(1, ready.readRecordsToList().size(), "good events keep flowing");
+  }
+
+  @Test
+  void shouldDeadLetterAnUnknownTenantWhenThereIsNoDefaultTier() {
+    start(CONFIG.replace("defaultTier: free\n", ""));
+    send("stranger", event("e1", "stranger", "payments-api", 1));
+    assertEquals("unknown_tenant", header(dlq.readRecord(), HeaderNames.REASON));
+  }
+
+  @Test
+  void shouldLetEverythingThroughInShadowModeButStillDecide() {
+    start(CONFIG);
+    for (int i = 0; i < 5; i++) {
+      send("acme", event("e" + i, "acme", "shadow-api", 1));
+    }
+    assertEquals(5, ready.readRecordsToList().size());
+    assertEquals(5, store.calls(), "every event was still decided by the bucket");
+  }
+
+  @Test
+  void shouldApplyEachProvidersPolicyWhenRedisIsDown() {
+    start(CONFIG);
+    store.failing(true);
+    send("acme", event("open", "acme", "payments-api", 1));
+    assertEquals(1, ready.readRecordsToList().size(), "fail_open lets it through");
+
+    clock.advance(Duration.ofSeconds(2)); // past the circuit's backoff: the next call probes
+    send("acme", event("closed", "acme", "closed-api", 1));
+    TestRecord<byte[], byte[]> held = delay(Duration.ofSeconds(1)).readRecord();
+    assertEquals("redis_unavailable", header(held, HeaderNames.REASON));
+    assertEquals(topics.inbound(), header(held, HeaderNames.RETURN_TO), "gated again later");
+
+    // local: capacity 2 at this instance's share (1.0): two now, the third reserved locally.
+    for (int i = 0; i < 3; i++) {
+      send("acme", event("local" + i, "acme", "local-api", 1));
+    }
+    assertEquals(2, ready.readRecordsToList().size());
+    assertEquals("true", header(delay(Duration.ofSeconds(1)).readRecord(), HeaderNames.PAID));
+  }
+}

@@ -1,0 +1,27 @@
+package io.sluice.topology.it;
+
+import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.topology.gate.GateListener;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counts what the gate reports; thread-safe. */
+public final class CountingListener implements GateListener {
+  public final AtomicLong decisions = new AtomicLong();
+  public final AtomicLong redisCalls = new AtomicLong();
+  public final AtomicLong fallbacks = new AtomicLong();
+
+  @Override
+  public void decided(String provider, String tier) {
+    decisions.incrementAndGet();
+  }
+
+  @Override
+  public void redisCall(String provider, long nanos) {
+    redisCalls.incrementAndGet();
+  }
+
+  @Override
+  public void redisFallback(String provider, RedisDownPolicy policy) {
+    fallbacks.incrementAndGet();
+  }
+}

@@ -1,0 +1,85 @@
+package io.sluice.topology.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.sluice.embedded.KafkaBroker;
+import io.sluice.embedded.RealServers;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.gate.Gate;
+import io.sluice.topology.limiter.BucketKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Stops and restarts a real redis-server under a running gate: each provider's onRedisDown policy
+ * decides while it is down, and decisions go back to Redis once it answers again.
+ */
+@ExtendWith(RealServers.class)
+class GateRedisDownIT {
+
+  @Test
+  void shouldFollowEachProvidersPolicyWhileRedisIsDownAndRecoverWhenItIsBack(KafkaBroker broker) throws Exception {
+    String quotas = "{ enterprise: { capacity: 100, refill: 100/s }, pro: { capacity: 100, refill: 100/s }, free: { capacity: 100, refill: 100/s } }";
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      SluiceConfig config = TestConfigs.of(GateIT.config(quotas, "10s"), broker, redis.uri());
+      Topics topics = TestConfigs.createTopics(config, broker, 2);
+      CountingListener counts = new CountingListener();
+      List<String> out = new ArrayList<>(topics.delays());
+      out.add(topics.ready());
+      try (Gate gate = Gate.start(config, counts, Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
+           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+        GateIT.send(p, topics, "acme", GateIT.event("before", "acme", "payments-api", 1));
+        p.flush();
+        Kafka.readUntil(broker.bootstrapServers(), List.of(topics.ready()), all -> all.size() >= 1, Duration.ofSeconds(60));
+
+        redis.stop();
+        GateIT.send(p, topics, "acme", GateIT.event("closed-1", "acme", "payments-api", 1));
+        GateIT.send(p, topics, "acme", GateIT.event("local-1", "acme", "local-api", 1));
+        GateIT.send(p, topics, "acme", GateIT.event("local-2", "acme", "local-api", 1));
+        p.flush();
+        List<ConsumerRecord<byte[], byte[]>> during = Kafka.readUntil(broker.bootstrapServers(), out,
+            all -> all.size() >= 4, Duration.ofSeconds(60));
+        ConsumerRecord<byte[], byte[]> held = during.stream()
+            .filter(r -> GateIT.idOf(r).equals("closed-1")).findFirst().orElseThrow();
+        assertEquals(topics.delay(Duration.ofSeconds(1)), held.topic(), "fail_closed holds it back one step");
+        assertEquals("redis_unavailable", HeaderValues.last(held.headers(), HeaderNames.REASON).orElseThrow());
+        assertEquals(topics.inbound(), HeaderValues.last(held.headers(), HeaderNames.RETURN_TO).orElseThrow());
+        assertEquals(2, during.stream().filter(r -> r.topic().equals(topics.ready()))
+            .filter(r -> GateIT.idOf(r).startsWith("local-")).count(), "local admits within its local bucket");
+        assertTrue(counts.fallbacks.get() >= 3);
+
+        redis.restart();
+        // Once Redis answers, decisions are made there again: the bucket key appears in Redis.
+        BucketKey key = new BucketKey("payments-api", "acme");
+        RedisClient client = RedisClient.create(redis.uri());
+        try (StatefulRedisConnection<String, String> c = client.connect()) {
+          long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+          int n = 0;
+          while (c.sync().exists(key.redisKey()) == 0) {
+            assertTrue(System.nanoTime() < deadline, "decisions never went back to Redis");
+            GateIT.send(p, topics, "acme", GateIT.event("after-" + n++, "acme", "payments-api", 1));
+            p.flush();
+            Kafka.readUntil(broker.bootstrapServers(), out,
+                all -> all.stream().anyMatch(r -> GateIT.idOf(r).startsWith("after-")), Duration.ofSeconds(30));
+          }
+        } finally {
+          client.shutdown();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.sluice.topology.it;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** Plain clients for integration tests: a producer, and a read_committed reader with a deadline. */
+public final class Kafka {
+  private Kafka() {}
+
+  public static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+    return new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ProducerConfig.LINGER_MS_CONFIG, 2,
+        ProducerConfig.ACKS_CONFIG, "all"),
+        new ByteArraySerializer(), new ByteArraySerializer());
+  }
+
+  public static KafkaConsumer<byte[], byte[]> reader(String bootstrap, List<String> topics) {
+    KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG, "reader-" + UUID.randomUUID(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    c.subscribe(topics);
+    return c;
+  }
+
+  /**
+   * Reads committed records of {@code topics} until {@code done} holds for everything read so far,
+   * or fails when the deadline passes first.
+   */
+  public static List<ConsumerRecord<byte[], byte[]>> readUntil(
+      String bootstrap, List<String> topics, Predicate<List<ConsumerRecord<byte[], byte[]>>> done, Duration deadline) {
+    List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
+    long end = System.nanoTime() + deadline.toNanos();
+    try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, topics)) {
+      while (!done.test(all)) {
+        if (System.nanoTime() > end) {
+          throw new AssertionError("not done within " + deadline + " after reading " + all.size() + " records");
+        }
+        c.poll(Duration.ofMillis(200)).forEach(all::add);
+      }
+    }
+    return all;
+  }
+}

@@ -1,0 +1,43 @@
+package io.sluice.topology.limiter;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+
+/**
+ * The store seam backed by {@link TokenBucketMath} in memory, on a clock the test controls: for
+ * fast topology tests of routing. It is not a stand-in for Redis in any test of Redis behaviour
+ * (those run the script on a real redis-server). {@link #failing(boolean)} makes every call fail
+ * the way an unreachable Redis does, to exercise the onRedisDown policies.
+ */
+public final class InMemoryTokenBucketStore implements TokenBucketStore {
+  private final Map<BucketKey, BucketState> states = new HashMap<>();
+  private final LongSupplier nowMicros;
+  private volatile boolean failing;
+  private int calls;
+
+  public InMemoryTokenBucketStore(LongSupplier nowMicros) {
+    this.nowMicros = nowMicros;
+  }
+
+  public void failing(boolean fail) {
+    this.failing = fail;
+  }
+
+  public synchronized int calls() {
+    return calls;
+  }
+
+  @Override
+  public synchronized CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
+    calls++;
+    if (failing) {
+      return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+    TokenBucketMath.Step step = TokenBucketMath.acquire(states.get(key), spec, request, nowMicros.getAsLong());
+    states.put(key, step.next());
+    return CompletableFuture.completedFuture(step.acquisition());
+  }
+}

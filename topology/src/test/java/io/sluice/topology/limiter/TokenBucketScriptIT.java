@@ -1,0 +1,138 @@
+package io.sluice.topology.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.sluice.embedded.RealServers;
+import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.schemas.config.RedisConfig;
+import io.sluice.topology.redis.RedisConnection;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The Lua script on a real redis-server, held to the same table as the Java math. */
+@ExtendWith(RealServers.class)
+class TokenBucketScriptIT {
+  private static RedisClient client;
+  private static StatefulRedisConnection<String, String> connection;
+  private static RedisCommands<String, String> redis;
+  private static LettuceTokenBucketStore store;
+
+  @BeforeAll
+  static void connect(RedisServerProcess server) {
+    client = RedisClient.create(server.uri());
+    connection = client.connect(StringCodec.UTF8);
+    redis = connection.sync();
+    store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
+  }
+
+  @AfterAll
+  static void disconnect() {
+    connection.close();
+    client.shutdown();
+  }
+
+  @Test
+  void shouldFollowTheSpecificationTableOnRealRedis() throws Exception {
+    BucketKey key = new BucketKey("spec-api", "tenant-" + System.nanoTime());
+    runTable(key, (k, micros) -> shiftStoredTime(redis::hget, redis::hset, k, micros));
+  }
+
+  @Test
+  void shouldAgreeOnTheTableInARedisCluster() throws Exception {
+    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
+         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
+      RedisClusterClient admin = RedisClusterClient.create(
+          io.lettuce.core.RedisURI.create("127.0.0.1", cluster.ports().get(0)));
+      try (StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8)) {
+        var sync = c.sync();
+        LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
+        // Several tenants, so the buckets land in different slots on different nodes.
+        for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+          BucketKey key = new BucketKey("spec-api", tenant);
+          runTable(clusterStore, key, (k, micros) -> shiftStoredTime(sync::hget, sync::hset, k, micros));
+        }
+        assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+      } finally {
+        admin.shutdown();
+      }
+    }
+  }
+
+  @Test
+  void shouldReloadTheScriptAfterScriptFlush() throws Exception {
+    BucketKey key = new BucketKey("spec-api", "flushed-" + System.nanoTime());
+    store.acquire(key, TokenBucketSpecification.SPEC, AcquireRequest.single(1)).toCompletableFuture().get();
+    redis.scriptFlush();
+    long before = store.reloads();
+    Acquisition a = store.acquire(key, TokenBucketSpecification.SPEC, AcquireRequest.single(1))
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(1, a.granted());
+    assertEquals(before + 1, store.reloads());
+  }
+
+  @Test
+  void shouldExpireTheKeyOnceTheBucketWouldBeFullAgain() throws Exception {
+    BucketKey key = new BucketKey("spec-api", "ttl-" + System.nanoTime());
+    // Drain 10 units at 10/s: full again in one second; the key lives that long plus a second.
+    store.acquire(key, TokenBucketSpecification.SPEC, new AcquireRequest(10, 10, false)).toCompletableFuture().get();
+    long ttl = redis.pttl(key.redisKey());
+    assertTrue(ttl > 1_500 && ttl <= 2_000, "ttl " + ttl);
+  }
+
+  @Test
+  void shouldStoreTheBucketUnderAVersionedHashTaggedKey() throws Exception {
+    BucketKey key = new BucketKey("payments-api", "acme");
+    assertEquals("sluice:v1:{payments-api:acme}:tb", key.redisKey());
+    store.acquire(key, TokenBucketSpecification.SPEC, AcquireRequest.single(1)).toCompletableFuture().get();
+    Map<String, String> fields = redis.hgetall(key.redisKey());
+    assertTrue(fields.containsKey("tokens") && fields.containsKey("ts"), fields.toString());
+  }
+
+  private static void runTable(BucketKey key, BiConsumer<BucketKey, Long> shift) throws Exception {
+    runTable(store, key, shift);
+  }
+
+  private static void runTable(LettuceTokenBucketStore s, BucketKey key, BiConsumer<BucketKey, Long> shift)
+      throws Exception {
+    for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
+      if (step.advanceMillis() != 0) {
+        shift.accept(key, step.advanceMillis() * 1000);
+      }
+      Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC,
+          new AcquireRequest(step.want(), step.need(), step.holder())).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      assertEquals(step.expectGranted(), a.granted(), step.why());
+      assertEquals(step.expectLevel(), a.levelBefore(), 0.05, step.why());
+      assertEquals(step.expectTicketMillis(), a.ticketMicros() / 1000.0, 5, step.why());
+    }
+  }
+
+  /** Moves the bucket's stored times back by {@code micros}: as if that much time had passed. */
+  private static void shiftStoredTime(
+      java.util.function.BiFunction<String, String, String> hget,
+      TriConsumer hset, BucketKey key, long micros) {
+    for (String field : new String[] {"ts", "line"}) {
+      String v = hget.apply(key.redisKey(), field);
+      if (v != null) {
+        hset.accept(key.redisKey(), field, String.format("%.0f", Double.parseDouble(v) - micros));
+      }
+    }
+  }
+
+  @FunctionalInterface
+  interface TriConsumer {
+    Object accept(String key, String field, String value);
+  }
+}
