@@ -21,6 +21,7 @@ public final class ContainerKafkaBroker implements KafkaBroker {
 
     /** Setting (system property or environment variable) that overrides {@link #DEFAULT_IMAGE}. */
     public static final String IMAGE_SETTING = "SLUICE_KAFKA_IMAGE";
+    /** The image used unless {@value #IMAGE_SETTING} names another. */
     public static final String DEFAULT_IMAGE = "apache/kafka:4.1.0";
 
     private final KafkaContainer container;

@@ -22,6 +22,7 @@ public final class KafkaBrokers {
 
     private static final Logger log = LoggerFactory.getLogger(KafkaBrokers.class);
 
+    /** Setting (system property or environment variable): {@code auto}, {@code embedded} or {@code container}. */
     public static final String MODE_SETTING = "SLUICE_TEST_KAFKA";
 
     /** Where the broker runs. */

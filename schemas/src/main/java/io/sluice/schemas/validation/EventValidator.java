@@ -262,8 +262,8 @@ public final class EventValidator {
     }
     for (Map.Entry<String, JsonNode> e : node.properties()) {
       if (!e.getValue().isTextual()) {
-        return "field 'attributes' must be an object of string values, but 'attributes."
-            + e.getKey() + "' is " + Shown.kind(e.getValue());
+        return "field 'attributes' must be an object of string values, but attribute "
+            + Shown.quoted(e.getKey()) + " is " + Shown.kind(e.getValue());
       }
     }
     return null;

@@ -25,8 +25,9 @@ final class Shown {
         case '\r' -> out.append("\\r");
         case '\t' -> out.append("\\t");
         default -> {
-          if (c < 0x20 || c == 0x7f || Character.isWhitespace(c) && c != ' '
-              || Character.getType(c) == Character.FORMAT) {
+          boolean invisible = c < 0x20 || c == 0x7f || Character.getType(c) == Character.FORMAT
+              || c != ' ' && (Character.isWhitespace(c) || Character.isSpaceChar(c));
+          if (invisible) {
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
