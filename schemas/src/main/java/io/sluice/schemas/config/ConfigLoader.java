@@ -26,6 +26,7 @@ import java.util.TreeSet;
  *       silently, and a setting that is written twice was probably meant once).</li>
  *   <li>Apply {@code SLUICE_*} environment variables ({@link EnvOverrides}) to the tree,
  *       <em>before</em> validation, so an override is held to exactly the rules of the file.</li>
+ *   <li>Drop keys without a value, which mean "the default".</li>
  *   <li>Validate against {@code config.schema.json}, the published contract; its messages are
  *       rewritten to name the setting by its dotted path.</li>
  *   <li>Map to the records, filling in {@link ConfigDefaults} ({@link ConfigBinder}).</li>
@@ -66,6 +67,7 @@ public final class ConfigLoader {
     EnvOverrides overrides = new EnvOverrides(schema);
     overrides.apply(tree, env);
     fail(overrides, overrides.problems());
+    withoutNulls(tree);
     fail(overrides, schema.validate(tree));
 
     ConfigBinder binder = new ConfigBinder();
@@ -93,6 +95,18 @@ public final class ConfigLoader {
           + ConfigSchema.shown(tree));
     }
     return (ObjectNode) tree;
+  }
+
+  /**
+   * A key with no value means "the default", as if it were absent. In YAML that is what a section
+   * looks like once its contents are commented out ({@code tenants:} followed by nothing), and
+   * calling that an error would punish the most ordinary edit.
+   */
+  private static void withoutNulls(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      object.properties().removeIf(e -> e.getValue().isNull());
+    }
+    node.forEach(ConfigLoader::withoutNulls);
   }
 
   private static void fail(EnvOverrides overrides, List<Problem> problems) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Applies {@code SLUICE_<PATH>} environment variables to a configuration tree, before it is
@@ -21,8 +22,10 @@ import java.util.Set;
  * ignoring case, '-' and '_' (environment names can hold neither '-' nor lower case): first
  * against the keys already in the tree at that level ({@code PAYMENTS_API} finds
  * {@code payments-api}), then against the settings the schema declares there
- * ({@code TOPIC_PREFIX} finds {@code topicPrefix}). A segment matching neither is created in
- * lower case, which is how a variable adds a tenant or a provider. The value is read as a YAML
+ * ({@code TOPIC_PREFIX} finds {@code topicPrefix}), then against names used elsewhere in the tree
+ * ({@code SLUICE_TENANTS__INITECH__QUOTAS__PAYMENTS_API} finds the provider {@code payments-api}).
+ * A segment matching none of these is created in lower case, which is how a variable adds a
+ * tenant or a provider. The value is read as a YAML
  * flow value, so {@code 8} is a number and {@code [1s, 5s]} a list, except where the schema
  * expects a string, where the text is kept as written (a tier named {@code 1} stays "1").
  *
@@ -90,7 +93,7 @@ final class EnvOverrides {
         problems.add(new Problem(path, name + " has an empty path segment (a stray '_')"));
         return;
       }
-      String key = keyFor(node, nodeSchema, segments[i], name, path);
+      String key = keyFor(tree, node, nodeSchema, segments[i], name, path);
       if (key == null) {
         return;
       }
@@ -118,9 +121,12 @@ final class EnvOverrides {
     }
   }
 
-  /** The tree's key for a segment; then the schema's; else the segment in lower case. */
-  private String keyFor(ObjectNode node, JsonNode nodeSchema, String segment, String name,
-      String path) {
+  /**
+   * The key a segment means: one already at this level; else a setting the schema declares here;
+   * else a name used anywhere in the tree; else the segment in lower case.
+   */
+  private String keyFor(ObjectNode root, ObjectNode node, JsonNode nodeSchema, String segment,
+      String name, String path) {
     String wanted = normalized(segment);
     List<String> inTree = new ArrayList<>();
     node.fieldNames().forEachRemaining(k -> {
@@ -141,7 +147,29 @@ final class EnvOverrides {
         return declared;
       }
     }
-    return segment.toLowerCase(Locale.ROOT);
+    // A new entry usually names something defined elsewhere: a tenant's quota override is keyed
+    // by a provider name, a provider's quota by a tier name. Reuse that spelling.
+    Set<String> elsewhere = new TreeSet<>();
+    collectKeys(root, wanted, elsewhere);
+    if (elsewhere.size() > 1) {
+      problems.add(new Problem(path, name + " is ambiguous here: it could mean "
+          + String.join(" or ", elsewhere)));
+      return null;
+    }
+    return elsewhere.isEmpty() ? segment.toLowerCase(Locale.ROOT) : elsewhere.iterator().next();
+  }
+
+  private static void collectKeys(JsonNode node, String wanted, Set<String> found) {
+    if (node.isObject()) {
+      node.properties().forEach(e -> {
+        if (normalized(e.getKey()).equals(wanted)) {
+          found.add(e.getKey());
+        }
+        collectKeys(e.getValue(), wanted, found);
+      });
+    } else if (node.isArray()) {
+      node.forEach(child -> collectKeys(child, wanted, found));
+    }
   }
 
   private JsonNode parse(String raw, JsonNode targetSchema, String name, String path) {

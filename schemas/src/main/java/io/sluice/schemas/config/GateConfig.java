@@ -9,7 +9,7 @@ import java.time.Duration;
  * @param streamThreads    stream threads per instance
  * @param maxPayloadBytes  largest accepted inbound value, in bytes
  * @param leaseTarget      how much of a tenant's observed demand one lease should cover
- * @param maxLease         most cost units taken from Redis in one lease
+ * @param maxLease         most extra cost units taken from Redis in one lease (0: no leases)
  * @param redisTimeout     a limiter call slower than this counts as Redis unavailable
  */
 public record GateConfig(

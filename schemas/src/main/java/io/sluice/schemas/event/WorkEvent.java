@@ -45,7 +45,7 @@ public record WorkEvent(
    * invalid cost. The canonical constructor stays literal: a cost of 0 passed in code stays 0.
    */
   @JsonCreator
-  static WorkEvent fromJson(
+  private static WorkEvent fromJson(
       @JsonProperty("id") String id,
       @JsonProperty("tenant") String tenant,
       @JsonProperty("provider") String provider,

@@ -10,13 +10,8 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
 import java.io.IOException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Decides whether an inbound value is a structurally valid {@link WorkEvent}: the rules of
@@ -44,15 +39,6 @@ public final class EventValidator {
   private static final ObjectReader READER = Json.reader()
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
-  /**
-   * The schema's pattern for a deadline: RFC 3339 with an upper-case T and Z, seconds 00..59 (an
-   * {@link Instant} has no leap second), at most nanosecond precision. The calendar (February 30,
-   * hour 24, offsets beyond ±18:00) is then checked by {@code java.time}'s strict parser.
-   */
-  private static final Pattern DEADLINE = Pattern.compile(
-      "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?"
-          + "(Z|[+-][0-9]{2}:[0-9]{2})");
 
   /** ASCII characters a path may hold: RFC 3986 path, query and fragment characters, minus '@'. */
   private static final boolean[] PATH_CHARS = new boolean[128];
@@ -179,27 +165,15 @@ public final class EventValidator {
     if (!node.isTextual()) {
       return expected + ", got " + Shown.kind(node);
     }
-    return parseDeadline(node.textValue()) != null ? null
+    return DeadlineText.parse(node.textValue()) != null ? null
         : expected + ", got " + Shown.quoted(node.textValue());
-  }
-
-  /** The instant, or null when the text is not one (RFC 3339's "-00:00" names no instant). */
-  private static Instant parseDeadline(String text) {
-    if (!DEADLINE.matcher(text).matches() || text.endsWith("-00:00")) {
-      return null;
-    }
-    try {
-      return OffsetDateTime.parse(text, DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
-    } catch (DateTimeParseException e) {
-      return null;
-    }
   }
 
   /**
    * An event may only add a relative reference below its provider's base URL, never pick a host
    * or climb out of the base path. The rules, each also a {@code not} in the schema.
    */
-  static String pathProblem(JsonNode node) {
+  private static String pathProblem(JsonNode node) {
     if (node == null || node.isNull()) {
       return null;
     }
@@ -287,7 +261,7 @@ public final class EventValidator {
         root.get("tenant").textValue(),
         root.get("provider").textValue(),
         cost == null || cost.isNull() ? WorkEvent.DEFAULT_COST : cost.intValue(),
-        deadline == null || deadline.isNull() ? null : parseDeadline(deadline.textValue()),
+        deadline == null || deadline.isNull() ? null : DeadlineText.parse(deadline.textValue()),
         path == null || path.isNull() ? null : path.textValue(),
         root.get("payload"),
         attributeMap);

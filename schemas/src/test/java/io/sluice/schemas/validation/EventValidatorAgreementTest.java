@@ -20,6 +20,7 @@ import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -111,10 +112,19 @@ class EventValidatorAgreementTest {
       "2030-01-32T00:00:00Z", "2028-02-29T00:00:00Z", "2030-02-29T00:00:00Z",
       "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2030-01-01T00:00:00Z\n",
       "2030-01-01T00:00:00.Z", "2030-01-01T00:00Z", "+12030-01-01T00:00:00Z",
-      "2030-01-01T00:00:00+0100", "2030-1-01T00:00:00Z", "２０３０-01-01T00:00:00Z"})
+      "2030-01-01T00:00:00+0100", "2030-1-01T00:00:00Z", "２０３０-01-01T00:00:00Z",
+      "2030-01-01T00:00:00.000000000Z", "2030-01-01T00:00:00+01:30", "2030-01-01T00:00:00-01:30",
+      "2030-01-01T00:00:00+00:59", "2030-01-01T00:00:00Z ", "2030-01-01T00:00:00ZZ",
+      "2030-01-01T00:00:00+01:00Z", "2030-01-01T00:00:60Z", "2030-01-01T00:60:00Z",
+      "2030-12-31T23:59:59.999999999-18:00", "2030-01-01T00:00:00+1:00", "2030-01-01T00:00:00"
+          + "+01:00:00", "2030-01-01T00:00:00,5Z", "2030-01-01T00:00:00.5+05:45"})
   void shouldAgreeWithTheSchemaOnDeadlineEdgeCases(String deadline) throws IOException {
-    assertAgreement("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"deadline\":"
-        + Json.mapper().writeValueAsString(deadline) + "}");
+    ValidationResult result = assertAgreement(
+        "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"deadline\":"
+            + Json.mapper().writeValueAsString(deadline) + "}");
+    if (result instanceof ValidationResult.Valid valid) {
+      assertEquals(OffsetDateTime.parse(deadline).toInstant(), valid.event().deadline(), deadline);
+    }
   }
 
   /** Edge cases of paths where the schema's regexes and the Java scanner could drift apart. */
@@ -136,13 +146,14 @@ class EventValidatorAgreementTest {
     assertAgreement("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"cost\":" + cost + "}");
   }
 
-  private void assertAgreement(String json) throws IOException {
+  private ValidationResult assertAgreement(String json) {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
     Set<ValidationMessage> schemaErrors = schemaVerdict(value);
     ValidationResult result = validator.validate(value);
     if (schemaErrors.isEmpty() != result.isValid()) {
       fail("disagreement on " + json + ": schema " + schemaErrors + ", validator " + result);
     }
+    return result;
   }
 
   private static Set<ValidationMessage> schemaVerdict(byte[] value) {

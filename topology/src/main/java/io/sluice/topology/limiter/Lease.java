@@ -13,16 +13,20 @@ package io.sluice.topology.limiter;
  *
  * <p>That cannot happen while Redis level + held units &le; capacity, because then Redis never clips
  * a refill and (Redis + held) evolves exactly like one real bucket. A lease of {@code k} units taken
- * when the level was {@code L} leaves Redis at {@code L - k}, rising at most at the refill rate, so
+ * when the level was {@code L} leaves Redis at {@code L - k}, rising at most at the refill rate; with
+ * {@code used} of its units handed out, {@code held = k - used}, so
  * <pre>
- *   Redis(t) + held(t) &le; (L - k) + refill·(t - t0) + k  &le; capacity
- *   for t &le; t0 + (capacity - L) / refill          (the lease's validUntil)
+ *   Redis(t) + held(t) &le; (L - k) + refill·(t - t0) + (k - used)  &le; capacity
+ *   while t &le; t0 + (capacity - L + used) / refill                  (the lease's validity)
  * </pre>
- * Other leases and other instances only lower Redis, and the bound chains from lease to lease.
- * So a unit may be handed out until {@code validUntil}; after it, the rest of the lease is
- * dropped (stricter, never looser). A lease taken from a full bucket ({@code L = capacity}) is
- * therefore good only for the event that asked for it, which is as it should be: a tenant with a
- * full bucket is not busy.
+ * The left side only grows between hand-outs, so checking it when a unit is handed out covers the
+ * whole time the unit was held. Each unit used moves the limit by one unit of refill: a tenant
+ * that keeps up with its refill keeps its lease, one that does not loses it. A lease that fails
+ * the check once is dropped for good (its unused units are as good as spent: stricter, never
+ * looser). Other leases and other instances only lower Redis, and while two leases are both alive
+ * the older one's bound covers the newer one's units (the newer one's {@code L} already excludes
+ * the older one's {@code k}). A lease taken from a full bucket is good for one unit of refill
+ * after its asker, which is as it should be: a tenant with a full bucket is not busy.
  *
  * <h2>Due times</h2>
  *
@@ -43,7 +47,6 @@ public final class Lease {
   private final Acquisition grant;
   private final long sentNanos;
   private final long receivedNanos;
-  private final long validUntilMicros;
   private int used;
 
   /**
@@ -59,8 +62,6 @@ public final class Lease {
     this.grant = grant;
     this.sentNanos = sentNanos;
     this.receivedNanos = receivedNanos;
-    this.validUntilMicros =
-        grant.nowMicros() + (long) Math.floor((spec.capacity() - grant.levelBefore()) * spec.microsPerUnit());
   }
 
   /** Where and when an event may go. */
@@ -97,7 +98,8 @@ public final class Lease {
       return null;
     }
     long upper = grant.nowMicros() + Math.max(0, (localNanos - sentNanos) / 1000);
-    if (upper > validUntilMicros) {
+    if (upper > validUntilMicros()) {
+      used = grant.granted(); // dropped for good: see the class comment
       return null;
     }
     long lower = grant.nowMicros() + Math.max(0, (localNanos - receivedNanos) / 1000);
@@ -109,14 +111,16 @@ public final class Lease {
     return grant.granted() - used;
   }
 
+  /** The latest bucket time at which the next unit may be handed out. */
   public long validUntilMicros() {
-    return validUntilMicros;
+    return grant.nowMicros()
+        + (long) Math.floor((spec.capacity() - grant.levelBefore() + used) * spec.microsPerUnit());
   }
 
   /** True when no event can be served from this lease any more (for eviction). */
   public boolean isSpent(long localNanos) {
     return remaining() == 0
-        || grant.nowMicros() + (localNanos - sentNanos) / 1000 > validUntilMicros;
+        || grant.nowMicros() + (localNanos - sentNanos) / 1000 > validUntilMicros();
   }
 
   private long dueOfUnit(int j) {

@@ -24,20 +24,23 @@ class LeaseTest {
     Lease.Slot slot = lease.takeAtGrant(1);
     assertTrue(slot.isImmediate());
     assertEquals(T0, slot.admittedMicros());
-    assertEquals(T0, lease.validUntilMicros(), "a lease from a full bucket is good for its asker only");
-    assertNull(lease.take(1, localNanosAfter(1)), "the next unit would be a saved token: refused");
+    assertEquals(T0 + 100_000, lease.validUntilMicros(),
+        "from a full bucket, good for one unit of refill after its asker");
+    assertNull(lease.take(1, localNanosAfter(100_001)), "later, the next unit would be a saved token: refused");
+    assertNull(lease.take(1, localNanosAfter(1)), "and once refused, the lease is dropped for good");
   }
 
   @Test
   void shouldHandOutHeldUnitsUntilTheBucketCouldHaveRefilledToCapacity() {
-    // Level 4 before a lease of 4: valid for (10 - 4) / 10 s = 600 ms.
+    // Level 4 before a lease of 4, one unit used by its asker: valid for (10 - 4 + 1) / 10 s.
     Lease lease = new Lease(SPEC, new Acquisition(4, 4, T0, 0), SENT, RECEIVED);
     lease.takeAtGrant(1);
-    assertEquals(T0 + 600_000, lease.validUntilMicros());
+    assertEquals(T0 + 700_000, lease.validUntilMicros());
     Lease.Slot second = lease.take(1, localNanosAfter(100_000));
     assertTrue(second.isImmediate());
     assertEquals(T0 + 100_000, second.admittedMicros());
-    assertNull(lease.take(1, localNanosAfter(600_001)), "past validity the rest is dropped");
+    assertEquals(T0 + 800_000, lease.validUntilMicros(), "each unit used makes room for one more unit of refill");
+    assertNull(lease.take(1, localNanosAfter(800_001)), "past validity the rest is dropped");
   }
 
   @Test
@@ -65,13 +68,14 @@ class LeaseTest {
   @Test
   void shouldJudgeValidityByTheLatestTheBucketClockCouldRead() {
     // Validity is checked against grant + time since the request was SENT (an upper bound).
-    Lease lease = new Lease(SPEC, new Acquisition(2, 9, T0, 0), 0, 50_000_000);
+    Lease lease = new Lease(SPEC, new Acquisition(3, 9, T0, 0), 0, 50_000_000);
     lease.takeAtGrant(1);
-    assertEquals(T0 + 100_000, lease.validUntilMicros());
-    // 120 ms after sending (70 ms after the answer): the bucket's clock may read T0 + 120 ms.
-    assertNull(lease.take(1, 120_000_000), "past validity by the upper bound: refused");
+    assertEquals(T0 + 200_000, lease.validUntilMicros());
     Lease.Slot ok = lease.take(1, 90_000_000);
     assertTrue(ok.isImmediate());
     assertEquals(T0 + 40_000, ok.admittedMicros(), "stamped by the lower bound: 40 ms after the answer");
+    // Now valid until T0 + 300 ms. 320 ms after sending (270 ms after the answer) the bucket's
+    // clock may read T0 + 320 ms: refused, although the lower bound says T0 + 270 ms.
+    assertNull(lease.take(1, 320_000_000), "past validity by the upper bound: refused");
   }
 }
