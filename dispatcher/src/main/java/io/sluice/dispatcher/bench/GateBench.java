@@ -62,11 +62,18 @@ public final class GateBench {
                 pro: { capacity: 1000, refill: 1000/s }
                 free: { capacity: 1000, refill: 1000/s }
           """;
+      // Over their rate: a tenth as many tenants, each at 20/s with a burst of 20, receive events
+      // far faster than that, so most are reservations (a 30 s horizon holds 600 more units per
+      // tenant) or, beyond it, queued: the case leases are for.
+      String overLimit = yaml.replace("capacity: 1000, refill: 1000/s", "capacity: 20, refill: 20/s");
+      int fewTenants = Math.max(1, tenants / 10);
+      Map<String, String> noLeases = Map.of("SLUICE_GATE__MAX_LEASE", "0");
       List<String> rows = new ArrayList<>();
       rows.add(run("pass-through", broker, redis, yaml, events, tenants, threads, partitions, null));
-      rows.add(run("gate, leases", broker, redis, yaml, events, tenants, threads, partitions, Map.of()));
-      rows.add(run("gate, no leases", broker, redis, yaml, events, tenants, threads, partitions,
-          Map.of("SLUICE_GATE__MAX_LEASE", "0")));
+      rows.add(run("gate, tenants within quota, leases", broker, redis, yaml, events, tenants, threads, partitions, Map.of()));
+      rows.add(run("gate, tenants within quota, no leases", broker, redis, yaml, events, tenants, threads, partitions, noLeases));
+      rows.add(run("gate, tenants over quota, leases", broker, redis, overLimit, events, fewTenants, threads, partitions, Map.of()));
+      rows.add(run("gate, tenants over quota, no leases", broker, redis, overLimit, events, fewTenants, threads, partitions, noLeases));
       System.out.println();
       System.out.println("| topology | events/s | Redis calls per event |");
       System.out.println("|---|---|---|");
