@@ -41,8 +41,6 @@ public final class GateLimiter {
           return size() > MAX_REMEMBERED;
         }
       };
-  private long storeCalls;
-  private long decisions;
 
   private static final class Remembered {
     final DemandEstimate demand = new DemandEstimate();
@@ -74,7 +72,6 @@ public final class GateLimiter {
    * @param holder the event comes back holding a ticket (header sluice-ticket)
    */
   public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, boolean holder) {
-    decisions++;
     Remembered r = buckets.computeIfAbsent(key, k -> new Remembered());
     long now = nanoTime.getAsLong();
     r.demand.record(cost, now);
@@ -95,7 +92,6 @@ public final class GateLimiter {
     Acquisition acquisition;
     long sent = nanoTime.getAsLong();
     try {
-      storeCalls++;
       CompletableFuture<Acquisition> f =
           store.acquire(key, spec, new AcquireRequest(want, cost, holder)).toCompletableFuture();
       acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
@@ -119,16 +115,6 @@ public final class GateLimiter {
     Lease.Slot slot = lease.takeAtGrant(cost);
     r.lease = lease.remaining() > 0 ? lease : null;
     return toDecision(slot);
-  }
-
-  /** Calls made to the store (Redis round trips), for the calls-per-event figure. */
-  public long storeCalls() {
-    return storeCalls;
-  }
-
-  /** Decisions made (one per event that reached the limiter). */
-  public long decisions() {
-    return decisions;
   }
 
   private static LimiterDecision toDecision(Lease.Slot slot) {
