@@ -31,6 +31,7 @@ final class ConfigBinder {
   SluiceConfig bind(JsonNode root) {
     JsonNode kafka = root.path("kafka");
     JsonNode gate = root.path("gate");
+    JsonNode dispatcher = root.path("dispatcher");
     return new SluiceConfig(
         new KafkaConfig(
             text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
@@ -50,7 +51,16 @@ final class ConfigBinder {
             integer(gate, "maxPayloadBytes", ConfigDefaults.GATE_MAX_PAYLOAD_BYTES),
             duration(gate, "leaseTarget", ConfigDefaults.GATE_LEASE_TARGET, "gate"),
             integer(gate, "maxLease", ConfigDefaults.GATE_MAX_LEASE),
-            duration(gate, "redisTimeout", ConfigDefaults.GATE_REDIS_TIMEOUT, "gate")));
+            duration(gate, "redisTimeout", ConfigDefaults.GATE_REDIS_TIMEOUT, "gate")),
+        new DispatcherConfig(
+            text(dispatcher, "groupId", ConfigDefaults.DISPATCHER_GROUP_ID),
+            integer(dispatcher, "bufferSize", ConfigDefaults.DISPATCHER_BUFFER_SIZE),
+            duration(dispatcher, "lookahead", ConfigDefaults.DISPATCHER_LOOKAHEAD, "dispatcher"),
+            duration(dispatcher, "backoffBase", ConfigDefaults.DISPATCHER_BACKOFF_BASE,
+                "dispatcher"),
+            duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
+            number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
+            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher")));
   }
 
   private List<Duration> ladder(JsonNode node) {

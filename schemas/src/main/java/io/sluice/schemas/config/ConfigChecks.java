@@ -48,6 +48,13 @@ final class ConfigChecks {
     }
     checkLadder(config.ladder());
     positive("gate.redisTimeout", config.gate().redisTimeout());
+    positive("dispatcher.lookahead", config.dispatcher().lookahead());
+    positive("dispatcher.backoffBase", config.dispatcher().backoffBase());
+    if (config.dispatcher().backoffCap().compareTo(config.dispatcher().backoffBase()) < 0) {
+      problems.add(new Problem("dispatcher.backoffCap", "expected at least dispatcher.backoffBase ("
+          + Durations.format(config.dispatcher().backoffBase()) + "), got "
+          + Durations.format(config.dispatcher().backoffCap())));
+    }
     return problems;
   }
 

@@ -33,6 +33,13 @@ public final class ConfigDefaults {
   public static final Duration GATE_LEASE_TARGET = Duration.ofMillis(100);
   public static final int GATE_MAX_LEASE = 64;
   public static final Duration GATE_REDIS_TIMEOUT = Duration.ofMillis(500);
+  public static final String DISPATCHER_GROUP_ID = "sluice-dispatcher";
+  public static final int DISPATCHER_BUFFER_SIZE = 1000;
+  public static final Duration DISPATCHER_LOOKAHEAD = Duration.ofMillis(100);
+  public static final Duration DISPATCHER_BACKOFF_BASE = Duration.ofSeconds(1);
+  public static final Duration DISPATCHER_BACKOFF_CAP = Duration.ofMinutes(5);
+  public static final double DISPATCHER_MIN_RATE_FACTOR = 0.1;
+  public static final Duration DISPATCHER_RECOVERY = Duration.ofSeconds(30);
 
   private ConfigDefaults() {}
 }

@@ -23,7 +23,8 @@ public record SluiceConfig(
     Map<String, ProviderConfig> providers,
     Map<String, TenantConfig> tenants,
     HttpConfig http,
-    GateConfig gate) {
+    GateConfig gate,
+    DispatcherConfig dispatcher) {
 
   public SluiceConfig {
     ladder = List.copyOf(ladder);
