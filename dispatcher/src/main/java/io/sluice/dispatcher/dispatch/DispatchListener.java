@@ -1,0 +1,33 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.event.Reason;
+
+/**
+ * What the dispatcher reports, for metrics, the demo and tests. Called from several threads;
+ * implementations must be thread-safe and quick. Tenant ids are deliberately absent.
+ */
+public interface DispatchListener {
+  /** A call started in a leak slot. {@code slotMicros} is the slot on the leak's clock. */
+  default void callStarted(String provider, String tier, long slotMicros) {}
+
+  /** A call came back (or failed) after {@code latencyNanos}. */
+  default void callEnded(String provider, String tier, ProviderResult result, long latencyNanos) {}
+
+  /** The event reached {@code sluice.outcomes}. */
+  default void delivered(String provider, String tier) {}
+
+  /** The event went back through the ladder (overflow or a retryable failure). */
+  default void deferred(String provider, String tier, Reason reason) {}
+
+  /** The event went to {@code sluice.dlq}. {@code provider}/{@code tier} may be null. */
+  default void dead(String provider, String tier, Reason reason) {}
+
+  /** The provider said "too many": its leak pauses and slows. */
+  default void throttled(String provider, long retryAfterMillis) {}
+
+  /** The leak could not be reached (Redis); the provider's onRedisDown policy applies. */
+  default void leakUnavailable(String provider, Throwable cause) {}
+
+  DispatchListener NONE = new DispatchListener() {};
+}

@@ -1,0 +1,448 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.feedback.Backoff;
+import io.sluice.dispatcher.feedback.FeedbackPolicy;
+import io.sluice.dispatcher.feedback.RetryAfter;
+import io.sluice.dispatcher.feedback.Verdict;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.config.DispatcherConfig;
+import io.sluice.schemas.config.ProviderConfig;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.config.TierConfig;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.schemas.serde.Json;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatcher role: reads {@code sluice.ready}, queues each event in its provider's
+ * {@link ProviderLane}, and settles it after its call (delivered, retried through the ladder, or
+ * dead), committing each partition only up to its first unsettled record.
+ *
+ * <h2>Threads</h2>
+ * One thread (this runnable) owns the consumer and the {@link OffsetTracker}s: it reads, queues,
+ * applies settlements and commits. A timer thread fires leak slots; provider calls and Kafka
+ * acknowledgements complete on their clients' threads and hand settled entries back through a
+ * concurrent queue. Nothing blocks per event: the consumer never waits for a provider, which is
+ * what keeps a slow provider from holding up a fast one (its buffer overflows into the ladder).
+ *
+ * <h2>What is committed</h2>
+ * An event is settled when the record that takes it on (an outcome, a deferral, a dead letter) is
+ * acknowledged by Kafka. A crash before that leaves the offset uncommitted and the next owner reads
+ * the event again, so provider calls are at least once; each carries the event id as its
+ * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
+ * them again); its calls in flight finish, and their settlements are ignored.
+ */
+public final class Dispatcher implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+  private static final Duration POLL = Duration.ofMillis(100);
+  private static final long COMMIT_EVERY_MILLIS = 200;
+
+  private final Consumer<byte[], byte[]> consumer;
+  private final Producer<byte[], byte[]> producer;
+  private final SluiceConfig config;
+  private final Topics topics;
+  private final Clock clock;
+  private final DispatchListener listener;
+  private final FeedbackPolicy feedback;
+  private final ScheduledThreadPoolExecutor timer;
+  private final SettlementWriter writer;
+  private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
+  private final Map<String, Provider> providers;
+  private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
+  private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final int maxUnsettled;
+  private volatile boolean abrupt;
+  private volatile boolean consuming;
+  private long generation;
+  private boolean dirty;
+  private long lastCommit;
+
+  /** One assignment of a partition: its offsets, and which assignment it is. */
+  private record Assignment(long generation, OffsetTracker offsets) {}
+
+  /**
+   * @param providers one per configured provider, by name; closed when the dispatcher closes
+   * @param leak      the shared leak (Redis), or a local one
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      Clock clock, DispatchListener listener) {
+    this.config = config;
+    this.consumer = consumer;
+    this.producer = producer;
+    this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    this.clock = clock;
+    this.listener = listener;
+    DispatcherConfig d = config.dispatcher();
+    this.feedback = new FeedbackPolicy(config.maxAttempts(),
+        new Backoff(d.backoffBase(), d.backoffCap()));
+    this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "sluice-dispatch-timer");
+      t.setDaemon(true);
+      return t;
+    });
+    this.timer.setRemoveOnCancelPolicy(true);
+    this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer);
+    this.providers = Map.copyOf(providers);
+    Map<String, Double> weights = new HashMap<>();
+    for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
+      weights.put(t.getKey(), t.getValue().weight());
+    }
+    int buffers = 0;
+    for (Map.Entry<String, ProviderConfig> p : config.providers().entrySet()) {
+      Provider provider = providers.get(p.getKey());
+      if (provider == null) {
+        throw new IllegalArgumentException("no provider implementation for " + p.getKey());
+      }
+      ProviderConfig pc = p.getValue();
+      lanes.put(p.getKey(), new ProviderLane(p.getKey(), pc.rate().perSecond(), pc.maxInFlight(),
+          TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), weights, d.bufferSize(),
+          provider, leak, timer, this::settle, listener));
+      buffers += d.bufferSize();
+    }
+    // Records read but not settled are held in memory (queued, in flight, or being written); past
+    // this many the consumer pauses until settlements catch up.
+    this.maxUnsettled = 2 * buffers + 1000;
+  }
+
+  @Override
+  public void run() {
+    consumer.subscribe(List.of(topics.ready()), new Rebalance());
+    consuming = true;
+    try {
+      while (running.get()) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+          accept(record);
+        }
+        applySettlements();
+        commitIfDue(false);
+        applyBackpressure();
+      }
+    } catch (WakeupException e) {
+      if (running.get()) {
+        throw e;
+      }
+    } finally {
+      consuming = false;
+      if (abrupt) {
+        stopAbruptly();
+      } else {
+        stopCleanly();
+      }
+    }
+  }
+
+  /** Queued events per provider (gauges). */
+  public Map<String, Integer> buffered() {
+    Map<String, Integer> depths = new LinkedHashMap<>();
+    lanes.forEach((name, lane) -> depths.put(name, lane.queued()));
+    return depths;
+  }
+
+  /** Calls in flight per provider (gauges). */
+  public Map<String, Integer> inFlight() {
+    Map<String, Integer> calls = new LinkedHashMap<>();
+    lanes.forEach((name, lane) -> calls.put(name, lane.inFlight()));
+    return calls;
+  }
+
+  /** True while the consumer loop runs. */
+  public boolean isRunning() {
+    return consuming;
+  }
+
+  /**
+   * Stops cleanly: no new calls, calls in flight finish (within the providers' timeouts), their
+   * settlements are written and committed, queued events are left for the next owner.
+   */
+  @Override
+  public void close() {
+    running.set(false);
+    consumer.wakeup();
+  }
+
+  /**
+   * Stops as a crash would: nothing more is written or committed, and the clients are closed at
+   * once. Whatever was read and not committed is read again by the partitions' next owner.
+   */
+  public void halt() {
+    abrupt = true;
+    writer.close();
+    running.set(false);
+    consumer.wakeup();
+  }
+
+  private void accept(ConsumerRecord<byte[], byte[]> record) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    Assignment assignment = assignments.get(tp);
+    if (assignment == null) {
+      return; // not ours (a record from a poll that raced a revocation)
+    }
+    assignment.offsets().track(record.offset());
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    int attempts = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0);
+    Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null);
+    WorkEvent event;
+    try {
+      event = Json.reader().readValue(record.value(), WorkEvent.class);
+    } catch (IOException | RuntimeException e) {
+      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
+          record.key(), record.value(), headers, null, null, attempts, firstSeen);
+      deadNow(broken, Reason.INVALID, "not a work event on " + tp.topic() + ": " + e.getMessage());
+      return;
+    }
+    String tier = HeaderValues.last(headers, HeaderNames.TIER)
+        .or(() -> config.tierOf(event.tenant()))
+        .orElse("");
+    DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
+        record.key(), record.value(), headers, event, tier, attempts, firstSeen);
+    if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
+      deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
+      return;
+    }
+    ProviderLane lane = lanes.get(event.provider());
+    if (lane == null) {
+      deadNow(entry, Reason.UNKNOWN_PROVIDER,
+          "provider \"" + event.provider() + "\" is not configured (providers: "
+              + String.join(", ", lanes.keySet()) + ")");
+      return;
+    }
+    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted));
+  }
+
+  /**
+   * The buffer is full and this entry would be served last: it goes round the ladder and comes
+   * back when the buffer has had time to drain ({@code bufferSize / rate}, at least the smallest
+   * step). Not an attempt: the provider never saw it.
+   */
+  private void overflow(ProviderLane lane, DispatchEntry entry) {
+    long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
+        / lane.ratePerSecond());
+    long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
+    writer.defer(entry, Reason.OVERFLOW,
+        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
+            + " events); back in about " + wait + " ms", wait, entry.attempts());
+    listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
+  }
+
+  private void deadNow(DispatchEntry entry, Reason reason, String detail) {
+    writer.dead(entry, reason, detail, entry.attempts());
+    listener.dead(entry.event() == null ? null : entry.event().provider(), entry.tier(), reason);
+  }
+
+  /** A call came back: judge it and write the record that settles the event. */
+  private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
+      long slotMicros) {
+    Instant now = clock.instant();
+    Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
+        () -> ThreadLocalRandom.current().nextDouble());
+    if (verdict instanceof Verdict.Delivered d) {
+      writer.delivered(entry, d.status(), entry.attempts() + 1);
+      listener.delivered(lane.name(), entry.tier());
+    } else if (verdict instanceof Verdict.Retry r) {
+      if (r.throttled()) {
+        lane.throttle(pauseMillis(result, now), slotMicros);
+      }
+      writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());
+      listener.deferred(lane.name(), entry.tier(), r.reason());
+    } else {
+      Verdict.Dead dead = (Verdict.Dead) verdict;
+      if (result instanceof ProviderResult.Answered a && (a.status() == 429 || a.status() == 503)) {
+        lane.throttle(pauseMillis(result, now), slotMicros);
+      }
+      writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
+      listener.dead(lane.name(), entry.tier(), dead.reason());
+    }
+  }
+
+  /** How long the provider asked every caller to stay away: its Retry-After, else one backoff base. */
+  private long pauseMillis(ProviderResult result, Instant now) {
+    String header = result instanceof ProviderResult.Answered a ? a.retryAfter() : null;
+    OptionalLong asked = RetryAfter.millis(header, now);
+    return asked.isPresent() ? asked.getAsLong() : config.dispatcher().backoffBase().toMillis();
+  }
+
+  private void applySettlements() {
+    DispatchEntry e;
+    while ((e = settled.poll()) != null) {
+      Assignment a = assignments.get(e.partition());
+      if (a != null && a.generation() == e.generation()) {
+        a.offsets().settle(e.offset());
+        dirty = true;
+      }
+    }
+  }
+
+  private void commitIfDue(boolean now) {
+    long t = clock.millis();
+    if (!dirty || (!now && t - lastCommit < COMMIT_EVERY_MILLIS)) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> offsets = committable(assignments.keySet());
+    dirty = false;
+    lastCommit = t;
+    if (offsets.isEmpty()) {
+      return;
+    }
+    if (now) {
+      consumer.commitSync(offsets);
+    } else {
+      consumer.commitAsync(offsets, (o, error) -> {
+        if (error != null) {
+          LOG.warn("dispatcher: commit failed ({}); a later commit covers it", error.toString());
+        }
+      });
+    }
+  }
+
+  private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> which) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (TopicPartition tp : which) {
+      Assignment a = assignments.get(tp);
+      if (a != null) {
+        OptionalLong next = a.offsets().committable();
+        if (next.isPresent()) {
+          offsets.put(tp, new OffsetAndMetadata(next.getAsLong()));
+        }
+      }
+    }
+    return offsets;
+  }
+
+  /** Pauses reading while too much is unsettled in memory; resumes once it drains. */
+  private void applyBackpressure() {
+    int unsettled = 0;
+    for (Assignment a : assignments.values()) {
+      unsettled += a.offsets().unsettled();
+    }
+    Set<TopicPartition> paused = consumer.paused();
+    if (unsettled > maxUnsettled && paused.isEmpty()) {
+      consumer.pause(assignments.keySet());
+    } else if (unsettled <= maxUnsettled / 2 && !paused.isEmpty()) {
+      consumer.resume(paused);
+    }
+  }
+
+  private void stopCleanly() {
+    lanes.values().forEach(ProviderLane::close);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
+    try {
+      while (lanes.values().stream().anyMatch(l -> l.inFlight() > 0)
+          && System.nanoTime() - deadline < 0) {
+        applySettlements();
+        // Shutdown only: wait for the last calls to come back, checking every 10 ms.
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+      }
+      producer.flush();
+      applySettlements();
+      dirty = true;
+      commitIfDue(true);
+    } catch (RuntimeException e) {
+      LOG.warn("dispatcher: could not commit on shutdown ({}); the next owner re-reads from the "
+          + "last commit", e.toString());
+    } finally {
+      writer.close();
+      timer.shutdownNow();
+      closeQuietly(consumer::close);
+      closeQuietly(producer::close);
+      providers.values().forEach(p -> closeQuietly(p::close));
+    }
+  }
+
+  private void stopAbruptly() {
+    lanes.values().forEach(ProviderLane::close);
+    timer.shutdownNow();
+    closeQuietly(() -> producer.close(Duration.ZERO));
+    closeQuietly(() -> consumer.close(Duration.ZERO));
+    providers.values().forEach(p -> closeQuietly(p::close));
+  }
+
+  private long longestTimeoutMillis() {
+    return config.providers().values().stream()
+        .mapToLong(p -> p.timeout().toMillis()).max().orElse(0);
+  }
+
+  private static void closeQuietly(Runnable close) {
+    try {
+      close.run();
+    } catch (RuntimeException e) {
+      LOG.debug("dispatcher: close failed", e);
+    }
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (abrupt) {
+        return;
+      }
+      applySettlements();
+      Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
+      if (!offsets.isEmpty()) {
+        try {
+          consumer.commitSync(offsets);
+        } catch (RuntimeException e) {
+          LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads",
+              e.toString());
+        }
+      }
+      forget(partitions);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      for (TopicPartition tp : partitions) {
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker()));
+      }
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      forget(partitions);
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+      Set<TopicPartition> gone = Set.copyOf(partitions);
+      partitions.forEach(assignments::remove);
+      for (ProviderLane lane : lanes.values()) {
+        lane.drop(e -> gone.contains(e.partition()));
+      }
+    }
+  }
+}

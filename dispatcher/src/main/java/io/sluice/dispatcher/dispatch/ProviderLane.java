@@ -1,0 +1,286 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.fair.FairQueue;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.SlotClaim;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderCall;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.dispatcher.provider.PayloadBytes;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One provider's side of the dispatcher: its bounded fair queue, its share of the global leak, and
+ * its calls in flight. Lanes share nothing with each other, which is why a slow provider cannot
+ * hold up a fast one: a lane whose calls hang fills its own {@code maxInFlight} and its own buffer,
+ * and the overflow is deferred through the ladder instead of blocking the consumer.
+ *
+ * <h2>How a call gets its slot</h2>
+ *
+ * The leak is a schedule of slots {@code 1/rate} apart held in Redis and shared by every instance
+ * ({@link LeakyBucket}). A lane claims slots only while it has work for them and room in flight:
+ * {@code wanted = min(queued - pending, maxInFlight - inFlight - pending)}, where {@code pending}
+ * counts slots claimed and not yet fired. A claim returns slots no further than the lookahead
+ * ahead, on the leak's clock, together with that clock's reading; each slot fires locally after
+ * {@code slot - leakNow}, measured from when the answer arrived. The answer arrives after the leak
+ * read its clock, so a slot never fires before its time on the leak's clock; it fires late by at
+ * most the Redis round trip plus timer jitter, which shortens the gap to the next instance's slot
+ * by that much and no more (well under one interval at the rates providers publish).
+ *
+ * <p>Which event goes is decided when the slot fires, not when it was claimed: the fair queue sees
+ * every event that arrived meanwhile. A slot that fires with nothing to send (the queue was drained
+ * by a revocation) or while the provider asked us to wait is wasted, never saved: a leaky bucket
+ * does not bank unused slots.
+ *
+ * <p>Thread-safety: the consumer thread offers and removes, the timer thread fires slots, and the
+ * leak's and the provider's completions arrive on their own threads; every state change happens
+ * under this lane's monitor, and no I/O is started while holding it.
+ */
+final class ProviderLane implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
+  private static final long LEAK_RETRY_MICROS = 250_000;
+
+  /** What the dispatcher does with a call's result: judge it and settle the entry. */
+  interface ResultHandler {
+    void handle(ProviderLane lane, DispatchEntry entry, ProviderResult result, long slotMicros);
+  }
+
+  private final String name;
+  private final double ratePerSecond;
+  private final int maxInFlight;
+  private final long lookaheadMicros;
+  private final FairQueue<DispatchEntry> queue;
+  private final Provider provider;
+  private final LeakyBucket leak;
+  private final ScheduledExecutorService timer;
+  private final ResultHandler results;
+  private final DispatchListener listener;
+
+  private int inFlight;
+  private int pendingSlots;
+  private boolean claiming;
+  private boolean closed;
+  /** System.nanoTime before which no call starts (the provider's Retry-After, as seen here). */
+  private long pausedUntilNanos = System.nanoTime();
+  /**
+   * System.nanoTime before which claiming again is pointless (the leak said when, or we are
+   * paused); a timer kicks the lane then. Without it every offer would ask Redis again.
+   */
+  private long claimNotBeforeNanos = System.nanoTime();
+  private boolean leakDown;
+
+  ProviderLane(String name, double ratePerSecond, int maxInFlight, long lookaheadMicros,
+      Map<String, Double> tierWeights, int bufferSize, Provider provider, LeakyBucket leak,
+      ScheduledExecutorService timer, ResultHandler results, DispatchListener listener) {
+    this.name = name;
+    this.ratePerSecond = ratePerSecond;
+    this.maxInFlight = maxInFlight;
+    this.lookaheadMicros = lookaheadMicros;
+    this.queue = new FairQueue<>(tierWeights, bufferSize);
+    this.provider = provider;
+    this.leak = leak;
+    this.timer = timer;
+    this.results = results;
+    this.listener = listener;
+  }
+
+  String name() {
+    return name;
+  }
+
+  double ratePerSecond() {
+    return ratePerSecond;
+  }
+
+  /**
+   * Queues an entry. When the buffer is full, returns the entry the fair queue would serve last
+   * (possibly this one), which the caller defers through the ladder.
+   */
+  Optional<DispatchEntry> offer(DispatchEntry entry) {
+    Optional<DispatchEntry> evicted;
+    synchronized (this) {
+      evicted = queue.offer(entry.tier(), entry.event().tenant(), entry.event().cost(), entry);
+    }
+    kick();
+    return evicted;
+  }
+
+  /** Drops queued entries (of revoked partitions); their calls have not started. */
+  synchronized List<DispatchEntry> drop(Predicate<DispatchEntry> which) {
+    return queue.removeIf(which);
+  }
+
+  synchronized int queued() {
+    return queue.size();
+  }
+
+  synchronized int inFlight() {
+    return inFlight;
+  }
+
+  /**
+   * The provider said "too many": no call from this lane starts within {@code retryAfterMillis},
+   * and the shared leak pauses and slows for every instance.
+   */
+  void throttle(long retryAfterMillis, long slotMicros) {
+    long resume = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
+    synchronized (this) {
+      if (resume - pausedUntilNanos > 0) {
+        pausedUntilNanos = resume;
+      }
+    }
+    schedule(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
+    listener.throttled(name, retryAfterMillis);
+    leak.throttled(name, ratePerSecond, retryAfterMillis, slotMicros).whenComplete((ok, error) -> {
+      if (error != null) {
+        LOG.warn("{}: could not share a provider throttle through the leak ({})", name,
+            error.toString());
+      }
+    });
+  }
+
+  /** Claims slots if there is work for them and room in flight. Called after every change. */
+  void kick() {
+    int wanted;
+    synchronized (this) {
+      if (closed || claiming) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (now - claimNotBeforeNanos < 0 || now - pausedUntilNanos < 0) {
+        return;
+      }
+      wanted = Math.min(queue.size() - pendingSlots, maxInFlight - inFlight - pendingSlots);
+      if (wanted <= 0) {
+        return;
+      }
+      claiming = true;
+    }
+    CompletionStage<SlotClaim> claim;
+    try {
+      claim = leak.claim(name, ratePerSecond, wanted, lookaheadMicros);
+    } catch (RuntimeException e) {
+      claimFailed(e);
+      return;
+    }
+    claim.whenComplete((c, error) -> {
+      if (error != null) {
+        claimFailed(error);
+      } else {
+        claimed(c, System.nanoTime());
+      }
+    });
+  }
+
+  private void claimed(SlotClaim claim, long receivedNanos) {
+    synchronized (this) {
+      claiming = false;
+      if (leakDown) {
+        leakDown = false;
+        LOG.info("{}: the leak answers again", name);
+      }
+      if (closed) {
+        return;
+      }
+      pendingSlots += claim.granted();
+    }
+    for (int i = 0; i < claim.granted(); i++) {
+      long slot = claim.slotMicros(i);
+      long delayNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, slot - claim.nowMicros()))
+          - (System.nanoTime() - receivedNanos);
+      schedule(() -> fire(slot), Math.max(0, delayNanos));
+    }
+    if (claim.granted() == 0) {
+      long waitNanos = TimeUnit.MICROSECONDS.toNanos(
+          Math.max(1000, claim.retryAtMicros() - claim.nowMicros()));
+      synchronized (this) {
+        claimNotBeforeNanos = receivedNanos + waitNanos;
+      }
+      schedule(this::kick, waitNanos);
+    } else {
+      kick();
+    }
+  }
+
+  private void claimFailed(Throwable error) {
+    boolean first;
+    synchronized (this) {
+      claiming = false;
+      first = !leakDown;
+      leakDown = true;
+    }
+    if (first) {
+      LOG.warn("{}: the leak does not answer ({}); no calls until it does", name, error.toString());
+    }
+    listener.leakUnavailable(name, error);
+    synchronized (this) {
+      claimNotBeforeNanos = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS);
+    }
+    schedule(this::kick, TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS));
+  }
+
+  /** A slot is due: send the event the fair queue picks now, if any. */
+  private void fire(long slotMicros) {
+    DispatchEntry entry;
+    synchronized (this) {
+      pendingSlots--;
+      if (closed || System.nanoTime() - pausedUntilNanos < 0) {
+        entry = null;
+      } else {
+        entry = queue.poll().orElse(null);
+        if (entry != null) {
+          inFlight++;
+        }
+      }
+    }
+    if (entry == null) {
+      kick();
+      return;
+    }
+    listener.callStarted(name, entry.tier(), slotMicros);
+    long started = System.nanoTime();
+    CompletionStage<ProviderResult> call;
+    try {
+      call = provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
+          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1));
+    } catch (RuntimeException e) {
+      call = java.util.concurrent.CompletableFuture.completedFuture(
+          new ProviderResult.ConnectFailed("provider threw " + e));
+    }
+    call.whenComplete((result, error) -> {
+      ProviderResult r = error == null ? result
+          : new ProviderResult.ConnectFailed("provider failed: " + error);
+      synchronized (this) {
+        inFlight--;
+      }
+      listener.callEnded(name, entry.tier(), r, System.nanoTime() - started);
+      try {
+        results.handle(this, entry, r, slotMicros);
+      } finally {
+        kick();
+      }
+    });
+  }
+
+  private void schedule(Runnable task, long delayNanos) {
+    try {
+      timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RuntimeException rejected) {
+      // The timer is shut down: the dispatcher is closing.
+    }
+  }
+
+  /** Claims no more slots and starts no more calls; calls in flight finish on their own. */
+  @Override
+  public synchronized void close() {
+    closed = true;
+  }
+}

@@ -1,0 +1,193 @@
+package io.sluice.dispatcher.mock;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A local HTTP provider for the demo and the tests: it enforces its own rate limit, the way a
+ * partner API does, and answers 429 with {@code Retry-After} beyond it, counting every call.
+ *
+ * <p>The limit is a token bucket of {@code burst} calls refilled at {@code rate}: equivalent to a
+ * GCRA with a tolerance of {@code (burst - 1) / rate}, so a client that spaces its calls
+ * {@code 1/rate} apart never sees a 429 as long as its timing jitter stays under that tolerance
+ * (a burst of 2 tolerates one full interval of jitter). It can also answer slowly (to stand for a
+ * provider whose calls take seconds) and follow a script of answers (e.g. "the next call gets
+ * 429 with Retry-After: 2").
+ *
+ * <p>Every call is recorded with its arrival time, path, idempotency key and the status it got, so
+ * tests can check spacing, fairness and headers from the provider's side of the wire.
+ */
+public final class MockProvider implements AutoCloseable {
+  /** One call as the provider saw it. */
+  public record Call(
+      long atNanos, long atEpochMillis, String path, String idempotencyKey,
+      Map<String, String> headers, byte[] body, int status) {}
+
+  /** A scripted answer, used for the next call(s) instead of the normal behaviour. */
+  public record Answer(int status, String retryAfter) {}
+
+  private final HttpServer server;
+  private final ExecutorService handlers;
+  private final ScheduledExecutorService delays;
+  private final double ratePerSecond;
+  private final double burst;
+  private final List<Call> calls = new ArrayList<>();
+  private final ArrayDeque<Answer> script = new ArrayDeque<>();
+  private final AtomicLong tooMany = new AtomicLong();
+  private volatile long latencyMillis;
+  private double tokens;
+  private long refilledAt;
+
+  private MockProvider(HttpServer server, double ratePerSecond, double burst,
+      Duration latency) {
+    this.server = server;
+    this.ratePerSecond = ratePerSecond;
+    this.burst = burst;
+    this.tokens = burst;
+    this.refilledAt = System.nanoTime();
+    this.latencyMillis = latency.toMillis();
+    this.handlers = Executors.newFixedThreadPool(4, r -> daemon(r, "mock-provider-http"));
+    this.delays = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mock-provider-delay"));
+    server.setExecutor(handlers);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /**
+   * Starts a provider on a free port of the loopback interface.
+   *
+   * @param ratePerSecond its own limit
+   * @param burst         calls it accepts at once (token bucket capacity), at least 1
+   * @param latency       how long each answer takes
+   */
+  public static MockProvider start(double ratePerSecond, double burst, Duration latency) {
+    try {
+      HttpServer server = HttpServer.create(
+          new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+      return new MockProvider(server, ratePerSecond, Math.max(1, burst), latency);
+    } catch (IOException e) {
+      throw new IllegalStateException("mock provider: could not listen on a free port", e);
+    }
+  }
+
+  /** The base URL, e.g. {@code http://127.0.0.1:41234/hooks}. */
+  public URI url() {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/hooks");
+  }
+
+  /** Answers from now on take this long. */
+  public void latency(Duration latency) {
+    this.latencyMillis = latency.toMillis();
+  }
+
+  /** The next {@code n} calls get this answer, before the rate limit is even looked at. */
+  public synchronized void answerNext(int n, Answer answer) {
+    for (int i = 0; i < n; i++) {
+      script.add(answer);
+    }
+  }
+
+  /** Every call so far, in arrival order. */
+  public synchronized List<Call> calls() {
+    return List.copyOf(calls);
+  }
+
+  public synchronized int callCount() {
+    return calls.size();
+  }
+
+  /** 429s it answered because its own limit was exceeded (scripted ones not included). */
+  public long rateLimited() {
+    return tooMany.get();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    long atNanos = System.nanoTime();
+    long atMillis = System.currentTimeMillis();
+    byte[] body;
+    try (InputStream in = exchange.getRequestBody()) {
+      body = in.readAllBytes();
+    }
+    Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT),
+        v.isEmpty() ? "" : v.get(0)));
+    Answer answer;
+    synchronized (this) {
+      answer = script.pollFirst();
+      if (answer == null) {
+        answer = admit(atNanos) ? new Answer(200, null) : limited(atNanos);
+      }
+      calls.add(new Call(atNanos, atMillis, exchange.getRequestURI().toString(),
+          headers.get("idempotency-key"), Map.copyOf(headers), body, answer.status()));
+    }
+    Answer chosen = answer;
+    long delay = latencyMillis;
+    if (delay <= 0) {
+      respond(exchange, chosen);
+    } else {
+      delays.schedule(() -> respond(exchange, chosen), delay, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Token bucket: refill, then take one if there is one. Caller holds the monitor. */
+  private boolean admit(long nowNanos) {
+    double elapsed = (nowNanos - refilledAt) / 1e9;
+    tokens = Math.min(burst, tokens + elapsed * ratePerSecond);
+    refilledAt = nowNanos;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return true;
+    }
+    return false;
+  }
+
+  /** A 429 whose Retry-After (whole seconds, rounded up) says when a token will be there. */
+  private Answer limited(long nowNanos) {
+    tooMany.incrementAndGet();
+    double wait = (1 - tokens) / ratePerSecond;
+    return new Answer(429, String.valueOf((long) Math.ceil(wait)));
+  }
+
+  private static void respond(HttpExchange exchange, Answer answer) {
+    try {
+      if (answer.retryAfter() != null) {
+        exchange.getResponseHeaders().add("Retry-After", answer.retryAfter());
+      }
+      exchange.sendResponseHeaders(answer.status(), -1);
+    } catch (IOException e) {
+      // The client went away (timed out): nothing to answer.
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    delays.shutdownNow();
+    handlers.shutdownNow();
+  }
+}

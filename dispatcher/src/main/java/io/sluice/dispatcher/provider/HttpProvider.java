@@ -1,0 +1,133 @@
+package io.sluice.dispatcher.provider;
+
+import io.sluice.schemas.config.ProviderConfig;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The built-in provider: POSTs the event's payload to the provider's base URL plus the event's
+ * relative path, asynchronously ({@code java.net.http}, no thread per call).
+ *
+ * <p>Request: {@code Content-Type: application/json}, {@code Idempotency-Key: <event id>}, and each
+ * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive). The
+ * event can choose a path below the base URL, never another host: {@link #target} refuses any URL
+ * whose scheme, host or port differ from the base (the validator already refuses such paths; this
+ * is the second lock on the door).
+ */
+public final class HttpProvider implements Provider {
+  /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
+  private static final Set<String> RESTRICTED =
+      Set.of("connection", "content-length", "expect", "host", "upgrade");
+
+  private final URI base;
+  private final Duration timeout;
+  private final Set<String> forward;
+  private final HttpClient client;
+
+  public HttpProvider(ProviderConfig config, HttpClient client) {
+    this.base = config.url();
+    this.timeout = config.timeout();
+    TreeSet<String> names = new TreeSet<>();
+    for (String h : config.forwardHeaders()) {
+      String lower = h.toLowerCase(Locale.ROOT);
+      if (!RESTRICTED.contains(lower)) {
+        names.add(lower);
+      }
+    }
+    this.forward = Set.copyOf(names);
+    this.client = client;
+  }
+
+  /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
+  public static HttpClient defaultClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .connectTimeout(connectTimeout)
+        .build();
+  }
+
+  @Override
+  public CompletionStage<ProviderResult> call(ProviderCall call) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(target(base, call.path()))
+        .timeout(timeout)
+        .header("Content-Type", "application/json")
+        .header("Idempotency-Key", call.eventId())
+        .POST(call.body().length == 0
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+    for (Map.Entry<String, String> a : call.attributes().entrySet()) {
+      if (forward.contains(a.getKey().toLowerCase(Locale.ROOT))) {
+        request.header(a.getKey(), a.getValue());
+      }
+    }
+    CompletableFuture<HttpResponse<Void>> sent;
+    try {
+      sent = client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
+    } catch (IllegalArgumentException e) {
+      // A header value java.net.http will not send (e.g. a control character).
+      return CompletableFuture.completedFuture(new ProviderResult.ConnectFailed(
+          "request not sendable: " + e.getMessage()));
+    }
+    return sent.handle((response, error) -> {
+      if (error == null) {
+        return new ProviderResult.Answered(
+            response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+      }
+      return failure(error);
+    });
+  }
+
+  static ProviderResult failure(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    if (cause instanceof HttpConnectTimeoutException || cause instanceof ConnectException) {
+      return new ProviderResult.ConnectFailed(cause.toString());
+    }
+    if (cause instanceof HttpTimeoutException) {
+      return new ProviderResult.TimedOut(cause.getMessage());
+    }
+    return new ProviderResult.ConnectFailed(cause.toString());
+  }
+
+  /**
+   * The base URL plus a relative path: {@code http://h/hooks} + {@code orders/7?x=1} is
+   * {@code http://h/hooks/orders/7?x=1}; a path starting with {@code ?} or {@code #} attaches to
+   * the base itself.
+   *
+   * @throws IllegalArgumentException if the result would leave the base's scheme, host or port
+   */
+  public static URI target(URI base, String path) {
+    if (path == null || path.isEmpty()) {
+      return base;
+    }
+    String b = base.toString();
+    String joined;
+    if (path.startsWith("?") || path.startsWith("#")) {
+      joined = b + path;
+    } else {
+      String rel = path.startsWith("/") ? path.substring(1) : path;
+      joined = (b.endsWith("/") ? b : b + "/") + rel;
+    }
+    URI uri = URI.create(joined);
+    if (!base.getScheme().equalsIgnoreCase(uri.getScheme())
+        || !base.getHost().equalsIgnoreCase(String.valueOf(uri.getHost()))
+        || base.getPort() != uri.getPort()) {
+      throw new IllegalArgumentException("path " + path + " leaves the provider's host " + base);
+    }
+    return uri;
+  }
+}

@@ -1,0 +1,21 @@
+package io.sluice.dispatcher.provider;
+
+import java.util.Map;
+
+/**
+ * One call to a provider for one event.
+ *
+ * @param eventId    the event's id, sent as the {@code Idempotency-Key}: a provider sees the same
+ *                   key on every attempt of one event, and after a replay, so it can deduplicate
+ * @param path       relative path below the provider's base URL; null for the base URL itself
+ * @param body       the event's payload, byte for byte as the producer wrote it; empty if none
+ * @param attributes the event's attributes; only names the provider allows are forwarded
+ * @param attempt    1 for the first call of this event, 2 after one provider failure, ...
+ */
+public record ProviderCall(
+    String eventId, String path, byte[] body, Map<String, String> attributes, int attempt) {
+  public ProviderCall {
+    attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+    body = body == null ? new byte[0] : body;
+  }
+}

@@ -1,0 +1,18 @@
+package io.sluice.dispatcher.provider;
+
+/** What came back from one provider call. */
+public sealed interface ProviderResult {
+
+  /**
+   * The provider answered.
+   *
+   * @param retryAfter the raw {@code Retry-After} header, or null
+   */
+  record Answered(int status, String retryAfter) implements ProviderResult {}
+
+  /** No answer within the provider's timeout. */
+  record TimedOut(String detail) implements ProviderResult {}
+
+  /** No connection: refused, reset, unresolvable host, TLS failure. */
+  record ConnectFailed(String detail) implements ProviderResult {}
+}
