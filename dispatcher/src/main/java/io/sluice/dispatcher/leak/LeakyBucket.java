@@ -29,6 +29,19 @@ public interface LeakyBucket {
    *
    * @param startedAtMicros when the throttled call's slot began, on the bucket's clock
    */
-  CompletionStage<Void> throttled(String provider, double ratePerSecond, long retryAfterMillis,
+  default CompletionStage<Void> throttled(String provider, double ratePerSecond, long retryAfterMillis,
+      long startedAtMicros) {
+    return throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros).thenApply(decision -> null);
+  }
+
+  /**
+   * {@link #throttled}, saying what it did: whether the rate was cut, the factor now in force and
+   * until when calls are paused (for logs and metrics).
+   *
+   * <p>{@code startedAtMicros}: a slot's time works, but the {@link SlotClaim#nowMicros()} of the
+   * claim that granted it is better: slots claimed before a cut were spaced at the old rate even
+   * when they start (within the lookahead) after it, so their 429s should not cut again.
+   */
+  CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond, long retryAfterMillis,
       long startedAtMicros);
 }

@@ -1,0 +1,176 @@
+package io.sluice.dispatcher.leak;
+
+/**
+ * A provider's leak as pure arithmetic: the state and the clock go in, a decision and the next
+ * state come out. {@code lua/leaky_bucket.lua} is this class line by line, run atomically in
+ * Redis; {@link LocalLeakyBucket} runs it in process. A table-driven specification holds both to
+ * the same numbers, and the script to exactly this class's results when fed Redis's clock.
+ *
+ * <h2>How is the leak designed, and why?</h2>
+ *
+ * <p><b>A schedule of slots, not a level.</b> A provider at rate r takes one call every
+ * {@code 1/r} seconds, from all dispatcher instances together. The leak keeps the one number that
+ * decides this, the latest slot it ever granted ({@code last}); the next slot is
+ * {@code last + interval}, or now if that has passed. This is GCRA (the "generic cell rate
+ * algorithm") with no burst tolerance: a provider idle for a minute gets its next call now, not a
+ * minute's worth at once. At 50/s the interval is 20 000 us; a claim at t = 0 gets 0, the next one
+ * (whoever makes it) 20 000, and so on.
+ *
+ * <p><b>Claims of n slots, up to a lookahead.</b> A round trip to Redis per call would cost as much
+ * as the call. So a claim takes up to {@code wanted} consecutive slots, each no later than
+ * {@code now + lookahead}: {@code first = max(now, last + interval, pausedUntil)}; if first is
+ * beyond the lookahead nothing is granted and the caller may retry at {@code first - lookahead};
+ * else {@code granted = min(wanted, 1 + floor((now + lookahead - first) / interval))}. At 50/s with
+ * a 100 ms lookahead one claim on an idle provider returns up to 6 slots (0, 20, ..., 100 ms). A
+ * slot granted is spent: another instance's next claim starts after it. The lookahead is kept short
+ * because slots granted cannot be recalled when a 429 arrives.
+ *
+ * <p><b>Whole microseconds, rounded up.</b> {@code interval = ceil(1e6 / (rate * factor))}, so the
+ * spacing is never below {@code 1e6 / rate}: at 3/s the interval is 333 334 us: half a call a day too
+ * few, never one too many. (At rates above 1e6/s every slot is 1 us apart.)
+ *
+ * <p><b>The invariant: in any window of length T at most {@code rate * T + 1} slots.</b> Every
+ * claim, from whichever instance, reads the {@code last} written by the claim before it (Redis
+ * runs the script alone, here a lock does), and its first slot is at least
+ * {@code last + interval}; its own slots are {@code interval} apart. So the slots ever granted,
+ * in the order they were granted, are increasing and each is at least
+ * {@code ceil(1e6 / (rate * factor)) >= 1e6 / rate} after the one before (factor &lt;= 1). k slots
+ * inside a window of length T therefore span {@code (k - 1) * 1e6 / rate <= T} microseconds:
+ * {@code k <= rate * T / 1e6 + 1}. Neither the claimers' interleaving nor the clock enter the
+ * argument; the clock only decides how far behind "now" the schedule may lag.
+ *
+ * <p><b>429: pause, then cut the rate, once per episode.</b> A 429 or 503 says the provider is
+ * overloaded now. {@link #throttled} does three things: no slot starts before
+ * {@code now + Retry-After} (the latest pause wins); the effective rate is halved, to at least
+ * {@code minRateFactor} of the configured one; and the time of the cut is recorded. The calls in
+ * flight when the first 429 arrives were all sent at the old rate, so their 429s (often a dozen,
+ * arriving together) are one piece of evidence, not a dozen: a 429 cuts only if its call started
+ * at or after the last cut. At 50/s: a 429 at t cuts to 25/s (interval 40 ms); five more from
+ * calls started before t change nothing but the pause; a 429 from a call started after t cuts to
+ * 12.5/s. Slots already granted keep their times; the next slot is a full new interval after the
+ * last one, because the interval is looked up when a claim is made, not stored.
+ *
+ * <p><b>Gradual recovery.</b> After a cut to {@code cf} at {@code cutAt} the factor climbs in a
+ * straight line back to 1 over {@code recovery}, however deep the cut:
+ * {@code factor(t) = min(1, cf + (t - cutAt) / recovery * (1 - cf))}. With a cut to 0.5 and a 30 s
+ * recovery the provider gets 25/s at once, 37.5/s after 15 s and 50/s after 30 s. A cut during
+ * recovery halves the factor reached so far (0.75 at 15 s becomes 0.375) and the climb restarts
+ * from there. This is AIMD's additive increase, stated as a duration because that is what the
+ * configuration says ("how long a cut leak rate takes to climb back"). A claim uses the factor at
+ * its own now for all its slots, which for slots up to a lookahead later is a hair conservative.
+ *
+ * <p><b>The clock never goes back.</b> The bucket's clock is Redis {@code TIME}, which can step
+ * back on a failover to a replica whose clock is behind; the state keeps the latest time seen and
+ * decides as of {@code max(that, now)}. Slots are never handed out in the bucket's past.
+ *
+ * <p><b>Arithmetic.</b> Instants and intervals are whole microseconds (longs here, doubles holding
+ * integers below 2^53 in Lua: exact). The factor is a double computed by the same operations in
+ * the same order as the script, so the two agree to the last bit.
+ */
+public final class LeakMath {
+  private final LeakConfig config;
+
+  public LeakMath(LeakConfig config) {
+    this.config = config;
+  }
+
+  /** A claim's answer and the state the bucket holds after it. */
+  public record ClaimStep(SlotClaim claim, LeakState next) {}
+
+  /** A 429's effect and the state the bucket holds after it. */
+  public record ThrottleStep(ThrottleDecision decision, LeakState next) {}
+
+  public LeakConfig config() {
+    return config;
+  }
+
+  /**
+   * Claims up to {@code wanted} slots, each within {@code lookaheadMicros} of now.
+   *
+   * @param nowMicros the clock; if it is behind the state's clock, the state's clock is used
+   */
+  public ClaimStep claim(LeakState state, long nowMicros, double ratePerSecond, int wanted, long lookaheadMicros) {
+    requirePositive(ratePerSecond);
+    if (wanted < 1) {
+      throw new IllegalArgumentException("wanted must be at least 1, not " + wanted);
+    }
+    if (lookaheadMicros < 0) {
+      throw new IllegalArgumentException("lookahead must not be negative, not " + lookaheadMicros);
+    }
+    long now = Math.max(nowMicros, state.clockMicros());
+    double factor = factorAt(state, now);
+    long interval = intervalMicros(ratePerSecond, factor);
+
+    long first = now;
+    if (state.lastSlotMicros() != LeakState.NEVER) {
+      first = Math.max(first, state.lastSlotMicros() + interval);
+    }
+    first = Math.max(first, state.pausedUntilMicros());
+    long horizon = now + lookaheadMicros;
+
+    int granted = 0;
+    long last = state.lastSlotMicros();
+    if (first <= horizon) {
+      // (horizon - first) >= 0, so long division is floor, as math.floor(a / b) is in Lua for
+      // integers this small (a / b is never within 2^-53 of the next integer up).
+      granted = (int) Math.min(wanted, 1 + (horizon - first) / interval);
+      last = first + (granted - 1) * interval;
+    }
+    long nextFree = granted > 0 ? last + interval : first;
+    long retryAt = Math.max(now, nextFree - lookaheadMicros);
+
+    LeakState next = new LeakState(last, state.cutFactor(), state.cutAtMicros(), state.pausedUntilMicros(), now);
+    return new ClaimStep(new SlotClaim(now, granted, first, interval, retryAt, factor), next);
+  }
+
+  /**
+   * Records a 429/503: pauses until {@code now + retryAfterMillis} and halves the rate (to at least
+   * {@link LeakConfig#minRateFactor()}), unless the throttled call started before the last cut.
+   *
+   * @param ratePerSecond   unused by the decision (the factor is a ratio); taken so that every
+   *                        implementation may size the state's lifetime
+   * @param startedAtMicros when the throttled call's slot was claimed or began, on the bucket's
+   *                        clock
+   */
+  public ThrottleStep throttled(LeakState state, long nowMicros, double ratePerSecond, long retryAfterMillis,
+      long startedAtMicros) {
+    requirePositive(ratePerSecond);
+    if (retryAfterMillis < 0) {
+      throw new IllegalArgumentException("retryAfter must not be negative, not " + retryAfterMillis);
+    }
+    long now = Math.max(nowMicros, state.clockMicros());
+    long pausedUntil = Math.max(state.pausedUntilMicros(), now + retryAfterMillis * 1000);
+    double factor = factorAt(state, now);
+    double cutFactor = state.cutFactor();
+    long cutAt = state.cutAtMicros();
+    boolean cut = cutAt == LeakState.NEVER || startedAtMicros >= cutAt;
+    if (cut) {
+      cutFactor = Math.max(config.minRateFactor(), factor * 0.5);
+      cutAt = now;
+      factor = cutFactor;
+    }
+    LeakState next = new LeakState(state.lastSlotMicros(), cutFactor, cutAt, pausedUntil, now);
+    return new ThrottleStep(new ThrottleDecision(now, cut, factor, pausedUntil), next);
+  }
+
+  /** The effective rate over the configured one at {@code nowMicros}: climbing from the last cut to 1. */
+  public double factorAt(LeakState state, long nowMicros) {
+    if (state.cutAtMicros() == LeakState.NEVER) {
+      return 1.0;
+    }
+    double cf = state.cutFactor();
+    double elapsed = nowMicros - state.cutAtMicros();
+    return Math.min(1.0, cf + elapsed / config.recoveryMicros() * (1 - cf));
+  }
+
+  /** The spacing of slots at {@code ratePerSecond * factor}, rounded up to a whole microsecond. */
+  public static long intervalMicros(double ratePerSecond, double factor) {
+    return (long) Math.ceil(1_000_000 / (ratePerSecond * factor));
+  }
+
+  private static void requirePositive(double ratePerSecond) {
+    if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+      throw new IllegalArgumentException("rate must be a positive number, not " + ratePerSecond);
+    }
+  }
+}

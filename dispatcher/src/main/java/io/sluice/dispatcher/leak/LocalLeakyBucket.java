@@ -1,0 +1,70 @@
+package io.sluice.dispatcher.leak;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
+
+/**
+ * The leak kept in this process, for when Redis is down ({@code onRedisDown: local}): the same
+ * {@link LeakMath}, one state per provider, behind a lock. Instances no longer see each other's
+ * slots, so each leaks {@code rate / share}: with {@code share} set to the number of dispatcher
+ * instances, together they stay within the provider's rate.
+ *
+ * <p>Its clock is its own (by default the wall clock in microseconds); as with Redis, a caller
+ * converts a slot to a delay with {@code slot - claim.nowMicros()}. Its state starts empty and is
+ * not carried over to or from Redis: switching between the two costs at most one lookahead of
+ * slots granted twice per instance.
+ */
+public final class LocalLeakyBucket implements LeakyBucket {
+  private final LeakMath math;
+  private final int share;
+  private final LongSupplier clockMicros;
+  private final Map<String, LeakState> states = new HashMap<>();
+
+  /**
+   * @param share       how many instances share the provider's rate (each leaks rate / share), >= 1
+   * @param clockMicros the clock, in microseconds
+   */
+  public LocalLeakyBucket(LeakConfig config, int share, LongSupplier clockMicros) {
+    if (share < 1) {
+      throw new IllegalArgumentException("share must be at least 1, not " + share);
+    }
+    this.math = new LeakMath(config);
+    this.share = share;
+    this.clockMicros = clockMicros;
+  }
+
+  public LocalLeakyBucket(LeakConfig config, int share) {
+    this(config, share, LocalLeakyBucket::wallClockMicros);
+  }
+
+  @Override
+  public synchronized CompletionStage<SlotClaim> claim(String provider, double ratePerSecond, int wanted,
+      long lookaheadMicros) {
+    LeakMath.ClaimStep step = math.claim(
+        state(provider), clockMicros.getAsLong(), ratePerSecond / share, wanted, lookaheadMicros);
+    states.put(provider, step.next());
+    return CompletableFuture.completedFuture(step.claim());
+  }
+
+  @Override
+  public synchronized CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond,
+      long retryAfterMillis, long startedAtMicros) {
+    LeakMath.ThrottleStep step = math.throttled(
+        state(provider), clockMicros.getAsLong(), ratePerSecond / share, retryAfterMillis, startedAtMicros);
+    states.put(provider, step.next());
+    return CompletableFuture.completedFuture(step.decision());
+  }
+
+  private LeakState state(String provider) {
+    return states.getOrDefault(provider, LeakState.EMPTY);
+  }
+
+  static long wallClockMicros() {
+    return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+  }
+}

@@ -1,0 +1,131 @@
+package io.sluice.dispatcher.leak;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The leak of every provider in Redis, one hash per provider, through {@code lua/leaky_bucket.lua}:
+ * EVALSHA, and on NOSCRIPT one EVAL with the text (which also caches the script on that node).
+ *
+ * <p>Takes the scripting commands of a standalone or a cluster connection
+ * ({@code io.sluice.topology.redis.RedisConnection#commands()}): Lettuce's cluster client routes
+ * EVALSHA and EVAL by the slot of the key, and EVAL (rather than SCRIPT LOAD, which could land on
+ * another node) puts the script on exactly the node that lacked it. One call per claim or 429.
+ */
+public final class RedisLeakyBucket implements LeakyBucket {
+  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final LeakyBucketScript script;
+  private final LeakConfig config;
+  private final LongAdder calls = new LongAdder();
+  private final LongAdder reloads = new LongAdder();
+
+  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakConfig config) {
+    this(commands, LeakyBucketScript.load(), config);
+  }
+
+  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakyBucketScript script,
+      LeakConfig config) {
+    this.commands = commands;
+    this.script = script;
+    this.config = config;
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:leak}: versioned, so a change of the stored fields can roll out
+   * beside the old keys, and hash-tagged, so a Redis Cluster keeps it in one slot. Provider names
+   * are {@code [A-Za-z0-9._-]}: no braces.
+   */
+  public static String redisKey(String provider) {
+    return "sluice:v1:{" + provider + "}:leak";
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, double ratePerSecond, int wanted, long lookaheadMicros) {
+    requireRate(ratePerSecond);
+    if (wanted < 1 || lookaheadMicros < 0) {
+      throw new IllegalArgumentException("wanted " + wanted + " must be >= 1, lookahead " + lookaheadMicros + " >= 0");
+    }
+    return run(provider, "claim", ratePerSecond, Integer.toString(wanted), Long.toString(lookaheadMicros))
+        .thenApply(RedisLeakyBucket::toSlotClaim);
+  }
+
+  @Override
+  public CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond, long retryAfterMillis,
+      long startedAtMicros) {
+    requireRate(ratePerSecond);
+    if (retryAfterMillis < 0) {
+      throw new IllegalArgumentException("retryAfter must not be negative, not " + retryAfterMillis);
+    }
+    return run(provider, "throttled", ratePerSecond, Long.toString(retryAfterMillis), Long.toString(startedAtMicros))
+        .thenApply(RedisLeakyBucket::toThrottleDecision);
+  }
+
+  /** Script calls made (EVALSHA attempts): one per claim or 429. */
+  public long calls() {
+    return calls.sum();
+  }
+
+  /** Times a node answered NOSCRIPT and the script was sent in full. */
+  public long reloads() {
+    return reloads.sum();
+  }
+
+  private CompletionStage<List<Object>> run(String provider, String mode, double rate, String a, String b) {
+    String[] keys = {redisKey(provider)};
+    String[] args = {
+      mode,
+      Double.toString(rate),
+      Double.toString(config.minRateFactor()),
+      Long.toString(config.recoveryMicros()),
+      a,
+      b
+    };
+    calls.increment();
+    return commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture()
+        .handle((reply, error) -> {
+          if (error == null) {
+            return CompletableFuture.completedFuture(reply);
+          }
+          if (unwrap(error) instanceof RedisNoScriptException) {
+            reloads.increment();
+            return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
+          }
+          return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
+        })
+        .thenCompose(f -> f);
+  }
+
+  static SlotClaim toSlotClaim(List<Object> reply) {
+    return new SlotClaim(
+        Long.parseLong((String) reply.get(1)),
+        ((Long) reply.get(0)).intValue(),
+        Long.parseLong((String) reply.get(2)),
+        Long.parseLong((String) reply.get(3)),
+        Long.parseLong((String) reply.get(4)),
+        Double.parseDouble((String) reply.get(5)));
+  }
+
+  static ThrottleDecision toThrottleDecision(List<Object> reply) {
+    return new ThrottleDecision(
+        Long.parseLong((String) reply.get(1)),
+        ((Long) reply.get(0)) == 1L,
+        Double.parseDouble((String) reply.get(3)),
+        Long.parseLong((String) reply.get(2)));
+  }
+
+  private static void requireRate(double ratePerSecond) {
+    if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+      throw new IllegalArgumentException("rate must be a positive number, not " + ratePerSecond);
+    }
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+  }
+}

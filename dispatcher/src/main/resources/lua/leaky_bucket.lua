@@ -1,0 +1,164 @@
+--[[
+Sluice: one provider's leak, shared by every dispatcher instance, decided atomically.
+
+The model, with worked numbers and the proof of "at most rate*T + 1 calls in any window T", is in
+the class comment of LeakMath.java, which this script follows line by line (a specification table
+runs against both, and the script must agree with LeakMath exactly when fed the script's clock).
+In short: slots are spaced interval = ceil(1e6 / (rate * factor)) microseconds apart; a claim
+takes up to `wanted` slots no later than now + lookahead; a 429 pauses the leak until
+now + Retry-After and halves the factor (not below min_factor), at most once per episode; the
+factor climbs back linearly to 1 over `recovery`.
+
+Why one script: the read of the last slot and the write of the new one must be one step, or two
+instances could both take the same slot. Redis runs a script alone, so the script is the lock.
+
+Why Redis TIME: every instance asks the same clock, so the slots of different instances are on
+one timeline whatever the skew between dispatcher machines. The caller turns a slot into a local
+delay as slot - now_us (both on this clock). The clock never goes back: the stored ts only moves
+forward, and decisions are made as of max(ts, TIME).
+
+KEYS[1]   the provider's hash: sluice:v1:{<provider>}:leak (hash-tagged: one cluster slot)
+ARGV[1]   mode         "claim" or "throttled"
+ARGV[2]   rate         configured calls per second, > 0
+ARGV[3]   min_factor   the deepest cut, in (0, 1]
+ARGV[4]   recovery_us  how long a cut takes to recover fully, microseconds, > 0
+mode claim:
+ARGV[5]   wanted       slots the caller would like, >= 1
+ARGV[6]   lookahead_us how far past now a slot may lie, microseconds, >= 0
+mode throttled:
+ARGV[5]   retry_ms     the provider's Retry-After, milliseconds, >= 0
+ARGV[6]   started_us   when the throttled call was claimed or started, on this clock
+
+Stored fields (all strings of integers, except cf):
+  last     the latest slot ever granted, microseconds since the epoch (absent: none yet)
+  cf       the factor right after the last cut, '%.17g' (absent: 1)
+  cut      when the last cut happened, microseconds (absent: never cut)
+  pause    no slot before this, microseconds (absent: never paused)
+  ts       the latest Redis time seen, microseconds
+
+Returns, mode claim, an array of six:
+  [1] granted      integer: slots granted, 0..wanted
+  [2] now_us       string: the time of the decision, microseconds (max(ts, TIME))
+  [3] first_us     string: the first slot granted (granted = 0: where it would be)
+  [4] interval_us  string: spacing of the slots, microseconds
+  [5] retry_us     string: when a further claim can succeed (never before now)
+  [6] factor       string: the effective rate over the configured one, '%.17g'
+Returns, mode throttled, an array of four:
+  [1] cut          integer: 1 if this report cut the rate, else 0
+  [2] now_us       string: the time of the decision
+  [3] pause_us     string: no slot before this
+  [4] factor       string: the factor in force after this report, '%.17g'
+
+The key expires one second after it stops mattering: once the next slot, the pause and the
+recovery have all passed, an absent key decides exactly as the stored one would.
+]]
+
+local mode = ARGV[1]
+local rate = tonumber(ARGV[2])
+local min_factor = tonumber(ARGV[3])
+local recovery = tonumber(ARGV[4])
+
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+
+local stored = redis.call('HMGET', KEYS[1], 'last', 'cf', 'cut', 'pause', 'ts')
+local last = tonumber(stored[1])
+local cf = tonumber(stored[2]) or 1
+local cut = tonumber(stored[3])
+local pause = tonumber(stored[4])
+local ts = tonumber(stored[5])
+if ts ~= nil and ts > now then
+  now = ts
+end
+
+local function factor_at(at)
+  if cut == nil then
+    return 1
+  end
+  return math.min(1, cf + (at - cut) / recovery * (1 - cf))
+end
+
+local function interval_of(factor)
+  return math.ceil(1000000 / (rate * factor))
+end
+
+local function us(n)
+  return string.format('%.0f', n)
+end
+
+local reply
+local factor = factor_at(now)
+if mode == 'claim' then
+  local wanted = tonumber(ARGV[5])
+  local lookahead = tonumber(ARGV[6])
+  local interval = interval_of(factor)
+  local first = now
+  if last ~= nil and last + interval > first then
+    first = last + interval
+  end
+  if pause ~= nil and pause > first then
+    first = pause
+  end
+  local horizon = now + lookahead
+  local granted = 0
+  if first <= horizon then
+    granted = math.min(wanted, 1 + math.floor((horizon - first) / interval))
+    last = first + (granted - 1) * interval
+  end
+  local next_free = first
+  if granted > 0 then
+    next_free = last + interval
+  end
+  local retry = math.max(now, next_free - lookahead)
+  reply = {granted, us(now), us(first), us(interval), us(retry), string.format('%.17g', factor)}
+elseif mode == 'throttled' then
+  local retry_ms = tonumber(ARGV[5])
+  local started = tonumber(ARGV[6])
+  local resume = now + retry_ms * 1000
+  if pause == nil or resume > pause then
+    pause = resume
+  end
+  local did = 0
+  if cut == nil or started >= cut then
+    cf = math.max(min_factor, factor * 0.5)
+    cut = now
+    factor = cf
+    did = 1
+  end
+  reply = {did, us(now), us(pause), string.format('%.17g', factor)}
+else
+  return redis.error_reply('unknown mode ' .. tostring(mode))
+end
+
+local fields = {'ts', us(now)}
+if last ~= nil then
+  table.insert(fields, 'last')
+  table.insert(fields, us(last))
+end
+if cut ~= nil then
+  table.insert(fields, 'cf')
+  table.insert(fields, string.format('%.17g', cf))
+  table.insert(fields, 'cut')
+  table.insert(fields, us(cut))
+end
+if pause ~= nil then
+  table.insert(fields, 'pause')
+  table.insert(fields, us(pause))
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+
+-- The factor only climbs until the next cut (which rewrites the expiry), so the interval at now
+-- is the longest that can separate `last` from the next slot.
+local matters_until = now
+if last ~= nil then
+  matters_until = math.max(matters_until, last + interval_of(factor_at(now)))
+end
+if pause ~= nil then
+  matters_until = math.max(matters_until, pause)
+end
+if cut ~= nil then
+  matters_until = math.max(matters_until, cut + recovery)
+end
+redis.call('PEXPIRE', KEYS[1], math.ceil((matters_until - now) / 1000) + 1000)
+
+return reply
