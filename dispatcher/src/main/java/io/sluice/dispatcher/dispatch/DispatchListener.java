@@ -8,8 +8,12 @@ import io.sluice.schemas.event.Reason;
  * implementations must be thread-safe and quick. Tenant ids are deliberately absent.
  */
 public interface DispatchListener {
-  /** A call started in a leak slot. {@code slotMicros} is the slot on the leak's clock. */
-  default void callStarted(String provider, String tier, long slotMicros) {}
+  /**
+   * A call started in the leak slot {@code slotMicros} (on the leak's clock), {@code lateNanos}
+   * after the slot's local due time (timer and scheduling delay: what eats into the provider's
+   * burst tolerance).
+   */
+  default void callStarted(String provider, String tier, long slotMicros, long lateNanos) {}
 
   /** A call came back (or failed) after {@code latencyNanos}. */
   default void callEnded(String provider, String tier, ProviderResult result, long latencyNanos) {}

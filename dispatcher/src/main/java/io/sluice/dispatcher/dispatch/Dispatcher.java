@@ -88,6 +88,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final int maxUnsettled;
   private volatile boolean abrupt;
   private volatile boolean consuming;
+  private volatile int assigned;
   private long generation;
   private boolean dirty;
   private long lastCommit;
@@ -182,6 +183,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     return calls;
   }
 
+  /** Partitions of {@code sluice.ready} this instance owns now. */
+  public int assignedPartitions() {
+    return assigned;
+  }
+
   /** True while the consumer loop runs. */
   public boolean isRunning() {
     return consuming;
@@ -268,7 +274,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
-      long slotMicros) {
+      long claimedAtMicros) {
     Instant now = clock.instant();
     Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
         () -> ThreadLocalRandom.current().nextDouble());
@@ -277,14 +283,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
       if (r.throttled()) {
-        lane.throttle(pauseMillis(result, now), slotMicros);
+        lane.throttle(pauseMillis(result, now), claimedAtMicros);
       }
       writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());
       listener.deferred(lane.name(), entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
       if (result instanceof ProviderResult.Answered a && (a.status() == 429 || a.status() == 503)) {
-        lane.throttle(pauseMillis(result, now), slotMicros);
+        lane.throttle(pauseMillis(result, now), claimedAtMicros);
       }
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
       listener.dead(lane.name(), entry.tier(), dead.reason());
@@ -430,6 +436,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (TopicPartition tp : partitions) {
         assignments.put(tp, new Assignment(++generation, new OffsetTracker()));
       }
+      assigned = assignments.size();
     }
 
     @Override
@@ -440,6 +447,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     private void forget(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
       partitions.forEach(assignments::remove);
+      assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition()));
       }

@@ -50,7 +50,13 @@ final class ProviderLane implements AutoCloseable {
 
   /** What the dispatcher does with a call's result: judge it and settle the entry. */
   interface ResultHandler {
-    void handle(ProviderLane lane, DispatchEntry entry, ProviderResult result, long slotMicros);
+    /**
+     * @param claimedAtMicros when the leak granted this call's slot, on the leak's clock: a 429 to
+     *                        a call whose slot was granted before the last rate cut does not cut
+     *                        again (it was spaced at the old rate)
+     */
+    void handle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
+        long claimedAtMicros);
   }
 
   private final String name;
@@ -63,6 +69,16 @@ final class ProviderLane implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final ResultHandler results;
   private final DispatchListener listener;
+  /**
+   * How late a slot may still be used. A timer that stalls (a GC pause, a busy core) would
+   * otherwise fire the slots it held back all at once: a burst at the provider. A slot used at most
+   * {@code tolerance} after its time keeps the calls started in any window {@code T} within
+   * {@code rate * (T + tolerance) + 1}; half an interval makes that {@code rate * T + 1} for every
+   * window of whole intervals. A stale slot is dropped (its event waits for the next one), which
+   * costs throughput only while the process stalls. Floored at 2 ms for very fast providers,
+   * whose intervals are shorter than ordinary timer jitter.
+   */
+  private final long toleranceNanos;
 
   private int inFlight;
   private int pendingSlots;
@@ -90,6 +106,8 @@ final class ProviderLane implements AutoCloseable {
     this.timer = timer;
     this.results = results;
     this.listener = listener;
+    this.toleranceNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(2),
+        (long) (0.5e9 / ratePerSecond));
   }
 
   String name() {
@@ -130,7 +148,7 @@ final class ProviderLane implements AutoCloseable {
    * The provider said "too many": no call from this lane starts within {@code retryAfterMillis},
    * and the shared leak pauses and slows for every instance.
    */
-  void throttle(long retryAfterMillis, long slotMicros) {
+  void throttle(long retryAfterMillis, long claimedAtMicros) {
     long resume = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
     synchronized (this) {
       if (resume - pausedUntilNanos > 0) {
@@ -139,7 +157,7 @@ final class ProviderLane implements AutoCloseable {
     }
     schedule(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
     listener.throttled(name, retryAfterMillis);
-    leak.throttled(name, ratePerSecond, retryAfterMillis, slotMicros).whenComplete((ok, error) -> {
+    leak.throttled(name, ratePerSecond, retryAfterMillis, claimedAtMicros).whenComplete((ok, error) -> {
       if (error != null) {
         LOG.warn("{}: could not share a provider throttle through the leak ({})", name,
             error.toString());
@@ -196,7 +214,9 @@ final class ProviderLane implements AutoCloseable {
       long slot = claim.slotMicros(i);
       long delayNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, slot - claim.nowMicros()))
           - (System.nanoTime() - receivedNanos);
-      schedule(() -> fire(slot), Math.max(0, delayNanos));
+      long claimedAt = claim.nowMicros();
+      long dueNanos = System.nanoTime() + Math.max(0, delayNanos);
+      schedule(() -> fire(slot, claimedAt, dueNanos), Math.max(0, delayNanos));
     }
     if (claim.granted() == 0) {
       long waitNanos = TimeUnit.MICROSECONDS.toNanos(
@@ -228,11 +248,12 @@ final class ProviderLane implements AutoCloseable {
   }
 
   /** A slot is due: send the event the fair queue picks now, if any. */
-  private void fire(long slotMicros) {
+  private void fire(long slotMicros, long claimedAtMicros, long dueNanos) {
     DispatchEntry entry;
     synchronized (this) {
       pendingSlots--;
-      if (closed || System.nanoTime() - pausedUntilNanos < 0) {
+      long now = System.nanoTime();
+      if (closed || now - pausedUntilNanos < 0 || now - dueNanos > toleranceNanos) {
         entry = null;
       } else {
         entry = queue.poll().orElse(null);
@@ -245,8 +266,8 @@ final class ProviderLane implements AutoCloseable {
       kick();
       return;
     }
-    listener.callStarted(name, entry.tier(), slotMicros);
     long started = System.nanoTime();
+    listener.callStarted(name, entry.tier(), slotMicros, started - dueNanos);
     CompletionStage<ProviderResult> call;
     try {
       call = provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
@@ -263,7 +284,7 @@ final class ProviderLane implements AutoCloseable {
       }
       listener.callEnded(name, entry.tier(), r, System.nanoTime() - started);
       try {
-        results.handle(this, entry, r, slotMicros);
+        results.handle(this, entry, r, claimedAtMicros);
       } finally {
         kick();
       }

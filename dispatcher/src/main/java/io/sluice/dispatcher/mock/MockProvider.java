@@ -50,10 +50,20 @@ public final class MockProvider implements AutoCloseable {
   private final double burst;
   private final List<Call> calls = new ArrayList<>();
   private final ArrayDeque<Answer> script = new ArrayDeque<>();
+  private final Map<String, Answer> byPath = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong tooMany = new AtomicLong();
   private volatile long latencyMillis;
   private double tokens;
   private long refilledAt;
+
+  static {
+    // The JDK server leaves Nagle's algorithm on by default: with the client's delayed ACKs an
+    // answer can sit 40 ms in the socket, which a provider standing in for a real one must not
+    // add. Read once, when the server classes load; an explicit setting wins.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
 
   private MockProvider(HttpServer server, double ratePerSecond, double burst,
       Duration latency) {
@@ -63,7 +73,7 @@ public final class MockProvider implements AutoCloseable {
     this.tokens = burst;
     this.refilledAt = System.nanoTime();
     this.latencyMillis = latency.toMillis();
-    this.handlers = Executors.newFixedThreadPool(4, r -> daemon(r, "mock-provider-http"));
+    this.handlers = Executors.newCachedThreadPool(r -> daemon(r, "mock-provider-http"));
     this.delays = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mock-provider-delay"));
     server.setExecutor(handlers);
     server.createContext("/", this::handle);
@@ -104,6 +114,20 @@ public final class MockProvider implements AutoCloseable {
     }
   }
 
+  /** Calls whose path contains {@code fragment} always get this answer (e.g. 404 for "gone/"). */
+  public void answerPaths(String fragment, Answer answer) {
+    byPath.put(fragment, answer);
+  }
+
+  /** Forgets every call and count, and fills the bucket again (e.g. after warming up). */
+  public synchronized void reset() {
+    calls.clear();
+    script.clear();
+    tooMany.set(0);
+    tokens = burst;
+    refilledAt = System.nanoTime();
+  }
+
   /** Every call so far, in arrival order. */
   public synchronized List<Call> calls() {
     return List.copyOf(calls);
@@ -131,6 +155,12 @@ public final class MockProvider implements AutoCloseable {
     Answer answer;
     synchronized (this) {
       answer = script.pollFirst();
+      String path = exchange.getRequestURI().toString();
+      for (Map.Entry<String, Answer> rule : byPath.entrySet()) {
+        if (answer == null && path.contains(rule.getKey())) {
+          answer = rule.getValue();
+        }
+      }
       if (answer == null) {
         answer = admit(atNanos) ? new Answer(200, null) : limited(atNanos);
       }

@@ -1,0 +1,43 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.schemas.config.SluiceConfig;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/** The Kafka clients of one dispatcher instance, configured from the Sluice config. */
+public final class DispatcherClients {
+  private DispatcherClients() {}
+
+  /**
+   * Reads {@code sluice.ready} as a member of the dispatcher group: committed records only (the
+   * gate writes transactionally), offsets committed by the dispatcher itself, never automatically.
+   */
+  public static KafkaConsumer<byte[], byte[]> consumer(SluiceConfig config, String clientId) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, config.dispatcher().groupId());
+    c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+    return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
+  public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
+    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+  }
+}
