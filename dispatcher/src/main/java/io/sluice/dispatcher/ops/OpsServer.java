@@ -1,0 +1,156 @@
+package io.sluice.dispatcher.ops;
+
+import com.codahale.metrics.MetricRegistry;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The operations endpoint of an instance, on the JDK's built-in HTTP server:
+ * <ul>
+ *   <li>{@code GET /metrics}: the registry in Prometheus text format ({@link PrometheusText}),
+ *       {@code Content-Type: text/plain; version=0.0.4}.</li>
+ *   <li>{@code GET /health}: {@link HealthReport} as JSON, HTTP 200 when UP and 503 when DOWN,
+ *       so a load balancer or {@code docker compose} healthcheck can read the status code alone.</li>
+ * </ul>
+ * Anything else is 404; other methods than GET and HEAD are 405.
+ *
+ * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
+ * not hold up a {@code /metrics} scrape. {@link #close()} stops at once (in-flight exchanges are
+ * cut; this is an operations port, not a data path) and shuts the threads down.
+ */
+public final class OpsServer implements AutoCloseable {
+  private static final int THREADS = 2;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private OpsServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /**
+   * Serves on every interface at {@code port} ({@code http.port}; 0 picks a free port, see
+   * {@link #port()}).
+   *
+   * @throws UncheckedIOException if the port cannot be bound (the message names it)
+   */
+  public static OpsServer start(int port, MetricRegistry registry, Health health) {
+    return start(new InetSocketAddress(port), PrometheusText.create(), registry, health::report);
+  }
+
+  /** As {@link #start(int, MetricRegistry, Health)}, with the address, renderer and health source given. */
+  public static OpsServer start(InetSocketAddress address, PrometheusText text, MetricRegistry registry,
+      Supplier<HealthReport> health) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve /metrics and /health on " + address
+          + " (http.port): " + e.getMessage(), e);
+    }
+    ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemonThreads());
+    server.setExecutor(executor);
+    server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
+        "not found: try /metrics or /health\n"));
+    server.createContext("/metrics", guarded(exchange -> {
+      if (exact(exchange, "/metrics")) {
+        respond(exchange, 200, PrometheusText.CONTENT_TYPE, text.render(registry));
+      }
+    }));
+    server.createContext("/health", guarded(exchange -> {
+      if (exact(exchange, "/health")) {
+        HealthReport report = health.get();
+        respond(exchange, report.up() ? 200 : 503, "application/json", report.toJson());
+      }
+    }));
+    server.start();
+    return new OpsServer(server, executor);
+  }
+
+  /** The port actually bound, useful after starting on port 0. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * A context matches every path under it ({@code /metricsfoo} too), so the path is checked here;
+   * answers 404 or 405 itself and returns false when the handler should not run.
+   */
+  private static boolean exact(HttpExchange exchange, String path) throws IOException {
+    if (!exchange.getRequestURI().getPath().equals(path)) {
+      respond(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics or /health\n");
+      return false;
+    }
+    String method = exchange.getRequestMethod();
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+      respond(exchange, 405, "text/plain; charset=utf-8", "method " + method + " not allowed\n");
+      return false;
+    }
+    return true;
+  }
+
+  private static void respond(HttpExchange exchange, int status, String contentType, String body)
+      throws IOException {
+    try (exchange) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", contentType);
+      exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      if (exchange.getRequestMethod().equals("HEAD")) {
+        exchange.sendResponseHeaders(status, -1);
+        return;
+      }
+      exchange.sendResponseHeaders(status, bytes.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  /**
+   * A handler that throws would leave the client with a reset connection and nothing to read;
+   * answer 500 with the reason instead.
+   */
+  private static HttpHandler guarded(HttpHandler handler) {
+    return exchange -> {
+      try {
+        handler.handle(exchange);
+      } catch (RuntimeException e) {
+        respond(exchange, 500, "text/plain; charset=utf-8", "internal error: " + e + "\n");
+      }
+    };
+  }
+
+  private static ThreadFactory daemonThreads() {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, "sluice-ops-http-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}
