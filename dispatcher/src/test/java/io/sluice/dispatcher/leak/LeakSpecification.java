@@ -12,8 +12,9 @@ import java.util.List;
  * {@code startedAgoMillis} before the step's time (the time of the step before, plus the advance).
  *
  * <p>Expected times are exact for the math; against Redis the real time that passes between steps
- * (milliseconds) moves them a little, so the rows keep every decision at least 100 ms away from an
- * edge, and the script is held exactly to the math fed with its own clock instead.
+ * (milliseconds, more on a busy machine) moves them by as much, so the rows keep every decision at
+ * least 500 ms away from an edge, and the script is held exactly to the math fed with its own
+ * clock instead.
  */
 final class LeakSpecification {
   static final LeakConfig CONFIG = new LeakConfig(0.25, 100_000_000);
