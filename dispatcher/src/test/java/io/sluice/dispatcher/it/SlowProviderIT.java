@@ -10,6 +10,8 @@ import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.delay.RelayListener;
+import io.sluice.topology.delay.RelayService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -52,20 +54,20 @@ class SlowProviderIT {
               maxInFlight: 2
               timeout: 5s
               quotas: { std: { capacity: 10, refill: 1/s } }
-          dispatcher: { bufferSize: 20 }
+          dispatcher: { bufferSize: 200 }
           """.formatted(fast, fastMock.url(), slow, slowMock.url()), kafka, redis.uri());
       Topics topics = Pipeline.createTopics(config, kafka, 2);
       List<Ready> events = new ArrayList<>();
       Set<String> fastIds = new HashSet<>();
       for (int i = 0; i < 300; i++) {
-        // One slow event before every third fast one, same tenants, so same partitions.
-        if (i % 3 == 0) {
-          events.add(new Ready("slow" + i, "tenant-" + (i % 4), "std", slow));
-        }
+        // A slow event before every fast one, same tenants, so same partitions.
+        events.add(new Ready("slow" + i, "tenant-" + (i % 4), "std", slow));
         events.add(new Ready("fast" + i, "tenant-" + (i % 4), "std", fast));
         fastIds.add("fast" + i);
       }
       List<AutoCloseable> closing = new ArrayList<>();
+      // Overflow goes round the ladder: the relay brings it back.
+      closing.add(RelayService.start(config, RelayListener.NONE));
       Tally tally = new Tally();
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), tally)) {
@@ -78,7 +80,8 @@ class SlowProviderIT {
         double seconds = (System.nanoTime() - start) / 1e9;
         int slowCalls = slowMock.callCount();
         System.out.printf("slow provider isolation: 300 fast events settled in %.2f s (3 s at "
-                + "100/s) while the slow provider (2 s per call, 2 in flight) took %d calls; "
+                + "100/s; a third of them overflowed a 200-event buffer and came back through the "
+            + "ladder) while the slow provider (2 s per call, 2 in flight) took %d calls; "
                 + "slow events deferred for overflow: %d%n",
             seconds, slowCalls, tally.get("deferred:" + slow + ":overflow"));
         assertTrue(settled.values().stream().allMatch("outcome"::equals), settled.toString());
