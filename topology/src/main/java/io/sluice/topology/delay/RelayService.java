@@ -55,6 +55,11 @@ public final class RelayService implements AutoCloseable {
     return service;
   }
 
+  /** True while the relay's loop runs (false once it stopped, or died). */
+  public boolean isRunning() {
+    return thread.isAlive();
+  }
+
   @Override
   public void close() {
     relay.close();

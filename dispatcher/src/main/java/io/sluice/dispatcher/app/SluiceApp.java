@@ -1,0 +1,158 @@
+package io.sluice.dispatcher.app;
+
+import com.codahale.metrics.MetricRegistry;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.sluice.dispatcher.dispatch.DispatcherService;
+import io.sluice.dispatcher.ops.Health;
+import io.sluice.dispatcher.ops.HealthCheck;
+import io.sluice.dispatcher.ops.JmxExposure;
+import io.sluice.dispatcher.ops.KafkaReachability;
+import io.sluice.dispatcher.ops.OpsServer;
+import io.sluice.dispatcher.ops.RedisReachability;
+import io.sluice.dispatcher.ops.RoleStatus;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.topology.delay.RelayService;
+import io.sluice.topology.gate.Gate;
+import io.sluice.topology.redis.RedisConnection;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.streams.KafkaStreams;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running application: the roles asked for, their metrics, JMX and the {@code /metrics} and
+ * {@code /health} endpoint. Closing stops the dispatcher first (its calls in flight finish and are
+ * committed), then the relay, then the gate, so work moves downstream and nothing is cut mid-way.
+ */
+public final class SluiceApp implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceApp.class);
+
+  /** The roles of one jar. */
+  public enum Role { GATE, RELAY, DISPATCHER }
+
+  private final List<AutoCloseable> stopOrder = new ArrayList<>();
+  private final SluiceMetrics metrics;
+  private Gate gate;
+  private RelayService relay;
+  private DispatcherService dispatcher;
+  private OpsServer ops;
+
+  private SluiceApp(SluiceMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /**
+   * Checks the servers and topics, then starts the roles.
+   *
+   * @param providers in-process providers by name; null for HTTP providers from the config
+   * @param httpPort  where to serve /metrics and /health; negative for no endpoint
+   * @throws Preflight.Unreachable when Kafka or Redis does not answer, or topics are missing
+   */
+  public static SluiceApp start(SluiceConfig config, Set<Role> roles,
+      Map<String, Provider> providers, MetricRegistry registry, int httpPort) {
+    Preflight.kafka(config);
+    Preflight.redis(config);
+    try (TopicAdmin admin = new TopicAdmin(config)) {
+      Set<String> missing = admin.missing();
+      if (!missing.isEmpty()) {
+        throw new Preflight.Unreachable("Kafka at " + config.kafka().bootstrap()
+            + " lacks Sluice's topics " + missing + ".\n  Create them with `java -jar "
+            + "dispatcher/target/sluice.jar topics create --config FILE`.");
+      }
+    } catch (Preflight.Unreachable e) {
+      throw e;
+    } catch (Exception e) {
+      throw new Preflight.Unreachable("could not list Kafka's topics: " + e.getMessage());
+    }
+    SluiceApp app = new SluiceApp(new SluiceMetrics(registry));
+    try {
+      app.startRoles(config, EnumSet.copyOf(roles), providers, httpPort);
+    } catch (RuntimeException e) {
+      app.close();
+      throw e;
+    }
+    return app;
+  }
+
+  private void startRoles(SluiceConfig config, Set<Role> roles, Map<String, Provider> providers,
+      int httpPort) {
+    // Stopped in the reverse order of this list: dispatcher, relay, gate, then the endpoint.
+    JmxExposure jmx = JmxExposure.start(metrics.registry());
+    stopOrder.add(jmx);
+    Map<String, Supplier<RoleStatus>> states = new LinkedHashMap<>();
+    if (roles.contains(Role.GATE)) {
+      gate = Gate.start(config, metrics, Map.of());
+      stopOrder.add(gate);
+      states.put("gate", () -> {
+        KafkaStreams.State s = gate.streams().state();
+        return s.isRunningOrRebalancing() || s == KafkaStreams.State.CREATED
+            ? RoleStatus.healthy(s.name()) : RoleStatus.unhealthy(s.name());
+      });
+    }
+    if (roles.contains(Role.RELAY)) {
+      relay = RelayService.start(config, metrics);
+      stopOrder.add(relay);
+      states.put("relay", () -> relay.isRunning()
+          ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED"));
+    }
+    if (roles.contains(Role.DISPATCHER)) {
+      dispatcher = providers == null ? DispatcherService.start(config, metrics)
+          : DispatcherService.start(config, providers, metrics);
+      stopOrder.add(dispatcher);
+      states.put("dispatcher", () -> dispatcher.dispatcher().isRunning()
+          ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED"));
+      for (String provider : config.providers().keySet()) {
+        metrics.gauge(() -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
+            "sluice_dispatch_buffered", "provider", provider);
+        metrics.gauge(() -> dispatcher.dispatcher().inFlight().getOrDefault(provider, 0),
+            "sluice_dispatch_in_flight", "provider", provider);
+        double rate = config.providers().get(provider).rate().perSecond();
+        metrics.gauge(() -> rate, "sluice_dispatch_configured_rate", "provider", provider);
+      }
+    }
+    if (httpPort >= 0) {
+      KafkaReachability kafka = KafkaReachability.of(config.kafka().bootstrap());
+      stopOrder.add(0, kafka);
+      RedisConnection redis = RedisConnection.open(config.redis());
+      stopOrder.add(0, redis);
+      List<HealthCheck> checks = List.of(kafka,
+          RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands()));
+      ops = OpsServer.start(httpPort, metrics.registry(), new Health(checks, states));
+      stopOrder.add(1, ops);
+      LOG.info("sluice: /metrics and /health on port {}", ops.port());
+    }
+  }
+
+  public SluiceMetrics metrics() {
+    return metrics;
+  }
+
+  /** The port of /metrics and /health, or -1 when not served. */
+  public int httpPort() {
+    return ops == null ? -1 : ops.port();
+  }
+
+  public DispatcherService dispatcher() {
+    return dispatcher;
+  }
+
+  @Override
+  public void close() {
+    for (int i = stopOrder.size() - 1; i >= 0; i--) {
+      try {
+        stopOrder.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("sluice: stopping {} failed ({})", stopOrder.get(i).getClass().getSimpleName(),
+            e.toString());
+      }
+    }
+    stopOrder.clear();
+  }
+}

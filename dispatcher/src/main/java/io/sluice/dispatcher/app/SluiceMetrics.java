@@ -1,0 +1,187 @@
+package io.sluice.dispatcher.app;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Timer;
+import io.sluice.dispatcher.dispatch.DispatchListener;
+import io.sluice.dispatcher.ops.MetricNames;
+import io.sluice.dispatcher.ops.SummingTimer;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.schemas.event.Reason;
+import io.sluice.topology.delay.RelayListener;
+import io.sluice.topology.gate.GateListener;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Every role's events as Dropwizard metrics, named {@code sluice_<role>_<what>} with labels for
+ * provider, tier and reason (see {@code docs/operations.md}). Tenant ids never appear: a tenant
+ * count is unbounded, and a metric per tenant would grow the registry (and Prometheus) without
+ * limit. Thread-safe: the registry's get-or-create is.
+ */
+public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
+  private final MetricRegistry registry;
+
+  public SluiceMetrics(MetricRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MetricRegistry registry() {
+    return registry;
+  }
+
+  private Counter counter(String base, String... labels) {
+    return registry.counter(MetricNames.name(base, labels));
+  }
+
+  private Timer timer(String base, String... labels) {
+    return registry.timer(MetricNames.name(base, labels), SummingTimer::new);
+  }
+
+  /** Registers a gauge once (later calls with the same name keep the first). */
+  public void gauge(Supplier<Number> value, String base, String... labels) {
+    String name = MetricNames.name(base, labels);
+    if (!registry.getGauges().containsKey(name)) {
+      registry.register(name, (Gauge<Number>) value::get);
+    }
+  }
+
+  private static String t(String tier) {
+    return tier == null || tier.isEmpty() ? "none" : tier;
+  }
+
+  private static String p(String provider) {
+    return provider == null ? "none" : provider;
+  }
+
+  // ---- gate
+
+  @Override
+  public void decided(String provider, String tier) {
+    counter("sluice_gate_decisions", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void redisCall(String provider, long nanos) {
+    timer("sluice_gate_redis_script_seconds", "provider", p(provider))
+        .update(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void admitted(String provider, String tier, int cost) {
+    counter("sluice_gate_admitted", "provider", p(provider), "tier", t(tier)).inc();
+    counter("sluice_gate_admitted_cost", "provider", p(provider), "tier", t(tier)).inc(cost);
+  }
+
+  @Override
+  public void deferred(String provider, String tier, Reason reason, boolean paid) {
+    counter("sluice_gate_deferred", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code(), "paid", String.valueOf(paid)).inc();
+  }
+
+  @Override
+  public void dead(Reason reason) {
+    counter("sluice_gate_dead", "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void shadowWouldDefer(String provider, String tier) {
+    counter("sluice_gate_shadow_would_defer", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void redisFallback(String provider, RedisDownPolicy policy) {
+    counter("sluice_gate_redis_fallback", "provider", p(provider),
+        "policy", policy.name().toLowerCase()).inc();
+  }
+
+  // ---- relay
+
+  @Override
+  public void released(String returnTo, long lateMillis) {
+    timer("sluice_relay_lateness_seconds").update(lateMillis, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void hopped(String fromTopic, String toTopic) {
+    counter("sluice_relay_hops").inc();
+  }
+
+  @Override
+  public void deadLettered(String detail) {
+    counter("sluice_relay_dead").inc();
+  }
+
+  // ---- dispatcher
+
+  @Override
+  public void callStarted(String provider, String tier, long slotMicros, long lateNanos) {
+    counter("sluice_dispatch_calls", "provider", p(provider), "tier", t(tier)).inc();
+    timer("sluice_dispatch_slot_lateness_seconds", "provider", p(provider))
+        .update(lateNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void callEnded(String provider, String tier, ProviderResult result, long latencyNanos) {
+    String status;
+    if (result instanceof ProviderResult.Answered a) {
+      status = (a.status() / 100) + "xx";
+    } else if (result instanceof ProviderResult.TimedOut) {
+      status = "timeout";
+    } else {
+      status = "connect_error";
+    }
+    counter("sluice_dispatch_responses", "provider", p(provider), "status", status).inc();
+    if (result instanceof ProviderResult.Answered a && a.status() == 429) {
+      counter("sluice_dispatch_provider_429", "provider", p(provider)).inc();
+    }
+    timer("sluice_dispatch_provider_latency_seconds", "provider", p(provider))
+        .update(latencyNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void delivered(String provider, String tier) {
+    counter("sluice_dispatch_delivered", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void deferred(String provider, String tier, Reason reason) {
+    counter("sluice_dispatch_deferred", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void dead(String provider, String tier, Reason reason) {
+    counter("sluice_dispatch_dead", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void throttled(String provider, long retryAfterMillis) {
+    counter("sluice_dispatch_throttled", "provider", p(provider)).inc();
+  }
+
+  @Override
+  public void leakUnavailable(String provider, Throwable cause) {
+    counter("sluice_dispatch_leak_unavailable", "provider", p(provider)).inc();
+  }
+
+  /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */
+  public long count(String base, String... labels) {
+    Counter c = registry.getCounters().get(MetricNames.name(base, labels));
+    return c == null ? 0 : c.getCount();
+  }
+
+  /** The sum over every label set of a counter family. */
+  public long sum(String base) {
+    long total = 0;
+    for (var e : registry.getCounters().entrySet()) {
+      if (e.getKey().equals(base) || e.getKey().startsWith(base + "{")) {
+        total += e.getValue().getCount();
+      }
+    }
+    return total;
+  }
+}

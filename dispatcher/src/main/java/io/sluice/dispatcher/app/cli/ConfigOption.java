@@ -1,0 +1,18 @@
+package io.sluice.dispatcher.app.cli;
+
+import io.sluice.schemas.config.ConfigLoader;
+import io.sluice.schemas.config.SluiceConfig;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The {@code --config FILE} option every server command shares, with SLUICE_* overrides. */
+final class ConfigOption {
+  @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
+      description = "The YAML configuration (see the README); SLUICE_A__B environment variables "
+          + "override its fields.")
+  Path file;
+
+  SluiceConfig load() {
+    return ConfigLoader.load(file, System.getenv());
+  }
+}

@@ -1,0 +1,58 @@
+package io.sluice.dispatcher.app.cli;
+
+import com.codahale.metrics.MetricRegistry;
+import io.sluice.dispatcher.app.SluiceApp;
+import io.sluice.schemas.config.SluiceConfig;
+import java.util.EnumSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code sluice gate|relay|dispatch}: one role each, to scale them separately. */
+final class RoleCommands {
+  private RoleCommands() {}
+
+  static Integer run(SluiceConfig config, EnumSet<SluiceApp.Role> roles, String what)
+      throws Exception {
+    SluiceApp app = SluiceApp.start(config, roles, null, new MetricRegistry(),
+        config.http().port());
+    Lifecycle.runUntilStopped(app, what);
+    return 0;
+  }
+
+  @Command(name = "gate", mixinStandardHelpOptions = true,
+      description = "Run the gate only (Kafka Streams; instances share gate.applicationId).")
+  static final class GateCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOption config;
+
+    @Override
+    public Integer call() throws Exception {
+      return run(config.load(), EnumSet.of(SluiceApp.Role.GATE), "the gate");
+    }
+  }
+
+  @Command(name = "relay", mixinStandardHelpOptions = true,
+      description = "Run the relay only (the delay ladder's waiting room).")
+  static final class RelayCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOption config;
+
+    @Override
+    public Integer call() throws Exception {
+      return run(config.load(), EnumSet.of(SluiceApp.Role.RELAY), "the relay");
+    }
+  }
+
+  @Command(name = "dispatch", mixinStandardHelpOptions = true,
+      description = "Run the dispatcher only (calls providers at their leak rate).")
+  static final class DispatchCommand implements Callable<Integer> {
+    @Mixin
+    ConfigOption config;
+
+    @Override
+    public Integer call() throws Exception {
+      return run(config.load(), EnumSet.of(SluiceApp.Role.DISPATCHER), "the dispatcher");
+    }
+  }
+}

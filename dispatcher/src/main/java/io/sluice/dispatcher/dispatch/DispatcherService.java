@@ -1,0 +1,102 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.leak.FailoverLeakyBucket;
+import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.RedisLeakyBucket;
+import io.sluice.dispatcher.provider.HttpProvider;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.limiter.RedisCircuit;
+import io.sluice.topology.redis.RedisConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatcher role as the application runs it: HTTP providers from the configuration, the
+ * leak in Redis with each provider's onRedisDown policy behind a circuit breaker, and the
+ * consumer loop on its own thread.
+ */
+public final class DispatcherService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DispatcherService.class);
+
+  private final Dispatcher dispatcher;
+  private final Thread thread;
+  private final RedisConnection redis;
+
+  private DispatcherService(Dispatcher dispatcher, RedisConnection redis) {
+    this.dispatcher = dispatcher;
+    this.redis = redis;
+    this.thread = new Thread(dispatcher, "sluice-dispatcher");
+  }
+
+  /** Starts with one {@link HttpProvider} per configured provider. */
+  public static DispatcherService start(SluiceConfig config, DispatchListener listener) {
+    Map<String, Provider> providers = new HashMap<>();
+    config.providers().forEach((name, p) ->
+        providers.put(name, new HttpProvider(p, HttpProvider.defaultClient(p.timeout()))));
+    return start(config, providers, listener);
+  }
+
+  /** Starts with the given providers (an in-process job handler, for example). */
+  public static DispatcherService start(SluiceConfig config, Map<String, Provider> providers,
+      DispatchListener listener) {
+    RedisConnection redis = RedisConnection.open(config.redis());
+    String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
+    KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    int readyPartitions = Math.max(1, consumer.partitionsFor(topics.ready(),
+        Duration.ofSeconds(10)).size());
+    LeakConfig leakConfig = LeakConfig.of(config.dispatcher());
+    Map<String, RedisDownPolicy> policies = new HashMap<>();
+    config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));
+    Dispatcher[] self = new Dispatcher[1];
+    RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> {
+      if (state == RedisCircuit.State.OPEN) {
+        LOG.warn("dispatcher: the leak in Redis does not answer; each provider's onRedisDown "
+            + "policy applies until it does");
+      } else if (state == RedisCircuit.State.CLOSED) {
+        LOG.warn("dispatcher: the leak in Redis answers again");
+      }
+    });
+    FailoverLeakyBucket leak = new FailoverLeakyBucket(
+        new RedisLeakyBucket(redis.commands(), leakConfig),
+        new LocalLeakyBucket(leakConfig, 1), policies, circuit,
+        // Instances sharing the rate, estimated from the share of partitions this one owns.
+        () -> {
+          int mine = self[0] == null ? 0 : self[0].assignedPartitions();
+          return mine == 0 ? 1 : (int) Math.ceil(readyPartitions / (double) mine);
+        });
+    Dispatcher dispatcher = new Dispatcher(config, consumer,
+        DispatcherClients.producer(config, clientId), providers, leak, Clock.systemUTC(),
+        listener);
+    self[0] = dispatcher;
+    DispatcherService service = new DispatcherService(dispatcher, redis);
+    service.thread.start();
+    return service;
+  }
+
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+
+  @Override
+  public void close() {
+    dispatcher.close();
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    redis.close();
+  }
+}
