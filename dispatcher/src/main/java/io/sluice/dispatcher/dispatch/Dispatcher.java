@@ -254,12 +254,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /**
    * The buffer is full and this entry would be served last: it goes round the ladder and comes
-   * back when the buffer has had time to drain ({@code bufferSize / rate}, at least the smallest
-   * step). Not an attempt: the provider never saw it.
+   * back when the buffer has had time to drain ({@code bufferSize} over what the lane achieves,
+   * at least the smallest step). Not an attempt: the provider never saw it.
    */
   private void overflow(ProviderLane lane, DispatchEntry entry) {
     long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
-        / lane.ratePerSecond());
+        / lane.drainPerSecond());
     long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
     writer.defer(entry, Reason.OVERFLOW,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()

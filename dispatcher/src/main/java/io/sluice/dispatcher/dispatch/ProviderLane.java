@@ -82,6 +82,8 @@ final class ProviderLane implements AutoCloseable {
 
   private int inFlight;
   private int pendingSlots;
+  /** Moving average of call latency (weight 1/16 per call), 0 until a call has come back. */
+  private double latencyNanos;
   private boolean claiming;
   private boolean closed;
   /** System.nanoTime before which no call starts (the provider's Retry-After, as seen here). */
@@ -114,10 +116,6 @@ final class ProviderLane implements AutoCloseable {
     return name;
   }
 
-  double ratePerSecond() {
-    return ratePerSecond;
-  }
-
   /**
    * Queues an entry. When the buffer is full, returns the entry the fair queue would serve last
    * (possibly this one), which the caller defers through the ladder.
@@ -134,6 +132,18 @@ final class ProviderLane implements AutoCloseable {
   /** Drops queued entries (of revoked partitions); their calls have not started. */
   synchronized List<DispatchEntry> drop(Predicate<DispatchEntry> which) {
     return queue.removeIf(which);
+  }
+
+  /**
+   * How fast this lane can empty its buffer: the leak rate, or fewer when calls are slow enough
+   * that {@code maxInFlight} binds first ({@code maxInFlight / latency}). A provider whose calls
+   * take 2 s with 2 in flight drains 1 event a second whatever its configured rate.
+   */
+  synchronized double drainPerSecond() {
+    if (latencyNanos <= 0) {
+      return ratePerSecond;
+    }
+    return Math.min(ratePerSecond, maxInFlight * 1e9 / latencyNanos);
   }
 
   synchronized int queued() {
@@ -279,10 +289,12 @@ final class ProviderLane implements AutoCloseable {
     call.whenComplete((result, error) -> {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
+      long latency = System.nanoTime() - started;
       synchronized (this) {
         inFlight--;
+        latencyNanos = latencyNanos == 0 ? latency : latencyNanos + (latency - latencyNanos) / 16;
       }
-      listener.callEnded(name, entry.tier(), r, System.nanoTime() - started);
+      listener.callEnded(name, entry.tier(), r, latency);
       try {
         results.handle(this, entry, r, claimedAtMicros);
       } finally {
