@@ -35,7 +35,9 @@ public final class Produce {
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.LINGER_MS_CONFIG, 5),
+        ProducerConfig.LINGER_MS_CONFIG, 5,
+        // KAFKA-15591: see DispatcherClients.producer.
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
         new ByteArraySerializer(), new ByteArraySerializer())) {
       List<Future<RecordMetadata>> acks = new ArrayList<>();
       long sent = 0;

@@ -38,6 +38,12 @@ public final class DispatcherClients {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
+    // KAFKA-15591 (fixed after the 4.3 clients): an idempotent producer with several requests in
+    // flight to a partition whose leader it just learned can have its first batch refused with
+    // NOT_LEADER_OR_FOLLOWER, the next appended, and the first then retried with
+    // OUT_OF_ORDER_SEQUENCE_NUMBER until it times out. One request in flight per connection
+    // cannot reorder; batching (linger) keeps the throughput the dispatcher needs.
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 }

@@ -38,10 +38,11 @@ class LeakPrecisionIT {
   @Test
   @DisplayName("two dispatchers at a 50/s provider: <= rate*T+1 per window, >= 95% of rate, no 429")
   void twoInstancesShareOneLeak(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    // Burst 5: the provider tolerates 80 ms of jitter between our starting a call and its
-    // arrival, as real rate limits do. What the dispatcher controls, when calls start, is held to
-    // the exact bound below.
-    try (MockProvider mock = MockProvider.start(RATE, 5, Duration.ZERO)) {
+    // Burst 10: the provider tolerates 180 ms of jitter between our starting a call and its
+    // arrival, as real rate limits do; on 2 busy cores the loopback HTTP transit alone reaches
+    // 150 ms at times (measured, printed below). What the dispatcher controls, when calls start,
+    // is held to the exact bound below.
+    try (MockProvider mock = MockProvider.start(RATE, 10, Duration.ZERO)) {
       String provider = Providers.uniqueName("leak");
       SluiceConfig config = Pipeline.config("""
           ladder: [1s, 5s]

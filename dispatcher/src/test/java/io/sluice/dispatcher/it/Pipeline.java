@@ -80,7 +80,10 @@ final class Pipeline {
     return new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
         ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.LINGER_MS_CONFIG, 5),
+        ProducerConfig.LINGER_MS_CONFIG, 5,
+        // KAFKA-15591: an idempotent producer with several requests in flight to a topic created
+        // a moment ago can be stuck retrying OUT_OF_ORDER_SEQUENCE_NUMBER for 120 s.
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
         new ByteArraySerializer(), new ByteArraySerializer());
   }
 

@@ -34,7 +34,9 @@ final class LoadGenerator implements Runnable {
     this.producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.LINGER_MS_CONFIG, 5),
+        ProducerConfig.LINGER_MS_CONFIG, 5,
+        // KAFKA-15591: see DispatcherClients.producer.
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
         new ByteArraySerializer(), new ByteArraySerializer());
   }
 
