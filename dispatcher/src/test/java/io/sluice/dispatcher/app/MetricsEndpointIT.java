@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -139,7 +140,7 @@ class MetricsEndpointIT {
     List<String> tenantLabels = new ArrayList<>();
     for (Family f : metrics.families()) {
       for (Sample s : f.samples()) {
-        s.labels().keySet().stream().filter(l -> l.toLowerCase(java.util.Locale.ROOT).contains("tenant"))
+        s.labels().keySet().stream().filter(l -> l.toLowerCase(Locale.ROOT).contains("tenant"))
             .forEach(l -> tenantLabels.add(s.name() + " " + l));
       }
     }
