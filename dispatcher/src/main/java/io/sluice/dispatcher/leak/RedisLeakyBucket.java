@@ -1,11 +1,8 @@
 package io.sluice.dispatcher.leak;
 
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
+import io.sluice.topology.redis.LuaScript;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -20,7 +17,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RedisLeakyBucket implements LeakyBucket {
   private final RedisScriptingAsyncCommands<String, String> commands;
-  private final LeakyBucketScript script;
+  private final LuaScript script;
   private final LeakConfig config;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
@@ -29,7 +26,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
     this(commands, LeakyBucketScript.load(), config);
   }
 
-  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakyBucketScript script,
+  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LuaScript script,
       LeakConfig config) {
     this.commands = commands;
     this.script = script;
@@ -87,18 +84,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
       b
     };
     calls.increment();
-    return commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture()
-        .handle((reply, error) -> {
-          if (error == null) {
-            return CompletableFuture.completedFuture(reply);
-          }
-          if (unwrap(error) instanceof RedisNoScriptException) {
-            reloads.increment();
-            return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-          }
-          return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
-        })
-        .thenCompose(f -> f);
+    return script.run(commands, keys, args, reloads::increment);
   }
 
   static SlotClaim toSlotClaim(List<Object> reply) {
@@ -125,7 +111,4 @@ public final class RedisLeakyBucket implements LeakyBucket {
     }
   }
 
-  private static Throwable unwrap(Throwable t) {
-    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-  }
 }

@@ -1,11 +1,8 @@
 package io.sluice.topology.limiter;
 
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
+import io.sluice.topology.redis.LuaScript;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -20,11 +17,11 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class LettuceTokenBucketStore implements TokenBucketStore {
   private final RedisScriptingAsyncCommands<String, String> commands;
-  private final TokenBucketScript script;
+  private final LuaScript script;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
 
-  public LettuceTokenBucketStore(RedisScriptingAsyncCommands<String, String> commands, TokenBucketScript script) {
+  public LettuceTokenBucketStore(RedisScriptingAsyncCommands<String, String> commands, LuaScript script) {
     this.commands = commands;
     this.script = script;
   }
@@ -41,20 +38,7 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       request.holder() ? "1" : "0"
     };
     calls.increment();
-    CompletableFuture<List<Object>> first =
-        commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-    return first
-        .handle((reply, error) -> {
-          if (error == null) {
-            return CompletableFuture.completedFuture(reply);
-          }
-          if (unwrap(error) instanceof RedisNoScriptException) {
-            reloads.increment();
-            return commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args).toCompletableFuture();
-          }
-          return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
-        })
-        .thenCompose(f -> f)
+    return script.run(commands, keys, args, reloads::increment)
         .thenApply(LettuceTokenBucketStore::toAcquisition);
   }
 
@@ -76,7 +60,4 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
         Long.parseLong((String) reply.get(3)));
   }
 
-  private static Throwable unwrap(Throwable t) {
-    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-  }
 }

@@ -1,39 +1,14 @@
 package io.sluice.topology.limiter;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import io.sluice.topology.redis.LuaScript;
 
-/**
- * The text of {@code lua/token_bucket.lua} and its SHA-1, computed locally once: the gate calls
- * EVALSHA with it and sends the text only when a Redis node answers NOSCRIPT (after a restart, a
- * failover or SCRIPT FLUSH).
- */
-public record TokenBucketScript(String text, String sha) {
+/** The gate's token-bucket script, {@code lua/token_bucket.lua} (its header documents it). */
+public final class TokenBucketScript {
   public static final String RESOURCE = "/lua/token_bucket.lua";
 
-  public static TokenBucketScript load() {
-    try (InputStream in = TokenBucketScript.class.getResourceAsStream(RESOURCE)) {
-      if (in == null) {
-        throw new IllegalStateException("missing resource " + RESOURCE);
-      }
-      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      return new TokenBucketScript(text, sha1(text));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
+  private TokenBucketScript() {}
 
-  static String sha1(String text) {
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-1");
-      return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+  public static LuaScript load() {
+    return LuaScript.load(RESOURCE);
   }
 }
