@@ -1,6 +1,5 @@
 package io.sluice.dispatcher.app.cli;
 
-import com.codahale.metrics.MetricRegistry;
 import io.sluice.dispatcher.app.SluiceApp;
 import java.util.EnumSet;
 import java.util.concurrent.Callable;

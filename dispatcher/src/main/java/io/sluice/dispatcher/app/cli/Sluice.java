@@ -40,11 +40,6 @@ public final class Sluice {
         commandLine.getErr().println(e.getMessage());
         return UNREACHABLE;
       }
-      if (e instanceof IllegalStateException && e.getMessage() != null
-          && e.getMessage().contains("Redis")) {
-        commandLine.getErr().println(e.getMessage());
-        return UNREACHABLE;
-      }
       throw e;
     });
     return cli.execute(args);
