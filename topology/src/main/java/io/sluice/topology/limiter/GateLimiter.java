@@ -21,6 +21,16 @@ public final class GateLimiter {
   /** The most buckets whose lease and demand one task remembers (least recently used go first). */
   static final int MAX_REMEMBERED = 50_000;
 
+  /*
+   * A lease is sized for leaseTarget of the tenant's demand. Its units may be handed out for twice
+   * that (demand wobbles), and the bucket holds it for three times that: the third leaves the
+   * holder time to release the unused units with its next request (a tenant busy enough to get a
+   * lease sends one within about leaseTarget), and keeps the end of use well clear of the end of
+   * the hold whatever the round trip.
+   */
+  static final long USE_FACTOR = 2;
+  static final long HOLD_FACTOR = 3;
+
   /** Told of every round trip to the store, with its duration. */
   public interface StoreCallListener {
     void called(BucketKey key, long nanos);
@@ -34,6 +44,8 @@ public final class GateLimiter {
   private final long timeoutNanos;
   private final double leaseTargetSeconds;
   private final int maxLease;
+  private final long useMicros;
+  private final long holdMicros;
   private final Map<BucketKey, Remembered> buckets =
       new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
@@ -64,6 +76,9 @@ public final class GateLimiter {
     this.timeoutNanos = timeout.toNanos();
     this.leaseTargetSeconds = leaseTarget.toNanos() / 1e9;
     this.maxLease = maxLease;
+    long target = Math.max(1, leaseTarget.toNanos() / 1000);
+    this.useMicros = USE_FACTOR * target;
+    this.holdMicros = HOLD_FACTOR * target;
   }
 
   /**
@@ -82,18 +97,22 @@ public final class GateLimiter {
       if (slot != null) {
         return toDecision(slot);
       }
-      r.lease = null;
     }
 
     if (!circuit.allow(wallMillis.getAsLong())) {
       return new LimiterDecision.Unavailable("circuit open after a Redis failure");
     }
-    int want = holder ? cost : cost + r.demand.extraUnits(leaseTargetSeconds, maxLease);
+    int extra = holder ? 0 : r.demand.extraUnits(leaseTargetSeconds, maxLease);
+    AcquireRequest request = new AcquireRequest(cost + extra, cost, holder, extra > 0 ? holdMicros : 0, null);
+    // The lease in hand is done with: this request gives its unused units back.
+    if (r.lease != null) {
+      request = request.releasing(r.lease.release(now));
+      r.lease = null;
+    }
     Acquisition acquisition;
     long sent = nanoTime.getAsLong();
     try {
-      CompletableFuture<Acquisition> f =
-          store.acquire(key, spec, new AcquireRequest(want, cost, holder)).toCompletableFuture();
+      CompletableFuture<Acquisition> f = store.acquire(key, spec, request).toCompletableFuture();
       acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -111,8 +130,8 @@ public final class GateLimiter {
       return new LimiterDecision.Queued(
           LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
     }
-    Lease lease = new Lease(spec, acquisition, sent, received);
-    Lease.Slot slot = lease.takeAtGrant(cost);
+    Lease lease = new Lease(spec, acquisition, cost, useMicros, sent, received);
+    Lease.Slot slot = lease.takeAtGrant();
     r.lease = lease.remaining() > 0 ? lease : null;
     return toDecision(slot);
   }
