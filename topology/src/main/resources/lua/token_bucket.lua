@@ -22,6 +22,13 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   deferred unpaid is gated at most twice. Units a ticket holder takes may sit past the horizon by
   at most the lateness of its return; that only delays later events (stricter, never looser).
 
+Places in line (the over-limit cache):
+  When an event is queued, the caller may take more places in line than its need (want units of
+  line, not need): later events of the same bucket at that instance take the following places
+  locally, each at its exact turn, without a round trip. They come back as ticket holders like
+  any queued event. Places are only a schedule for unpaid events: they charge nothing, so they
+  cannot over-admit; unused ones are given back when the line still ends with them.
+
 Leases (why the bucket knows about them):
   A caller may take units beyond its event's need and hand them out later, one event at a time,
   so that a busy tenant costs one round trip per lease rather than one per event. A unit charged
@@ -52,6 +59,10 @@ ARGV[6]   holder       "1" when the event holds a ticket, else "0"
 ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need)
 ARGV[8]   release      a lease to release first: "id deadline_us units used", or "" for none.
                        It is released only if the bucket still holds exactly that lease.
+ARGV[9]   places       places in line to give back first: "line_end_us unused", or "" for none.
+                       They are given back only if the line still ends at line_end_us (nobody
+                       queued behind them); otherwise they stay as a gap, which only delays later
+                       events (stricter, never looser).
 
 Stored fields (all strings):
   tokens   the level after the last update (may be negative)
@@ -63,13 +74,15 @@ Stored fields (all strings):
   sweep    no lease ends before this time (a lower bound; absent when held is 0)
   hold_end no lease ends after this time (absent when held is 0)
 
-Returns an array of six:
+Returns an array of seven:
   [1] granted      integer: units charged (0: none, see [4])
   [2] level        string: the level before this charge, after refill and release (a decimal)
   [3] now_us       string: the Redis time of the decision, microseconds
   [4] ticket_us    string: when granted = 0, how long from now until the event's turn; else "0"
   [5] lease_id     integer: the id of the lease of granted - need units, 0 when there is none
   [6] lease_end    string: that lease's deadline, microseconds ("0" when there is none)
+  [7] line_end     string: when the event was queued, the end of the line after its places, as
+                   stored (microseconds); else "0"
 
 The key expires once every lease has ended, the bucket would be full again and its line has
 passed (plus a second): an expired key reads as a full bucket with no leases, exactly what it would
@@ -84,6 +97,8 @@ local horizon = tonumber(ARGV[5])
 local holder = ARGV[6] == '1'
 local hold = tonumber(ARGV[7])
 local release = ARGV[8]
+local places = ARGV[9]
+local us_per_unit = 1000000 / refill
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -151,8 +166,15 @@ if release ~= '' then
   end
 end
 
+-- Places the caller did not use, if the line still ends with them.
+if places ~= '' then
+  local line_end, unused = string.match(places, '^(%d+) (%d+)$')
+  if stored[3] == line_end then
+    line = line - tonumber(unused) * us_per_unit
+  end
+end
+
 local before = level
-local us_per_unit = 1000000 / refill
 
 -- The most units whose due time is within the horizon: j <= level + refill * horizon.
 -- The epsilon absorbs the rounding of the division so an exact fit is a fit.
@@ -170,7 +192,7 @@ else
   -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.
   local open = now + (need - level) * us_per_unit - horizon
   local turn = math.max(open, line)
-  line = turn + need * us_per_unit
+  line = turn + want * us_per_unit
   ticket = math.ceil(turn - now)
 end
 level = level - granted
@@ -190,9 +212,16 @@ if granted > need then
 end
 
 local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts), 'seq', string.format('%d', seq)}
+local line_end = '0'
 if line > now then
+  line_end = string.format('%.0f', line)
   table.insert(fields, 'line')
-  table.insert(fields, string.format('%.0f', line))
+  table.insert(fields, line_end)
+elseif stored[3] then
+  redis.call('HDEL', KEYS[1], 'line')
+end
+if granted > 0 then
+  line_end = '0'
 end
 if held > 0 then
   for _, f in ipairs({'held', string.format('%d', held), 'sweep', string.format('%.0f', sweep),
@@ -214,4 +243,4 @@ local ttl_ms = math.ceil(math.max(until_full, until_line, 0) / 1000) + 1000
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
 
 return {granted, string.format('%.17g', before), string.format('%.0f', now), string.format('%.0f', ticket),
-        lease_id, string.format('%.0f', lease_end)}
+        lease_id, string.format('%.0f', lease_end), line_end}

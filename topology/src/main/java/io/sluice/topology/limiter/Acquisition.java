@@ -12,9 +12,12 @@ package io.sluice.topology.limiter;
  * @param ticketMicros   when granted is 0: microseconds from now until the event's turn in the line
  * @param leaseId        the lease of the {@code granted - need} extra units; 0 when there is none
  * @param leaseEndMicros when the bucket lets that lease go (0 when there is none)
+ * @param lineEndMicros  when nothing was granted: the end of the line after the places taken
+ *                       (the asker's and those beyond it), as stored; else 0
  */
 public record Acquisition(
-    int granted, double levelBefore, long nowMicros, long ticketMicros, long leaseId, long leaseEndMicros) {
+    int granted, double levelBefore, long nowMicros, long ticketMicros, long leaseId, long leaseEndMicros,
+    long lineEndMicros) {
   public boolean isGranted() {
     return granted > 0;
   }

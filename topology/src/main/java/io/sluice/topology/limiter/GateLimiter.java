@@ -57,6 +57,7 @@ public final class GateLimiter {
   private static final class Remembered {
     final DemandEstimate demand = new DemandEstimate();
     Lease lease;
+    LinePlaces places;
   }
 
   public GateLimiter(
@@ -98,16 +99,32 @@ public final class GateLimiter {
         return toDecision(slot);
       }
     }
+    if (!holder && r.places != null) {
+      long turn = r.places.take(cost, now);
+      if (turn >= 0) {
+        return new LimiterDecision.Queued(LimiterDecision.ceilMillis(turn));
+      }
+    }
 
     if (!circuit.allow(wallMillis.getAsLong())) {
       return new LimiterDecision.Unavailable("circuit open after a Redis failure");
     }
-    int extra = holder ? 0 : r.demand.extraUnits(leaseTargetSeconds, maxLease);
-    AcquireRequest request = new AcquireRequest(cost + extra, cost, holder, extra > 0 ? holdMicros : 0, null);
-    // The lease in hand is done with: this request gives its unused units back.
-    if (r.lease != null) {
-      request = request.releasing(r.lease.release(now));
-      r.lease = null;
+    AcquireRequest request;
+    if (holder) {
+      // A holder's charge leaves the lease or places in hand as they are: they stay good.
+      request = AcquireRequest.holding(cost);
+    } else {
+      int extra = r.demand.extraUnits(leaseTargetSeconds, maxLease);
+      request = AcquireRequest.leasing(cost + extra, cost, holdMicros);
+      // What is in hand is done with: this request gives its unused units or places back.
+      if (r.lease != null) {
+        request = request.releasing(r.lease.release(now));
+        r.lease = null;
+      }
+      if (r.places != null) {
+        request = request.givingBack(r.places.giveBack());
+        r.places = null;
+      }
     }
     Acquisition acquisition;
     long sent = nanoTime.getAsLong();
@@ -127,12 +144,17 @@ public final class GateLimiter {
     onStoreCall.called(key, received - sent);
 
     if (!acquisition.isGranted()) {
+      if (request.want() > cost) {
+        r.places = new LinePlaces(spec, acquisition, cost, request.want(), useMicros, sent, received);
+      }
       return new LimiterDecision.Queued(
           LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
     }
     Lease lease = new Lease(spec, acquisition, cost, useMicros, sent, received);
     Lease.Slot slot = lease.takeAtGrant();
-    r.lease = lease.remaining() > 0 ? lease : null;
+    if (!holder) {
+      r.lease = lease.remaining() > 0 ? lease : null;
+    }
     return toDecision(slot);
   }
 

@@ -37,7 +37,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       Long.toString(spec.horizonMicros()),
       request.holder() ? "1" : "0",
       Long.toString(request.holdMicros()),
-      request.release() == null ? "" : request.release().encode()
+      request.release() == null ? "" : request.release().encode(),
+      request.places() == null ? "" : request.places().encode()
     };
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)
@@ -61,7 +62,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
         Long.parseLong((String) reply.get(2)),
         Long.parseLong((String) reply.get(3)),
         (Long) reply.get(4),
-        Long.parseLong((String) reply.get(5)));
+        Long.parseLong((String) reply.get(5)),
+        Long.parseLong((String) reply.get(6)));
   }
 
 }

@@ -77,8 +77,14 @@ public final class TokenBucketMath {
       }
     }
 
-    double before = level;
+    // Places the caller did not use, if the line still ends with them.
     double usPerUnit = 1_000_000 / spec.refillPerSecond();
+    PlacesRelease places = request.places();
+    if (places != null && s.lineMicros() == places.lineEndMicros()) {
+      line = line - places.unused() * usPerUnit;
+    }
+
+    double before = level;
     double fit = Math.floor(level + spec.horizonMicros() * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON);
 
     int granted = 0;
@@ -92,7 +98,7 @@ public final class TokenBucketMath {
     } else {
       double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
       double turn = Math.max(open, line);
-      line = turn + request.need() * usPerUnit;
+      line = turn + request.want() * usPerUnit;
       ticket = (long) Math.ceil(turn - now);
     }
     level -= granted;
@@ -106,10 +112,12 @@ public final class TokenBucketMath {
       leaseEnd = now + request.holdMicros();
       leases.add(new BucketState.HeldLease(seq, leaseEnd, granted - request.need()));
     }
-    // The script only rewrites the line while it lies ahead; a passed line changes no decision.
-    double storedLine = line > now ? line : s.lineMicros();
+    // The script stores the line, in whole microseconds, only while it lies ahead (printf's %.0f
+    // rounds half to even, as rint does).
+    double storedLine = line > now ? Math.rint(line) : 0;
+    long lineEnd = granted == 0 && line > now ? (long) storedLine : 0;
     return new Step(
-        new Acquisition(granted, before, now, ticket, leaseId, leaseEnd),
+        new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd),
         new BucketState(level, ts, storedLine, seq, leases));
   }
 }

@@ -20,6 +20,10 @@ class GateLimiterTest {
   private final InMemoryTokenBucketStore store = new InMemoryTokenBucketStore(clockMicros::get);
 
   private GateLimiter limiter(Duration leaseTarget, int maxLease) {
+    return limiter(store, leaseTarget, maxLease);
+  }
+
+  private GateLimiter limiter(InMemoryTokenBucketStore store, Duration leaseTarget, int maxLease) {
     return new GateLimiter(store, new RedisCircuit(100, 1_000, s -> {}),
         () -> clockMicros.get() * 1000, () -> clockMicros.get() / 1000,
         Duration.ofSeconds(1), leaseTarget, maxLease, (k, n) -> {});
@@ -98,5 +102,35 @@ class GateLimiterTest {
     assertTrue(decided - store.calls() > 300,
         "hundreds of events were served from leases: " + store.calls() + " calls for " + decided + " events");
     assertEquals(0, Math.max(0, worst), "no window went over the bound");
+  }
+
+  @Test
+  void shouldDecideATenantFarOverItsRateAsOneCallPerEventWouldWithAFractionOfTheCalls() {
+    // 100 events/s against 10/s with a burst of 5 and a 1 s horizon, for 3 s: after the burst
+    // and the horizon fill, most events queue. Leases and places in line must give every event
+    // the same decision and time as a Redis call per event, from far fewer calls.
+    InMemoryTokenBucketStore perEventStore = new InMemoryTokenBucketStore(clockMicros::get);
+    GateLimiter perEvent = limiter(perEventStore, Duration.ofSeconds(1), 0);
+    GateLimiter cached = limiter(Duration.ofSeconds(1), 64);
+    BucketKey key = new BucketKey("api", "loud");
+    BucketSpec spec = new BucketSpec(5, 10, 1_000_000);
+    int queued = 0;
+    for (int i = 0; i < 300; i++) {
+      clockMicros.addAndGet(10_000);
+      LimiterDecision expected = perEvent.decide(key, spec, 1, false);
+      LimiterDecision actual = cached.decide(key, spec, 1, false);
+      assertEquals(expected.getClass(), actual.getClass(), "event " + i + ": " + expected + " / " + actual);
+      Admission e = admission(expected, 1);
+      if (e != null) {
+        assertEquals(e.atMillis(), admission(actual, 1).atMillis(), 1, "event " + i);
+      } else {
+        queued++;
+        assertEquals(((LimiterDecision.Queued) expected).notBeforeMillis(),
+            ((LimiterDecision.Queued) actual).notBeforeMillis(), 1, "event " + i + ": its turn in line");
+      }
+    }
+    assertTrue(queued > 200, "most events queued: " + queued);
+    assertEquals(300, perEventStore.calls());
+    assertTrue(store.calls() <= 300 / 4, store.calls() + " calls instead of 300");
   }
 }

@@ -23,7 +23,7 @@ class LeaseTest {
 
   /** {@code granted} units for an asker of {@code need} when the level was {@code level}. */
   private static Lease lease(int granted, int need, double level) {
-    Acquisition a = new Acquisition(granted, level, T0, 0, granted > need ? 7 : 0, granted > need ? END : 0);
+    Acquisition a = new Acquisition(granted, level, T0, 0, granted > need ? 7 : 0, granted > need ? END : 0, 0);
     Lease lease = new Lease(SPEC, a, need, USE, SENT, RECEIVED);
     return lease;
   }
@@ -76,7 +76,7 @@ class LeaseTest {
   void shouldJudgeTheEndOfUseByTheLatestTheBucketClockCouldRead() {
     // Use is judged against grant + time since the request was SENT (an upper bound); stamps use
     // grant + time since the answer (a lower bound). Here the round trip took 50 ms.
-    Lease lease = new Lease(SPEC, new Acquisition(3, 9, T0, 0, 7, END), 1, USE, 0, 50_000_000);
+    Lease lease = new Lease(SPEC, new Acquisition(3, 9, T0, 0, 7, END, 0), 1, USE, 0, 50_000_000);
     lease.takeAtGrant();
     Lease.Slot ok = lease.take(1, 90_000_000);
     assertEquals(T0 + 40_000, ok.admittedMicros(), "stamped by the lower bound: 40 ms after the answer");
@@ -104,7 +104,7 @@ class LeaseTest {
 
   @Test
   void shouldRefuseAUseThatWouldOutliveTheHold() {
-    Acquisition a = new Acquisition(4, 10, T0, 0, 7, T0 + USE);
+    Acquisition a = new Acquisition(4, 10, T0, 0, 7, T0 + USE, 0);
     assertThrows(IllegalArgumentException.class, () -> new Lease(SPEC, a, 1, USE, SENT, RECEIVED));
   }
 }

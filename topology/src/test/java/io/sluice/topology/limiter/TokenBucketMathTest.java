@@ -16,12 +16,7 @@ class TokenBucketMathTest {
     List<Acquisition> answers = new ArrayList<>();
     for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
       now += step.advanceMillis() * 1000;
-      AcquireRequest request = step.request();
-      if (step.releaseStep() >= 0) {
-        Acquisition leased = answers.get(step.releaseStep());
-        request = request.releasing(new LeaseRelease(leased.leaseId(), leased.leaseEndMicros(),
-            leased.granted() - TokenBucketSpecification.STEPS.get(step.releaseStep()).need(), step.releaseUsed()));
-      }
+      AcquireRequest request = step.releaseStep() < 0 ? step.request() : step.request(answers.get(step.releaseStep()), 0);
       TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now);
       Acquisition a = result.acquisition();
       assertEquals(step.expectGranted(), a.granted(), step.why());
@@ -38,8 +33,8 @@ class TokenBucketMathTest {
   @Test
   void shouldHoldEveryLeaseUntilReleasedOrEnded() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
-    TokenBucketMath.Step first = TokenBucketMath.acquire(null, spec, new AcquireRequest(4, 1, false, 1_000_000, null), 0);
-    TokenBucketMath.Step second = TokenBucketMath.acquire(first.next(), spec, new AcquireRequest(3, 1, false, 2_000_000, null), 0);
+    TokenBucketMath.Step first = TokenBucketMath.acquire(null, spec, new AcquireRequest(4, 1, false, 1_000_000, null, null), 0);
+    TokenBucketMath.Step second = TokenBucketMath.acquire(first.next(), spec, new AcquireRequest(3, 1, false, 2_000_000, null, null), 0);
     assertEquals(List.of(new BucketState.HeldLease(1, 1_000_000, 3), new BucketState.HeldLease(2, 2_000_000, 2)),
         second.next().leases());
     TokenBucketMath.Step later = TokenBucketMath.acquire(second.next(), spec, AcquireRequest.single(1), 1_500_000);
@@ -50,7 +45,7 @@ class TokenBucketMathTest {
   @Test
   void shouldIgnoreAReleaseThatDoesNotNameAHeldLeaseExactly() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
-    TokenBucketMath.Step leased = TokenBucketMath.acquire(null, spec, new AcquireRequest(5, 1, false, 1_000_000, null), 0);
+    TokenBucketMath.Step leased = TokenBucketMath.acquire(null, spec, new AcquireRequest(5, 1, false, 1_000_000, null, null), 0);
     Acquisition a = leased.acquisition();
     for (LeaseRelease wrong : List.of(
         new LeaseRelease(a.leaseId(), a.leaseEndMicros() + 1, 4, 0),
@@ -65,7 +60,7 @@ class TokenBucketMathTest {
   @Test
   void shouldNeverRefillBackwardsInTime() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
-    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(10, 10, false, 0, null), 5_000_000);
+    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(10, 10, false, 0, null, null), 5_000_000);
     TokenBucketMath.Step earlier = TokenBucketMath.acquire(drained.next(), spec, AcquireRequest.single(1), 4_000_000);
     assertEquals(0, earlier.acquisition().granted());
     assertEquals(5_000_000, earlier.next().updatedMicros(), "the stored time stays at the latest seen");
@@ -74,7 +69,7 @@ class TokenBucketMathTest {
   @Test
   void shouldNotBeChargedWhenTheEventIsQueued() {
     BucketSpec spec = new BucketSpec(2, 1, 0);
-    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(2, 2, false, 0, null), 0);
+    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(2, 2, false, 0, null, null), 0);
     TokenBucketMath.Step queued = TokenBucketMath.acquire(drained.next(), spec, AcquireRequest.single(1), 0);
     assertEquals(0, queued.acquisition().granted());
     assertEquals(0, queued.next().level(), 1e-12);
@@ -89,7 +84,7 @@ class TokenBucketMathTest {
     BucketState state = null;
     java.util.List<Long> dueTimes = new java.util.ArrayList<>();
     for (long now = 0; now < 3_000_000; now += 5_000) {
-      TokenBucketMath.Step s = TokenBucketMath.acquire(state, spec, new AcquireRequest(3, 1, false, 50_000, null), now);
+      TokenBucketMath.Step s = TokenBucketMath.acquire(state, spec, new AcquireRequest(3, 1, false, 50_000, null, null), now);
       Acquisition a = s.acquisition();
       for (int j = 1; j <= a.granted(); j++) {
         dueTimes.add(a.nowMicros() + (long) Math.ceil(Math.max(0, (j - a.levelBefore()) * spec.microsPerUnit())));

@@ -89,7 +89,7 @@ class TokenBucketScriptIT {
   void shouldExpireTheKeyOnceTheBucketWouldBeFullAgain() throws Exception {
     BucketKey key = new BucketKey("spec-api", "ttl-" + System.nanoTime());
     // Drain 10 units at 10/s: full again in one second; the key lives that long plus a second.
-    store.acquire(key, TokenBucketSpecification.SPEC, new AcquireRequest(10, 10, false, 0, null)).toCompletableFuture().get();
+    store.acquire(key, TokenBucketSpecification.SPEC, new AcquireRequest(10, 10, false, 0, null, null)).toCompletableFuture().get();
     long ttl = redis.pttl(key.redisKey());
     assertTrue(ttl > 1_500 && ttl <= 2_000, "ttl " + ttl);
   }
@@ -120,18 +120,11 @@ class TokenBucketScriptIT {
         shiftStoredTime(hash, key, step.advanceMillis() * 1000);
         moved += step.advanceMillis() * 1000;
       }
-      AcquireRequest toRedis = step.request();
-      AcquireRequest toMath = step.request();
-      if (step.releaseStep() >= 0) {
-        int i = step.releaseStep();
-        int units = redisAnswers.get(i).granted() - TokenBucketSpecification.STEPS.get(i).need();
-        // The stored deadline moved back with every shift since the grant, as the holder's own
-        // estimate of the bucket's clock would have.
-        long storedEnd = redisAnswers.get(i).leaseEndMicros() - (moved - movedAtAnswer.get(i));
-        toRedis = toRedis.releasing(new LeaseRelease(redisAnswers.get(i).leaseId(), storedEnd, units, step.releaseUsed()));
-        toMath = toMath.releasing(new LeaseRelease(mathAnswers.get(i).leaseId(), mathAnswers.get(i).leaseEndMicros(),
-            units, step.releaseUsed()));
-      }
+      // Stored times moved back with every shift since the answer released here, and the
+      // holder's own estimate of the bucket's clock would have moved with them.
+      int i = step.releaseStep();
+      AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), moved - movedAtAnswer.get(i));
+      AcquireRequest toMath = i < 0 ? step.request() : step.request(mathAnswers.get(i), 0);
       Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC, toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
       TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, toMath, a.nowMicros() + moved);
       mirror = java.next();
@@ -143,6 +136,8 @@ class TokenBucketScriptIT {
       assertEquals(m.leaseId() == 0 ? 0 : m.leaseEndMicros() - m.nowMicros(), a.leaseId() == 0 ? 0 : a.leaseEndMicros() - a.nowMicros(),
           "script = math: " + step.why());
       assertEquals(mirror.held(), heldIn(hash, key), "script = math, units held: " + step.why());
+      assertEquals(m.lineEndMicros() == 0 ? 0 : m.lineEndMicros() - m.nowMicros(),
+          a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, "script = math, line end: " + step.why());
       redisAnswers.add(a);
       movedAtAnswer.add(moved);
       mathAnswers.add(m);

@@ -17,8 +17,9 @@ final class TokenBucketSpecification {
 
   /**
    * @param holdMillis    how long the bucket holds the lease of the units beyond need
-   * @param releaseStep   the step (0-based) whose lease this request releases first; -1: none
-   * @param releaseUsed   how many of that lease's units were handed out
+   * @param releaseStep   the step (0-based) whose lease (or places in line, when that step was
+   *                      queued) this request releases first; -1: none
+   * @param releaseUsed   how many of that lease's units (or places) beyond its asker's were used
    * @param expectGranted units charged
    * @param expectLevel   level before the charge, after refill and release
    * @param expectTicketMillis when nothing is granted, time until the event's turn
@@ -27,7 +28,26 @@ final class TokenBucketSpecification {
               int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
 
     AcquireRequest request() {
-      return new AcquireRequest(want, need, holder, holdMillis * 1000, null);
+      return new AcquireRequest(want, need, holder, holdMillis * 1000, null, null);
+    }
+
+    /**
+     * This step's request, releasing what step {@code releaseStep} answered with.
+     *
+     * @param earlier      that step's answer
+     * @param clockShift   how far the bucket's stored times moved back since that answer
+     */
+    AcquireRequest request(Acquisition earlier, long clockShift) {
+      if (releaseStep < 0) {
+        return request();
+      }
+      int beyondNeed = STEPS.get(releaseStep).want() - STEPS.get(releaseStep).need();
+      if (earlier.isGranted()) {
+        int units = earlier.granted() - STEPS.get(releaseStep).need();
+        return request().releasing(
+            new LeaseRelease(earlier.leaseId(), earlier.leaseEndMicros() - clockShift, units, releaseUsed));
+      }
+      return request().givingBack(new PlacesRelease(earlier.lineEndMicros() - clockShift, beyondNeed - releaseUsed));
     }
   }
 
@@ -40,6 +60,12 @@ final class TokenBucketSpecification {
   private static Step lease(String why, long advanceMillis, int want, int need, long holdMillis,
                             int expectGranted, double expectLevel) {
     return new Step(why, advanceMillis, want, need, false, holdMillis, -1, 0, expectGranted, expectLevel, 0);
+  }
+
+  private static Step queue(String why, long advanceMillis, int want, int need, int giveBackStep, int used,
+                            long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, need, false, want > need ? 200 : 0, giveBackStep, used,
+        0, -10, expectTicketMillis);
   }
 
   private static Step release(String why, long advanceMillis, int releaseStep, int used,
@@ -73,7 +99,14 @@ final class TokenBucketSpecification {
       /* 21 */ release("all 4 used: nothing comes back (still 6)...", 100, 19, 4, 1, 6),
       /* 22 */ ask("...but the cap has lifted: 5 + 3", 300, 1, 1, false, 1, 8, 0),
       /* 23 */ lease("a lease may reach into the horizon: 7 units now, 9 as debt", 0, 16, 1, 1000, 16, 7),
-      /* 24 */ release("its 14 unused units go back to the bucket: -9 + 14", 0, 23, 1, 1, 5));
+      /* 24 */ release("its 14 unused units go back to the bucket: -9 + 14", 0, 23, 1, 1, 5),
+      // Places in line: a queued event may take more line than its need, for the events after it.
+      /* 25 */ ask("cost 14 takes all that fits: 4 now and 10 as debt", 0, 14, 14, false, 14, 4, 0),
+      /* 26 */ queue("queued with 4 more places behind its own: turn in 100 ms, line to 600 ms", 0, 5, 1, -1, 0, 100),
+      /* 27 */ queue("the next queued event's turn comes after all five places", 0, 1, 1, -1, 0, 600),
+      /* 28 */ queue("giving back places with someone queued behind them shortens nothing", 0, 1, 1, 26, 0, 700),
+      /* 29 */ queue("queued with 2 more places: turn at 800 ms, line to 1100 ms", 0, 3, 1, -1, 0, 800),
+      /* 30 */ queue("giving back the 2 unused places at the end of the line shortens it", 0, 1, 1, 29, 0, 900));
 
   private TokenBucketSpecification() {}
 }
