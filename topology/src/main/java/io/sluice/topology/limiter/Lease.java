@@ -38,7 +38,7 @@ package io.sluice.topology.limiter;
  * Times here are the bucket's clock (Redis TIME), estimated locally from the round trip that took
  * the lease: "now" lies between {@code t0 + (local - received)} (a lower bound, used for due times
  * and the admission timestamp) and {@code t0 + (local - sent)} (an upper bound, used for the
- * end of use). Each estimate errs on the strict side. Not thread-safe: a lease belongs to one
+ * end of use; see {@link BucketClock}). Each estimate errs on the strict side. Not thread-safe: a lease belongs to one
  * stream task.
  */
 public final class Lease {
@@ -46,8 +46,7 @@ public final class Lease {
   private final Acquisition grant;
   private final int need;
   private final long useUntilMicros;
-  private final long sentNanos;
-  private final long receivedNanos;
+  private final BucketClock clock;
   private int used;
 
   /**
@@ -70,8 +69,7 @@ public final class Lease {
     this.grant = grant;
     this.need = need;
     this.useUntilMicros = grant.nowMicros() + useMicros;
-    this.sentNanos = sentNanos;
-    this.receivedNanos = receivedNanos;
+    this.clock = new BucketClock(grant.nowMicros(), sentNanos, receivedNanos);
   }
 
   /** Where and when an event may go. */
@@ -104,12 +102,11 @@ public final class Lease {
     if (used < need) {
       throw new IllegalStateException("the asking event takes its units first");
     }
-    if (used + cost > grant.granted() || upperMicros(localNanos) >= useUntilMicros) {
+    if (used + cost > grant.granted() || clock.upperMicros(localNanos) >= useUntilMicros) {
       return null;
     }
-    long lower = grant.nowMicros() + Math.max(0, (localNanos - receivedNanos) / 1000);
     used += cost;
-    return new Slot(dueOfUnit(used), lower);
+    return new Slot(dueOfUnit(used), clock.lowerMicros(localNanos));
   }
 
   /** Extra units not handed out yet. */
@@ -123,15 +120,10 @@ public final class Lease {
    * go (then it is not named at all: the bucket would ignore it anyway).
    */
   public LeaseRelease release(long localNanos) {
-    if (grant.leaseId() == 0 || upperMicros(localNanos) >= grant.leaseEndMicros()) {
+    if (grant.leaseId() == 0 || clock.upperMicros(localNanos) >= grant.leaseEndMicros()) {
       return null;
     }
     return new LeaseRelease(grant.leaseId(), grant.leaseEndMicros(), grant.granted() - need, used - need);
-  }
-
-  /** The latest the bucket's clock may read at {@code localNanos}. */
-  private long upperMicros(long localNanos) {
-    return grant.nowMicros() + Math.max(0, Math.floorDiv(localNanos - sentNanos + 999, 1000));
   }
 
   private long dueOfUnit(int j) {

@@ -35,8 +35,7 @@ public final class LinePlaces {
   private final long bucketNowMicros;
   private final int units;
   private final long useUntilMicros;
-  private final long sentNanos;
-  private final long receivedNanos;
+  private final BucketClock clock;
   private int used;
 
   /**
@@ -59,8 +58,7 @@ public final class LinePlaces {
     this.units = units;
     this.used = need;
     this.useUntilMicros = queued.nowMicros() + useMicros;
-    this.sentNanos = sentNanos;
-    this.receivedNanos = receivedNanos;
+    this.clock = new BucketClock(queued.nowMicros(), sentNanos, receivedNanos);
   }
 
   /**
@@ -69,8 +67,8 @@ public final class LinePlaces {
    * the caller then asks Redis.
    */
   public long take(int cost, long localNanos) {
-    long upper = bucketNowMicros + Math.max(0, Math.floorDiv(localNanos - sentNanos + 999, 1000));
-    long lower = bucketNowMicros + Math.max(0, (localNanos - receivedNanos) / 1000);
+    long upper = clock.upperMicros(localNanos);
+    long lower = clock.lowerMicros(localNanos);
     if (used + cost > units || upper >= useUntilMicros || mayFit(cost, upper)) {
       return -1;
     }
