@@ -8,10 +8,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The gate's view of the tenant buckets: serves an event from the tenant's current lease when it
- * can, and otherwise makes one blocking call to the store for the event's units plus a lease sized
- * to the tenant's demand at this instance (see {@link Lease} for why that stays exact, and
- * {@link DemandEstimate} for the sizing).
+ * The gate's view of the tenant buckets: serves an event from the tenant's current lease, or from
+ * its places in the bucket's waiting line, when it can; otherwise makes one blocking call to the
+ * store for the event's units plus a lease (or, if the event is queued, places in line) sized to
+ * the tenant's demand at this instance, giving back what is left of the previous ones in the same
+ * call. See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
+ * and {@link DemandEstimate} for the sizing.
  *
  * <p>One instance per stream task: a task's events arrive on one thread, so nothing here is
  * synchronised except the shared {@link RedisCircuit}. Keys are tenant-partitioned, so a tenant's
