@@ -24,7 +24,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -90,8 +92,12 @@ public final class Relay implements Runnable, AutoCloseable {
       }
     } catch (WakeupException e) {
       if (running.get()) {
+        LOG.error("relay: woken up while running; the relay stops", e);
         throw e;
       }
+    } catch (RuntimeException e) {
+      LOG.error("relay: stopped by an unexpected error (health reports it DOWN)", e);
+      throw e;
     } finally {
       settleQuietly();
       consumer.close();
@@ -177,8 +183,19 @@ public final class Relay implements Runnable, AutoCloseable {
       return;
     }
     inFlight.clear();
-    consumer.commitSync(new HashMap<>(toCommit));
-    toCommit.clear();
+    try {
+      consumer.commitSync(new HashMap<>(toCommit));
+      toCommit.clear();
+    } catch (WakeupException | InterruptException e) {
+      throw e; // close() or an interrupt: the loop ends
+    } catch (KafkaException e) {
+      // A rebalance, a group coordinator change or a timeout. The records are relayed already;
+      // keep the offsets of partitions still ours and commit them with the next round (a partition
+      // lost meanwhile is relayed again by its new owner: duplicates, never a loss). Letting the
+      // exception end the loop would stop the relay silently.
+      toCommit.keySet().retainAll(consumer.assignment());
+      LOG.warn("relay: commit failed ({}); retrying with the next round", e.toString());
+    }
   }
 
   private void settleQuietly() {

@@ -45,6 +45,13 @@ public final class RelayService implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    // KAFKA-15591 (fixed on the broker after 4.3): right after a partition is created, an
+    // idempotent producer with several requests in flight can have its first batch refused with
+    // NOT_LEADER_OR_FOLLOWER, the next appended, and the first retried with
+    // OUT_OF_ORDER_SEQUENCE_NUMBER until delivery.timeout.ms: the relay would rewind and lose two
+    // minutes. One request in flight cannot reorder, and costs the relay nothing: each round
+    // flushes and waits for its sends anyway.
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
     Relay relay = new Relay(
         new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
