@@ -68,6 +68,12 @@ public final class GateBench {
       String overLimit = yaml.replace("capacity: 1000, refill: 1000/s", "capacity: 20, refill: 20/s");
       int fewTenants = Math.max(1, tenants / 10);
       Map<String, String> noLeases = Map.of("SLUICE_GATE__MAX_LEASE", "0");
+      // Warm-up, not a result: the first gate run in a JVM also pays for JIT compilation of the
+      // gate, Lettuce and Jackson (on 2 cores the compiler threads take a core from the gate), so
+      // whichever row came first measured low. Both kinds of topology run once, unreported.
+      run("warm-up: pass-through", broker, redis, yaml, events / 4, tenants, threads, partitions, null);
+      run("warm-up: gate", broker, redis, yaml, events / 4, tenants, threads, partitions, Map.of());
+      System.out.println("(warm-up done; the rows below are the results)");
       List<String> rows = new ArrayList<>();
       rows.add(run("pass-through", broker, redis, yaml, events, tenants, threads, partitions, null));
       rows.add(run("gate, tenants within quota, leases", broker, redis, yaml, events, tenants, threads, partitions, Map.of()));
