@@ -99,9 +99,7 @@ public final class GateBench {
     env.put("SLUICE_GATE__STREAM_THREADS", Integer.toString(threads));
     SluiceConfig config = ConfigLoader.parse(yaml, env);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-    Map<String, Integer> all = new HashMap<>();
-    topics.all().forEach(t -> all.put(t, partitions));
-    broker.createTopics(all);
+    broker.createTopics(topics.partitionCounts(partitions, partitions));
     preload(broker, topics, events, tenants);
 
     LongAdder redisCalls = new LongAdder();

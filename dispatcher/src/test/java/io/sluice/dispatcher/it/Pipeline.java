@@ -66,13 +66,7 @@ final class Pipeline {
   /** Every topic of the config: {@code partitions} for ready and the delays, 1 for the rest. */
   static Topics createTopics(SluiceConfig config, KafkaBroker broker, int partitions) {
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-    Map<String, Integer> all = new HashMap<>();
-    all.put(topics.inbound(), partitions);
-    all.put(topics.ready(), partitions);
-    all.put(topics.outcomes(), 1);
-    all.put(topics.dlq(), 1);
-    topics.delays().forEach(d -> all.put(d, partitions));
-    broker.createTopics(all);
+    broker.createTopics(topics.partitionCounts(partitions, 1));
     return topics;
   }
 

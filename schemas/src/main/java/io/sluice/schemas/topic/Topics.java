@@ -3,7 +3,9 @@ package io.sluice.schemas.topic;
 import io.sluice.schemas.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The names of Sluice's topics under one prefix: {@code <prefix>inbound}, {@code <prefix>ready},
@@ -49,5 +51,20 @@ public record Topics(String prefix, List<Duration> ladder) {
     List<String> names = new ArrayList<>(List.of(inbound(), ready(), outcomes(), dlq()));
     names.addAll(delays());
     return names;
+  }
+
+  /**
+   * Partition counts for every topic: {@code work} for the topics records flow through (inbound,
+   * ready, the delay steps), {@code audit} for outcomes and dlq. For test and demo brokers; a real
+   * deployment creates its topics with their settings (see the {@code topics create} command).
+   */
+  public Map<String, Integer> partitionCounts(int work, int audit) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    counts.put(inbound(), work);
+    counts.put(ready(), work);
+    delays().forEach(d -> counts.put(d, work));
+    counts.put(outcomes(), audit);
+    counts.put(dlq(), audit);
+    return counts;
   }
 }

@@ -26,13 +26,7 @@ public final class TestConfigs {
   /** Creates every topic of the config: {@code partitions} for inbound, ready and delays, 1 for the rest. */
   public static Topics createTopics(SluiceConfig config, KafkaBroker broker, int partitions) {
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-    Map<String, Integer> all = new HashMap<>();
-    all.put(topics.inbound(), partitions);
-    all.put(topics.ready(), partitions);
-    all.put(topics.outcomes(), 1);
-    all.put(topics.dlq(), 1);
-    topics.delays().forEach(d -> all.put(d, partitions));
-    broker.createTopics(all);
+    broker.createTopics(topics.partitionCounts(partitions, 1));
     return topics;
   }
 }
