@@ -1,15 +1,16 @@
 --[[
 Sluice: one tenant's weighted token bucket toward one provider, decided atomically.
 
-Why one script: refill, charge and reservation must read and write the bucket in one step, or two
-gate instances could both see the same tokens. Redis runs a script alone, so the script is the lock.
+Why one script: refill, charge, reservation and lease bookkeeping must read and write the bucket
+in one step, or two gate instances could both see the same tokens. Redis runs a script alone, so
+the script is the lock.
 
 Why Redis TIME: every gate instance asks the same clock, so clock skew between gate machines can
 never change a decision. A clock that steps backwards (a failover to a replica whose clock is
 behind) never refills backwards: the stored timestamp only moves forward.
 
 The bucket and its reservations (the model the Java mirror TokenBucketMath follows line by line):
-  level   tokens in the bucket, at most capacity. It goes NEGATIVE when units are reserved ahead:
+  level   tokens in the bucket. It goes NEGATIVE when units are reserved ahead:
           -5 means the next 5 units of refill already belong to events waiting in the delay ladder.
   Unit j (1-based) of a charge made when the level was L is due at
           now + max(0, (j - L) / refill)   seconds.
@@ -21,28 +22,71 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   deferred unpaid is gated at most twice. Units a ticket holder takes may sit past the horizon by
   at most the lateness of its return; that only delays later events (stricter, never looser).
 
+Places in line (the over-limit cache):
+  When an event is queued, the caller may take more places in line than its need (want units of
+  line, not need): later events of the same bucket at that instance take the following places
+  locally, each at its exact turn, without a round trip. They come back as ticket holders like
+  any queued event. Places are only a schedule for unpaid events: they charge nothing, so they
+  cannot over-admit; unused ones are given back when the line still ends with them.
+
+Leases (why the bucket knows about them):
+  A caller may take units beyond its event's need and hand them out later, one event at a time,
+  so that a busy tenant costs one round trip per lease rather than one per event. A unit charged
+  now but used later is a token saved outside the bucket: if the bucket meanwhile refilled to
+  capacity, level + saved units could exceed capacity and a burst could pass capacity + rate*T.
+  So the bucket records every lease until it ends ("held" units) and refills only up to
+  capacity - held. Then level + (units still unused in leases) <= capacity at every instant, and
+  the two together behave like one bucket of the configured capacity: invariant 1 holds however
+  late a leased unit is used, as long as it is used before its lease ends.
+    A lease ends in one of two ways:
+    - released: the caller names it and says how many of its units it used; the unused ones
+      return to the level (level + unused stays within capacity - the remaining held) and the
+      cap rises by the lease's units;
+    - expired: at its deadline the cap rises and the unused units are lost (stricter, never
+      looser). The caller stops using a lease well before its deadline (judged on an upper
+      bound of this clock), so no unit is used after Redis has let it go.
+  Between two calls the cap steps up at each expiry, so refill is computed piecewise: up to each
+  deadline under the cap that held then. Using today's cap for the whole gap would hand out the
+  refill that the cap clipped earlier.
+
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
 ARGV[2]   refill       cost units per second, > 0
-ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease that
-                       the caller hands out locally (see Lease.java for when each may be used)
+ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
 ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
 ARGV[6]   holder       "1" when the event holds a ticket, else "0"
+ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need)
+ARGV[8]   release      a lease to release first: "id deadline_us units used", or "" for none.
+                       It is released only if the bucket still holds exactly that lease.
+ARGV[9]   places       places in line to give back first: "line_end_us unused", or "" for none.
+                       They are given back only if the line still ends at line_end_us (nobody
+                       queued behind them); otherwise they stay as a gap, which only delays later
+                       events (stricter, never looser).
 
 Stored fields (all strings):
   tokens   the level after the last update (may be negative)
   ts       Redis time of the last update, microseconds since the epoch
   line     end of the waiting line, microseconds since the epoch (absent: no line)
+  held     units in leases not yet ended (absent: 0)
+  seq      the id of the last lease granted
+  lease:N  lease N: "deadline_us units"
+  sweep    no lease ends before this time (a lower bound; absent when held is 0)
+  hold_end no lease ends after this time (absent when held is 0)
 
-Returns an array of four:
+Returns an array of seven:
   [1] granted      integer: units charged (0: none, see [4])
-  [2] level        string: the level before this charge, after refill (a decimal number)
+  [2] level        string: the level before this charge, after refill and release (a decimal)
   [3] now_us       string: the Redis time of the decision, microseconds
   [4] ticket_us    string: when granted = 0, how long from now until the event's turn; else "0"
+  [5] lease_id     integer: the id of the lease of granted - need units, 0 when there is none
+  [6] lease_end    string: that lease's deadline, microseconds ("0" when there is none)
+  [7] line_end     string: when the event was queued, the end of the line after its places, as
+                   stored (microseconds); else "0"
 
-The key expires once the bucket would be full again and its line has passed (plus a second): an
-expired key reads as a full bucket, which is exactly what it would hold by then.
+The key expires once every lease has ended, the bucket would be full again and its line has
+passed (plus a second): an expired key reads as a full bucket with no leases, exactly what it would
+hold by then.
 ]]
 
 local capacity = tonumber(ARGV[1])
@@ -51,28 +95,86 @@ local want = tonumber(ARGV[3])
 local need = tonumber(ARGV[4])
 local horizon = tonumber(ARGV[5])
 local holder = ARGV[6] == '1'
+local hold = tonumber(ARGV[7])
+local release = ARGV[8]
+local places = ARGV[9]
+local us_per_unit = 1000000 / refill
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'line')
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end')
 local level = tonumber(stored[1])
 local ts = tonumber(stored[2])
 local line = tonumber(stored[3]) or 0
+local held = tonumber(stored[4]) or 0
+local seq = tonumber(stored[5]) or 0
+local sweep = tonumber(stored[6])
+local hold_end = tonumber(stored[7]) or 0
 if level == nil or ts == nil then
   level = capacity
   ts = now
 end
 
--- Refill, never backwards: if Redis time is behind the stored time, decide as of the stored time.
+-- Never backwards: if Redis time is behind the stored time, decide as of the stored time.
+if now < ts then
+  now = ts
+end
+
+-- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
+-- time, then let the lease go.
+if held > 0 and sweep ~= nil and sweep <= now then
+  local fields = redis.call('HGETALL', KEYS[1])
+  local ended = {}
+  local next_sweep = nil
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 6) == 'lease:' then
+      local d, k = string.match(fields[i + 1], '^(%d+) (%d+)$')
+      d = tonumber(d)
+      if d <= now then
+        table.insert(ended, {d, tonumber(k), fields[i]})
+      elseif next_sweep == nil or d < next_sweep then
+        next_sweep = d
+      end
+    end
+  end
+  table.sort(ended, function(a, b) return a[1] < b[1] end)
+  for _, e in ipairs(ended) do
+    if e[1] > ts then
+      level = math.min(capacity - held, level + (e[1] - ts) * refill / 1000000)
+      ts = e[1]
+    end
+    held = held - e[2]
+    redis.call('HDEL', KEYS[1], e[3])
+  end
+  sweep = next_sweep
+end
+
 if now > ts then
-  level = math.min(capacity, level + (now - ts) * refill / 1000000)
+  level = math.min(capacity - held, level + (now - ts) * refill / 1000000)
   ts = now
 end
-now = ts
+
+-- A lease the caller is done with: its unused units return, its cap is lifted.
+if release ~= '' then
+  local id, deadline, units, used = string.match(release, '^(%d+) (%d+) (%d+) (%d+)$')
+  local field = 'lease:' .. id
+  if redis.call('HGET', KEYS[1], field) == deadline .. ' ' .. units then
+    held = held - tonumber(units)
+    level = level + (tonumber(units) - tonumber(used))
+    redis.call('HDEL', KEYS[1], field)
+  end
+end
+
+-- Places the caller did not use, if the line still ends with them.
+if places ~= '' then
+  local line_end, unused = string.match(places, '^(%d+) (%d+)$')
+  if stored[3] == line_end then
+    line = line - tonumber(unused) * us_per_unit
+  end
+end
 
 local before = level
-local us_per_unit = 1000000 / refill
 
 -- The most units whose due time is within the horizon: j <= level + refill * horizon.
 -- The epsilon absorbs the rounding of the division so an exact fit is a fit.
@@ -90,21 +192,55 @@ else
   -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.
   local open = now + (need - level) * us_per_unit - horizon
   local turn = math.max(open, line)
-  line = turn + need * us_per_unit
+  line = turn + want * us_per_unit
   ticket = math.ceil(turn - now)
 end
 level = level - granted
 
-local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts)}
+local lease_id = 0
+local lease_end = 0
+if granted > need then
+  seq = seq + 1
+  lease_id = seq
+  lease_end = now + hold
+  held = held + (granted - need)
+  redis.call('HSET', KEYS[1], 'lease:' .. seq, string.format('%.0f %d', lease_end, granted - need))
+  if sweep == nil or lease_end < sweep then
+    sweep = lease_end
+  end
+  hold_end = math.max(hold_end, lease_end)
+end
+
+local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts), 'seq', string.format('%d', seq)}
+local line_end = '0'
 if line > now then
+  line_end = string.format('%.0f', line)
   table.insert(fields, 'line')
-  table.insert(fields, string.format('%.0f', line))
+  table.insert(fields, line_end)
+elseif stored[3] then
+  redis.call('HDEL', KEYS[1], 'line')
+end
+if granted > 0 then
+  line_end = '0'
+end
+if held > 0 then
+  for _, f in ipairs({'held', string.format('%d', held), 'sweep', string.format('%.0f', sweep),
+                      'hold_end', string.format('%.0f', hold_end)}) do
+    table.insert(fields, f)
+  end
+elseif stored[4] then
+  redis.call('HDEL', KEYS[1], 'held', 'sweep', 'hold_end')
 end
 redis.call('HSET', KEYS[1], unpack(fields))
 
+-- Full again once every lease has ended and the level has refilled from where it is now.
 local until_full = (capacity - level) * us_per_unit
+if held > 0 then
+  until_full = until_full + math.max(0, hold_end - now)
+end
 local until_line = line - now
 local ttl_ms = math.ceil(math.max(until_full, until_line, 0) / 1000) + 1000
 redis.call('PEXPIRE', KEYS[1], ttl_ms)
 
-return {granted, string.format('%.17g', before), string.format('%.0f', now), string.format('%.0f', ticket)}
+return {granted, string.format('%.17g', before), string.format('%.0f', now), string.format('%.0f', ticket),
+        lease_id, string.format('%.0f', lease_end), line_end}

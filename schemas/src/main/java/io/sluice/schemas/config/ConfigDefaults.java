@@ -30,7 +30,7 @@ public final class ConfigDefaults {
   public static final String GATE_APPLICATION_ID = "sluice-gate";
   public static final int GATE_STREAM_THREADS = 1;
   public static final int GATE_MAX_PAYLOAD_BYTES = 262_144;
-  public static final Duration GATE_LEASE_TARGET = Duration.ofMillis(100);
+  public static final Duration GATE_LEASE_TARGET = Duration.ofSeconds(1);
   public static final int GATE_MAX_LEASE = 64;
   public static final Duration GATE_REDIS_TIMEOUT = Duration.ofMillis(500);
   public static final String DISPATCHER_GROUP_ID = "sluice-dispatcher";

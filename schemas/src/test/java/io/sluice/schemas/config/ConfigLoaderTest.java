@@ -75,7 +75,7 @@ class ConfigLoaderTest {
         "globex", new TenantConfig("pro", Map.of("payments-api", new Quota(60, new Rate(20))))),
         config.tenants());
     assertEquals(8080, config.http().port());
-    assertEquals(new GateConfig("sluice-gate", 1, 262_144, Duration.ofMillis(100), 64,
+    assertEquals(new GateConfig("sluice-gate", 1, 262_144, Duration.ofSeconds(1), 64,
         Duration.ofMillis(500)), config.gate());
   }
 
@@ -92,7 +92,7 @@ class ConfigLoaderTest {
     assertEquals(null, config.defaultTier());
     assertEquals(Map.of(), config.tenants());
     assertEquals(ConfigDefaults.HTTP_PORT, config.http().port());
-    assertEquals(new GateConfig("sluice-gate", 1, 262_144, Duration.ofMillis(100), 64,
+    assertEquals(new GateConfig("sluice-gate", 1, 262_144, Duration.ofSeconds(1), 64,
         Duration.ofMillis(500)), config.gate());
     ProviderConfig provider = config.providers().get("payments-api");
     assertEquals(16, provider.maxInFlight());

@@ -3,18 +3,51 @@ package io.sluice.topology.limiter;
 /**
  * What the gate asks of a bucket for one event.
  *
- * @param want   units it would like, &ge; need; the extra ones form a lease for later events
- * @param need   units the current event must have (its cost), &ge; 1
- * @param holder the event holds a ticket: it waited its turn, reserve without the horizon check
+ * @param want       units it would like, &ge; need; the extra ones form a lease for later events,
+ *                   or, when the event is queued, places in line for them
+ * @param need       units the current event must have (its cost), &ge; 1
+ * @param holder     the event holds a ticket: it waited its turn, reserve without the horizon check
+ * @param holdMicros how long the bucket holds a lease of the extra units against its cap; &gt; 0
+ *                   when want &gt; need (see {@link Lease})
+ * @param release    a lease to release before deciding, or null
+ * @param places     places in line to give back before deciding, or null
  */
-public record AcquireRequest(int want, int need, boolean holder) {
+public record AcquireRequest(
+    int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places) {
   public AcquireRequest {
     if (need < 1 || want < need) {
       throw new IllegalArgumentException("need >= 1 and want >= need: want=" + want + " need=" + need);
     }
+    if (want > need && holdMicros <= 0) {
+      throw new IllegalArgumentException("a lease (want > need) needs a hold time > 0: " + holdMicros);
+    }
+    if (holder && want > need) {
+      throw new IllegalArgumentException("a ticket holder takes its need only: want=" + want + " need=" + need);
+    }
   }
 
+  /** Exactly the event's units, no lease, nothing released. */
   public static AcquireRequest single(int cost) {
-    return new AcquireRequest(cost, cost, false);
+    return new AcquireRequest(cost, cost, false, 0, null, null);
+  }
+
+  /** Units and, beyond {@code need}, a lease held for {@code holdMicros} (or places in line). */
+  public static AcquireRequest leasing(int want, int need, long holdMicros) {
+    return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null);
+  }
+
+  /** A ticket holder's units, charged without the horizon check. */
+  public static AcquireRequest holding(int cost) {
+    return new AcquireRequest(cost, cost, true, 0, null, null);
+  }
+
+  /** The same request, releasing {@code lease} first. */
+  public AcquireRequest releasing(LeaseRelease lease) {
+    return new AcquireRequest(want, need, holder, holdMicros, lease, places);
+  }
+
+  /** The same request, giving back {@code unused} places in line first. */
+  public AcquireRequest givingBack(PlacesRelease unused) {
+    return new AcquireRequest(want, need, holder, holdMicros, release, unused);
   }
 }

@@ -8,10 +8,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The gate's view of the tenant buckets: serves an event from the tenant's current lease when it
- * can, and otherwise makes one blocking call to the store for the event's units plus a lease sized
- * to the tenant's demand at this instance (see {@link Lease} for why that stays exact, and
- * {@link DemandEstimate} for the sizing).
+ * The gate's view of the tenant buckets: serves an event from the tenant's current lease, or from
+ * its places in the bucket's waiting line, when it can; otherwise makes one blocking call to the
+ * store for the event's units plus a lease (or, if the event is queued, places in line) sized to
+ * the tenant's demand at this instance, giving back what is left of the previous ones in the same
+ * call. See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
+ * and {@link DemandEstimate} for the sizing.
  *
  * <p>One instance per stream task: a task's events arrive on one thread, so nothing here is
  * synchronised except the shared {@link RedisCircuit}. Keys are tenant-partitioned, so a tenant's
@@ -20,6 +22,16 @@ import java.util.function.LongSupplier;
 public final class GateLimiter {
   /** The most buckets whose lease and demand one task remembers (least recently used go first). */
   static final int MAX_REMEMBERED = 50_000;
+
+  /*
+   * A lease is sized for leaseTarget of the tenant's demand. Its units may be handed out for twice
+   * that (demand wobbles), and the bucket holds it for three times that: the third leaves the
+   * holder time to release the unused units with its next request (a tenant busy enough to get a
+   * lease sends one within about leaseTarget), and keeps the end of use well clear of the end of
+   * the hold whatever the round trip.
+   */
+  static final long USE_FACTOR = 2;
+  static final long HOLD_FACTOR = 3;
 
   /** Told of every round trip to the store, with its duration. */
   public interface StoreCallListener {
@@ -34,6 +46,8 @@ public final class GateLimiter {
   private final long timeoutNanos;
   private final double leaseTargetSeconds;
   private final int maxLease;
+  private final long useMicros;
+  private final long holdMicros;
   private final Map<BucketKey, Remembered> buckets =
       new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
@@ -45,6 +59,7 @@ public final class GateLimiter {
   private static final class Remembered {
     final DemandEstimate demand = new DemandEstimate();
     Lease lease;
+    LinePlaces places;
   }
 
   public GateLimiter(
@@ -64,6 +79,9 @@ public final class GateLimiter {
     this.timeoutNanos = timeout.toNanos();
     this.leaseTargetSeconds = leaseTarget.toNanos() / 1e9;
     this.maxLease = maxLease;
+    long target = Math.max(1, leaseTarget.toNanos() / 1000);
+    this.useMicros = USE_FACTOR * target;
+    this.holdMicros = HOLD_FACTOR * target;
   }
 
   /**
@@ -82,18 +100,38 @@ public final class GateLimiter {
       if (slot != null) {
         return toDecision(slot);
       }
-      r.lease = null;
+    }
+    if (!holder && r.places != null) {
+      long turn = r.places.take(cost, now);
+      if (turn >= 0) {
+        return new LimiterDecision.Queued(LimiterDecision.ceilMillis(turn));
+      }
     }
 
     if (!circuit.allow(wallMillis.getAsLong())) {
       return new LimiterDecision.Unavailable("circuit open after a Redis failure");
     }
-    int want = holder ? cost : cost + r.demand.extraUnits(leaseTargetSeconds, maxLease);
+    AcquireRequest request;
+    if (holder) {
+      // A holder's charge leaves the lease or places in hand as they are: they stay good.
+      request = AcquireRequest.holding(cost);
+    } else {
+      int extra = r.demand.extraUnits(leaseTargetSeconds, maxLease);
+      request = AcquireRequest.leasing(cost + extra, cost, holdMicros);
+      // What is in hand is done with: this request gives its unused units or places back.
+      if (r.lease != null) {
+        request = request.releasing(r.lease.release(now));
+        r.lease = null;
+      }
+      if (r.places != null) {
+        request = request.givingBack(r.places.giveBack());
+        r.places = null;
+      }
+    }
     Acquisition acquisition;
     long sent = nanoTime.getAsLong();
     try {
-      CompletableFuture<Acquisition> f =
-          store.acquire(key, spec, new AcquireRequest(want, cost, holder)).toCompletableFuture();
+      CompletableFuture<Acquisition> f = store.acquire(key, spec, request).toCompletableFuture();
       acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -108,12 +146,17 @@ public final class GateLimiter {
     onStoreCall.called(key, received - sent);
 
     if (!acquisition.isGranted()) {
+      if (request.want() > cost) {
+        r.places = new LinePlaces(spec, acquisition, cost, request.want(), useMicros, sent, received);
+      }
       return new LimiterDecision.Queued(
           LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
     }
-    Lease lease = new Lease(spec, acquisition, sent, received);
-    Lease.Slot slot = lease.takeAtGrant(cost);
-    r.lease = lease.remaining() > 0 ? lease : null;
+    Lease lease = new Lease(spec, acquisition, cost, useMicros, sent, received);
+    Lease.Slot slot = lease.takeAtGrant();
+    if (!holder) {
+      r.lease = lease.remaining() > 0 ? lease : null;
+    }
     return toDecision(slot);
   }
 

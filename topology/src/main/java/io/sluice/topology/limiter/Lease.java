@@ -9,59 +9,67 @@ package io.sluice.topology.limiter;
  * Every unit was charged in Redis, so leases never create tokens. The danger is subtler: a unit
  * charged at {@code t0} but used at {@code t > t0} behaves like a token saved outside the bucket.
  * If the bucket meanwhile refilled up to capacity, a real bucket would have thrown away refill that
- * the held unit now spends, and a burst could reach {@code capacity + held}.
+ * the saved unit now spends, and a burst could reach {@code capacity + saved}.
  *
- * <p>That cannot happen while Redis level + held units &le; capacity, because then Redis never clips
- * a refill and (Redis + held) evolves exactly like one real bucket. A lease of {@code k} units taken
- * when the level was {@code L} leaves Redis at {@code L - k}, rising at most at the refill rate; with
- * {@code used} of its units handed out, {@code held = k - used}, so
+ * <p>So the bucket itself holds every lease against its cap: while a lease of {@code k} extra units
+ * lives, Redis refills only up to {@code capacity - k} (the script's header has the bookkeeping).
+ * Then, at every instant, Redis level + units still unused in live leases &le; capacity, and the
+ * two together behave like one bucket of the configured size, however late a unit is used. The
+ * only rule left for the holder is to stop before the bucket lets the lease go:
  * <pre>
- *   Redis(t) + held(t) &le; (L - k) + refill·(t - t0) + (k - used)  &le; capacity
- *   while t &le; t0 + (capacity - L + used) / refill                  (the lease's validity)
+ *   hand out a unit only while  upper bound of the bucket's clock &lt; useUntil &lt; lease end
  * </pre>
- * The left side only grows between hand-outs, so checking it when a unit is handed out covers the
- * whole time the unit was held. Each unit used moves the limit by one unit of refill: a tenant
- * that keeps up with its refill keeps its lease, one that does not loses it. A lease that fails
- * the check once is dropped for good (its unused units are as good as spent: stricter, never
- * looser). Other leases and other instances only lower Redis, and while two leases are both alive
- * the older one's bound covers the newer one's units (the newer one's {@code L} already excludes
- * the older one's {@code k}). A lease taken from a full bucket is good for one unit of refill
- * after its asker, which is as it should be: a tenant with a full bucket is not busy.
+ * and to tell the bucket, with its next request, how many units it used ({@link #release}), so the
+ * unused ones go back and the cap rises at once instead of at the lease's end. A lease that is
+ * never released (its holder crashed, or moved on) ends at its deadline: its unused units are lost,
+ * which is stricter, never looser. While a lease lives, its units already used still lower the cap;
+ * so a tenant's burst room is short by at most one lease (at most {@code gate.maxLease} units) for
+ * at most the lease's life.
  *
  * <h2>Due times</h2>
  *
- * Unit {@code j} (1-based) is due at {@code t0 + max(0, (j - L) / refill)}: units the bucket held
- * are due at once, units taken as debt (reservations) when the refill pays them. An event takes its
- * cost in consecutive units and may go at the due time of its last one.
+ * Unit {@code j} (1-based) is due at {@code t0 + max(0, (j - L) / refill)}, {@code L} the level
+ * before the charge: units the bucket held are due at once, units taken as debt (reservations)
+ * when the refill pays them. An event takes its cost in consecutive units and may go at the due
+ * time of its last one.
  *
  * <h2>Clocks</h2>
  *
  * Times here are the bucket's clock (Redis TIME), estimated locally from the round trip that took
  * the lease: "now" lies between {@code t0 + (local - received)} (a lower bound, used for due times
  * and the admission timestamp) and {@code t0 + (local - sent)} (an upper bound, used for the
- * validity check). Each estimate errs on the strict side. Not thread-safe: a lease belongs to one
+ * end of use; see {@link BucketClock}). Each estimate errs on the strict side. Not thread-safe: a lease belongs to one
  * stream task.
  */
 public final class Lease {
   private final BucketSpec spec;
   private final Acquisition grant;
-  private final long sentNanos;
-  private final long receivedNanos;
+  private final int need;
+  private final long useUntilMicros;
+  private final BucketClock clock;
   private int used;
 
   /**
    * @param grant         a granted acquisition
+   * @param need          the asking event's units (the first {@code need} of the grant)
+   * @param useMicros     how long after the grant (bucket clock) units may be handed out; less
+   *                      than the time the bucket holds the lease
    * @param sentNanos     local monotonic time the request was sent
    * @param receivedNanos local monotonic time the answer arrived
    */
-  public Lease(BucketSpec spec, Acquisition grant, long sentNanos, long receivedNanos) {
-    if (!grant.isGranted()) {
-      throw new IllegalArgumentException("a lease needs granted units: " + grant);
+  public Lease(BucketSpec spec, Acquisition grant, int need, long useMicros, long sentNanos, long receivedNanos) {
+    if (!grant.isGranted() || need > grant.granted()) {
+      throw new IllegalArgumentException("a lease needs granted units for its asker: " + grant);
+    }
+    if (grant.granted() > need && grant.nowMicros() + useMicros >= grant.leaseEndMicros()) {
+      throw new IllegalArgumentException(
+          "units must stop being used before the bucket lets the lease go: use " + useMicros + " µs, " + grant);
     }
     this.spec = spec;
     this.grant = grant;
-    this.sentNanos = sentNanos;
-    this.receivedNanos = receivedNanos;
+    this.need = need;
+    this.useUntilMicros = grant.nowMicros() + useMicros;
+    this.clock = new BucketClock(grant.nowMicros(), sentNanos, receivedNanos);
   }
 
   /** Where and when an event may go. */
@@ -77,50 +85,45 @@ public final class Lease {
     }
   }
 
-  /**
-   * The units for the event that asked for this lease, decided atomically in Redis at the grant's
-   * time, so the validity window does not apply to them.
-   */
-  public Slot takeAtGrant(int cost) {
-    if (used != 0 || cost > grant.granted()) {
-      throw new IllegalStateException("the asking event takes the first " + cost + " of " + grant.granted());
+  /** The asking event's units, decided atomically in Redis at the grant's time. */
+  public Slot takeAtGrant() {
+    if (used != 0) {
+      throw new IllegalStateException("the asking event takes the first " + need + " units, once");
     }
-    used = cost;
-    return new Slot(dueOfUnit(cost), grant.nowMicros());
+    used = need;
+    return new Slot(dueOfUnit(need), grant.nowMicros());
   }
 
   /**
    * Takes {@code cost} units for an event seen now, or returns null when this lease cannot serve
-   * it (too few units left, or past its validity); the caller then asks Redis for a new one.
+   * it (too few units left, or its time of use is over); the caller then asks Redis again.
    */
   public Slot take(int cost, long localNanos) {
-    if (used + cost > grant.granted()) {
+    if (used < need) {
+      throw new IllegalStateException("the asking event takes its units first");
+    }
+    if (used + cost > grant.granted() || clock.upperMicros(localNanos) >= useUntilMicros) {
       return null;
     }
-    long upper = grant.nowMicros() + Math.max(0, (localNanos - sentNanos) / 1000);
-    if (upper > validUntilMicros()) {
-      used = grant.granted(); // dropped for good: see the class comment
-      return null;
-    }
-    long lower = grant.nowMicros() + Math.max(0, (localNanos - receivedNanos) / 1000);
     used += cost;
-    return new Slot(dueOfUnit(used), lower);
+    return new Slot(dueOfUnit(used), clock.lowerMicros(localNanos));
   }
 
+  /** Extra units not handed out yet. */
   public int remaining() {
     return grant.granted() - used;
   }
 
-  /** The latest bucket time at which the next unit may be handed out. */
-  public long validUntilMicros() {
-    return grant.nowMicros()
-        + (long) Math.floor((spec.capacity() - grant.levelBefore() + used) * spec.microsPerUnit());
-  }
-
-  /** True when no event can be served from this lease any more (for eviction). */
-  public boolean isSpent(long localNanos) {
-    return remaining() == 0
-        || grant.nowMicros() + (localNanos - sentNanos) / 1000 > validUntilMicros();
+  /**
+   * What to tell the bucket with the next request so it takes back the unused units and lifts its
+   * cap; null when there is nothing to release, or when the bucket may already have let the lease
+   * go (then it is not named at all: the bucket would ignore it anyway).
+   */
+  public LeaseRelease release(long localNanos) {
+    if (grant.leaseId() == 0 || clock.upperMicros(localNanos) >= grant.leaseEndMicros()) {
+      return null;
+    }
+    return new LeaseRelease(grant.leaseId(), grant.leaseEndMicros(), grant.granted() - need, used - need);
   }
 
   private long dueOfUnit(int j) {

@@ -35,7 +35,10 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       Integer.toString(request.want()),
       Integer.toString(request.need()),
       Long.toString(spec.horizonMicros()),
-      request.holder() ? "1" : "0"
+      request.holder() ? "1" : "0",
+      Long.toString(request.holdMicros()),
+      request.release() == null ? "" : request.release().encode(),
+      request.places() == null ? "" : request.places().encode()
     };
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)
@@ -57,7 +60,10 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
         ((Long) reply.get(0)).intValue(),
         Double.parseDouble((String) reply.get(1)),
         Long.parseLong((String) reply.get(2)),
-        Long.parseLong((String) reply.get(3)));
+        Long.parseLong((String) reply.get(3)),
+        (Long) reply.get(4),
+        Long.parseLong((String) reply.get(5)),
+        Long.parseLong((String) reply.get(6)));
   }
 
 }

@@ -32,7 +32,7 @@ public final class LocalBuckets {
     BucketSpec mine = spec.share(Math.min(1, Math.max(1e-6, share.getAsDouble())));
     long nowMicros = nowMillis * 1000;
     TokenBucketMath.Step step =
-        TokenBucketMath.acquire(states.get(key), mine, new AcquireRequest(cost, cost, true), nowMicros);
+        TokenBucketMath.acquire(states.get(key), mine, AcquireRequest.holding(cost), nowMicros);
     states.put(key, step.next());
     Acquisition a = step.acquisition();
     long due = a.nowMicros() + (long) Math.ceil(Math.max(0, (cost - a.levelBefore()) * mine.microsPerUnit()));

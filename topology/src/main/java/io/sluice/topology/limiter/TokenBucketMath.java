@@ -1,5 +1,9 @@
 package io.sluice.topology.limiter;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
 /**
  * The pure-Java mirror of {@code lua/token_bucket.lua}: the same decision, step by step, with
  * {@code now} passed in. It exists for three reasons: a table-driven specification runs against
@@ -10,9 +14,12 @@ package io.sluice.topology.limiter;
  * <p>Read the script's header for the model. In short: the level may go negative (units reserved
  * ahead, each due at {@code now + (j - level)/refill}); the reservation horizon bounds that debt;
  * an event that does not fit gets a ticket (a place in the bucket's waiting line) instead of a
- * charge, and is charged without the horizon check when it comes back holding it.
+ * charge, and is charged without the horizon check when it comes back holding it. Units taken
+ * beyond an event's need form a lease that the bucket holds against its cap (it refills only to
+ * {@code capacity - held}) until the lease is released or its deadline passes.
  *
- * <p>All arithmetic is in doubles, as Lua's numbers are, so the two agree to the last bit.
+ * <p>All arithmetic is in doubles, as Lua's numbers are, and in the same order, so the two agree to
+ * the last bit.
  */
 public final class TokenBucketMath {
   private static final double FIT_EPSILON = 1e-9;
@@ -34,13 +41,50 @@ public final class TokenBucketMath {
     double level = s.level();
     long ts = s.updatedMicros();
     double line = s.lineMicros();
-    if (nowMicros > ts) {
-      level = Math.min(spec.capacity(), level + (nowMicros - ts) * spec.refillPerSecond() / 1_000_000);
-      ts = nowMicros;
+    long now = Math.max(nowMicros, ts);
+    List<BucketState.HeldLease> leases = new ArrayList<>(s.leases());
+    double held = s.held();
+
+    // Leases that ended, in deadline order: refill up to each deadline under the cap of the time.
+    List<BucketState.HeldLease> ended = new ArrayList<>();
+    for (BucketState.HeldLease l : leases) {
+      if (l.deadlineMicros() <= now) {
+        ended.add(l);
+      }
     }
-    long now = ts;
-    double before = level;
+    ended.sort(Comparator.comparingLong(BucketState.HeldLease::deadlineMicros));
+    for (BucketState.HeldLease e : ended) {
+      if (e.deadlineMicros() > ts) {
+        level = Math.min(spec.capacity() - held, level + (e.deadlineMicros() - ts) * spec.refillPerSecond() / 1_000_000);
+        ts = e.deadlineMicros();
+      }
+      held -= e.units();
+      leases.remove(e);
+    }
+
+    if (now > ts) {
+      level = Math.min(spec.capacity() - held, level + (now - ts) * spec.refillPerSecond() / 1_000_000);
+      ts = now;
+    }
+
+    // A lease its holder is done with: unused units return, its cap is lifted.
+    LeaseRelease release = request.release();
+    if (release != null) {
+      BucketState.HeldLease named = new BucketState.HeldLease(release.id(), release.deadlineMicros(), release.units());
+      if (leases.remove(named)) {
+        held -= release.units();
+        level = level + (release.units() - release.used());
+      }
+    }
+
+    // Places the caller did not use, if the line still ends with them.
     double usPerUnit = 1_000_000 / spec.refillPerSecond();
+    PlacesRelease places = request.places();
+    if (places != null && s.lineMicros() == places.lineEndMicros()) {
+      line = line - places.unused() * usPerUnit;
+    }
+
+    double before = level;
     double fit = Math.floor(level + spec.horizonMicros() * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON);
 
     int granted = 0;
@@ -54,12 +98,26 @@ public final class TokenBucketMath {
     } else {
       double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
       double turn = Math.max(open, line);
-      line = turn + request.need() * usPerUnit;
+      line = turn + request.want() * usPerUnit;
       ticket = (long) Math.ceil(turn - now);
     }
     level -= granted;
-    // The script only rewrites the line while it lies ahead; a passed line changes no decision.
-    double storedLine = line > now ? line : s.lineMicros();
-    return new Step(new Acquisition(granted, before, now, ticket), new BucketState(level, ts, storedLine));
+
+    long seq = s.lastLeaseId();
+    long leaseId = 0;
+    long leaseEnd = 0;
+    if (granted > request.need()) {
+      seq++;
+      leaseId = seq;
+      leaseEnd = now + request.holdMicros();
+      leases.add(new BucketState.HeldLease(seq, leaseEnd, granted - request.need()));
+    }
+    // The script stores the line, in whole microseconds, only while it lies ahead (printf's %.0f
+    // rounds half to even, as rint does).
+    double storedLine = line > now ? Math.rint(line) : 0;
+    long lineEnd = granted == 0 && line > now ? (long) storedLine : 0;
+    return new Step(
+        new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd),
+        new BucketState(level, ts, storedLine, seq, leases));
   }
 }

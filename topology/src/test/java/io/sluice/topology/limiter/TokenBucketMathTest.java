@@ -3,6 +3,8 @@ package io.sluice.topology.limiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class TokenBucketMathTest {
@@ -11,22 +13,54 @@ class TokenBucketMathTest {
   void shouldFollowTheSpecificationTableExactly() {
     BucketState state = null;
     long now = 1_700_000_000_000_000L;
+    List<Acquisition> answers = new ArrayList<>();
     for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
       now += step.advanceMillis() * 1000;
-      TokenBucketMath.Step result = TokenBucketMath.acquire(
-          state, TokenBucketSpecification.SPEC, new AcquireRequest(step.want(), step.need(), step.holder()), now);
+      AcquireRequest request = step.releaseStep() < 0 ? step.request() : step.request(answers.get(step.releaseStep()), 0);
+      TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now);
       Acquisition a = result.acquisition();
       assertEquals(step.expectGranted(), a.granted(), step.why());
       assertEquals(step.expectLevel(), a.levelBefore(), 1e-9, step.why());
       assertEquals(step.expectTicketMillis() * 1000, a.ticketMicros(), 1, step.why());
+      assertEquals(a.granted() > step.need(), a.leaseId() > 0, "a lease exactly when units beyond need: " + step.why());
+      answers.add(a);
       state = result.next();
+      assertTrue(state.level() + state.held() <= TokenBucketSpecification.SPEC.capacity() + 1e-9,
+          "level + held never exceeds capacity: " + step.why());
+    }
+  }
+
+  @Test
+  void shouldHoldEveryLeaseUntilReleasedOrEnded() {
+    BucketSpec spec = new BucketSpec(10, 10, 0);
+    TokenBucketMath.Step first = TokenBucketMath.acquire(null, spec, new AcquireRequest(4, 1, false, 1_000_000, null, null), 0);
+    TokenBucketMath.Step second = TokenBucketMath.acquire(first.next(), spec, new AcquireRequest(3, 1, false, 2_000_000, null, null), 0);
+    assertEquals(List.of(new BucketState.HeldLease(1, 1_000_000, 3), new BucketState.HeldLease(2, 2_000_000, 2)),
+        second.next().leases());
+    TokenBucketMath.Step later = TokenBucketMath.acquire(second.next(), spec, AcquireRequest.single(1), 1_500_000);
+    assertEquals(List.of(new BucketState.HeldLease(2, 2_000_000, 2)), later.next().leases(), "the first ended at 1 s");
+    assertEquals(8, later.acquisition().levelBefore(), 1e-9, "capped at 10 - 2 once the first ended");
+  }
+
+  @Test
+  void shouldIgnoreAReleaseThatDoesNotNameAHeldLeaseExactly() {
+    BucketSpec spec = new BucketSpec(10, 10, 0);
+    TokenBucketMath.Step leased = TokenBucketMath.acquire(null, spec, new AcquireRequest(5, 1, false, 1_000_000, null, null), 0);
+    Acquisition a = leased.acquisition();
+    for (LeaseRelease wrong : List.of(
+        new LeaseRelease(a.leaseId(), a.leaseEndMicros() + 1, 4, 0),
+        new LeaseRelease(a.leaseId(), a.leaseEndMicros(), 3, 0),
+        new LeaseRelease(a.leaseId() + 1, a.leaseEndMicros(), 4, 0))) {
+      TokenBucketMath.Step s = TokenBucketMath.acquire(leased.next(), spec, AcquireRequest.single(1).releasing(wrong), 0);
+      assertEquals(5, s.acquisition().levelBefore(), 1e-9, "nothing given back for " + wrong);
+      assertEquals(4, s.next().held(), "still held after " + wrong);
     }
   }
 
   @Test
   void shouldNeverRefillBackwardsInTime() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
-    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(10, 10, false), 5_000_000);
+    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(10, 10, false, 0, null, null), 5_000_000);
     TokenBucketMath.Step earlier = TokenBucketMath.acquire(drained.next(), spec, AcquireRequest.single(1), 4_000_000);
     assertEquals(0, earlier.acquisition().granted());
     assertEquals(5_000_000, earlier.next().updatedMicros(), "the stored time stays at the latest seen");
@@ -35,7 +69,7 @@ class TokenBucketMathTest {
   @Test
   void shouldNotBeChargedWhenTheEventIsQueued() {
     BucketSpec spec = new BucketSpec(2, 1, 0);
-    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(2, 2, false), 0);
+    TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(2, 2, false, 0, null, null), 0);
     TokenBucketMath.Step queued = TokenBucketMath.acquire(drained.next(), spec, AcquireRequest.single(1), 0);
     assertEquals(0, queued.acquisition().granted());
     assertEquals(0, queued.next().level(), 1e-12);
@@ -50,7 +84,7 @@ class TokenBucketMathTest {
     BucketState state = null;
     java.util.List<Long> dueTimes = new java.util.ArrayList<>();
     for (long now = 0; now < 3_000_000; now += 5_000) {
-      TokenBucketMath.Step s = TokenBucketMath.acquire(state, spec, new AcquireRequest(3, 1, false), now);
+      TokenBucketMath.Step s = TokenBucketMath.acquire(state, spec, new AcquireRequest(3, 1, false, 50_000, null, null), now);
       Acquisition a = s.acquisition();
       for (int j = 1; j <= a.granted(); j++) {
         dueTimes.add(a.nowMicros() + (long) Math.ceil(Math.max(0, (j - a.levelBefore()) * spec.microsPerUnit())));

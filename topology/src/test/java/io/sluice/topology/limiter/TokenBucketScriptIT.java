@@ -14,9 +14,11 @@ import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.RedisConfig;
 import io.sluice.topology.redis.RedisConnection;
+import io.lettuce.core.api.sync.RedisHashCommands;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +49,7 @@ class TokenBucketScriptIT {
   @Test
   void shouldFollowTheSpecificationTableOnRealRedis() throws Exception {
     BucketKey key = new BucketKey("spec-api", "tenant-" + System.nanoTime());
-    runTable(key, (k, micros) -> shiftStoredTime(redis::hget, redis::hset, k, micros));
+    runTable(store, key, redis);
   }
 
   @Test
@@ -62,7 +64,7 @@ class TokenBucketScriptIT {
         // Several tenants, so the buckets land in different slots on different nodes.
         for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
           BucketKey key = new BucketKey("spec-api", tenant);
-          runTable(clusterStore, key, (k, micros) -> shiftStoredTime(sync::hget, sync::hset, k, micros));
+          runTable(clusterStore, key, sync);
         }
         assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
       } finally {
@@ -87,7 +89,7 @@ class TokenBucketScriptIT {
   void shouldExpireTheKeyOnceTheBucketWouldBeFullAgain() throws Exception {
     BucketKey key = new BucketKey("spec-api", "ttl-" + System.nanoTime());
     // Drain 10 units at 10/s: full again in one second; the key lives that long plus a second.
-    store.acquire(key, TokenBucketSpecification.SPEC, new AcquireRequest(10, 10, false)).toCompletableFuture().get();
+    store.acquire(key, TokenBucketSpecification.SPEC, new AcquireRequest(10, 10, false, 0, null, null)).toCompletableFuture().get();
     long ttl = redis.pttl(key.redisKey());
     assertTrue(ttl > 1_500 && ttl <= 2_000, "ttl " + ttl);
   }
@@ -101,32 +103,44 @@ class TokenBucketScriptIT {
     assertTrue(fields.containsKey("tokens") && fields.containsKey("ts"), fields.toString());
   }
 
-  private static void runTable(BucketKey key, BiConsumer<BucketKey, Long> shift) throws Exception {
-    runTable(store, key, shift);
-  }
-
   /**
    * Runs the table against the script, and alongside it the Java math fed with the clock the
    * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
    * and the script's decisions must be the table's.
    */
-  private static void runTable(LettuceTokenBucketStore s, BucketKey key, BiConsumer<BucketKey, Long> shift)
+  private static void runTable(LettuceTokenBucketStore s, BucketKey key, RedisHashCommands<String, String> hash)
       throws Exception {
     BucketState mirror = null;
     long moved = 0;
+    List<Acquisition> redisAnswers = new ArrayList<>();
+    List<Long> movedAtAnswer = new ArrayList<>();
+    List<Acquisition> mathAnswers = new ArrayList<>();
     for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
       if (step.advanceMillis() != 0) {
-        shift.accept(key, step.advanceMillis() * 1000);
+        shiftStoredTime(hash, key, step.advanceMillis() * 1000);
         moved += step.advanceMillis() * 1000;
       }
-      AcquireRequest request = new AcquireRequest(step.want(), step.need(), step.holder());
-      Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC, request).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, request,
-          mirror == null ? a.nowMicros() + moved : Math.max(a.nowMicros() + moved, 0));
+      // Stored times moved back with every shift since the answer released here, and the
+      // holder's own estimate of the bucket's clock would have moved with them.
+      int i = step.releaseStep();
+      AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), moved - movedAtAnswer.get(i));
+      AcquireRequest toMath = i < 0 ? step.request() : step.request(mathAnswers.get(i), 0);
+      Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC, toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, toMath, a.nowMicros() + moved);
       mirror = java.next();
-      assertEquals(java.acquisition().granted(), a.granted(), "script = math: " + step.why());
-      assertEquals(java.acquisition().levelBefore(), a.levelBefore(), 1e-6, "script = math: " + step.why());
-      assertEquals(java.acquisition().ticketMicros(), a.ticketMicros(), 1, "script = math: " + step.why());
+      Acquisition m = java.acquisition();
+      assertEquals(m.granted(), a.granted(), "script = math: " + step.why());
+      assertEquals(m.levelBefore(), a.levelBefore(), 1e-6, "script = math: " + step.why());
+      assertEquals(m.ticketMicros(), a.ticketMicros(), 1, "script = math: " + step.why());
+      assertEquals(m.leaseId(), a.leaseId(), "script = math: " + step.why());
+      assertEquals(m.leaseId() == 0 ? 0 : m.leaseEndMicros() - m.nowMicros(), a.leaseId() == 0 ? 0 : a.leaseEndMicros() - a.nowMicros(),
+          "script = math: " + step.why());
+      assertEquals(mirror.held(), heldIn(hash, key), "script = math, units held: " + step.why());
+      assertEquals(m.lineEndMicros() == 0 ? 0 : m.lineEndMicros() - m.nowMicros(),
+          a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, "script = math, line end: " + step.why());
+      redisAnswers.add(a);
+      movedAtAnswer.add(moved);
+      mathAnswers.add(m);
 
       // The table's numbers assume no real time passes between steps; a few tens of milliseconds
       // do here, which moves levels and tickets a little (the exact check is the one above) but
@@ -135,20 +149,25 @@ class TokenBucketScriptIT {
     }
   }
 
-  /** Moves the bucket's stored times back by {@code micros}: as if that much time had passed. */
-  private static void shiftStoredTime(
-      java.util.function.BiFunction<String, String, String> hget,
-      TriConsumer hset, BucketKey key, long micros) {
-    for (String field : new String[] {"ts", "line"}) {
-      String v = hget.apply(key.redisKey(), field);
-      if (v != null) {
-        hset.accept(key.redisKey(), field, String.format("%.0f", Double.parseDouble(v) - micros));
-      }
-    }
+  private static int heldIn(RedisHashCommands<String, String> hash, BucketKey key) {
+    String held = hash.hget(key.redisKey(), "held");
+    return held == null ? 0 : Integer.parseInt(held);
   }
 
-  @FunctionalInterface
-  interface TriConsumer {
-    Object accept(String key, String field, String value);
+  /**
+   * Moves the bucket's stored times back by {@code micros}: as if that much time had passed. The
+   * lease deadlines move with them.
+   */
+  private static void shiftStoredTime(RedisHashCommands<String, String> hash, BucketKey key, long micros) {
+    for (Map.Entry<String, String> field : hash.hgetall(key.redisKey()).entrySet()) {
+      String name = field.getKey();
+      String v = field.getValue();
+      if (name.equals("ts") || name.equals("line") || name.equals("sweep") || name.equals("hold_end")) {
+        hash.hset(key.redisKey(), name, String.format("%.0f", Double.parseDouble(v) - micros));
+      } else if (name.startsWith("lease:")) {
+        String[] endAndUnits = v.split(" ");
+        hash.hset(key.redisKey(), name, (Long.parseLong(endAndUnits[0]) - micros) + " " + endAndUnits[1]);
+      }
+    }
   }
 }

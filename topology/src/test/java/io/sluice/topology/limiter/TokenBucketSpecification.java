@@ -16,27 +16,97 @@ final class TokenBucketSpecification {
   static final BucketSpec SPEC = new BucketSpec(10, 10, 1_000_000);
 
   /**
+   * @param holdMillis    how long the bucket holds the lease of the units beyond need
+   * @param releaseStep   the step (0-based) whose lease (or places in line, when that step was
+   *                      queued) this request releases first; -1: none
+   * @param releaseUsed   how many of that lease's units (or places) beyond its asker's were used
    * @param expectGranted units charged
-   * @param expectLevel   level before the charge, after refill
+   * @param expectLevel   level before the charge, after refill and release
    * @param expectTicketMillis when nothing is granted, time until the event's turn
    */
-  record Step(String why, long advanceMillis, int want, int need, boolean holder,
-              int expectGranted, double expectLevel, long expectTicketMillis) {}
+  record Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
+              int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
+
+    AcquireRequest request() {
+      return new AcquireRequest(want, need, holder, holdMillis * 1000, null, null);
+    }
+
+    /**
+     * This step's request, releasing what step {@code releaseStep} answered with.
+     *
+     * @param earlier      that step's answer
+     * @param clockShift   how far the bucket's stored times moved back since that answer
+     */
+    AcquireRequest request(Acquisition earlier, long clockShift) {
+      if (releaseStep < 0) {
+        return request();
+      }
+      int beyondNeed = STEPS.get(releaseStep).want() - STEPS.get(releaseStep).need();
+      if (earlier.isGranted()) {
+        int units = earlier.granted() - STEPS.get(releaseStep).need();
+        return request().releasing(
+            new LeaseRelease(earlier.leaseId(), earlier.leaseEndMicros() - clockShift, units, releaseUsed));
+      }
+      return request().givingBack(new PlacesRelease(earlier.lineEndMicros() - clockShift, beyondNeed - releaseUsed));
+    }
+  }
+
+  private static Step ask(String why, long advanceMillis, int want, int need, boolean holder,
+                          int expectGranted, double expectLevel, long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, need, holder, want > need ? 200 : 0, -1, 0,
+        expectGranted, expectLevel, expectTicketMillis);
+  }
+
+  private static Step lease(String why, long advanceMillis, int want, int need, long holdMillis,
+                            int expectGranted, double expectLevel) {
+    return new Step(why, advanceMillis, want, need, false, holdMillis, -1, 0, expectGranted, expectLevel, 0);
+  }
+
+  private static Step queue(String why, long advanceMillis, int want, int need, int giveBackStep, int used,
+                            long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, need, false, want > need ? 200 : 0, giveBackStep, used,
+        0, -10, expectTicketMillis);
+  }
+
+  private static Step release(String why, long advanceMillis, int releaseStep, int used,
+                              int expectGranted, double expectLevel) {
+    return new Step(why, advanceMillis, 1, 1, false, 0, releaseStep, used, expectGranted, expectLevel, 0);
+  }
 
   static final List<Step> STEPS = List.of(
-      new Step("a new bucket is full: one unit is granted from 10", 0, 1, 1, false, 1, 10, 0),
-      new Step("a lease takes the nine it asked for", 0, 9, 1, false, 9, 9, 0),
-      new Step("an empty bucket reserves the next unit, due in 100 ms", 0, 1, 1, false, 1, 0, 0),
-      new Step("cost 5 fits in the horizon (debt 6 of at most 10)", 0, 5, 5, false, 5, -1, 0),
-      new Step("cost 5 more would be debt 11: not charged, a ticket in 100 ms", 0, 5, 5, false, 0, -6, 100),
-      new Step("cost 3 still fits beside the line (debt 9)", 0, 3, 3, false, 3, -6, 0),
-      new Step("half a second later the ticket holder is charged", 500, 5, 5, true, 5, -4, 0),
-      new Step("cost 8 does not fit: its turn opens in 700 ms", 0, 8, 8, false, 0, -9, 700),
-      new Step("one unit still fits", 0, 1, 1, false, 1, -9, 0),
-      new Step("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500),
-      new Step("ten seconds later the bucket is full again, never more", 10_000, 10, 1, false, 10, 10, 0),
-      new Step("a want beyond what fits is granted in part", 0, 25, 2, false, 10, 0, 0),
-      new Step("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100));
+      /* 0 */ ask("a new bucket is full: one unit is granted from 10", 0, 1, 1, false, 1, 10, 0),
+      /* 1 */ ask("a lease takes the nine it asked for", 0, 9, 1, false, 9, 9, 0),
+      /* 2 */ ask("an empty bucket reserves the next unit, due in 100 ms", 0, 1, 1, false, 1, 0, 0),
+      /* 3 */ ask("cost 5 fits in the horizon (debt 6 of at most 10)", 0, 5, 5, false, 5, -1, 0),
+      /* 4 */ ask("cost 5 more would be debt 11: not charged, a ticket in 100 ms", 0, 5, 5, false, 0, -6, 100),
+      /* 5 */ ask("cost 3 still fits beside the line (debt 9)", 0, 3, 3, false, 3, -6, 0),
+      /* 6 */ ask("half a second later the ticket holder is charged", 500, 5, 5, true, 5, -4, 0),
+      /* 7 */ ask("cost 8 does not fit: its turn opens in 700 ms", 0, 8, 8, false, 0, -9, 700),
+      /* 8 */ ask("one unit still fits", 0, 1, 1, false, 1, -9, 0),
+      /* 9 */ ask("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500),
+      /* 10 */ ask("ten seconds later the bucket is full again, never more", 10_000, 10, 1, false, 10, 10, 0),
+      /* 11 */ ask("a want beyond what fits is granted in part", 0, 25, 2, false, 10, 0, 0),
+      /* 12 */ ask("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100),
+      // Leases are held against the cap: the bucket refills only to capacity - held.
+      /* 13 */ lease("ten seconds on, every lease has ended: full; a lease of 4 held for 1 s", 10_000, 5, 1, 1000, 5, 10),
+      /* 14 */ ask("600 ms later the refill has stopped at capacity - held = 6", 600, 1, 1, false, 1, 6, 0),
+      /* 15 */ release("releasing that lease with 1 of its 4 used gives 3 back: 5 + 3", 0, 13, 1, 1, 8),
+      /* 16 */ lease("a lease of 3 held for 500 ms, never released", 0, 4, 1, 500, 4, 7),
+      /* 17 */ ask("700 ms on: capped at 7 until the lease ended at 500 ms, then 2 more", 700, 1, 1, false, 1, 9, 0),
+      /* 18 */ release("a release of a lease that has ended gives nothing back", 0, 16, 0, 1, 8),
+      /* 19 */ lease("a cost-2 event's lease holds only the 4 units beyond its need", 0, 6, 2, 1000, 6, 7),
+      /* 20 */ ask("800 ms on the refill has stopped at 10 - 4 = 6", 800, 1, 1, false, 1, 6, 0),
+      /* 21 */ release("all 4 used: nothing comes back (still 6)...", 100, 19, 4, 1, 6),
+      /* 22 */ ask("...but the cap has lifted: 5 + 3", 300, 1, 1, false, 1, 8, 0),
+      /* 23 */ lease("a lease may reach into the horizon: 7 units now, 9 as debt", 0, 16, 1, 1000, 16, 7),
+      /* 24 */ release("its 14 unused units go back to the bucket: -9 + 14", 0, 23, 1, 1, 5),
+      // Places in line: a queued event may take more line than its need, for the events after it.
+      /* 25 */ ask("cost 14 takes all that fits: 4 now and 10 as debt", 0, 14, 14, false, 14, 4, 0),
+      /* 26 */ queue("queued with 4 more places behind its own: turn in 100 ms, line to 600 ms", 0, 5, 1, -1, 0, 100),
+      /* 27 */ queue("the next queued event's turn comes after all five places", 0, 1, 1, -1, 0, 600),
+      /* 28 */ queue("giving back places with someone queued behind them shortens nothing", 0, 1, 1, 26, 0, 700),
+      /* 29 */ queue("queued with 2 more places: turn at 800 ms, line to 1100 ms", 0, 3, 1, -1, 0, 800),
+      /* 30 */ queue("giving back the 2 unused places at the end of the line shortens it", 0, 1, 1, 29, 0, 900));
 
   private TokenBucketSpecification() {}
 }

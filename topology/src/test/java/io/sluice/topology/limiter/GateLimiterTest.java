@@ -1,0 +1,136 @@
+package io.sluice.topology.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gate's limiter over the bucket math on a clock the test drives (fast, deterministic); the
+ * same paths against a real Redis and broker are in GateIT.
+ */
+class GateLimiterTest {
+  private final AtomicLong clockMicros = new AtomicLong(1_700_000_000_000_000L);
+  private final InMemoryTokenBucketStore store = new InMemoryTokenBucketStore(clockMicros::get);
+
+  private GateLimiter limiter(Duration leaseTarget, int maxLease) {
+    return limiter(store, leaseTarget, maxLease);
+  }
+
+  private GateLimiter limiter(InMemoryTokenBucketStore store, Duration leaseTarget, int maxLease) {
+    return new GateLimiter(store, new RedisCircuit(100, 1_000, s -> {}),
+        () -> clockMicros.get() * 1000, () -> clockMicros.get() / 1000,
+        Duration.ofSeconds(1), leaseTarget, maxLease, (k, n) -> {});
+  }
+
+  private record Admission(long atMillis, int cost) {}
+
+  private static Admission admission(LimiterDecision d, int cost) {
+    if (d instanceof LimiterDecision.Admit a) {
+      return new Admission(a.atMillis(), cost);
+    }
+    if (d instanceof LimiterDecision.Reserved r) {
+      return new Admission(r.notBeforeMillis(), cost);
+    }
+    return null;
+  }
+
+  @Test
+  void shouldCostOneRedisCallPerLeaseForATenantWellInsideItsQuota() {
+    // 50 events/s against a bucket of 100 at 100/s: the bucket stays nearly full all along.
+    GateLimiter gate = limiter(Duration.ofMillis(100), 64);
+    BucketKey key = new BucketKey("api", "calm");
+    BucketSpec spec = new BucketSpec(100, 100, 1_000_000);
+    int events = 0;
+    for (int i = 0; i < 500; i++) {
+      clockMicros.addAndGet(20_000);
+      LimiterDecision d = gate.decide(key, spec, 1, false);
+      assertTrue(d instanceof LimiterDecision.Admit, "inside its quota every event goes at once: " + d);
+      events++;
+    }
+    // Demand 50/s and a 100 ms target make leases of 5 extra units: one call per 6 events.
+    assertTrue(store.calls() <= events / 4, store.calls() + " calls for " + events + " events");
+  }
+
+  @Test
+  void shouldNeverAdmitMoreThanCapacityPlusRateTimesWindowWhateverTheLeasesDo() {
+    // Three holders of leases on one bucket (three stream tasks, as after a rebalance), each
+    // alternating calm stretches, where leases are taken from a nearly full bucket and left
+    // partly unused, with bursts far above the rate. Admission times, from every holder, are held
+    // to capacity + refill * T in every window.
+    BucketSpec spec = new BucketSpec(20, 100, 500_000);
+    BucketKey key = new BucketKey("api", "bursty");
+    List<GateLimiter> holders = List.of(
+        limiter(Duration.ofMillis(100), 16), limiter(Duration.ofMillis(100), 16), limiter(Duration.ofMillis(100), 16));
+    Random random = new Random(42);
+    List<Admission> admitted = new ArrayList<>();
+    int decided = 0;
+    for (int round = 0; round < 300; round++) {
+      boolean burst = random.nextInt(4) == 0;
+      int events = burst ? 20 + random.nextInt(40) : 1 + random.nextInt(3);
+      for (int e = 0; e < events; e++) {
+        clockMicros.addAndGet(burst ? random.nextInt(500) : 5_000 + random.nextInt(40_000));
+        int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(3) : 0);
+        LimiterDecision d = holders.get(random.nextInt(3)).decide(key, spec, cost, false);
+        decided++;
+        Admission a = admission(d, cost);
+        if (a != null) {
+          admitted.add(a);
+        }
+      }
+    }
+    admitted.sort(Comparator.comparingLong(Admission::atMillis));
+    int worst = Integer.MIN_VALUE;
+    for (int i = 0; i < admitted.size(); i++) {
+      int sum = 0;
+      for (int k = i; k < admitted.size(); k++) {
+        sum += admitted.get(k).cost();
+        double windowSeconds = (admitted.get(k).atMillis() - admitted.get(i).atMillis()) / 1000.0;
+        // Stamps are whole milliseconds (an admission may read up to 1 ms early): 0.1 unit slack.
+        double bound = spec.capacity() + spec.refillPerSecond() * windowSeconds + 0.1;
+        assertTrue(sum <= bound, sum + " units admitted within " + windowSeconds + " s, bound " + bound);
+        worst = Math.max(worst, (int) Math.ceil(sum - (bound - 0.1)));
+      }
+    }
+    assertTrue(admitted.size() > 1000, "enough admissions to mean something: " + admitted.size());
+    assertTrue(decided - store.calls() > 300,
+        "hundreds of events were served from leases: " + store.calls() + " calls for " + decided + " events");
+    assertEquals(0, Math.max(0, worst), "no window went over the bound");
+  }
+
+  @Test
+  void shouldDecideATenantFarOverItsRateAsOneCallPerEventWouldWithAFractionOfTheCalls() {
+    // 100 events/s against 10/s with a burst of 5 and a 1 s horizon, for 3 s: after the burst
+    // and the horizon fill, most events queue. Leases and places in line must give every event
+    // the same decision and time as a Redis call per event, from far fewer calls.
+    InMemoryTokenBucketStore perEventStore = new InMemoryTokenBucketStore(clockMicros::get);
+    GateLimiter perEvent = limiter(perEventStore, Duration.ofSeconds(1), 0);
+    GateLimiter cached = limiter(Duration.ofSeconds(1), 64);
+    BucketKey key = new BucketKey("api", "loud");
+    BucketSpec spec = new BucketSpec(5, 10, 1_000_000);
+    int queued = 0;
+    for (int i = 0; i < 300; i++) {
+      clockMicros.addAndGet(10_000);
+      LimiterDecision expected = perEvent.decide(key, spec, 1, false);
+      LimiterDecision actual = cached.decide(key, spec, 1, false);
+      assertEquals(expected.getClass(), actual.getClass(), "event " + i + ": " + expected + " / " + actual);
+      Admission e = admission(expected, 1);
+      if (e != null) {
+        assertEquals(e.atMillis(), admission(actual, 1).atMillis(), 1, "event " + i);
+      } else {
+        queued++;
+        assertEquals(((LimiterDecision.Queued) expected).notBeforeMillis(),
+            ((LimiterDecision.Queued) actual).notBeforeMillis(), 1, "event " + i + ": its turn in line");
+      }
+    }
+    assertTrue(queued > 200, "most events queued: " + queued);
+    assertEquals(300, perEventStore.calls());
+    assertTrue(store.calls() <= 300 / 4, store.calls() + " calls instead of 300");
+  }
+}
