@@ -38,6 +38,13 @@ Leases (why the bucket knows about them):
   capacity - held. Then level + (units still unused in leases) <= capacity at every instant, and
   the two together behave like one bucket of the configured capacity: invariant 1 holds however
   late a leased unit is used, as long as it is used before its lease ends.
+    A lease holds only units the bucket holds at the grant (whole units of the level), never
+    units of the horizon. A reserved unit is refill that has not arrived yet: leased and left
+    unused past its due time, it would be spent as if the bucket had stored it, yet while the
+    cap stops the refill at capacity - held the bucket stores nothing, and two such units could
+    go in the same instant where the bucket would have had room for one. (Found by GateIT:
+    six admissions in 33 ms from a bucket of 5.) So the caller's lease units are all due at
+    once, and reservations are decided here, one event per call.
     A lease ends in one of two ways:
     - released: the caller names it and says how many of its units it used; the unused ones
       return to the level (level + unused stays within capacity - the remaining held) and the
@@ -52,7 +59,8 @@ Leases (why the bucket knows about them):
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
 ARGV[2]   refill       cost units per second, > 0
-ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
+ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease,
+                       granted only from whole units in the bucket (the event's own may be debt)
 ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
 ARGV[6]   holder       "1" when the event holds a ticket, else "0"
@@ -182,10 +190,14 @@ local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
 
 local granted = 0
 local ticket = 0
-if want <= fit then
-  granted = want
-elseif need <= fit then
-  granted = fit
+if need <= fit then
+  granted = need
+  -- Units beyond need (a lease) come only from what the bucket holds now, never from the
+  -- horizon: see "Leases" above for why a reserved unit must not be leased.
+  local whole = math.floor(level)
+  if want > need and whole > need then
+    granted = math.min(want, whole)
+  end
 elseif holder then
   granted = need
 else

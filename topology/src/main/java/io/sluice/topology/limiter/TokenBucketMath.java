@@ -15,7 +15,8 @@ import java.util.List;
  * ahead, each due at {@code now + (j - level)/refill}); the reservation horizon bounds that debt;
  * an event that does not fit gets a ticket (a place in the bucket's waiting line) instead of a
  * charge, and is charged without the horizon check when it comes back holding it. Units taken
- * beyond an event's need form a lease that the bucket holds against its cap (it refills only to
+ * beyond an event's need, only ever from whole units in the bucket, form a lease that the bucket
+ * holds against its cap (it refills only to
  * {@code capacity - held}) until the lease is released or its deadline passes.
  *
  * <p>All arithmetic is in doubles, as Lua's numbers are, and in the same order, so the two agree to
@@ -89,10 +90,13 @@ public final class TokenBucketMath {
 
     int granted = 0;
     long ticket = 0;
-    if (request.want() <= fit) {
-      granted = request.want();
-    } else if (request.need() <= fit) {
-      granted = (int) fit;
+    if (request.need() <= fit) {
+      granted = request.need();
+      // A lease only of units the bucket holds now, never of the horizon (see Lease).
+      double whole = Math.floor(level);
+      if (request.want() > request.need() && whole > request.need()) {
+        granted = (int) Math.min(request.want(), whole);
+      }
     } else if (request.holder()) {
       granted = request.need();
     } else {

@@ -145,7 +145,8 @@ class GateIT {
         double window = (sorted.get(k) - sorted.get(i) + 2) / 1000.0;
         int count = k - i + 1;
         assertTrue(count <= capacity + rate * window + 1e-9,
-            tenant + ": " + count + " admitted within " + window + " s (limit " + (capacity + rate * window) + ")");
+            tenant + ": " + count + " admitted within " + window + " s (limit " + (capacity + rate * window)
+                + "); admissions, ms after the first: " + sorted.stream().map(t -> t - sorted.get(0)).toList());
       }
     }
   }

@@ -51,22 +51,26 @@ class LeaseTest {
   }
 
   @Test
-  void shouldGiveDebtUnitsTheirDueTimes() {
-    // Level 1.5, lease of 4: unit 1 now, unit 2 at +50 ms, unit 3 at +150 ms, unit 4 at +250 ms.
-    Lease lease = lease(4, 1, 1.5);
-    assertTrue(lease.takeAtGrant().isImmediate());
-    Lease.Slot cost2 = lease.take(2, localNanosAfter(10_000));
-    assertFalse(cost2.isImmediate());
-    assertEquals(T0 + 150_000, cost2.dueMicros(), "an event of cost 2 goes when its last unit is due");
-    Lease.Slot unit4 = lease.take(1, localNanosAfter(100_000));
-    assertEquals(T0 + 250_000, unit4.admittedMicros(), "a reservation may fall due after the end of use");
-    assertEquals(0, lease.remaining());
-    assertNull(lease.take(1, localNanosAfter(100_001)));
+  void shouldGiveTheAskersOwnDebtUnitsTheirDueTime() {
+    // Level 0.5, an event of cost 3 and no lease: its units are due at +50, +150 and +250 ms.
+    Lease.Slot slot = lease(3, 3, 0.5).takeAtGrant();
+    assertFalse(slot.isImmediate());
+    assertEquals(T0 + 250_000, slot.dueMicros(), "an event goes when its last unit is due");
+  }
+
+  @Test
+  void shouldRefuseALeaseOfUnitsTheBucketDidNotHold() {
+    // A leased reserved unit left unused past its due time would be spent as if the bucket had
+    // stored refill beyond its cap: the bucket grants none, and a grant that did is refused.
+    assertThrows(IllegalArgumentException.class, () -> lease(4, 1, 3.5));
+    Lease fine = lease(3, 1, 3.5);
+    fine.takeAtGrant();
+    assertEquals(2, fine.remaining(), "three whole units in the bucket: a lease of two is fine");
   }
 
   @Test
   void shouldRefuseAnEventLargerThanWhatIsLeft() {
-    Lease lease = lease(3, 1, 0);
+    Lease lease = lease(3, 1, 10);
     lease.takeAtGrant();
     assertNull(lease.take(3, localNanosAfter(1)));
     assertEquals(2, lease.remaining(), "a refused take uses nothing");

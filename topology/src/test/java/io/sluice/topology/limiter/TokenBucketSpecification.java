@@ -85,7 +85,7 @@ final class TokenBucketSpecification {
       /* 8 */ ask("one unit still fits", 0, 1, 1, false, 1, -9, 0),
       /* 9 */ ask("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500),
       /* 10 */ ask("ten seconds later the bucket is full again, never more", 10_000, 10, 1, false, 10, 10, 0),
-      /* 11 */ ask("a want beyond what fits is granted in part", 0, 25, 2, false, 10, 0, 0),
+      /* 11 */ ask("an empty bucket leases nothing: cost 10 is charged as debt, the 15 beyond are not", 0, 25, 10, false, 10, 0, 0),
       /* 12 */ ask("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100),
       // Leases are held against the cap: the bucket refills only to capacity - held.
       /* 13 */ lease("ten seconds on, every lease has ended: full; a lease of 4 held for 1 s", 10_000, 5, 1, 1000, 5, 10),
@@ -98,8 +98,8 @@ final class TokenBucketSpecification {
       /* 20 */ ask("800 ms on the refill has stopped at 10 - 4 = 6", 800, 1, 1, false, 1, 6, 0),
       /* 21 */ release("all 4 used: nothing comes back (still 6)...", 100, 19, 4, 1, 6),
       /* 22 */ ask("...but the cap has lifted: 5 + 3", 300, 1, 1, false, 1, 8, 0),
-      /* 23 */ lease("a lease may reach into the horizon: 7 units now, 9 as debt", 0, 16, 1, 1000, 16, 7),
-      /* 24 */ release("its 14 unused units go back to the bucket: -9 + 14", 0, 23, 1, 1, 5),
+      /* 23 */ lease("a lease takes only what the bucket holds: 7 of the 16 asked, none of the horizon", 0, 16, 1, 1000, 7, 7),
+      /* 24 */ release("its 5 unused units go back to the bucket: 0 + 5", 0, 23, 1, 1, 5),
       // Places in line: a queued event may take more line than its need, for the events after it.
       /* 25 */ ask("cost 14 takes all that fits: 4 now and 10 as debt", 0, 14, 14, false, 14, 4, 0),
       /* 26 */ queue("queued with 4 more places behind its own: turn in 100 ms, line to 600 ms", 0, 5, 1, -1, 0, 100),
