@@ -38,17 +38,23 @@ Leases (why the bucket knows about them):
   capacity - held. Then level + (units still unused in leases) <= capacity at every instant, and
   the two together behave like one bucket of the configured capacity: invariant 1 holds however
   late a leased unit is used, as long as it is used before its lease ends.
-    A lease holds only units the bucket holds at the grant (whole units of the level), never
-    units of the horizon. A reserved unit is refill that has not arrived yet: leased and left
-    unused past its due time, it would be spent as if the bucket had stored it, yet while the
-    cap stops the refill at capacity - held the bucket stores nothing, and two such units could
-    go in the same instant where the bucket would have had room for one. (Found by GateIT:
-    six admissions in 33 ms from a bucket of 5.) So the caller's lease units are all due at
-    once, and reservations are decided here, one event per call.
+    A lease's units are of two kinds, split by the level L before the charge (unit i of the lease
+    is unit need + i of the charge, due at now + max(0, (need + i - L) / refill)):
+    - units the bucket held (need + i <= L, "imm"): due at once, and the caller may hand them out
+      at any time before the end of use. These are the saved tokens above: only they count in
+      "held" and lower the cap.
+    - reserved units (need + i > L): refill that has not arrived yet. The caller hands one out
+      only before its due time, as a reservation at that time; it never spends one later. A
+      reserved unit left unused past its due time would be spent as if the bucket had stored it,
+      yet the bucket stores no refill beyond its cap: with a bucket of 5 at 10/s, nine reserved
+      units left idle for 900 ms would let nine events go together. (GateIT found this: six
+      admissions in 33 ms from a bucket of 5.) So a reserved unit that falls due unused is lost
+      (stricter, never looser), and a release gives back only the reserved units still ahead of
+      their due time on this clock: those are reservations cancelled before they began.
     A lease ends in one of two ways:
-    - released: the caller names it and says how many of its units it used; the unused ones
-      return to the level (level + unused stays within capacity - the remaining held) and the
-      cap rises by the lease's units;
+    - released: the caller names it and says how many of its units it used (always the first
+      ones); the unused held units and the unused reserved units not yet due return to the level
+      (never above capacity - the remaining held), and the cap rises by the lease's held units;
     - expired: at its deadline the cap rises and the unused units are lost (stricter, never
       looser). The caller stops using a lease well before its deadline (judged on an upper
       bound of this clock), so no unit is used after Redis has let it go.
@@ -59,8 +65,7 @@ Leases (why the bucket knows about them):
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
 ARGV[2]   refill       cost units per second, > 0
-ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease,
-                       granted only from whole units in the bucket (the event's own may be debt)
+ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
 ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
 ARGV[6]   holder       "1" when the event holds a ticket, else "0"
@@ -76,11 +81,15 @@ Stored fields (all strings):
   tokens   the level after the last update (may be negative)
   ts       Redis time of the last update, microseconds since the epoch
   line     end of the waiting line, microseconds since the epoch (absent: no line)
-  held     units in leases not yet ended (absent: 0)
+  held     units the bucket held that leases not yet ended hold (absent: 0); the cap is
+           capacity - held
+  live     leases not yet ended (absent: 0)
   seq      the id of the last lease granted
-  lease:N  lease N: "deadline_us units"
-  sweep    no lease ends before this time (a lower bound; absent when held is 0)
-  hold_end no lease ends after this time (absent when held is 0)
+  lease:N  lease N: "deadline_us units imm granted_us lead": its units beyond need, how many of
+           them the bucket held, the time of the grant and lead = L - need, so that its unit i
+           is due at granted_us + max(0, (i - lead) / refill)
+  sweep    no lease ends before this time (a lower bound; absent when live is 0)
+  hold_end no lease ends after this time (absent when live is 0)
 
 Returns an array of seven:
   [1] granted      integer: units charged (0: none, see [4])
@@ -111,7 +120,7 @@ local us_per_unit = 1000000 / refill
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end')
+local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live')
 local level = tonumber(stored[1])
 local ts = tonumber(stored[2])
 local line = tonumber(stored[3]) or 0
@@ -119,6 +128,7 @@ local held = tonumber(stored[4]) or 0
 local seq = tonumber(stored[5]) or 0
 local sweep = tonumber(stored[6])
 local hold_end = tonumber(stored[7]) or 0
+local live = tonumber(stored[8]) or 0
 if level == nil or ts == nil then
   level = capacity
   ts = now
@@ -131,16 +141,16 @@ end
 
 -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
 -- time, then let the lease go.
-if held > 0 and sweep ~= nil and sweep <= now then
+if live > 0 and sweep ~= nil and sweep <= now then
   local fields = redis.call('HGETALL', KEYS[1])
   local ended = {}
   local next_sweep = nil
   for i = 1, #fields, 2 do
     if string.sub(fields[i], 1, 6) == 'lease:' then
-      local d, k = string.match(fields[i + 1], '^(%d+) (%d+)$')
+      local d, imm = string.match(fields[i + 1], '^(%d+) %d+ (%d+) ')
       d = tonumber(d)
       if d <= now then
-        table.insert(ended, {d, tonumber(k), fields[i]})
+        table.insert(ended, {d, tonumber(imm), fields[i]})
       elseif next_sweep == nil or d < next_sweep then
         next_sweep = d
       end
@@ -153,6 +163,7 @@ if held > 0 and sweep ~= nil and sweep <= now then
       ts = e[1]
     end
     held = held - e[2]
+    live = live - 1
     redis.call('HDEL', KEYS[1], e[3])
   end
   sweep = next_sweep
@@ -163,13 +174,27 @@ if now > ts then
   ts = now
 end
 
--- A lease the caller is done with: its unused units return, its cap is lifted.
+-- A lease the caller is done with: its unused held units return, and so do its unused reserved
+-- units still ahead of their due time; its cap is lifted.
 if release ~= '' then
   local id, deadline, units, used = string.match(release, '^(%d+) (%d+) (%d+) (%d+)$')
   local field = 'lease:' .. id
-  if redis.call('HGET', KEYS[1], field) == deadline .. ' ' .. units then
-    held = held - tonumber(units)
-    level = level + (tonumber(units) - tonumber(used))
+  local rec = redis.call('HGET', KEYS[1], field)
+  local d, k, imm, granted_at, lead
+  if rec then
+    d, k, imm, granted_at, lead = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) (%S+)$')
+  end
+  if d == deadline and k == units then
+    k = tonumber(k)
+    imm = tonumber(imm)
+    used = tonumber(used)
+    held = held - imm
+    live = live - 1
+    local back = math.max(0, imm - used)
+    -- Lease unit i is ahead of its due time iff i > lead + (now - granted_at) * refill.
+    local ahead_from = math.floor(tonumber(lead) + (now - tonumber(granted_at)) * refill / 1000000) + 1
+    back = back + math.max(0, k - math.max(used, imm, ahead_from - 1))
+    level = math.min(capacity - held, level + back)
     redis.call('HDEL', KEYS[1], field)
   end
 end
@@ -190,14 +215,10 @@ local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
 
 local granted = 0
 local ticket = 0
-if need <= fit then
-  granted = need
-  -- Units beyond need (a lease) come only from what the bucket holds now, never from the
-  -- horizon: see "Leases" above for why a reserved unit must not be leased.
-  local whole = math.floor(level)
-  if want > need and whole > need then
-    granted = math.min(want, whole)
-  end
+if want <= fit then
+  granted = want
+elseif need <= fit then
+  granted = fit
 elseif holder then
   granted = need
 else
@@ -215,8 +236,12 @@ if granted > need then
   seq = seq + 1
   lease_id = seq
   lease_end = now + hold
-  held = held + (granted - need)
-  redis.call('HSET', KEYS[1], 'lease:' .. seq, string.format('%.0f %d', lease_end, granted - need))
+  local lead = before - need
+  local imm = math.max(0, math.min(granted - need, math.floor(lead)))
+  held = held + imm
+  live = live + 1
+  redis.call('HSET', KEYS[1], 'lease:' .. seq,
+    string.format('%.0f %d %d %.0f %s', lease_end, granted - need, imm, now, string.format('%.17g', lead)))
   if sweep == nil or lease_end < sweep then
     sweep = lease_end
   end
@@ -236,18 +261,24 @@ if granted > 0 then
   line_end = '0'
 end
 if held > 0 then
-  for _, f in ipairs({'held', string.format('%d', held), 'sweep', string.format('%.0f', sweep),
+  table.insert(fields, 'held')
+  table.insert(fields, string.format('%d', held))
+elseif stored[4] then
+  redis.call('HDEL', KEYS[1], 'held')
+end
+if live > 0 then
+  for _, f in ipairs({'live', string.format('%d', live), 'sweep', string.format('%.0f', sweep),
                       'hold_end', string.format('%.0f', hold_end)}) do
     table.insert(fields, f)
   end
-elseif stored[4] then
-  redis.call('HDEL', KEYS[1], 'held', 'sweep', 'hold_end')
+elseif stored[8] then
+  redis.call('HDEL', KEYS[1], 'live', 'sweep', 'hold_end')
 end
 redis.call('HSET', KEYS[1], unpack(fields))
 
 -- Full again once every lease has ended and the level has refilled from where it is now.
 local until_full = (capacity - level) * us_per_unit
-if held > 0 then
+if live > 0 then
   until_full = until_full + math.max(0, hold_end - now)
 end
 local until_line = line - now

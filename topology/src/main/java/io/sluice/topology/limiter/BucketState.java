@@ -16,16 +16,25 @@ public record BucketState(double level, long updatedMicros, double lineMicros, l
     leases = List.copyOf(leases);
   }
 
-  /** A lease the bucket holds: {@code units} beyond their asker's need, until {@code deadlineMicros}. */
-  public record HeldLease(long id, long deadlineMicros, int units) {}
+  /**
+   * A lease not yet ended: {@code units} beyond their asker's need, until {@code deadlineMicros}.
+   * The first {@code held} of them were in the bucket at the grant (they lower its cap); the rest
+   * are reserved, unit {@code i} due at {@code grantedMicros + max(0, (i - lead) / refill)}.
+   */
+  public record HeldLease(long id, long deadlineMicros, int units, int held, long grantedMicros, double lead) {
+    /** Names the same lease as a release does: id, deadline and units. */
+    boolean isNamedBy(LeaseRelease release) {
+      return id == release.id() && deadlineMicros == release.deadlineMicros() && units == release.units();
+    }
+  }
 
   /** The state of a bucket never seen (or expired): full, as of now, holding no lease. */
   public static BucketState full(BucketSpec spec, long nowMicros) {
     return new BucketState(spec.capacity(), nowMicros, 0, 0, List.of());
   }
 
-  /** Units in leases not yet ended: the bucket refills only up to capacity minus these. */
+  /** Units the bucket held that leases not yet ended hold: it refills only up to capacity minus these. */
   public int held() {
-    return leases.stream().mapToInt(HeldLease::units).sum();
+    return leases.stream().mapToInt(HeldLease::held).sum();
   }
 }

@@ -12,10 +12,11 @@ package io.sluice.topology.limiter;
  * the saved unit now spends, and a burst could reach {@code capacity + saved}.
  *
  * <p>So the bucket itself holds every lease against its cap: while a lease of {@code k} extra units
- * lives, Redis refills only up to {@code capacity - k} (the script's header has the bookkeeping).
- * Then, at every instant, Redis level + units still unused in live leases &le; capacity, and the
- * two together behave like one bucket of the configured size, however late a unit is used. The
- * only rule left for the holder is to stop before the bucket lets the lease go:
+ * it had lives, Redis refills only up to {@code capacity - k} (the script's header has the
+ * bookkeeping). Then, at every instant, Redis level + held units still unused in live leases &le;
+ * capacity, and the two together behave like one bucket of the configured size, however late a
+ * held unit is used. (Reserved units are another matter: see below.) The rule left for the holder
+ * is to stop before the bucket lets the lease go:
  * <pre>
  *   hand out a unit only while  upper bound of the bucket's clock &lt; useUntil &lt; lease end
  * </pre>
@@ -26,17 +27,20 @@ package io.sluice.topology.limiter;
  * so a tenant's burst room is short by at most one lease (at most {@code gate.maxLease} units) for
  * at most the lease's life.
  *
- * <h2>Only units the bucket holds</h2>
+ * <h2>Reserved units: only before their due time</h2>
  *
  * Unit {@code j} (1-based) of a charge is due at {@code t0 + max(0, (j - L) / refill)}, {@code L}
- * the level before it. The asking event's own units may be debt (a reservation, due later), but a
- * lease holds only units with {@code j <= L}: units the bucket had, due at once. A reserved unit is
- * refill that has not arrived; leased, it would be handed out at its due time or, if no event came
- * by then, later as if the bucket had stored it. But the bucket does not store refill beyond its
- * cap, and while a lease is held the cap is {@code capacity - held}: with a bucket of 5 at 10/s, a
- * lease of nine reserved units left unused for 900 ms would let nine events go at once where the
- * bucket had room for five. (GateIT found exactly this: six admissions in 33 ms.) So reservations
- * are decided in Redis, one event per call, and every lease unit is an immediate admission.
+ * the level before it. Units with {@code j <= L} were in the bucket: they are the saved tokens
+ * above, held against the cap, good at once and until the end of use. Units beyond {@code L} are
+ * reserved: refill that has not arrived. One is handed out only while its due time is still
+ * ahead (on the upper bound of the bucket's clock), as a reservation at that time, exactly what a
+ * call to Redis would have answered. It is never spent after its due time: the bucket stores no
+ * refill beyond its cap, so a reserved unit left unused past its due time is not a saved token.
+ * With a bucket of 5 at 10/s, nine reserved units left idle for 900 ms and then spent at once
+ * would be nine admissions where the bucket had room for five (GateIT found this: six in 33 ms).
+ * When the next unit is reserved and due, the lease is done; the release gives back the reserved
+ * units still ahead of their due time (judged by Redis on its own clock), and those that fell due
+ * unused are lost: stricter, never looser.
  *
  * <h2>Clocks</h2>
  *
@@ -65,9 +69,6 @@ public final class Lease {
   public Lease(BucketSpec spec, Acquisition grant, int need, long useMicros, long sentNanos, long receivedNanos) {
     if (!grant.isGranted() || need > grant.granted()) {
       throw new IllegalArgumentException("a lease needs granted units for its asker: " + grant);
-    }
-    if (grant.granted() > need && grant.granted() > Math.floor(grant.levelBefore())) {
-      throw new IllegalArgumentException("a lease holds only units the bucket had, never reserved ones: " + grant);
     }
     if (grant.granted() > need && grant.nowMicros() + useMicros >= grant.leaseEndMicros()) {
       throw new IllegalArgumentException(
@@ -104,17 +105,25 @@ public final class Lease {
 
   /**
    * Takes {@code cost} units for an event seen now, or returns null when this lease cannot serve
-   * it (too few units left, or its time of use is over); the caller then asks Redis again.
+   * it (too few units left, its time of use is over, or its next units are reserved ones whose due
+   * time may have come); the caller then asks Redis again.
    */
   public Slot take(int cost, long localNanos) {
     if (used < need) {
       throw new IllegalStateException("the asking event takes its units first");
     }
-    if (used + cost > grant.granted() || clock.upperMicros(localNanos) >= useUntilMicros) {
+    long upper = clock.upperMicros(localNanos);
+    if (used + cost > grant.granted() || upper >= useUntilMicros) {
+      return null;
+    }
+    // Due times rise with j, so the event's last unit decides: held (due at the grant) or a
+    // reservation still ahead of the latest the bucket's clock could read.
+    long due = dueOfUnit(used + cost);
+    if (due > grant.nowMicros() && due <= upper) {
       return null;
     }
     used += cost;
-    return new Slot(dueOfUnit(used), clock.lowerMicros(localNanos));
+    return new Slot(due, clock.lowerMicros(localNanos));
   }
 
   /** Extra units not handed out yet. */

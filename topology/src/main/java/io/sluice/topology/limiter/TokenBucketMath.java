@@ -15,8 +15,7 @@ import java.util.List;
  * ahead, each due at {@code now + (j - level)/refill}); the reservation horizon bounds that debt;
  * an event that does not fit gets a ticket (a place in the bucket's waiting line) instead of a
  * charge, and is charged without the horizon check when it comes back holding it. Units taken
- * beyond an event's need, only ever from whole units in the bucket, form a lease that the bucket
- * holds against its cap (it refills only to
+ * beyond an event's need form a lease; the bucket holds those of them it had against its cap (it refills only to
  * {@code capacity - held}) until the lease is released or its deadline passes.
  *
  * <p>All arithmetic is in doubles, as Lua's numbers are, and in the same order, so the two agree to
@@ -59,7 +58,7 @@ public final class TokenBucketMath {
         level = Math.min(spec.capacity() - held, level + (e.deadlineMicros() - ts) * spec.refillPerSecond() / 1_000_000);
         ts = e.deadlineMicros();
       }
-      held -= e.units();
+      held -= e.held();
       leases.remove(e);
     }
 
@@ -68,14 +67,19 @@ public final class TokenBucketMath {
       ts = now;
     }
 
-    // A lease its holder is done with: unused units return, its cap is lifted.
+    // A lease its holder is done with: its unused held units return, and so do its unused
+    // reserved units still ahead of their due time; its cap is lifted.
     LeaseRelease release = request.release();
-    if (release != null) {
-      BucketState.HeldLease named = new BucketState.HeldLease(release.id(), release.deadlineMicros(), release.units());
-      if (leases.remove(named)) {
-        held -= release.units();
-        level = level + (release.units() - release.used());
-      }
+    BucketState.HeldLease named = release == null ? null
+        : leases.stream().filter(l -> l.isNamedBy(release)).findFirst().orElse(null);
+    if (named != null) {
+      leases.remove(named);
+      held -= named.held();
+      double back = Math.max(0, named.held() - release.used());
+      // Lease unit i is ahead of its due time iff i > lead + (now - granted) * refill.
+      double aheadFrom = Math.floor(named.lead() + (now - named.grantedMicros()) * spec.refillPerSecond() / 1_000_000) + 1;
+      back = back + Math.max(0, named.units() - Math.max(Math.max(release.used(), named.held()), aheadFrom - 1));
+      level = Math.min(spec.capacity() - held, level + back);
     }
 
     // Places the caller did not use, if the line still ends with them.
@@ -90,13 +94,10 @@ public final class TokenBucketMath {
 
     int granted = 0;
     long ticket = 0;
-    if (request.need() <= fit) {
-      granted = request.need();
-      // A lease only of units the bucket holds now, never of the horizon (see Lease).
-      double whole = Math.floor(level);
-      if (request.want() > request.need() && whole > request.need()) {
-        granted = (int) Math.min(request.want(), whole);
-      }
+    if (request.want() <= fit) {
+      granted = request.want();
+    } else if (request.need() <= fit) {
+      granted = (int) fit;
     } else if (request.holder()) {
       granted = request.need();
     } else {
@@ -114,7 +115,10 @@ public final class TokenBucketMath {
       seq++;
       leaseId = seq;
       leaseEnd = now + request.holdMicros();
-      leases.add(new BucketState.HeldLease(seq, leaseEnd, granted - request.need()));
+      double lead = before - request.need();
+      int units = granted - request.need();
+      int heldUnits = (int) Math.max(0, Math.min(units, Math.floor(lead)));
+      leases.add(new BucketState.HeldLease(seq, leaseEnd, units, heldUnits, now, lead));
     }
     // The script stores the line, in whole microseconds, only while it lies ahead (printf's %.0f
     // rounds half to even, as rint does).

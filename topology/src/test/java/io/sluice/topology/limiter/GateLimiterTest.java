@@ -138,8 +138,8 @@ class GateLimiterTest {
   void shouldHoldABucketOfFiveToItsBoundThroughBurstsAndPausesOfAnyLength() {
     // GateIT's bucket (5 units at 10/s, 2 s horizon) and lease target (1 s): bursts of up to a
     // dozen events, then pauses of up to 1.5 s, over 200 seeded runs. Pauses let units come due
-    // unused; the bucket must not let them go together afterwards. Before leases were restricted
-    // to units the bucket holds, seed 1 admitted 6 within 32 ms.
+    // unused; the bucket must not let them go together afterwards. When a lease's reserved units
+    // could still be spent after their due time, seed 0 admitted 6 within 63 ms.
     BucketKey key = new BucketKey("api", "pauses");
     BucketSpec spec = new BucketSpec(5, 10, 2_000_000);
     int fromLeases = 0;

@@ -59,13 +59,32 @@ class LeaseTest {
   }
 
   @Test
-  void shouldRefuseALeaseOfUnitsTheBucketDidNotHold() {
-    // A leased reserved unit left unused past its due time would be spent as if the bucket had
-    // stored refill beyond its cap: the bucket grants none, and a grant that did is refused.
-    assertThrows(IllegalArgumentException.class, () -> lease(4, 1, 3.5));
-    Lease fine = lease(3, 1, 3.5);
-    fine.takeAtGrant();
-    assertEquals(2, fine.remaining(), "three whole units in the bucket: a lease of two is fine");
+  void shouldHandOutReservedUnitsAsReservationsAtTheirDueTimes() {
+    // Level 1.5, lease of 4: unit 1 now, unit 2 at +50 ms, unit 3 at +150 ms, unit 4 at +250 ms.
+    Lease lease = lease(4, 1, 1.5);
+    assertTrue(lease.takeAtGrant().isImmediate());
+    Lease.Slot cost2 = lease.take(2, localNanosAfter(10_000));
+    assertFalse(cost2.isImmediate());
+    assertEquals(T0 + 150_000, cost2.dueMicros(), "an event of cost 2 goes when its last unit is due");
+    Lease.Slot unit4 = lease.take(1, localNanosAfter(100_000));
+    assertEquals(T0 + 250_000, unit4.admittedMicros(), "a reservation may fall due after the end of use");
+    assertEquals(0, lease.remaining());
+  }
+
+  @Test
+  void shouldNeverSpendAReservedUnitAfterItsDueTime() {
+    // Level 1.5, lease of 4: unit 2 is due at +50 ms. At +60 ms (bucket clock, upper bound) it may
+    // have fallen due: spending it now would be spending refill the bucket never stored.
+    Lease lease = lease(4, 1, 1.5);
+    lease.takeAtGrant();
+    assertNull(lease.take(1, localNanosAfter(60_000)), "unit 2 was due at +50 ms");
+    assertEquals(3, lease.remaining(), "a refused take uses nothing");
+    assertEquals(new LeaseRelease(7, END, 3, 0), lease.release(localNanosAfter(60_000)),
+        "released with none used: the bucket gives back those still ahead of their due time");
+    // Units the bucket had stay good to the end of use.
+    Lease held = lease(4, 1, 10);
+    held.takeAtGrant();
+    assertTrue(held.take(3, localNanosAfter(190_000)).isImmediate());
   }
 
   @Test

@@ -35,10 +35,10 @@ class TokenBucketMathTest {
     BucketSpec spec = new BucketSpec(10, 10, 0);
     TokenBucketMath.Step first = TokenBucketMath.acquire(null, spec, new AcquireRequest(4, 1, false, 1_000_000, null, null), 0);
     TokenBucketMath.Step second = TokenBucketMath.acquire(first.next(), spec, new AcquireRequest(3, 1, false, 2_000_000, null, null), 0);
-    assertEquals(List.of(new BucketState.HeldLease(1, 1_000_000, 3), new BucketState.HeldLease(2, 2_000_000, 2)),
+    assertEquals(List.of(new BucketState.HeldLease(1, 1_000_000, 3, 3, 0, 9), new BucketState.HeldLease(2, 2_000_000, 2, 2, 0, 5)),
         second.next().leases());
     TokenBucketMath.Step later = TokenBucketMath.acquire(second.next(), spec, AcquireRequest.single(1), 1_500_000);
-    assertEquals(List.of(new BucketState.HeldLease(2, 2_000_000, 2)), later.next().leases(), "the first ended at 1 s");
+    assertEquals(List.of(new BucketState.HeldLease(2, 2_000_000, 2, 2, 0, 5)), later.next().leases(), "the first ended at 1 s");
     assertEquals(8, later.acquisition().levelBefore(), 1e-9, "capped at 10 - 2 once the first ended");
   }
 

@@ -165,8 +165,10 @@ class TokenBucketScriptIT {
       if (name.equals("ts") || name.equals("line") || name.equals("sweep") || name.equals("hold_end")) {
         hash.hset(key.redisKey(), name, String.format("%.0f", Double.parseDouble(v) - micros));
       } else if (name.startsWith("lease:")) {
-        String[] endAndUnits = v.split(" ");
-        hash.hset(key.redisKey(), name, (Long.parseLong(endAndUnits[0]) - micros) + " " + endAndUnits[1]);
+        // "deadline units held granted lead": the deadline and the time of the grant move.
+        String[] f = v.split(" ");
+        hash.hset(key.redisKey(), name,
+            (Long.parseLong(f[0]) - micros) + " " + f[1] + " " + f[2] + " " + (Long.parseLong(f[3]) - micros) + " " + f[4]);
       }
     }
   }

@@ -85,7 +85,7 @@ final class TokenBucketSpecification {
       /* 8 */ ask("one unit still fits", 0, 1, 1, false, 1, -9, 0),
       /* 9 */ ask("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500),
       /* 10 */ ask("ten seconds later the bucket is full again, never more", 10_000, 10, 1, false, 10, 10, 0),
-      /* 11 */ ask("an empty bucket leases nothing: cost 10 is charged as debt, the 15 beyond are not", 0, 25, 10, false, 10, 0, 0),
+      /* 11 */ ask("a want beyond what fits is granted in part", 0, 25, 2, false, 10, 0, 0),
       /* 12 */ ask("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100),
       // Leases are held against the cap: the bucket refills only to capacity - held.
       /* 13 */ lease("ten seconds on, every lease has ended: full; a lease of 4 held for 1 s", 10_000, 5, 1, 1000, 5, 10),
@@ -98,15 +98,20 @@ final class TokenBucketSpecification {
       /* 20 */ ask("800 ms on the refill has stopped at 10 - 4 = 6", 800, 1, 1, false, 1, 6, 0),
       /* 21 */ release("all 4 used: nothing comes back (still 6)...", 100, 19, 4, 1, 6),
       /* 22 */ ask("...but the cap has lifted: 5 + 3", 300, 1, 1, false, 1, 8, 0),
-      /* 23 */ lease("a lease takes only what the bucket holds: 7 of the 16 asked, none of the horizon", 0, 16, 1, 1000, 7, 7),
-      /* 24 */ release("its 5 unused units go back to the bucket: 0 + 5", 0, 23, 1, 1, 5),
+      /* 23 */ lease("a lease may reach into the horizon: 6 held units and 9 reserved", 0, 16, 1, 1000, 16, 7),
+      /* 24 */ release("released at once, its 14 unused units go back (none fell due): -9 + 14", 0, 23, 1, 1, 5),
       // Places in line: a queued event may take more line than its need, for the events after it.
       /* 25 */ ask("cost 14 takes all that fits: 4 now and 10 as debt", 0, 14, 14, false, 14, 4, 0),
       /* 26 */ queue("queued with 4 more places behind its own: turn in 100 ms, line to 600 ms", 0, 5, 1, -1, 0, 100),
       /* 27 */ queue("the next queued event's turn comes after all five places", 0, 1, 1, -1, 0, 600),
       /* 28 */ queue("giving back places with someone queued behind them shortens nothing", 0, 1, 1, 26, 0, 700),
       /* 29 */ queue("queued with 2 more places: turn at 800 ms, line to 1100 ms", 0, 3, 1, -1, 0, 800),
-      /* 30 */ queue("giving back the 2 unused places at the end of the line shortens it", 0, 1, 1, 29, 0, 900));
+      /* 30 */ queue("giving back the 2 unused places at the end of the line shortens it", 0, 1, 1, 29, 0, 900),
+      // A lease's reserved units are lost if they fall due unused; those still ahead go back.
+      /* 31 */ lease("ten seconds on, full: a lease of 15 holds 9 units and reserves 6 (due +100..+600 ms)", 10_000, 16, 1, 1000, 16, 10),
+      /* 32 */ release("350 ms on, 9 used: reserved 11-13 fell due unused and are lost, 14-16 go back: -2.5 + 3", 350, 31, 9, 1, 0.5),
+      /* 33 */ lease("a lease of 3 units, all reserved (due +250, +350, +450 ms), held for 5 s", 0, 4, 1, 5000, 4, -0.5),
+      /* 34 */ ask("reserved units do not lower the cap: 1.5 s on the bucket is full (not 10 - 3)", 1500, 1, 1, false, 1, 10, 0));
 
   private TokenBucketSpecification() {}
 }
