@@ -2,8 +2,9 @@ package io.sluice.topology.limiter;
 
 /**
  * A lease its holder is done with, sent along with its next request to the same bucket: the
- * bucket takes back the {@code units - used} units never handed out and stops holding the lease
- * against its cap. The bucket acts only if it still holds exactly this lease (same id, deadline
+ * bucket takes back the units never handed out that it had held, and those reserved ones still
+ * ahead of their due time on its clock (see {@link Lease}), and stops holding the lease against
+ * its cap. The bucket acts only if it still holds exactly this lease (same id, deadline
  * and units); a lease that already expired, or a key that expired and was made anew, ignores it.
  *
  * @param id             the lease's id (from {@link Acquisition#leaseId()})

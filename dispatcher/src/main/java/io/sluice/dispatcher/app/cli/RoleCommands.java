@@ -20,39 +20,46 @@ final class RoleCommands {
     return 0;
   }
 
-  @Command(name = "gate", mixinStandardHelpOptions = true,
-      description = "Run the gate only (Kafka Streams; instances share gate.applicationId).")
-  static final class GateCommand implements Callable<Integer> {
+  /** One role, started from the configuration and run until stopped. */
+  abstract static class RoleCommand implements Callable<Integer> {
+    private final SluiceApp.Role role;
+    private final String what;
+
     @Mixin
     ConfigOption config;
 
+    RoleCommand(SluiceApp.Role role, String what) {
+      this.role = role;
+      this.what = what;
+    }
+
     @Override
     public Integer call() throws Exception {
-      return run(config.load(), EnumSet.of(SluiceApp.Role.GATE), "the gate");
+      return run(config.load(), EnumSet.of(role), what);
+    }
+  }
+
+  @Command(name = "gate", mixinStandardHelpOptions = true,
+      description = "Run the gate only (Kafka Streams; instances share gate.applicationId).")
+  static final class GateCommand extends RoleCommand {
+    GateCommand() {
+      super(SluiceApp.Role.GATE, "the gate");
     }
   }
 
   @Command(name = "relay", mixinStandardHelpOptions = true,
       description = "Run the relay only (the delay ladder's waiting room).")
-  static final class RelayCommand implements Callable<Integer> {
-    @Mixin
-    ConfigOption config;
-
-    @Override
-    public Integer call() throws Exception {
-      return run(config.load(), EnumSet.of(SluiceApp.Role.RELAY), "the relay");
+  static final class RelayCommand extends RoleCommand {
+    RelayCommand() {
+      super(SluiceApp.Role.RELAY, "the relay");
     }
   }
 
   @Command(name = "dispatch", mixinStandardHelpOptions = true,
       description = "Run the dispatcher only (calls providers at their leak rate).")
-  static final class DispatchCommand implements Callable<Integer> {
-    @Mixin
-    ConfigOption config;
-
-    @Override
-    public Integer call() throws Exception {
-      return run(config.load(), EnumSet.of(SluiceApp.Role.DISPATCHER), "the dispatcher");
+  static final class DispatchCommand extends RoleCommand {
+    DispatchCommand() {
+      super(SluiceApp.Role.DISPATCHER, "the dispatcher");
     }
   }
 }
