@@ -82,7 +82,9 @@ public final class HttpProvider implements Provider {
       sent = client.sendAsync(request(call), HttpResponse.BodyHandlers.discarding());
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
-      return CompletableFuture.completedFuture(new ProviderResult.Unsendable(e.getMessage()));
+      // The message may quote the offending value: its control characters must not reach a log.
+      String detail = String.valueOf(e.getMessage()).replaceAll("\\p{Cntrl}", "?");
+      return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
     }
     return sent.handle((response, error) -> {
       if (error == null) {

@@ -325,7 +325,8 @@ class HttpProviderSendableTest {
     FeedbackPolicy policy = new FeedbackPolicy(8, new Backoff(Duration.ofMillis(100), Duration.ofSeconds(10)));
     for (ProviderCall call : unsendable) {
       ProviderResult result = provider.call(call).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      assertInstanceOf(ProviderResult.Unsendable.class, result, call::toString);
+      ProviderResult.Unsendable refused = assertInstanceOf(ProviderResult.Unsendable.class, result, call::toString);
+      assertTrue(refused.detail().chars().noneMatch(c -> c < 0x20), "no CR/LF reaches a log: " + refused.detail());
       Verdict verdict = policy.judge(result, 2, null, Instant.parse("2026-11-23T10:00:00Z"), () -> 0.5);
       Verdict.Dead dead = assertInstanceOf(Verdict.Dead.class, verdict, call::toString);
       assertEquals(Reason.INVALID, dead.reason());
