@@ -75,15 +75,26 @@ public final class TopicAdmin implements AutoCloseable {
     return new NewTopic(name, partitions, replicas).configs(configs);
   }
 
-  /** Creates what is missing; returns the names created (existing topics are left as they are). */
+  /**
+   * Creates what is missing; returns the names created (existing topics are left as they are). A
+   * missing regate next to an existing inbound (a deployment from before regate existed) gets
+   * inbound's partition count, whatever {@code partitions} says: the gate reads both in one task
+   * per partition number, keyed by tenant.
+   */
   public List<String> create(int partitions, short replicas)
       throws InterruptedException, ExecutionException, TimeoutException {
     Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
     List<NewTopic> missing = new ArrayList<>();
     for (NewTopic t : plan(partitions, replicas)) {
-      if (!existing.contains(t.name())) {
-        missing.add(t);
+      if (existing.contains(t.name())) {
+        continue;
       }
+      if (t.name().equals(topics.regate()) && existing.contains(topics.inbound())) {
+        int inbound = admin.describeTopics(List.of(topics.inbound())).allTopicNames()
+            .get(15, TimeUnit.SECONDS).get(topics.inbound()).partitions().size();
+        t = new NewTopic(t.name(), inbound, replicas).configs(t.configs());
+      }
+      missing.add(t);
     }
     List<String> created = new ArrayList<>();
     if (missing.isEmpty()) {
