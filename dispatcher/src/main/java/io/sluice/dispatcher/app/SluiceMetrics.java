@@ -130,6 +130,8 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
       status = (a.status() / 100) + "xx";
     } else if (result instanceof ProviderResult.TimedOut) {
       status = "timeout";
+    } else if (result instanceof ProviderResult.Unsendable) {
+      status = "unsendable";
     } else {
       status = "connect_error";
     }

@@ -23,14 +23,18 @@ import org.apache.kafka.common.errors.TopicExistsException;
  *
  * <p>What each topic gets, and why:
  * <ul>
- *   <li>inbound, ready and the delay steps: {@code partitions} each (the unit of parallelism of
- *       every role); retention 7 days, enough to survive a long outage of a consumer;
+ *   <li>inbound, regate, ready and the delay steps: {@code partitions} each (the unit of
+ *       parallelism of every role; regate must match inbound, both keyed by tenant, so that a
+ *       tenant's events from both meet in one gate task); retention 7 days, enough to survive a
+ *       long outage of a consumer;
  *   <li>a delay step additionally keeps at least 7 days or ten times its step, whichever is more,
  *       so a record never expires while it waits;
  *   <li>outcomes and dlq: the same partitions, retention 30 days (they are the audit trail, and
  *       {@code verify} reconciles against them);
  *   <li>every topic: {@code min.insync.replicas} = replicas - 1 (at least 1), delete cleanup.
  * </ul>
+ * Producers need write access to inbound only; regate, ready and the delay steps are Sluice's own
+ * (the gate believes the {@code sluice-*} headers it finds on regate).
  */
 public final class TopicAdmin implements AutoCloseable {
   private static final long DAY_MS = TimeUnit.DAYS.toMillis(1);
@@ -50,7 +54,7 @@ public final class TopicAdmin implements AutoCloseable {
   public List<NewTopic> plan(int partitions, short replicas) {
     List<NewTopic> plan = new ArrayList<>();
     String minIsr = String.valueOf(Math.max(1, replicas - 1));
-    for (String name : List.of(topics.inbound(), topics.ready())) {
+    for (String name : List.of(topics.inbound(), topics.regate(), topics.ready())) {
       plan.add(topic(name, partitions, replicas, 7 * DAY_MS, minIsr));
     }
     for (Duration step : topics.ladder()) {
@@ -71,15 +75,26 @@ public final class TopicAdmin implements AutoCloseable {
     return new NewTopic(name, partitions, replicas).configs(configs);
   }
 
-  /** Creates what is missing; returns the names created (existing topics are left as they are). */
+  /**
+   * Creates what is missing; returns the names created (existing topics are left as they are). A
+   * missing regate next to an existing inbound (a deployment from before regate existed) gets
+   * inbound's partition count, whatever {@code partitions} says: the gate reads both in one task
+   * per partition number, keyed by tenant.
+   */
   public List<String> create(int partitions, short replicas)
       throws InterruptedException, ExecutionException, TimeoutException {
     Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
     List<NewTopic> missing = new ArrayList<>();
     for (NewTopic t : plan(partitions, replicas)) {
-      if (!existing.contains(t.name())) {
-        missing.add(t);
+      if (existing.contains(t.name())) {
+        continue;
       }
+      if (t.name().equals(topics.regate()) && existing.contains(topics.inbound())) {
+        int inbound = admin.describeTopics(List.of(topics.inbound())).allTopicNames()
+            .get(15, TimeUnit.SECONDS).get(topics.inbound()).partitions().size();
+        t = new NewTopic(t.name(), inbound, replicas).configs(t.configs());
+      }
+      missing.add(t);
     }
     List<String> created = new ArrayList<>();
     if (missing.isEmpty()) {

@@ -18,6 +18,8 @@ import java.util.function.DoubleSupplier;
  *   <tr><td>other 5xx</td><td>retry after backoff, {@code provider_5xx}</td></tr>
  *   <tr><td>timeout</td><td>retry after backoff, {@code timeout}</td></tr>
  *   <tr><td>no connection</td><td>retry after backoff, {@code connect_error}</td></tr>
+ *   <tr><td>no request could be built (the event's fault)</td><td>dead, {@code invalid}; not an
+ *       attempt</td></tr>
  *   <tr><td>anything else (4xx, 3xx, 1xx)</td><td>dead, {@code non_retryable_4xx}</td></tr>
  * </table>
  *
@@ -35,6 +37,11 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
    */
   public Verdict judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
       DoubleSupplier uniform01) {
+    if (result instanceof ProviderResult.Unsendable u) {
+      // Nothing reached the provider, and retrying cannot fix the event.
+      return new Verdict.Dead(Reason.INVALID, "the event cannot be sent as an HTTP request: "
+          + u.detail(), priorAttempts);
+    }
     int attempts = priorAttempts + 1;
     Reason reason;
     String detail;

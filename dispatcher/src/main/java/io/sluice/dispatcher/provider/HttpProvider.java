@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.provider;
 
 import io.sluice.schemas.config.ProviderConfig;
+import io.sluice.schemas.validation.RelativePath;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -23,14 +24,28 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>Request: {@code Content-Type: application/json}, {@code Idempotency-Key: <event id>}, and each
  * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive). The
- * event can choose a path below the base URL, never another host: {@link #target} refuses any URL
- * whose scheme, host or port differ from the base (the validator already refuses such paths; this
- * is the second lock on the door).
+ * event can choose a path below the base URL, never another host: {@link #target} resolves it with
+ * {@link RelativePath}, the rule the gate validated it with, and refuses any URL whose scheme, host
+ * or port differ from the base (the second lock on the door).
+ *
+ * <p>Input faults are the gate's to decide: every id, attribute and path it accepts is one this
+ * class can send ({@code HttpProviderSendableTest} holds that). Should a request still be
+ * unbuildable (a record that bypassed the gate), the call ends as
+ * {@link ProviderResult.Unsendable}, dead with reason {@code invalid}, never a retryable
+ * connection error: retrying cannot fix the event, and each retry would cost a slot of the
+ * provider's rate.
  */
 public final class HttpProvider implements Provider {
   /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
   private static final Set<String> RESTRICTED =
       Set.of("connection", "content-length", "expect", "host", "upgrade");
+  /**
+   * Headers this class sets itself or that frame the body: an attribute of that name is never
+   * forwarded, whatever {@code forwardHeaders} says (a second {@code Idempotency-Key} value would
+   * leave the provider to guess which one is the key).
+   */
+  private static final Set<String> OWN =
+      Set.of("idempotency-key", "content-type", "transfer-encoding");
 
   private final URI base;
   private final Duration timeout;
@@ -43,7 +58,7 @@ public final class HttpProvider implements Provider {
     TreeSet<String> names = new TreeSet<>();
     for (String h : config.forwardHeaders()) {
       String lower = h.toLowerCase(Locale.ROOT);
-      if (!RESTRICTED.contains(lower)) {
+      if (!RESTRICTED.contains(lower) && !OWN.contains(lower)) {
         names.add(lower);
       }
     }
@@ -62,6 +77,31 @@ public final class HttpProvider implements Provider {
 
   @Override
   public CompletionStage<ProviderResult> call(ProviderCall call) {
+    CompletableFuture<HttpResponse<Void>> sent;
+    try {
+      sent = client.sendAsync(request(call), HttpResponse.BodyHandlers.discarding());
+    } catch (IllegalArgumentException e) {
+      // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
+      // The message may quote the offending value: its control characters must not reach a log.
+      String detail = String.valueOf(e.getMessage()).replaceAll("\\p{Cntrl}", "?");
+      return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
+    }
+    return sent.handle((response, error) -> {
+      if (error == null) {
+        return new ProviderResult.Answered(
+            response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+      }
+      return failure(error);
+    });
+  }
+
+  /**
+   * The request for one call.
+   *
+   * @throws IllegalArgumentException when the event's path, id or a forwarded attribute cannot be
+   *                                  sent
+   */
+  HttpRequest request(ProviderCall call) {
     HttpRequest.Builder request = HttpRequest.newBuilder(target(base, call.path()))
         .timeout(timeout)
         .header("Content-Type", "application/json")
@@ -74,21 +114,7 @@ public final class HttpProvider implements Provider {
         request.header(a.getKey(), a.getValue());
       }
     }
-    CompletableFuture<HttpResponse<Void>> sent;
-    try {
-      sent = client.sendAsync(request.build(), HttpResponse.BodyHandlers.discarding());
-    } catch (IllegalArgumentException e) {
-      // A header value java.net.http will not send (e.g. a control character).
-      return CompletableFuture.completedFuture(new ProviderResult.ConnectFailed(
-          "request not sendable: " + e.getMessage()));
-    }
-    return sent.handle((response, error) -> {
-      if (error == null) {
-        return new ProviderResult.Answered(
-            response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
-      }
-      return failure(error);
-    });
+    return request.build();
   }
 
   static ProviderResult failure(Throwable error) {
@@ -104,25 +130,15 @@ public final class HttpProvider implements Provider {
   }
 
   /**
-   * The base URL plus a relative path: {@code http://h/hooks} + {@code orders/7?x=1} is
-   * {@code http://h/hooks/orders/7?x=1}; a path starting with {@code ?} or {@code #} attaches to
-   * the base itself.
+   * The base URL plus a relative path, as {@link RelativePath#resolve} joins them:
+   * {@code http://h/hooks} + {@code orders/7?x=1} is {@code http://h/hooks/orders/7?x=1}; a path
+   * starting with {@code ?} attaches to the base itself.
    *
-   * @throws IllegalArgumentException if the result would leave the base's scheme, host or port
+   * @throws IllegalArgumentException if the path breaks a {@link RelativePath} rule, or the result
+   *                                  would leave the base's scheme, host or port
    */
   public static URI target(URI base, String path) {
-    if (path == null || path.isEmpty()) {
-      return base;
-    }
-    String b = base.toString();
-    String joined;
-    if (path.startsWith("?") || path.startsWith("#")) {
-      joined = b + path;
-    } else {
-      String rel = path.startsWith("/") ? path.substring(1) : path;
-      joined = (b.endsWith("/") ? b : b + "/") + rel;
-    }
-    URI uri = URI.create(joined);
+    URI uri = RelativePath.resolve(base, path);
     if (!base.getScheme().equalsIgnoreCase(uri.getScheme())
         || !base.getHost().equalsIgnoreCase(String.valueOf(uri.getHost()))
         || base.getPort() != uri.getPort()) {

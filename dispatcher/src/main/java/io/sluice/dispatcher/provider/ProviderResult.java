@@ -15,4 +15,10 @@ public sealed interface ProviderResult {
 
   /** No connection: refused, reset, unresolvable host, TLS failure. */
   record ConnectFailed(String detail) implements ProviderResult {}
+
+  /**
+   * No request could be built from the event (a path, id or attribute HTTP cannot carry): the
+   * event's own fault, never retried. The gate refuses such events; this is the last line.
+   */
+  record Unsendable(String detail) implements ProviderResult {}
 }

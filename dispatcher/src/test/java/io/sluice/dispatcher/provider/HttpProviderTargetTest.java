@@ -1,6 +1,8 @@
 package io.sluice.dispatcher.provider;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
 import org.junit.jupiter.api.DisplayName;
@@ -30,11 +32,28 @@ class HttpProviderTargetTest {
   void neverAnotherHost() {
     URI bare = URI.create("http://api.example:8081");
     for (String hostile : new String[] {"@evil.example/x", ":9999/x", "//evil.example/x",
-        "/../../x", "http://evil.example/x"}) {
-      URI target = HttpProvider.target(bare, hostile);
-      assertEquals("api.example", target.getHost(), hostile);
-      assertEquals(8081, target.getPort(), hostile);
-      assertEquals("http", target.getScheme(), hostile);
+        "/../../x", "http://evil.example/x", "/:9999/x"}) {
+      try {
+        URI target = HttpProvider.target(bare, hostile);
+        assertEquals("api.example", target.getHost(), hostile);
+        assertEquals(8081, target.getPort(), hostile);
+        assertEquals("http", target.getScheme(), hostile);
+      } catch (IllegalArgumentException refused) {
+        assertTrue(refused.getMessage().contains("'path'") || refused.getMessage().contains("leaves"), hostile);
+      }
     }
+  }
+
+  @Test
+  @DisplayName("the provider refuses exactly the paths the gate refuses: one rule, RelativePath")
+  void sameRuleAsTheGate() {
+    for (String refused : new String[] {"a#b#c", "orders#top", "./a", "a/./b", "a/..;/admin", "a/%2e/b",
+        "a%2", "a\r\nHost: evil", "café", "../x", "//h/x", "x:y"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> HttpProvider.target(base, refused), refused);
+      assertTrue(e.getMessage().startsWith("field 'path' "), e.getMessage());
+    }
+    assertEquals(URI.create("http://api.example:8081/hooks/.well-known/x?next=./y"),
+        HttpProvider.target(base, ".well-known/x?next=./y"));
   }
 }

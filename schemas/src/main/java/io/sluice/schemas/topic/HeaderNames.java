@@ -38,5 +38,16 @@ public final class HeaderNames {
    */
   public static final String TICKET = "sluice-ticket";
 
+  /**
+   * Every header Sluice writes starts with this. On {@code inbound} a producer wrote them all, so
+   * the gate strips every header with this prefix (in any case) before anything reads one.
+   */
+  public static final String PREFIX = "sluice-";
+
   private HeaderNames() {}
+
+  /** True for a name in Sluice's namespace, compared without case ({@code Sluice-Attempt} too). */
+  public static boolean isSluice(String name) {
+    return name != null && name.regionMatches(true, 0, PREFIX, 0, PREFIX.length());
+  }
 }

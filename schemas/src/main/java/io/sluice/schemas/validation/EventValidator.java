@@ -27,29 +27,23 @@ import java.util.Map;
  * on which duplicate wins and the id, tenant or provider must mean one thing to every reader.
  * Trailing content after the object is rejected, because {@code {...}garbage} is not JSON.
  *
+ * <p>Whatever the event carries into an HTTP request must be sendable, so that an input fault is
+ * decided here, once, and never costs a provider attempt: the id ({@link IdempotencyKey}), the
+ * attributes ({@link AttributeHeader}) and the path ({@link RelativePath}, the same rule object the
+ * HTTP provider resolves paths with).
+ *
  * <p>Configuration-dependent rules (the provider is configured, cost within its maxCost, value
  * size) are {@link EventRules}'s. Thread-safe and stateless.
  */
 public final class EventValidator {
-  public static final int MAX_ID_LENGTH = 128;
+  public static final int MAX_ID_LENGTH = IdempotencyKey.MAX_LENGTH;
   public static final int MAX_TENANT_LENGTH = 128;
   public static final int MAX_PROVIDER_LENGTH = 128;
-  public static final int MAX_PATH_LENGTH = 2048;
+  public static final int MAX_PATH_LENGTH = RelativePath.MAX_LENGTH;
 
   private static final ObjectReader READER = Json.reader()
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-
-  /** ASCII characters a path may hold: RFC 3986 path, query and fragment characters, minus '@'. */
-  private static final boolean[] PATH_CHARS = new boolean[128];
-
-  static {
-    String allowed = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-        + "-._~!$&'()*+,;=:/?#%";
-    for (char c : allowed.toCharArray()) {
-      PATH_CHARS[c] = true;
-    }
-  }
 
   /** Parses UTF-8 JSON bytes and checks every structural rule of the WorkEvent contract. */
   public ValidationResult validate(byte[] value) {
@@ -77,6 +71,9 @@ public final class EventValidator {
   /** The first broken rule, in field order, or null when the event is valid. */
   private static String firstProblem(JsonNode root) {
     String problem = requiredText(root, "id", MAX_ID_LENGTH);
+    if (problem == null) {
+      problem = IdempotencyKey.problem(root.get("id").textValue());
+    }
     if (problem == null) {
       problem = tenantProblem(root.get("tenant"));
     }
@@ -169,10 +166,7 @@ public final class EventValidator {
         : expected + ", got " + Shown.quoted(node.textValue());
   }
 
-  /**
-   * An event may only add a relative reference below its provider's base URL, never pick a host
-   * or climb out of the base path. The rules, each also a {@code not} in the schema.
-   */
+  /** The path rules are {@link RelativePath}'s, shared with the HTTP provider. */
   private static String pathProblem(JsonNode node) {
     if (node == null || node.isNull()) {
       return null;
@@ -180,51 +174,7 @@ public final class EventValidator {
     if (!node.isTextual()) {
       return "field 'path' must be a string, got " + Shown.kind(node);
     }
-    String path = node.textValue();
-    String shown = Shown.quoted(path);
-    if (path.codePointCount(0, path.length()) > MAX_PATH_LENGTH) {
-      return "field 'path' must be at most " + MAX_PATH_LENGTH + " characters long, got "
-          + path.codePointCount(0, path.length());
-    }
-    if (path.startsWith("//")) {
-      return "field 'path' must be a relative path, not start with '//' (which names a host), got "
-          + shown;
-    }
-    boolean inFirstSegment = true;
-    boolean afterDot = false;
-    for (int i = 0; i < path.length(); ) {
-      char c = path.charAt(i);
-      boolean dot;
-      int width = 1;
-      if (c == '%') {
-        if (i + 2 >= path.length() || !isHex(path.charAt(i + 1)) || !isHex(path.charAt(i + 2))) {
-          return "field 'path' may use '%' only as a %XX escape, got " + shown;
-        }
-        dot = path.charAt(i + 1) == '2' && (path.charAt(i + 2) == 'e' || path.charAt(i + 2) == 'E');
-        width = 3;
-      } else if (c >= 128 || !PATH_CHARS[c]) {
-        return "field 'path' must be a relative path of URL characters (no whitespace, '@', '\\' "
-            + "or non-ASCII; percent-encode them), got " + shown;
-      } else if (c == ':' && inFirstSegment) {
-        return "field 'path' must be a relative path without a scheme (no ':' before the first "
-            + "'/', '?' or '#'), got " + shown;
-      } else {
-        dot = c == '.';
-        if (c == '/' || c == '?' || c == '#') {
-          inFirstSegment = false;
-        }
-      }
-      if (dot && afterDot) {
-        return "field 'path' must not contain '..' (nor %2e%2e), got " + shown;
-      }
-      afterDot = dot;
-      i += width;
-    }
-    return null;
-  }
-
-  private static boolean isHex(char c) {
-    return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F';
+    return RelativePath.problem(node.textValue());
   }
 
   private static String attributesProblem(JsonNode node) {
@@ -238,6 +188,10 @@ public final class EventValidator {
       if (!e.getValue().isTextual()) {
         return "field 'attributes' must be an object of string values, but attribute "
             + Shown.quoted(e.getKey()) + " is " + Shown.kind(e.getValue());
+      }
+      String problem = AttributeHeader.problem(e.getKey(), e.getValue().textValue());
+      if (problem != null) {
+        return problem;
       }
     }
     return null;

@@ -12,13 +12,20 @@ class TopicsTest {
 
   @Test
   void shouldNameEveryTopicUnderItsPrefix() {
-    assertEquals(List.of("t.inbound", "t.ready", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s"), topics.all());
+    assertEquals(List.of("t.inbound", "t.regate", "t.ready", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s"), topics.all());
   }
 
   @Test
   void shouldGiveTheWorkTopicsOneCountAndTheAuditTopicsAnother() {
-    assertEquals(Map.of("t.inbound", 4, "t.ready", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1),
+    assertEquals(Map.of("t.inbound", 4, "t.regate", 4, "t.ready", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1),
         topics.partitionCounts(4, 1));
     assertEquals(topics.all().size(), topics.partitionCounts(4, 1).size(), "every topic, once");
+  }
+
+  @Test
+  void shouldReturnDelayedRecordsOnlyToSluicesOwnTopicsNeverToInbound() {
+    assertEquals(List.of("t.ready", "t.regate"), topics.returnTopics());
+    assertEquals(topics.partitionCounts(4, 1).get("t.inbound"), topics.partitionCounts(4, 1).get("t.regate"),
+        "regate is keyed by tenant like inbound: same partitions");
   }
 }

@@ -99,6 +99,11 @@ class EventValidatorAgreementTest {
     long invalid = samples().filter(a -> !(boolean) a.get()[1]).count();
     assertTrue(valid >= 12, "valid samples: " + valid);
     assertTrue(invalid >= 25, "invalid samples: " + invalid);
+    // Whatever an event carries into an HTTP request has its unsendable cases in the corpus.
+    for (String sample : List.of("id-crlf", "id-unicode", "attributes-value-crlf", "attributes-name-crlf",
+        "path-fragment-hashes", "path-dot-segment", "path-dot-dot-semicolon", "path-crlf")) {
+      assertTrue(samples().anyMatch(a -> a.get()[0].equals("invalid/" + sample + ".json")), sample);
+    }
   }
 
   /** Edge cases of RFC 3339 where the date-time format and java.time could drift apart. */
@@ -133,10 +138,35 @@ class EventValidatorAgreementTest {
       "", "a", "/", "a/b", "a//b", "//", "/.", "/..", ".", "..", "...", "a.b.c", "%2e", "%2e%2e",
       ".%2E", "%2E.", "a%2", "a%", "%41%42", "a:b", "a/b:c", "?a:b", "#x:y", "a?b#c", "a@b",
       "a\tb", "a\u2028b", "a\u00e9", "~user/x", "a[0]", "a|b", "a^b", "a{b}", "a`b", "a\"b",
-      "a<b>", "a!$&'()*+,;=b", "\\x", "a\\b", "C:/x", "http:x", "mailto:a", "1:2"})
+      "a<b>", "a!$&'()*+,;=b", "\\x", "a\\b", "C:/x", "http:x", "mailto:a", "1:2", "a#b", "#x",
+      "a#b#c", "./a", "a/./b", "a/.", "a/.;x", "a/..;/b", "%2e/a", "a/%2E?x", "a/%2e%2E", "?./x",
+      "?a..b", "a?b/./c", "a?b/../c", ".well-known/x", "a/.b", "a/b.", "a.", ";", ".;", "a:b?c:d",
+      "?a:b", "/", "/.", "/./a", "//a", "/a//b", "a/%2f..", "a\r\nb", "a\u0000", "a%00b", "a%0D%0A"})
   void shouldAgreeWithTheSchemaOnPathEdgeCases(String path) throws IOException {
     assertAgreement("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"path\":"
         + Json.mapper().writeValueAsString(path) + "}");
+  }
+
+  /** Ids: printable ASCII, 1 to 128, no space at either end (sent as the Idempotency-Key header). */
+  @ParameterizedTest
+  @ValueSource(strings = {"a", " ", " a", "a ", "a b", "\t", "a\tb", "~", "!", "\u007f", "\u0080", "\u00e9",
+      "\u0100", "\ud83d\ude00", "a\n", "a\r", "\"", "\\", "\u2028", "\ufeffa", "a\u0000"})
+  void shouldAgreeWithTheSchemaOnIdEdgeCases(String id) throws IOException {
+    assertAgreement("{\"id\":" + Json.mapper().writeValueAsString(id)
+        + ",\"tenant\":\"t\",\"provider\":\"p\"}");
+    assertAgreement("{\"id\":" + Json.mapper().writeValueAsString("x".repeat(127) + id)
+        + ",\"tenant\":\"t\",\"provider\":\"p\"}");
+  }
+
+  /** Attributes: names are HTTP tokens, values printable ASCII, space and tab. */
+  @ParameterizedTest
+  @ValueSource(strings = {"a", "", " ", " a", "a ", "\ta", "a\t", "a b", "a:b", "a\tb", "a\nb", "a\rb", "\u007f", "\u00e9", "\u0100",
+      "X-Request-Id", "!#$%&'*+-.^_`|~", "(a)", "a/b", "a@b", "[a]", "{a}", "a\"b", "a;b", "a=b", "a,b",
+      "a?b", "a\\b"})
+  void shouldAgreeWithTheSchemaOnAttributeEdgeCases(String text) throws IOException {
+    String quoted = Json.mapper().writeValueAsString(text);
+    assertAgreement("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"attributes\":{" + quoted + ":\"v\"}}");
+    assertAgreement("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"attributes\":{\"X-A\":" + quoted + "}}");
   }
 
   @ParameterizedTest

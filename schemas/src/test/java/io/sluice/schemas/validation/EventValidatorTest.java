@@ -116,18 +116,49 @@ class EventValidatorTest {
   }
 
   @Test
-  void shouldCountIdLengthInCodePointsSoAnEmojiIsOneCharacter() {
+  void shouldCountLengthsInCodePointsSoAnEmojiIsOneCharacter() {
     String emoji = "😀".repeat(128);
 
-    assertEquals(emoji, valid("{\"id\":\"" + emoji + "\",\"tenant\":\"t\",\"provider\":\"p\"}").id());
+    assertEquals(emoji, valid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"" + emoji + "\"}").provider());
     assertEquals("field 'id' must be 1 to 128 characters long, got 129",
         invalid("{\"id\":\"" + emoji + "😀\",\"tenant\":\"t\",\"provider\":\"p\"}"));
+  }
+
+  /** The id is sent as the Idempotency-Key header: it must be a value HTTP can carry unchanged. */
+  @Test
+  void shouldRefuseAnIdThatCannotBeSentAsAnIdempotencyKeyHeader() {
+    for (String id : new String[] {"😀", "заказ-42", "café", "a\r\nX-Injected: 1", "a\n", "a\u0000",
+        "a\t1", "a\u007f"}) {
+      String detail = invalid("{\"id\":" + quote(id) + ",\"tenant\":\"t\",\"provider\":\"p\"}");
+      assertTrue(detail.startsWith("field 'id' must be printable ASCII (it is sent as the Idempotency-Key"),
+          detail);
+    }
+    for (String id : new String[] {" a", "a ", " "}) {
+      String detail = invalid("{\"id\":" + quote(id) + ",\"tenant\":\"t\",\"provider\":\"p\"}");
+      assertTrue(detail.startsWith("field 'id' must not start or end with a space"), detail);
+    }
+    assertEquals("a b ~!", valid("{\"id\":\"a b ~!\",\"tenant\":\"t\",\"provider\":\"p\"}").id());
+  }
+
+  @Test
+  void shouldRefuseAnAttributeThatCannotBeSentAsAHeaderNamingIt() {
+    assertEquals("field 'attributes' values must be printable ASCII, space or tab (they are sent as "
+            + "request headers; no CR/LF, control characters or non-ASCII), but attribute "
+            + "\"X-Request-Id\" is \"r\\r\\nX-Injected: 1\"",
+        invalid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"attributes\":"
+            + "{\"X-Request-Id\":\"r\\r\\nX-Injected: 1\"}}"));
+    for (String name : new String[] {"", "X A", "X-A:b", "X-(a)", "Zähler", "a\r\nb"}) {
+      String detail = invalid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"attributes\":{"
+          + quote(name) + ":\"v\"}}");
+      assertTrue(detail.startsWith("field 'attributes' names must be HTTP header names"), detail);
+    }
   }
 
   @Test
   void shouldNeverLetAPathChooseAHost() {
     for (String path : new String[] {"https://evil.example/x", "//evil.example/x", "../admin",
-        "a/%2e%2e/admin", "user@evil.example", "\\\\evil.example", "a b"}) {
+        "a/%2e%2e/admin", "user@evil.example", "\\\\evil.example", "a b", "a#b#c", "./a", "a/./b",
+        "a/..;/admin", "a/%2e/b", "a\r\nHost: evil"}) {
       String detail = invalid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"path\":"
           + quote(path) + "}");
       assertTrue(detail.startsWith("field 'path' "), detail);

@@ -6,6 +6,10 @@ import java.time.Duration;
 /** The names of the gate topology's nodes, so tests, logs and metrics agree on them. */
 public final class GateNodes {
   public static final String SOURCE = "inbound-source";
+  /** Sluice's own returns to the gate (topic {@code <prefix>regate}). */
+  public static final String REGATE_SOURCE = "regate-source";
+  /** Removes every producer-written {@code sluice-*} header from inbound records. */
+  public static final String STRIP_SLUICE_HEADERS = "strip-sluice-headers";
   public static final String VALIDATE = "validate";
   public static final String RESOLVE_TIER = "resolve-tier";
   public static final String LIMIT = "limit";

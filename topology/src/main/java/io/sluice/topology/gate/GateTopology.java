@@ -12,10 +12,15 @@ import org.apache.kafka.streams.Topology;
 /**
  * The gate, as a Processor API topology with every node named:
  * <pre>
- *   inbound-source ─► validate ─► resolve-tier ─► limit ─► ready-sink        (sluice.ready)
- *                        │             │            ├────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
- *                        └─────────────┴────────────┴────► dlq-sink          (sluice.dlq)
+ *   inbound-source ─► strip-sluice-headers ─┐
+ *   regate-source ──────────────────────────┴► validate ─► resolve-tier ─► limit ─► ready-sink        (sluice.ready)
+ *                                                 │             │            ├────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
+ *                                                 └─────────────┴────────────┴────► dlq-sink          (sluice.dlq)
  * </pre>
+ * Producers write {@code inbound}, so every {@code sluice-*} header read there is stripped before
+ * any node sees it; {@code regate} holds only Sluice's own returns (events queued with a ticket,
+ * or held back while Redis was down), whose headers are believed. Both topics have the same
+ * partitions and are keyed by tenant, so a tenant's events from both meet in one stream task.
  * Keys and values stay bytes end to end: every sink writes the original value bytes, and what
  * Sluice knows travels in headers. Each stream task gets its own limiter (leases and demand are
  * per task; tenants are partitioned by key), sharing the store and the circuit breaker.
@@ -29,10 +34,13 @@ public final class GateTopology {
     Topology topology = new Topology();
     topology.addSource(
         GateNodes.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.inbound());
+    topology.addSource(
+        GateNodes.REGATE_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.regate());
+    topology.addProcessor(GateNodes.STRIP_SLUICE_HEADERS, StripSluiceHeadersProcessor::new, GateNodes.SOURCE);
     topology.addProcessor(
         GateNodes.VALIDATE,
         () -> new ValidateProcessor(config, wiring.clock(), wiring.listener()),
-        GateNodes.SOURCE);
+        GateNodes.STRIP_SLUICE_HEADERS, GateNodes.REGATE_SOURCE);
     topology.addProcessor(
         GateNodes.RESOLVE_TIER,
         () -> new TierProcessor(config, wiring.clock(), wiring.listener()),

@@ -28,9 +28,12 @@ import org.apache.kafka.streams.processor.api.Record;
  *   <li>reserved (charged ahead): to the delay step that fits, {@code sluice-paid: true}, returning
  *       to {@code sluice.ready} at its not-before without passing the gate again;
  *   <li>queued (beyond the horizon, not charged): to the delay step that fits, returning to
- *       {@code sluice.inbound} at its turn holding a ticket ({@code sluice-ticket});
- *   <li>Redis unavailable: the provider's {@code onRedisDown} policy.
+ *       {@code sluice.regate} at its turn holding a ticket ({@code sluice-ticket});
+ *   <li>Redis unavailable: the provider's {@code onRedisDown} policy ({@code fail_closed} holds the
+ *       event back one ladder step and returns it to {@code sluice.regate}).
  * </ul>
+ * A ticket is believed because only Sluice writes {@code regate}: on {@code inbound} every
+ * {@code sluice-*} header was stripped before this node ({@link StripSluiceHeadersProcessor}).
  * In shadow mode every decision is made and counted, and the event is admitted anyway.
  */
 final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
@@ -92,12 +95,12 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     } else if (decision instanceof LimiterDecision.Queued queued) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, false);
       HeaderValues.put(headers, HeaderNames.TICKET, queued.notBeforeMillis());
-      defer(record, in, headers, queued.notBeforeMillis(), topics.inbound(), false, Reason.RATE_LIMITED, now);
+      defer(record, in, headers, queued.notBeforeMillis(), topics.regate(), false, Reason.RATE_LIMITED, now);
     } else {
       // fail_closed: hold the event back one ladder step and gate it again.
       listener.deferred(provider, in.tier(), Reason.REDIS_UNAVAILABLE, false);
       long retry = now + ladder.steps().get(0).toMillis();
-      defer(record, in, headers, retry, topics.inbound(), false, Reason.REDIS_UNAVAILABLE, now);
+      defer(record, in, headers, retry, topics.regate(), false, Reason.REDIS_UNAVAILABLE, now);
     }
   }
 
@@ -120,7 +123,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), GateNodes.delaySink(step));
   }
 
-  /** The record's own headers, minus what a previous trip through the ladder left, plus the tier. */
+  /**
+   * The record's own headers, minus what a previous trip through the ladder left, plus the tier. A
+   * {@code sluice-first-seen} present here was written by this gate on an earlier trip (inbound
+   * records lost theirs at the trust boundary), so it is kept.
+   */
   private static Headers baseHeaders(Record<byte[], GateEvent> record, GateEvent in, long now) {
     Headers headers = new RecordHeaders(record.headers().toArray());
     headers.remove(HeaderNames.NOT_BEFORE);

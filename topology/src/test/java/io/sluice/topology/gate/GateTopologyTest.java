@@ -73,6 +73,7 @@ class GateTopologyTest {
   private final InMemoryTokenBucketStore store = new InMemoryTokenBucketStore(clock::micros);
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> inbound;
+  private TestInputTopic<byte[], byte[]> regate;
   private TestOutputTopic<byte[], byte[]> ready;
   private TestOutputTopic<byte[], byte[]> dlq;
   private Topics topics;
@@ -87,6 +88,7 @@ class GateTopologyTest {
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     driver = new TopologyTestDriver(GateTopology.build(wiring), props);
     inbound = driver.createInputTopic(topics.inbound(), new ByteArraySerializer(), new ByteArraySerializer());
+    regate = driver.createInputTopic(topics.regate(), new ByteArraySerializer(), new ByteArraySerializer());
     ready = driver.createOutputTopic(topics.ready(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     dlq = driver.createOutputTopic(topics.dlq(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
@@ -180,7 +182,7 @@ class GateTopologyTest {
     var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
     TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
     assertEquals("false", header(queued, HeaderNames.PAID));
-    assertEquals(topics.inbound(), header(queued, HeaderNames.RETURN_TO));
+    assertEquals(topics.regate(), header(queued, HeaderNames.RETURN_TO), "Sluice's own return topic, not inbound");
     // Its turn: when one unit fits the horizon again, 11 s - 10 s = 1 s from now.
     assertEquals(Long.toString(clock.millis() + 1000), header(queued, HeaderNames.TICKET));
     assertEquals(header(queued, HeaderNames.TICKET), header(queued, HeaderNames.NOT_BEFORE));
@@ -196,7 +198,7 @@ class GateTopologyTest {
     TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
     assertEquals("false", header(queued, HeaderNames.PAID));
     clock.advance(Duration.ofSeconds(1));
-    inbound.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
+    regate.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
     var tens = delay(Duration.ofSeconds(5)).readRecordsToList();
     TestRecord<byte[], byte[]> paid = tens.get(tens.size() - 1);
     assertEquals("true", header(paid, HeaderNames.PAID), "reserved on its return");
@@ -251,7 +253,7 @@ class GateTopologyTest {
     send("acme", event("closed", "acme", "closed-api", 1));
     TestRecord<byte[], byte[]> held = delay(Duration.ofSeconds(1)).readRecord();
     assertEquals("redis_unavailable", header(held, HeaderNames.REASON));
-    assertEquals(topics.inbound(), header(held, HeaderNames.RETURN_TO), "gated again later");
+    assertEquals(topics.regate(), header(held, HeaderNames.RETURN_TO), "gated again later");
 
     // local: capacity 2 at this instance's share (1.0): two now, the third reserved locally.
     for (int i = 0; i < 3; i++) {

@@ -259,9 +259,71 @@ class GateIT {
       for (byte[] b : bad) {
         assertTrue(deadValues.contains(text(b)), "kept its original bytes: " + text(b));
       }
+      // Every malformed or unsendable corpus value (CR/LF in the id or an attribute, a unicode id,
+      // every path trick) is invalid at the gate: never an attempt at the provider.
+      Set<String> corpus = new HashSet<>();
+      bad.subList(0, bad.size() - 4).forEach(b -> corpus.add(text(b)));
+      for (ConsumerRecord<byte[], byte[]> r : dead) {
+        if (corpus.contains(text(r.value()))) {
+          assertEquals("invalid", HeaderValues.last(r.headers(), HeaderNames.REASON).orElseThrow(), text(r.value()));
+        }
+      }
       assertEquals(goodCount, ready.size());
       assertTrue(gate.streams().state().isRunningOrRebalancing(),
           "bad input never stops the stream: " + gate.streams().state());
     }
+  }
+  /**
+   * Producers write inbound with any client, so every sluice-* header there is a forgery: on a real
+   * broker, what leaves the gate carries only the headers the gate wrote (ForgedHeadersTest has one
+   * case per header).
+   */
+  @Test
+  void shouldIgnoreEverySluiceHeaderAProducerForgesOnInbound(KafkaBroker broker, RedisServerProcess redis)
+      throws Exception {
+    String quotas = "{ enterprise: { capacity: 100, refill: 100/s }, pro: { capacity: 100, refill: 100/s }, free: { capacity: 100, refill: 100/s } }";
+    SluiceConfig config = TestConfigs.of(config(quotas, "10s"), broker, redis.uri());
+    Topics topics = TestConfigs.createTopics(config, broker, 2);
+    List<org.apache.kafka.common.header.Header> forged = new ArrayList<>();
+    for (String[] h : new String[][] {{HeaderNames.ATTEMPT, "99"}, {HeaderNames.TICKET, "1"},
+        {HeaderNames.PAID, "true"}, {HeaderNames.RETURN_TO, topics.ready()}, {HeaderNames.NOT_BEFORE, "0"},
+        {HeaderNames.EVENT_ID, "forged-id"}, {HeaderNames.TIER, "enterprise"}, {HeaderNames.FIRST_SEEN, "0"},
+        {"Sluice-Reason", "max_attempts"}, {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}) {
+      forged.add(new org.apache.kafka.common.header.internals.RecordHeader(h[0], bytes(h[1])));
+    }
+    long before = System.currentTimeMillis();
+    try (Gate gate = Gate.start(config, new CountingListener(), FAST_COMMITS);
+         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+      p.send(new ProducerRecord<>(topics.inbound(), null, bytes("someone"),
+          bytes(event("good", "someone", "payments-api", 1)), forged));
+      p.send(new ProducerRecord<>(topics.inbound(), null, bytes("someone"), bytes("{\"id\":"), forged));
+      p.flush();
+      ConsumerRecord<byte[], byte[]> admitted = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
+          all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
+      ConsumerRecord<byte[], byte[]> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
+          all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
+
+      assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN), sluiceNames(admitted));
+      assertEquals("free", HeaderValues.last(admitted.headers(), HeaderNames.TIER).orElseThrow());
+      assertTrue(HeaderValues.lastLong(admitted.headers(), HeaderNames.FIRST_SEEN).orElseThrow() >= before);
+      assertTrue(HeaderValues.last(admitted.headers(), "traceparent").isPresent(), "the producer's own headers stay");
+
+      assertEquals(List.of(HeaderNames.REASON, HeaderNames.DETAIL, HeaderNames.SOURCE, HeaderNames.FIRST_SEEN),
+          sluiceNames(dead), "a dead letter carries only what the gate wrote: no forged id, attempt or route");
+      assertEquals("invalid", HeaderValues.last(dead.headers(), HeaderNames.REASON).orElseThrow());
+      assertTrue(HeaderValues.lastLong(dead.headers(), HeaderNames.FIRST_SEEN).orElseThrow() >= before);
+    }
+  }
+
+  private static List<String> sluiceNames(ConsumerRecord<byte[], byte[]> r) {
+    List<String> names = new ArrayList<>();
+    r.headers().forEach(h -> {
+      if (HeaderNames.isSluice(h.key()) && !names.contains(h.key())) {
+        names.add(h.key());
+      }
+    });
+    names.sort(java.util.Comparator.comparingInt(List.of(HeaderNames.TIER, HeaderNames.REASON, HeaderNames.DETAIL,
+        HeaderNames.SOURCE, HeaderNames.FIRST_SEEN)::indexOf));
+    return names;
   }
 }

@@ -61,7 +61,7 @@ class GateRedisDownIT {
             .filter(r -> GateIT.idOf(r).equals("closed-1")).findFirst().orElseThrow();
         assertEquals(topics.delay(Duration.ofSeconds(1)), held.topic(), "fail_closed holds it back one step");
         assertEquals("redis_unavailable", HeaderValues.last(held.headers(), HeaderNames.REASON).orElseThrow());
-        assertEquals(topics.inbound(), HeaderValues.last(held.headers(), HeaderNames.RETURN_TO).orElseThrow());
+        assertEquals(topics.regate(), HeaderValues.last(held.headers(), HeaderNames.RETURN_TO).orElseThrow());
         assertEquals(2, during.stream().filter(r -> r.topic().equals(topics.ready()))
             .filter(r -> GateIT.idOf(r).startsWith("local-")).count(), "local admits within its local bucket");
         assertTrue(counts.fallbacks.get() >= 3);
