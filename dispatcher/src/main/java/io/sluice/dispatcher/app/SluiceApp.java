@@ -118,7 +118,7 @@ public final class SluiceApp implements AutoCloseable {
       }
     }
     if (httpPort >= 0) {
-      KafkaReachability kafka = KafkaReachability.of(config.kafka().bootstrap());
+      KafkaReachability kafka = KafkaReachability.of(config.kafka());
       stopOrder.add(0, kafka);
       RedisConnection redis = RedisConnection.open(config.redis());
       stopOrder.add(0, redis);

@@ -36,6 +36,16 @@ public record KafkaConfig(String bootstrap, String topicPrefix, Map<String, Stri
     return client;
   }
 
+  /**
+   * {@link #clientProperties()} with a client's own settings on top, for builders that write
+   * their settings as one {@code Map.of(...)}.
+   */
+  public Map<String, Object> clientProperties(Map<String, ?> own) {
+    Map<String, Object> client = clientProperties();
+    client.putAll(own);
+    return client;
+  }
+
   /** The producers' {@code max.request.size}, from the properties or Kafka's default. */
   public int maxRequestSize() {
     String set = properties.get("max.request.size");

@@ -84,7 +84,7 @@ public final class DemoRun {
             options.duration().toSeconds(), Math.round(10 * options.rate()),
             options.duration().toSeconds() / 4);
         Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-        LoadGenerator load = new LoadGenerator(scenario, bootstrap, topics.inbound());
+        LoadGenerator load = new LoadGenerator(scenario, config.kafka(), topics.inbound());
         Thread loader = new Thread(load, "demo-load");
         List<Sample> samples = new ArrayList<>();
         long start = System.nanoTime();
@@ -110,7 +110,7 @@ public final class DemoRun {
         loader.join();
         double elapsed = (System.nanoTime() - start) / 1e9;
         out.println("demo: load done and the backlog is empty; reconciling every id ...");
-        Verify.Report verify = Verify.run(bootstrap, topics, Duration.ofSeconds(60));
+        Verify.Report verify = Verify.run(config.kafka(), topics, Duration.ofSeconds(60));
         return DemoFigures.report(scenario, samples, mock.calls(), start, mock.rateLimited(),
             metrics, verify, elapsed);
       }
