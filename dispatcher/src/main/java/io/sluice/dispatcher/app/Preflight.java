@@ -45,6 +45,8 @@ public final class Preflight {
           .toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (Unreachable e) {
       throw e;
+    } catch (RedisConnection.CredentialsRefused e) {
+      throw new Unreachable(e.getMessage());
     } catch (Exception e) {
       throw new Unreachable("Redis is not reachable at " + config.redis().redactedUri() + ".\n"
           + "  Start one there (Debian: `sudo apt-get install -y redis-server`, then "

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.ops;
 
 import io.sluice.schemas.config.KafkaConfig;
+import io.sluice.schemas.config.Secrets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -86,7 +87,9 @@ public final class KafkaReachability implements HealthCheck, AutoCloseable {
       return Result.reachable(nodes.size() + " broker(s), cluster id " + clusterId);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
-      return Result.unreachable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+      // A SASL or TLS failure names the mechanism, never the secret; masked all the same.
+      return Result.unreachable(
+          Secrets.scrubLikely(cause.getClass().getSimpleName() + ": " + cause.getMessage()));
     } catch (TimeoutException e) {
       return Result.unreachable("no answer to describeCluster within " + timeout.toMillis() + " ms");
     } catch (InterruptedException e) {
