@@ -124,7 +124,8 @@ public final class SluiceApp implements AutoCloseable {
       stopOrder.add(0, redis);
       List<HealthCheck> checks = List.of(kafka,
           RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands()));
-      ops = OpsServer.start(httpPort, metrics.registry(), new Health(checks, states));
+      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
+          new Health(checks, states));
       stopOrder.add(1, ops);
       LOG.info("sluice: /metrics and /health on port {}", ops.port());
     }
