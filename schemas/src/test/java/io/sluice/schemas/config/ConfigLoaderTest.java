@@ -597,6 +597,28 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void shouldNeverShowAPasswordSetFromTheEnvironment() {
+    String badPort = error(MINIMAL, Map.of("SLUICE_REDIS__URI",
+        "redis://sluice:" + PASSWORD + "@localhost:99999"));
+    String notYaml = error(MINIMAL, Map.of("SLUICE_REDIS",
+        "{ uri: \"redis://:" + PASSWORD + "@localhost:6379 }"));
+    String insideAScalar = error(MINIMAL, Map.of(
+        "SLUICE_REDIS__URI", "redis://:" + PASSWORD + "@localhost:6379",
+        "SLUICE_REDIS__URI__HOST", "x"));
+    String jaas = error(MINIMAL, Map.of("SLUICE_KAFKA__PROPERTIES",
+        "{ sasl.jaas.config: [\"password=" + PASSWORD + "\"] }"));
+
+    assertTrue(badPort.contains("redis.uri: ") && badPort.contains("SLUICE_REDIS__URI"), badPort);
+    assertTrue(notYaml.contains("SLUICE_REDIS is not a valid YAML value"), notYaml);
+    assertTrue(insideAScalar.contains("redis.uri: is \"redis://***@localhost:6379\""),
+        insideAScalar);
+    assertTrue(jaas.contains("kafka.properties.sasl.jaas.config"), jaas);
+    for (String error : List.of(badPort, notYaml, insideAScalar, jaas)) {
+      assertFalse(error.contains(PASSWORD), error);
+    }
+  }
+
+  @Test
   void shouldBindTheOpsServerToLoopbackUnlessToldOtherwise() {
     assertEquals("127.0.0.1", ConfigLoader.parse(MINIMAL, Map.of()).http().bind());
     assertEquals("0.0.0.0", ConfigLoader.parse(MINIMAL, Map.of("SLUICE_HTTP__BIND", "0.0.0.0"))

@@ -77,7 +77,7 @@ public final class DemoRun {
           registry, 0)) {
         metrics = app.metrics();
         out.printf("demo: Kafka %s, Redis %s, mock provider %s (%.0f calls/s, answers 429 "
-                + "beyond), /metrics and /health on http://localhost:%d%n", bootstrap, redisUri,
+                + "beyond), /metrics and /health on http://localhost:%d%n", bootstrap, config.redis().redactedUri(),
             mock.url(), options.rate(), app.httpPort());
         out.printf("demo: %d tenants in 3 tiers (weights 8:4:1) for %d s; a burst of %d events "
                 + "at %d s; 5 malformed events%n", scenario.tenants().size(),
