@@ -38,9 +38,12 @@ public final class RedisClusterProcess implements AutoCloseable {
     private static final Duration CLUSTER_OK_TIMEOUT = Duration.ofSeconds(30);
 
     private final List<RedisServerProcess> nodes;
+    /** The password every node requires of the default user; null for none. */
+    private final String password;
 
-    private RedisClusterProcess(List<RedisServerProcess> nodes) {
+    private RedisClusterProcess(List<RedisServerProcess> nodes, String password) {
         this.nodes = List.copyOf(nodes);
+        this.password = password;
     }
 
     /** Starts a cluster of {@value #DEFAULT_MASTERS} masters. */
@@ -55,6 +58,19 @@ public final class RedisClusterProcess implements AutoCloseable {
      * @throws IllegalStateException if a node or {@code redis-cli} fails; nothing is left running
      */
     public static RedisClusterProcess start(int masters) {
+        return start(masters, null);
+    }
+
+    /**
+     * A cluster of {@value #DEFAULT_MASTERS} masters whose nodes all require {@code password}
+     * ({@code requirepass}, and {@code masterauth} for the cluster's own links). {@link #uri()}
+     * stays without it; {@link #uriWithPassword()} has it.
+     */
+    public static RedisClusterProcess startWithPassword(String password) {
+        return start(DEFAULT_MASTERS, password);
+    }
+
+    private static RedisClusterProcess start(int masters, String password) {
         if (masters < DEFAULT_MASTERS) {
             throw new IllegalArgumentException("A Redis Cluster needs at least " + DEFAULT_MASTERS
                     + " masters, not " + masters);
@@ -66,9 +82,9 @@ public final class RedisClusterProcess implements AutoCloseable {
                 nodes.add(RedisServerProcess.startOnFreePort(FreePorts::loopbackWithClusterBus, port -> List.of(
                         "--cluster-enabled", "yes",
                         "--cluster-config-file", "nodes-" + port + ".conf",
-                        "--cluster-node-timeout", "5000")));
+                        "--cluster-node-timeout", "5000"), password));
             }
-            RedisClusterProcess cluster = new RedisClusterProcess(nodes);
+            RedisClusterProcess cluster = new RedisClusterProcess(nodes, password);
             cluster.create();
             cluster.awaitClusterOk();
             log.info("Redis Cluster ready on {} in {} ms", cluster.uri(),
@@ -94,6 +110,15 @@ public final class RedisClusterProcess implements AutoCloseable {
                 .collect(Collectors.joining(",", "redis-cluster://", ""));
     }
 
+    /**
+     * {@code redis-cluster://:<password>@127.0.0.1:P1,...} (percent-encoded) for a cluster
+     * started with a password; the same as {@link #uri()} without one.
+     */
+    public String uriWithPassword() {
+        return password == null ? uri() : uri().replace("redis-cluster://", "redis-cluster://:"
+                + java.net.URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20") + "@");
+    }
+
     /** Stops every node and deletes their directories. Idempotent. */
     @Override
     public void close() {
@@ -112,7 +137,11 @@ public final class RedisClusterProcess implements AutoCloseable {
         command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
         Path output = nodes.get(0).directory().resolve("cluster-create.log");
         try {
-            Process process = new ProcessBuilder(command)
+            ProcessBuilder builder = new ProcessBuilder(command);
+            if (password != null) {
+                builder.environment().put("REDISCLI_AUTH", password); // not on the command line
+            }
+            Process process = builder
                     .redirectErrorStream(true)
                     .redirectOutput(Redirect.to(output.toFile()))
                     .start();
@@ -148,7 +177,7 @@ public final class RedisClusterProcess implements AutoCloseable {
         while (true) {
             boolean allOk = true;
             for (RedisServerProcess node : nodes) {
-                lastInfo = clusterInfo(node.port());
+                lastInfo = clusterInfo(node.port(), password);
                 if (!isHealthy(lastInfo)) {
                     lastInfo = "node " + node.port() + ":\n" + lastInfo;
                     allOk = false;
@@ -171,9 +200,9 @@ public final class RedisClusterProcess implements AutoCloseable {
                 && clusterInfo.contains("cluster_known_nodes:" + nodes.size() + "\r\n");
     }
 
-    private static String clusterInfo(int port) {
+    private static String clusterInfo(int port, String password) {
         try {
-            return Resp.call(port, "CLUSTER INFO");
+            return Resp.call(port, password, "CLUSTER INFO");
         } catch (IOException e) {
             return "(no answer: " + e.getMessage() + ")";
         }

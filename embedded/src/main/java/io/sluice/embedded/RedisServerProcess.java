@@ -47,15 +47,19 @@ public final class RedisServerProcess implements AutoCloseable {
     private final Path directory;
     private final Path logFile;
     private final IntFunction<List<String>> extraArguments;
+    /** The default user's password ({@code --requirepass}); null for none. */
+    private final String password;
 
     private Process process;
     private boolean closed;
     private volatile boolean shared;
 
-    private RedisServerProcess(Path binary, int port, IntFunction<List<String>> extraArguments) {
+    private RedisServerProcess(Path binary, int port, IntFunction<List<String>> extraArguments,
+            String password) {
         this.binary = binary;
         this.port = port;
         this.extraArguments = extraArguments;
+        this.password = password;
         this.directory = Directories.createTemp("sluice-redis-" + port + "-");
         this.logFile = directory.resolve("redis-server.log");
         ChildProcesses.register(directory);
@@ -72,15 +76,30 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /**
+     * As {@link #start()}, with a password for the default user ({@code redis-server --requirepass}):
+     * a client must {@code AUTH} before any command. {@link #uri()} stays without the password;
+     * {@link #uriWithPassword()} has it.
+     */
+    public static RedisServerProcess startWithPassword(String password) {
+        return startOnFreePort(FreePorts::loopback, port -> List.of(), password);
+    }
+
+    /**
      * Starts a server on a port from {@code freePort}, with {@code extraArguments(port)} appended
      * to the command line. Another process can take a port between the probe and the bind, so a
      * failed bind is retried with a new port and a new directory.
      */
     static RedisServerProcess startOnFreePort(IntSupplier freePort, IntFunction<List<String>> extraArguments) {
+        return startOnFreePort(freePort, extraArguments, null);
+    }
+
+    /** As above, the server requiring {@code password} (null for none). */
+    static RedisServerProcess startOnFreePort(IntSupplier freePort, IntFunction<List<String>> extraArguments,
+            String password) {
         Path binary = RedisBinaries.server();
         PortInUseException lastRace = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
-            RedisServerProcess redis = new RedisServerProcess(binary, freePort.getAsInt(), extraArguments);
+            RedisServerProcess redis = new RedisServerProcess(binary, freePort.getAsInt(), extraArguments, password);
             try {
                 redis.launch();
                 return redis;
@@ -105,6 +124,20 @@ public final class RedisServerProcess implements AutoCloseable {
     /** {@code redis://127.0.0.1:<port>}, the form Sluice's {@code redis.uri} setting takes. */
     public String uri() {
         return "redis://127.0.0.1:" + port;
+    }
+
+    /**
+     * {@code redis://:<password>@127.0.0.1:<port>} (percent-encoded) for a server started with a
+     * password; the same as {@link #uri()} without one.
+     */
+    public String uriWithPassword() {
+        return password == null ? uri() : "redis://:" + java.net.URLEncoder.encode(password,
+                StandardCharsets.UTF_8).replace("+", "%20") + "@127.0.0.1:" + port;
+    }
+
+    /** The password the server requires, or null. */
+    String password() {
+        return password;
     }
 
     /** The file that receives the server's stdout and stderr, kept across restarts. */
@@ -212,6 +245,11 @@ public final class RedisServerProcess implements AutoCloseable {
                 "--daemonize", "no",
                 "--protected-mode", "yes"));
         command.addAll(extraArguments.apply(port));
+        if (password != null) {
+            // Through stdin rather than the command line, where `ps` would show it: redis-server
+            // reads a config file named "-" from stdin, after its arguments.
+            command.add("-");
+        }
         long logStart = sizeOf(logFile);
         long startNanos = System.nanoTime();
         Process started;
@@ -221,6 +259,13 @@ public final class RedisServerProcess implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(Redirect.appendTo(logFile.toFile()))
                     .start();
+            try (var stdin = started.getOutputStream()) {
+                if (password != null) {
+                    String quoted = "\"" + password.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+                    stdin.write(("requirepass " + quoted + "\nmasterauth " + quoted + "\n")
+                            .getBytes(StandardCharsets.UTF_8));
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("Could not run " + binary, e);
         }
@@ -247,7 +292,7 @@ public final class RedisServerProcess implements AutoCloseable {
                 throw new IllegalStateException("redis-server exited with code " + started.exitValue()
                         + " before answering PING on 127.0.0.1:" + port + ". Its output:\n" + output);
             }
-            if (Resp.answersPing(port) && isServedBy(started)) {
+            if (Resp.answersPing(port, password) && isServedBy(started)) {
                 return;
             }
             if (deadline.expired()) {
@@ -261,7 +306,7 @@ public final class RedisServerProcess implements AutoCloseable {
     /** True if the server answering on {@link #port} is {@code started}, not some other process. */
     private boolean isServedBy(Process started) {
         try {
-            String info = Resp.call(port, "INFO server");
+            String info = Resp.call(port, password, "INFO server");
             return info != null && info.contains("process_id:" + started.pid() + "\r\n");
         } catch (IOException e) {
             return false;

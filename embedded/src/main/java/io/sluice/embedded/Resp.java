@@ -31,20 +31,43 @@ final class Resp {
      * @throws IOException if the connection fails or the server answers with an error
      */
     static String call(int port, String inlineCommand) throws IOException {
+        return call(port, null, inlineCommand);
+    }
+
+    /**
+     * As {@link #call(int, String)}, first authenticating with {@code password} (the
+     * {@code requirepass} of the default user) when it is not null. The password goes as a RESP
+     * array, so any character in it is sent as is.
+     */
+    static String call(int port, String password, String inlineCommand) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) IO_TIMEOUT.toMillis());
             socket.setSoTimeout((int) IO_TIMEOUT.toMillis());
             OutputStream out = socket.getOutputStream();
+            BufferedInputStream in = new BufferedInputStream(socket.getInputStream());
+            if (password != null) {
+                byte[] secret = password.getBytes(StandardCharsets.UTF_8);
+                out.write(("*2\r\n$4\r\nAUTH\r\n$" + secret.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+                out.write(secret);
+                out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+                out.flush();
+                readReply(in);
+            }
             out.write((inlineCommand + "\r\n").getBytes(StandardCharsets.UTF_8));
             out.flush();
-            return readReply(new BufferedInputStream(socket.getInputStream()));
+            return readReply(in);
         }
     }
 
     /** True if a server on {@code port} answers {@code PING} with {@code +PONG}. */
     static boolean answersPing(int port) {
+        return answersPing(port, null);
+    }
+
+    /** As {@link #answersPing(int)}, authenticating first when {@code password} is not null. */
+    static boolean answersPing(int port, String password) {
         try {
-            return "PONG".equals(call(port, "PING"));
+            return "PONG".equals(call(port, password, "PING"));
         } catch (IOException e) {
             return false;
         }

@@ -24,11 +24,10 @@ public final class Preflight {
 
   public static void kafka(SluiceConfig config) {
     String bootstrap = config.kafka().bootstrap();
-    try (Admin admin = Admin.create(Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+    try (Admin admin = Admin.create(config.kafka().clientProperties(Map.of(
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000,
-        AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000))) {
+        AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000)))) {
       admin.describeCluster().clusterId().get(6, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new Unreachable("Kafka is not reachable at " + bootstrap + ".\n"
@@ -46,8 +45,10 @@ public final class Preflight {
           .toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (Unreachable e) {
       throw e;
+    } catch (RedisConnection.CredentialsRefused e) {
+      throw new Unreachable(e.getMessage());
     } catch (Exception e) {
-      throw new Unreachable("Redis is not reachable at " + config.redis().uri() + ".\n"
+      throw new Unreachable("Redis is not reachable at " + config.redis().redactedUri() + ".\n"
           + "  Start one there (Debian: `sudo apt-get install -y redis-server`, then "
           + "`redis-server --port 6379 --save '' --daemonize yes`; or `docker compose up -d "
           + "redis`), or point Sluice at yours with redis.uri in the config file or "

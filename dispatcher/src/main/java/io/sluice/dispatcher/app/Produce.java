@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.app;
 
+import io.sluice.schemas.config.KafkaConfig;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.Topics;
@@ -31,13 +32,17 @@ public final class Produce {
 
   public static Result lines(String bootstrap, Topics topics, BufferedReader in)
       throws IOException, InterruptedException, ExecutionException {
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+    return lines(new KafkaConfig(bootstrap, ""), topics, in);
+  }
+
+  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in)
+      throws IOException, InterruptedException, ExecutionException {
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
         ProducerConfig.LINGER_MS_CONFIG, 5,
         // KAFKA-15591: see DispatcherClients.producer.
-        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)),
         new ByteArraySerializer(), new ByteArraySerializer())) {
       List<Future<RecordMetadata>> acks = new ArrayList<>();
       long sent = 0;

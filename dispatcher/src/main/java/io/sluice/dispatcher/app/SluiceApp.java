@@ -118,13 +118,14 @@ public final class SluiceApp implements AutoCloseable {
       }
     }
     if (httpPort >= 0) {
-      KafkaReachability kafka = KafkaReachability.of(config.kafka().bootstrap());
+      KafkaReachability kafka = KafkaReachability.of(config.kafka());
       stopOrder.add(0, kafka);
       RedisConnection redis = RedisConnection.open(config.redis());
       stopOrder.add(0, redis);
       List<HealthCheck> checks = List.of(kafka,
           RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands()));
-      ops = OpsServer.start(httpPort, metrics.registry(), new Health(checks, states));
+      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
+          new Health(checks, states));
       stopOrder.add(1, ops);
       LOG.info("sluice: /metrics and /health on port {}", ops.port());
     }

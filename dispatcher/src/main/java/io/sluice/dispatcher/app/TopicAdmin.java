@@ -43,10 +43,9 @@ public final class TopicAdmin implements AutoCloseable {
   private final Topics topics;
 
   public TopicAdmin(SluiceConfig config) {
-    this.admin = Admin.create(Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap(),
+    this.admin = Admin.create(config.kafka().clientProperties(Map.of(
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000));
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000)));
     this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.app;
 
+import io.sluice.schemas.config.KafkaConfig;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.serde.Json;
@@ -45,6 +46,10 @@ public final class Verify {
   private Verify() {}
 
   public static Report run(String bootstrap, Topics topics, Duration timeout) {
+    return run(new KafkaConfig(bootstrap, ""), topics, timeout);
+  }
+
+  public static Report run(KafkaConfig kafka, Topics topics, Duration timeout) {
     Set<String> inboundIds = new HashSet<>();
     // Each inbound record's coordinates, by id: a record dead at the gate before its id was read
     // (bad cost, oversize) is named by its coordinates only.
@@ -53,7 +58,7 @@ public final class Verify {
     Set<String> delivered = new HashSet<>();
     Set<String> dead = new HashSet<>();
     Map<String, Long> byReason = new TreeMap<>();
-    try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap)) {
+    try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
       readAll(c, topics.inbound(), timeout, r -> {
         inbound[0]++;
         String id = idOf(r);
@@ -131,13 +136,12 @@ public final class Verify {
     c.unsubscribe();
   }
 
-  private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
-    return new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+  private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka) {
+    return new KafkaConsumer<>(kafka.clientProperties(Map.of(
         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-verify-" + UUID.randomUUID(),
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000)),
         new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 }

@@ -20,7 +20,7 @@ public final class DispatcherClients {
    */
   public static KafkaConsumer<byte[], byte[]> consumer(SluiceConfig config, String clientId) {
     Map<String, Object> c = new HashMap<>();
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    c.putAll(config.kafka().clientProperties());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, config.dispatcher().groupId());
     c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -33,7 +33,7 @@ public final class DispatcherClients {
   /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
   public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

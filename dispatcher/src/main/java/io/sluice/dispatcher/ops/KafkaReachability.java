@@ -1,8 +1,10 @@
 package io.sluice.dispatcher.ops;
 
+import io.sluice.schemas.config.KafkaConfig;
+import io.sluice.schemas.config.Secrets;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Properties;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,17 +39,26 @@ public final class KafkaReachability implements HealthCheck, AutoCloseable {
 
   /** A check of {@code bootstrap} with a 2 s timeout and a 1 s cache. Does not connect yet. */
   public static KafkaReachability of(String bootstrap) {
-    return of(bootstrap, DEFAULT_TIMEOUT, DEFAULT_CACHE);
+    return of(new KafkaConfig(bootstrap, ""));
+  }
+
+  /** A check of the configured cluster, with its client properties (TLS, SASL). */
+  public static KafkaReachability of(KafkaConfig kafka) {
+    return of(kafka, DEFAULT_TIMEOUT, DEFAULT_CACHE);
   }
 
   public static KafkaReachability of(String bootstrap, Duration timeout, Duration cacheFor) {
-    Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    props.put(AdminClientConfig.CLIENT_ID_CONFIG, "sluice-health");
-    props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-    props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-    // After the broker comes back, notice within a second rather than after the default 1 s..10 s.
-    props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
+    return of(new KafkaConfig(bootstrap, ""), timeout, cacheFor);
+  }
+
+  public static KafkaReachability of(KafkaConfig kafka, Duration timeout, Duration cacheFor) {
+    Map<String, Object> props = kafka.clientProperties(Map.of(
+        AdminClientConfig.CLIENT_ID_CONFIG, "sluice-health",
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis(),
+        // After the broker comes back, notice within a second rather than after the default
+        // 1 s..10 s.
+        AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000));
     return new KafkaReachability(Admin.create(props), timeout, cacheFor, System::nanoTime);
   }
 
@@ -76,7 +87,9 @@ public final class KafkaReachability implements HealthCheck, AutoCloseable {
       return Result.reachable(nodes.size() + " broker(s), cluster id " + clusterId);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
-      return Result.unreachable(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+      // A SASL or TLS failure names the mechanism, never the secret; masked all the same.
+      return Result.unreachable(
+          Secrets.scrubLikely(cause.getClass().getSimpleName() + ": " + cause.getMessage()));
     } catch (TimeoutException e) {
       return Result.unreachable("no answer to describeCluster within " + timeout.toMillis() + " ms");
     } catch (InterruptedException e) {

@@ -4,6 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.sluice.schemas.config.ConfigDefaults;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -41,14 +42,27 @@ public final class OpsServer implements AutoCloseable {
     this.executor = executor;
   }
 
-  /**
-   * Serves on every interface at {@code port} ({@code http.port}; 0 picks a free port, see
-   * {@link #port()}).
-   *
-   * @throws UncheckedIOException if the port cannot be bound (the message names it)
-   */
+  /** As {@link #start(String, int, MetricRegistry, Health)} on the default address, 127.0.0.1. */
   public static OpsServer start(int port, MetricRegistry registry, Health health) {
-    return start(new InetSocketAddress(port), PrometheusText.create(), registry, health::report);
+    return start(ConfigDefaults.HTTP_BIND, port, registry, health);
+  }
+
+  /**
+   * Serves on {@code bind} ({@code http.bind}: 127.0.0.1 by default, so that only this host can
+   * read the metrics and health; 0.0.0.0 for every interface) at {@code port} ({@code http.port};
+   * 0 picks a free port, see {@link #port()}).
+   *
+   * @throws UncheckedIOException if the address cannot be bound or resolved (the message names
+   *                              http.bind and http.port)
+   */
+  public static OpsServer start(String bind, int port, MetricRegistry registry, Health health) {
+    InetSocketAddress address = new InetSocketAddress(bind, port);
+    if (address.isUnresolved()) {
+      throw new UncheckedIOException("cannot serve /metrics and /health on " + bind + ":" + port
+          + " (http.bind, http.port): no such host or address",
+          new java.net.UnknownHostException(bind));
+    }
+    return start(address, PrometheusText.create(), registry, health::report);
   }
 
   /** As {@link #start(int, MetricRegistry, Health)}, with the address, renderer and health source given. */
@@ -59,7 +73,7 @@ public final class OpsServer implements AutoCloseable {
       server = HttpServer.create(address, 0);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve /metrics and /health on " + address
-          + " (http.port): " + e.getMessage(), e);
+          + " (http.bind, http.port): " + e.getMessage(), e);
     }
     ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemonThreads());
     server.setExecutor(executor);

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.ops;
 
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.sluice.schemas.config.Secrets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -79,7 +80,8 @@ public final class RedisReachability implements HealthCheck {
     }
   }
 
+  /** The failure in a line for /health, with anything that looks like a credential masked. */
   private static String describe(Throwable e) {
-    return e.getClass().getSimpleName() + ": " + e.getMessage();
+    return Secrets.scrubLikely(e.getClass().getSimpleName() + ": " + e.getMessage());
   }
 }

@@ -97,6 +97,12 @@ class DeployConfigTest {
   }
 
   @Test
+  void shouldServeTheOpsPortOnEveryInterfaceSoThatThePublishedPortReachesIt() {
+    // Docker forwards a published port to the container's own interface, not its loopback.
+    assertEquals("0.0.0.0", config.http().bind());
+  }
+
+  @Test
   void shouldMountThisConfigWhereTheSluiceCommandsReadIt() {
     for (String service : List.of("topics", "sluice")) {
       assertTrue(strings(services.get(service).get("volumes")).contains("./deploy/sluice.yaml:" + MOUNTED_CONFIG + ":ro"),

@@ -35,8 +35,9 @@ final class ConfigBinder {
     return new SluiceConfig(
         new KafkaConfig(
             text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
-            text(kafka, "topicPrefix", ConfigDefaults.TOPIC_PREFIX)),
-        new RedisConfig(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
+            text(kafka, "topicPrefix", ConfigDefaults.TOPIC_PREFIX),
+            kafkaProperties(kafka.path("properties"))),
+        redis(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
         ladder(root.get("ladder")),
         integer(root, "maxAttempts", ConfigDefaults.MAX_ATTEMPTS),
         duration(root, "reservationHorizon", ConfigDefaults.RESERVATION_HORIZON, ""),
@@ -44,7 +45,8 @@ final class ConfigBinder {
         text(root, "defaultTier", null),
         providers(root.path("providers")),
         tenants(root.path("tenants"), text(root, "defaultTier", null)),
-        new HttpConfig(integer(root.path("http"), "port", ConfigDefaults.HTTP_PORT)),
+        new HttpConfig(integer(root.path("http"), "port", ConfigDefaults.HTTP_PORT),
+            text(root.path("http"), "bind", ConfigDefaults.HTTP_BIND)),
         new GateConfig(
             text(gate, "applicationId", ConfigDefaults.GATE_APPLICATION_ID),
             integer(gate, "streamThreads", ConfigDefaults.GATE_STREAM_THREADS),
@@ -61,6 +63,26 @@ final class ConfigBinder {
             duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
             number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
             duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher")));
+  }
+
+  /** Kafka property values are kept as text, as Kafka's own {@code .properties} files hold them. */
+  private static Map<String, String> kafkaProperties(JsonNode node) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    node.properties().forEach(e -> properties.put(e.getKey(), e.getValue().asText()));
+    return properties;
+  }
+
+  /**
+   * A URI the schema's pattern let through may still not parse (a port of 99999, two hosts on a
+   * standalone scheme). The message never shows the URI: it may hold a password.
+   */
+  private RedisConfig redis(String uri) {
+    try {
+      RedisUri.parse(uri);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem("redis.uri", e.getMessage() + ", in " + Secrets.uri(uri)));
+    }
+    return new RedisConfig(uri);
   }
 
   private List<Duration> ladder(JsonNode node) {

@@ -3,8 +3,11 @@ package io.sluice.schemas.config;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * The rules a JSON Schema cannot state: settings that refer to each other by name, and order.
@@ -15,6 +18,27 @@ import java.util.TreeSet;
  * order would make the delay topic choice meaningless.
  */
 final class ConfigChecks {
+  /**
+   * Bytes of a produce request kept for everything but an inbound value: the record key (a
+   * tenant id, at most 128 bytes), the producer's own headers, Sluice's headers (reason, detail,
+   * source, ids, times: under 2 KiB) and the record and batch framing (under 100 bytes).
+   */
+  static final int PAYLOAD_HEADROOM = 65_536;
+
+  /** Headers Sluice or HTTP/1.1 set, as written in the error; compared in lower case. */
+  static final List<String> OWNED_HEADER_NAMES = List.of("Idempotency-Key", "Content-Type",
+      "Content-Length", "Transfer-Encoding", "Host", "Connection", "Upgrade", "Expect", "TE",
+      "Trailer", "Keep-Alive");
+  private static final Set<String> OWNED_HEADERS = OWNED_HEADER_NAMES.stream()
+      .map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toSet());
+
+  /** Client settings Sluice chooses per client; see {@link KafkaConfig#clientProperties()}. */
+  static final Set<String> SLUICE_OWNED_PROPERTIES = Set.of(
+      "key.serializer", "value.serializer", "key.deserializer", "value.deserializer",
+      "group.id", "group.instance.id", "application.id", "transactional.id",
+      "enable.auto.commit", "isolation.level", "processing.guarantee", "enable.idempotence",
+      "auto.offset.reset", "default.key.serde", "default.value.serde");
+
   private final List<Problem> problems = new ArrayList<>();
 
   List<Problem> check(SluiceConfig config) {
@@ -45,7 +69,10 @@ final class ConfigChecks {
       String path = Problem.join("providers", provider.getKey());
       checkQuotas(Problem.join(path, "quotas"), provider.getValue(), config, tierList);
       positive(Problem.join(path, "timeout"), provider.getValue().timeout());
+      checkForwardHeaders(Problem.join(path, "forwardHeaders"), provider.getValue());
     }
+    checkKafkaProperties(config.kafka());
+    checkMaxPayload(config);
     checkLadder(config.ladder());
     positive("gate.redisTimeout", config.gate().redisTimeout());
     positive("dispatcher.lookahead", config.dispatcher().lookahead());
@@ -56,6 +83,61 @@ final class ConfigChecks {
           + Durations.format(config.dispatcher().backoffCap())));
     }
     return problems;
+  }
+
+  /**
+   * A forwarded attribute becomes a request header; it may not name one that Sluice sets itself
+   * ({@code Idempotency-Key}, {@code Content-Type}), one that HTTP/1.1 owns for framing and the
+   * connection (the JDK client refuses several of them and a provider would be confused by the
+   * rest), or one of Sluice's internal {@code sluice-*} names. Names are compared ignoring case,
+   * as HTTP does. The schema has already required each to be an HTTP token.
+   */
+  private void checkForwardHeaders(String path, ProviderConfig provider) {
+    List<String> headers = provider.forwardHeaders();
+    for (int i = 0; i < headers.size(); i++) {
+      String name = headers.get(i).toLowerCase(Locale.ROOT);
+      if (OWNED_HEADERS.contains(name) || name.startsWith("proxy-") || name.startsWith("sluice-")) {
+        problems.add(new Problem(Problem.index(path, i), "\"" + headers.get(i) + "\" is a header "
+            + "that Sluice or HTTP sets itself (" + String.join(", ", OWNED_HEADER_NAMES)
+            + ", Proxy-*, sluice-*); forward the attribute under another name"));
+      }
+    }
+  }
+
+  /**
+   * Properties that would silently lose to Sluice's own settings, or break what Sluice promises
+   * (exactly-once at the gate, commits only after settlement), are refused rather than ignored.
+   */
+  private void checkKafkaProperties(KafkaConfig kafka) {
+    for (String key : new TreeSet<>(kafka.properties().keySet())) {
+      String path = Problem.join("kafka.properties", key);
+      if (key.equals("bootstrap.servers")) {
+        problems.add(new Problem(path, "set kafka.bootstrap instead"));
+      } else if (SLUICE_OWNED_PROPERTIES.contains(key)) {
+        problems.add(new Problem(path, "Sluice sets " + key + " itself on the clients that use it "
+            + "(its guarantees depend on it); remove it"));
+      }
+    }
+    String maxRequest = kafka.properties().get("max.request.size");
+    if (maxRequest != null && !maxRequest.trim().matches("[0-9]{1,9}")) {
+      problems.add(new Problem("kafka.properties.max.request.size",
+          "expected a whole number of bytes, got \"" + maxRequest + "\""));
+    }
+  }
+
+  /**
+   * An inbound value is forwarded, and dead-lettered, whole, with Sluice's headers added, so it
+   * must fit a produce request: {@code maxPayloadBytes + PAYLOAD_HEADROOM <= max.request.size}.
+   * Otherwise such a record could never be written downstream, and its partition would stall.
+   */
+  private void checkMaxPayload(SluiceConfig config) {
+    int limit = config.kafka().maxRequestSize() - PAYLOAD_HEADROOM;
+    if (config.gate().maxPayloadBytes() > limit) {
+      problems.add(new Problem("gate.maxPayloadBytes", "must be at most " + limit + " (the "
+          + "producers' max.request.size " + config.kafka().maxRequestSize() + " minus "
+          + PAYLOAD_HEADROOM + " bytes kept for the key, headers and record overhead), got "
+          + config.gate().maxPayloadBytes()));
+    }
   }
 
   /** Every tier has a bucket toward every provider, and every bucket belongs to a tier. */

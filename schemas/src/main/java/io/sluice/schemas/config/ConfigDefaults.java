@@ -26,6 +26,7 @@ public final class ConfigDefaults {
   public static final int MAX_COST = 100;
 
   public static final int HTTP_PORT = 8080;
+  public static final String HTTP_BIND = "127.0.0.1";
 
   public static final String GATE_APPLICATION_ID = "sluice-gate";
   public static final int GATE_STREAM_THREADS = 1;

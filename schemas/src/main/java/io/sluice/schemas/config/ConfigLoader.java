@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -66,15 +67,15 @@ public final class ConfigLoader {
     ConfigSchema schema = ConfigSchema.get();
     EnvOverrides overrides = new EnvOverrides(schema);
     overrides.apply(tree, env);
-    fail(overrides, overrides.problems());
+    fail(overrides, overrides.problems(), tree);
     withoutNulls(tree);
-    fail(overrides, schema.validate(tree));
+    fail(overrides, schema.validate(tree), tree);
 
     ConfigBinder binder = new ConfigBinder();
     SluiceConfig config = binder.bind(tree);
     List<Problem> problems = new ArrayList<>(binder.problems());
     problems.addAll(new ConfigChecks().check(config));
-    fail(overrides, problems);
+    fail(overrides, problems, tree);
     return config;
   }
 
@@ -84,8 +85,9 @@ public final class ConfigLoader {
     try {
       tree = YAML.readTree(yaml);
     } catch (JacksonException e) {
+      // Not the exception as cause: its message quotes the file, which may hold a password.
       throw new ConfigException(source + at(e.getLocation()) + " is not valid YAML: "
-          + e.getOriginalMessage(), e);
+          + Secrets.scrubLikely(e.getOriginalMessage()));
     }
     if (tree == null || tree.isMissingNode() || tree.isNull()) {
       return JsonNodeFactory.instance.objectNode();
@@ -109,13 +111,53 @@ public final class ConfigLoader {
     node.forEach(ConfigLoader::withoutNulls);
   }
 
-  private static void fail(EnvOverrides overrides, List<Problem> problems) {
+  /**
+   * Throws the problems, if any, each scrubbed of every secret the tree holds: the messages are
+   * written not to show secrets, and this makes sure of it, whatever a message quotes.
+   */
+  private static void fail(EnvOverrides overrides, List<Problem> problems, JsonNode tree) {
     if (problems.isEmpty()) {
       return;
     }
+    List<String> secrets = secretsIn(tree);
     TreeSet<Problem> sorted = new TreeSet<>();
     problems.forEach(p -> sorted.add(overrides.annotate(p)));
-    throw new ConfigException(sorted.stream().map(Problem::toString).toList());
+    throw new ConfigException(sorted.stream()
+        .map(p -> Secrets.scrubLikely(Secrets.scrub(p.toString(), secrets))).toList());
+  }
+
+  /** The Redis URI's user info and each secret Kafka property's value, longest first. */
+  private static List<String> secretsIn(JsonNode tree) {
+    List<String> secrets = new ArrayList<>();
+    JsonNode uri = tree.path("redis").path("uri");
+    if (uri.isTextual()) {
+      String text = uri.asText();
+      int at = text.lastIndexOf('@');
+      int start = text.indexOf("://") + 3;
+      if (at > start) {
+        String userInfo = text.substring(start, at);
+        secrets.add(userInfo);
+        int colon = userInfo.indexOf(':');
+        if (colon >= 0 && colon < userInfo.length() - 1) {
+          secrets.add(userInfo.substring(colon + 1));
+        }
+        try {
+          RedisUri parsed = RedisUri.parse(text);
+          if (parsed.password() != null) {
+            secrets.add(parsed.password());
+          }
+        } catch (IllegalArgumentException e) {
+          // the raw user info above is masked all the same
+        }
+      }
+    }
+    tree.path("kafka").path("properties").properties().forEach(e -> {
+      if (Secrets.isSecretProperty(e.getKey()) && e.getValue().isValueNode()) {
+        secrets.add(e.getValue().asText());
+      }
+    });
+    secrets.sort(Comparator.comparingInt(String::length).reversed());
+    return secrets;
   }
 
   private static String at(JsonLocation location) {

@@ -81,6 +81,29 @@ final class ConfigSchema {
     return names;
   }
 
+  /**
+   * True if the schema accepts a string and no mapping or list: a value from the environment is
+   * then kept as the text written ({@code 007} stays "007").
+   */
+  boolean acceptsText(JsonNode schema) {
+    JsonNode resolved = resolve(schema);
+    JsonNode type = resolved == null ? null : resolved.get("type");
+    if (type == null) {
+      return false;
+    }
+    if (type.isTextual()) {
+      return type.asText().equals("string");
+    }
+    boolean text = false;
+    for (JsonNode t : type) {
+      text |= t.asText().equals("string");
+      if (t.asText().equals("object") || t.asText().equals("array")) {
+        return false;
+      }
+    }
+    return text;
+  }
+
   /** The schema's {@code type} keyword when it is a single type. */
   Optional<String> type(JsonNode schema) {
     JsonNode resolved = resolve(schema);
@@ -129,7 +152,7 @@ final class ConfigSchema {
       default:
         break;
     }
-    String got = ", got " + shown(m.getInstanceNode());
+    String got = ", got " + shownAt(at, m.getInstanceNode());
     Optional<String> phrase = expected(owner);
     if (phrase.isPresent()) {
       return new Problem(at, "expected " + phrase.get() + got);
@@ -180,6 +203,27 @@ final class ConfigSchema {
     }
     String text = node.toString();
     return text.length() <= MAX_SHOWN ? text : text.substring(0, MAX_SHOWN) + "…";
+  }
+
+  /**
+   * A value as {@link #shown}, unless the setting at {@code path} may hold a secret: a Redis URI
+   * shows with its user info masked, a secret Kafka property not at all, and any other value with
+   * what looks like a secret masked ({@link Secrets#scrubLikely}).
+   */
+  static String shownAt(String path, JsonNode node) {
+    if (path.equals("redis.uri") && node != null && node.isTextual()) {
+      return quoted(Secrets.uri(node.asText()));
+    }
+    if (isSecretProperty(path)) {
+      return "a value that is not shown (it may hold a secret)";
+    }
+    return Secrets.scrubLikely(shown(node));
+  }
+
+  /** True for the path of a secret Kafka property, {@code kafka.properties.sasl.jaas.config}. */
+  static boolean isSecretProperty(String path) {
+    String prefix = "kafka.properties.";
+    return path.startsWith(prefix) && Secrets.isSecretProperty(path.substring(prefix.length()));
   }
 
   static String quoted(String text) {

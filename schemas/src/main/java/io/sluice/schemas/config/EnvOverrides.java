@@ -37,6 +37,7 @@ final class EnvOverrides {
   static final String PREFIX = "SLUICE_";
   static final Set<String> NOT_SETTINGS = Set.of("SLUICE_CONFIG");
   private static final String SEPARATOR = "__";
+  private static final String KAFKA_PROPERTIES = "kafka.properties";
   private static final YAMLMapper YAML = new YAMLMapper();
 
   private final ConfigSchema schema;
@@ -112,7 +113,7 @@ final class EnvOverrides {
         child = node.putObject(key);
         origins.putIfAbsent(path, name);
       } else if (!child.isObject()) {
-        problems.add(new Problem(path, "is " + ConfigSchema.shown(child)
+        problems.add(new Problem(path, "is " + ConfigSchema.shownAt(path, child)
             + ", not a mapping, so " + name + " cannot set a setting inside it"));
         return;
       }
@@ -127,6 +128,9 @@ final class EnvOverrides {
    */
   private String keyFor(ObjectNode root, ObjectNode node, JsonNode nodeSchema, String segment,
       String name, String path) {
+    if (path.equals(KAFKA_PROPERTIES)) {
+      return kafkaPropertyKey(node, segment);
+    }
     String wanted = normalized(segment);
     List<String> inTree = new ArrayList<>();
     node.fieldNames().forEachRemaining(k -> {
@@ -159,6 +163,23 @@ final class EnvOverrides {
     return elsewhere.isEmpty() ? segment.toLowerCase(Locale.ROOT) : elsewhere.iterator().next();
   }
 
+  /**
+   * Kafka property names are dotted ({@code security.protocol}), and a variable name can hold no
+   * dot: under {@code kafka.properties} each '_' of a segment stands for a '.'
+   * ({@code SLUICE_KAFKA__PROPERTIES__SASL_JAAS_CONFIG} sets {@code sasl.jaas.config}). A key the
+   * file already has is matched ignoring case, '.', '-' and '_'.
+   */
+  private static String kafkaPropertyKey(ObjectNode properties, String segment) {
+    String wanted = normalized(segment).replace(".", "");
+    List<String> inTree = new ArrayList<>();
+    properties.fieldNames().forEachRemaining(k -> {
+      if (normalized(k).replace(".", "").equals(wanted)) {
+        inTree.add(k);
+      }
+    });
+    return inTree.size() == 1 ? inTree.get(0) : segment.toLowerCase(Locale.ROOT).replace('_', '.');
+  }
+
   private static void collectKeys(JsonNode node, String wanted, Set<String> found) {
     if (node.isObject()) {
       node.properties().forEach(e -> {
@@ -173,7 +194,7 @@ final class EnvOverrides {
   }
 
   private JsonNode parse(String raw, JsonNode targetSchema, String name, String path) {
-    boolean wantsText = schema.type(targetSchema).filter("string"::equals).isPresent();
+    boolean wantsText = schema.acceptsText(targetSchema);
     if (raw.isBlank()) {
       return TextNode.valueOf("");
     }
@@ -184,8 +205,9 @@ final class EnvOverrides {
       if (wantsText) {
         return TextNode.valueOf(raw.strip());
       }
-      problems.add(new Problem(path, name + " is not a valid YAML value: "
-          + e.getOriginalMessage()));
+      // The parser's message quotes the text, which may hold a password or a JAAS config.
+      problems.add(new Problem(path, name + " is not a valid YAML value"
+          + (mayHoldSecrets(path) ? "" : ": " + e.getOriginalMessage())));
       return null;
     }
     if (value == null || value.isMissingNode()
@@ -193,6 +215,12 @@ final class EnvOverrides {
       return TextNode.valueOf(raw.strip());
     }
     return value;
+  }
+
+  /** Whether a value set at {@code path} may be or hold a Redis password or a Kafka secret. */
+  private static boolean mayHoldSecrets(String path) {
+    return path.isEmpty() || path.equals("redis") || path.startsWith("redis.")
+        || path.equals("kafka") || path.startsWith(KAFKA_PROPERTIES);
   }
 
   private static String normalized(String key) {

@@ -26,6 +26,7 @@ class ConfigDefaultsTest {
         Arguments.of("/properties/reservationHorizon",
             Durations.format(ConfigDefaults.RESERVATION_HORIZON)),
         Arguments.of("/properties/http/properties/port", ConfigDefaults.HTTP_PORT),
+        Arguments.of("/properties/http/properties/bind", ConfigDefaults.HTTP_BIND),
         Arguments.of("/$defs/tier/properties/weight", ConfigDefaults.TIER_WEIGHT),
         Arguments.of("/$defs/provider/properties/maxInFlight", ConfigDefaults.MAX_IN_FLIGHT),
         Arguments.of("/$defs/provider/properties/timeout", Durations.format(ConfigDefaults.TIMEOUT)),

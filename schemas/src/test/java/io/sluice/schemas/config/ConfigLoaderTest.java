@@ -261,7 +261,7 @@ class ConfigLoaderTest {
 
   @Test
   void shouldNameAMisspeltSettingAndListTheKnownOnes() {
-    assertEquals("kafka.bootstrp: unknown setting (known here: bootstrap, topicPrefix)",
+    assertEquals("kafka.bootstrp: unknown setting (known here: bootstrap, topicPrefix, properties)",
         error(MINIMAL + "kafka: { bootstrp: broker:9092 }\n"));
   }
 
@@ -275,7 +275,7 @@ class ConfigLoaderTest {
 
   @Test
   void shouldNameASectionThatIsNotAMapping() {
-    assertEquals("kafka: expected a mapping with bootstrap and topicPrefix, got \"broker:9092\"",
+    assertEquals("kafka: expected a mapping with bootstrap, topicPrefix and properties, got \"broker:9092\"",
         error(MINIMAL + "kafka: broker:9092\n"));
   }
 
@@ -426,7 +426,7 @@ class ConfigLoaderTest {
 
   @Test
   void shouldBlameTheEnvironmentVariableForAnUnknownSettingItCreated() {
-    assertEquals("kafka.bootstraps: unknown setting (known here: bootstrap, topicPrefix) (set by "
+    assertEquals("kafka.bootstraps: unknown setting (known here: bootstrap, topicPrefix, properties) (set by "
         + "SLUICE_KAFKA__BOOTSTRAPS)", error(MINIMAL, Map.of("SLUICE_KAFKA__BOOTSTRAPS", "x:1")));
   }
 
@@ -470,6 +470,198 @@ class ConfigLoaderTest {
     assertEquals(Optional.of("free"), config.tierOf("somebody-else"));
     assertEquals(Optional.of(new Quota(100, new Rate(40))),
         config.quotaOf("payments-api", "acme"));
+  }
+
+  // ---- security settings: Kafka client properties, Redis credentials, the ops bind address
+
+  private static final String PASSWORD = "Zq8-s3cret-Pw";
+
+  @Test
+  void shouldPassKafkaClientPropertiesThroughAsTextWithTheBootstrapServers() {
+    SluiceConfig config = ConfigLoader.parse(MINIMAL + """
+        kafka:
+          bootstrap: b1:9093
+          properties:
+            security.protocol: SASL_SSL
+            sasl.mechanism: SCRAM-SHA-512
+            ssl.truststore.location: /etc/sluice/truststore.jks
+            request.timeout.ms: 30000
+        """, Map.of());
+
+    assertEquals(Map.of("bootstrap.servers", "b1:9093", "security.protocol", "SASL_SSL",
+        "sasl.mechanism", "SCRAM-SHA-512",
+        "ssl.truststore.location", "/etc/sluice/truststore.jks",
+        "request.timeout.ms", "30000"), config.kafka().clientProperties());
+  }
+
+  @Test
+  void shouldSetDottedKafkaPropertiesFromTheEnvironment() {
+    SluiceConfig config = ConfigLoader.parse(MINIMAL + """
+        kafka:
+          properties:
+            sasl.mechanism: PLAIN
+        """, Map.of(
+        "SLUICE_KAFKA__PROPERTIES__SECURITY_PROTOCOL", "SASL_SSL",
+        "SLUICE_KAFKA__PROPERTIES__SASL_MECHANISM", "SCRAM-SHA-256",
+        "SLUICE_KAFKA__PROPERTIES__SASL_JAAS_CONFIG",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"u\" "
+            + "password=\"" + PASSWORD + "\";",
+        "SLUICE_KAFKA__PROPERTIES__LINGER_MS", "007"));
+
+    assertEquals("SASL_SSL", config.kafka().properties().get("security.protocol"));
+    assertEquals("SCRAM-SHA-256", config.kafka().properties().get("sasl.mechanism"));
+    assertTrue(config.kafka().properties().get("sasl.jaas.config").contains(PASSWORD));
+    assertEquals("007", config.kafka().properties().get("linger.ms"));
+    assertEquals(4, config.kafka().properties().size(), config.kafka().properties().toString());
+  }
+
+  @Test
+  void shouldRefuseKafkaPropertiesThatSluiceSetsItself() {
+    String error = error(MINIMAL + """
+        kafka:
+          properties:
+            bootstrap.servers: x:9092
+            group.id: mine
+            isolation.level: read_uncommitted
+        """);
+
+    assertTrue(error.contains("kafka.properties.bootstrap.servers: set kafka.bootstrap"), error);
+    assertTrue(error.contains("kafka.properties.group.id: Sluice sets group.id"), error);
+    assertTrue(error.contains("kafka.properties.isolation.level: Sluice sets"), error);
+  }
+
+  @Test
+  void shouldNeverShowASecretKafkaPropertyOrRedisPasswordInAnError() {
+    String yaml = MINIMAL + """
+        kafka:
+          properties:
+            sasl.jaas.config: [ "password=%s" ]
+            ssl.keystore.password: %s
+        redis:
+          uri: redis://sluice:%s@localhost:99999
+        maxAttempts: 0
+        """.formatted(PASSWORD, PASSWORD, PASSWORD);
+
+    String error = error(yaml);
+
+    assertTrue(error.contains("kafka.properties.sasl.jaas.config"), error);
+    assertTrue(error.contains("maxAttempts"), error);
+    assertFalse(error.contains(PASSWORD), error);
+  }
+
+  @Test
+  void shouldNameABadRedisUriWithItsUserInfoMasked() {
+    String error = error(MINIMAL + """
+        redis:
+          uri: redis://sluice:%s@localhost:99999
+        """.formatted(PASSWORD));
+
+    assertTrue(error.contains("redis.uri: expected a port from 1 to 65535"), error);
+    assertTrue(error.contains("redis://***@localhost:99999"), error);
+    assertFalse(error.contains(PASSWORD), error);
+  }
+
+  @Test
+  void shouldMaskTheRedisUriInASchemaError() {
+    String error = error(MINIMAL + """
+        redis:
+          uri: http://:%s@localhost:6379
+        """.formatted(PASSWORD));
+
+    assertTrue(error.contains("redis.uri: expected a Redis URI"), error);
+    assertFalse(error.contains(PASSWORD), error);
+  }
+
+  @Test
+  void shouldMaskAPasswordQuotedByAYamlSyntaxError() {
+    String error = error(MINIMAL + """
+        redis: { uri: "redis://:%s@localhost:6379 }
+        """.formatted(PASSWORD));
+
+    assertTrue(error.contains("is not valid YAML"), error);
+    assertFalse(error.contains(PASSWORD), error);
+  }
+
+  @Test
+  void shouldNotShowTheRedisUriOrKafkaPropertiesInTheConfigsText() {
+    SluiceConfig config = ConfigLoader.parse(MINIMAL + """
+        kafka:
+          properties: { sasl.jaas.config: 'x password="%s";', security.protocol: SASL_SSL }
+        redis:
+          uri: rediss://sluice:%s@localhost:6380
+        """.formatted(PASSWORD, PASSWORD), Map.of());
+
+    assertFalse(config.toString().contains(PASSWORD), config.toString());
+    assertTrue(config.toString().contains("rediss://***@localhost:6380"), config.toString());
+    assertTrue(config.toString().contains("security.protocol=SASL_SSL"), config.toString());
+  }
+
+  @Test
+  void shouldNeverShowAPasswordSetFromTheEnvironment() {
+    String badPort = error(MINIMAL, Map.of("SLUICE_REDIS__URI",
+        "redis://sluice:" + PASSWORD + "@localhost:99999"));
+    String notYaml = error(MINIMAL, Map.of("SLUICE_REDIS",
+        "{ uri: \"redis://:" + PASSWORD + "@localhost:6379 }"));
+    String insideAScalar = error(MINIMAL, Map.of(
+        "SLUICE_REDIS__URI", "redis://:" + PASSWORD + "@localhost:6379",
+        "SLUICE_REDIS__URI__HOST", "x"));
+    String jaas = error(MINIMAL, Map.of("SLUICE_KAFKA__PROPERTIES",
+        "{ sasl.jaas.config: [\"password=" + PASSWORD + "\"] }"));
+
+    assertTrue(badPort.contains("redis.uri: ") && badPort.contains("SLUICE_REDIS__URI"), badPort);
+    assertTrue(notYaml.contains("SLUICE_REDIS is not a valid YAML value"), notYaml);
+    assertTrue(insideAScalar.contains("redis.uri: is \"redis://***@localhost:6379\""),
+        insideAScalar);
+    assertTrue(jaas.contains("kafka.properties.sasl.jaas.config"), jaas);
+    for (String error : List.of(badPort, notYaml, insideAScalar, jaas)) {
+      assertFalse(error.contains(PASSWORD), error);
+    }
+  }
+
+  @Test
+  void shouldBindTheOpsServerToLoopbackUnlessToldOtherwise() {
+    assertEquals("127.0.0.1", ConfigLoader.parse(MINIMAL, Map.of()).http().bind());
+    assertEquals("0.0.0.0", ConfigLoader.parse(MINIMAL, Map.of("SLUICE_HTTP__BIND", "0.0.0.0"))
+        .http().bind());
+    assertTrue(error(MINIMAL + "http: { bind: \"0.0.0.0 ; rm\" }\n")
+        .startsWith("http.bind: expected an IP address or host name"));
+  }
+
+  @Test
+  void shouldRefuseToForwardHeadersThatSluiceOrHttpOwn() {
+    String error = error(MINIMAL.replace("rate: 50/s", """
+        rate: 50/s
+            forwardHeaders: [X-Request-Id, idempotency-key, Content-Type, Transfer-Encoding,
+              Proxy-Authorization, Sluice-Attempt, Host, X-Trace]"""));
+
+    for (int i : new int[] {1, 2, 3, 4, 5, 6}) {
+      assertTrue(error.contains("providers.payments-api.forwardHeaders[" + i + "]: \""), error);
+    }
+    assertFalse(error.contains("forwardHeaders[0]"), error);
+    assertFalse(error.contains("forwardHeaders[7]"), error);
+  }
+
+  @Test
+  void shouldRefuseAForwardedHeaderNameThatIsNotAnHttpToken() {
+    String error = error(MINIMAL.replace("rate: 50/s", "rate: 50/s\n    forwardHeaders: [\"X Id\"]"));
+
+    assertTrue(error.startsWith("providers.payments-api.forwardHeaders[0]: expected an HTTP header"),
+        error);
+  }
+
+  @Test
+  void shouldBoundMaxPayloadBytesByTheProducersMaxRequestSize() {
+    String error = error(MINIMAL + "gate: { maxPayloadBytes: 983041 }\n");
+    assertEquals("gate.maxPayloadBytes: must be at most 983040 (the producers' max.request.size "
+        + "1048576 minus 65536 bytes kept for the key, headers and record overhead), got 983041",
+        error);
+
+    assertEquals(983_040, ConfigLoader.parse(MINIMAL + "gate: { maxPayloadBytes: 983040 }\n",
+        Map.of()).gate().maxPayloadBytes());
+    assertEquals(2_000_000, ConfigLoader.parse(MINIMAL + """
+        gate: { maxPayloadBytes: 2000000 }
+        kafka: { properties: { max.request.size: 2097152 } }
+        """, Map.of()).gate().maxPayloadBytes());
   }
 
   private static String error(String yaml) {

@@ -28,7 +28,7 @@ public final class RelayService implements AutoCloseable {
 
   public static RelayService start(SluiceConfig config, RelayListener listener) {
     Map<String, Object> c = new HashMap<>();
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    c.putAll(config.kafka().clientProperties());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().topicPrefix() + GROUP_SUFFIX);
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -41,7 +41,7 @@ public final class RelayService implements AutoCloseable {
     // sends 20 small fetches a second instead of 2, and releases within tens of ms.
     c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     Map<String, Object> p = new HashMap<>();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 1);

@@ -72,7 +72,7 @@ public final class Gate implements AutoCloseable {
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
     Map<String, Object> p = new HashMap<>();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.gate().applicationId());
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafka().bootstrap());
+    p.putAll(config.kafka().clientProperties());
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.gate().streamThreads());
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);

@@ -33,7 +33,7 @@ final class ProduceCommand implements Callable<Integer> {
     try (BufferedReader in = file == null
         ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
         : Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      Produce.Result r = Produce.lines(c.kafka().bootstrap(), topics, in);
+      Produce.Result r = Produce.lines(c.kafka(), topics, in);
       System.out.println("sent " + r.sent() + " events to " + topics.inbound()
           + (r.unkeyed() > 0 ? " (" + r.unkeyed() + " without a readable tenant: the gate will "
           + "dead-letter them with a reason)" : ""));

@@ -31,7 +31,7 @@ final class VerifyCommand implements Callable<Integer> {
     SluiceConfig c = config.load();
     Preflight.kafka(c);
     Topics topics = new Topics(c.kafka().topicPrefix(), c.ladder());
-    Verify.Report r = Verify.run(c.kafka().bootstrap(), topics,
+    Verify.Report r = Verify.run(c.kafka(), topics,
         Duration.ofSeconds(timeoutSeconds));
     System.out.printf("inbound records %d, unique ids %d, delivered %d, dead-lettered %d %s, "
             + "missing %d%n", r.inbound(), r.uniqueIds(), r.delivered(), r.deadLettered(),

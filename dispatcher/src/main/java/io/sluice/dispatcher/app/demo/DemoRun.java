@@ -77,14 +77,14 @@ public final class DemoRun {
           registry, 0)) {
         metrics = app.metrics();
         out.printf("demo: Kafka %s, Redis %s, mock provider %s (%.0f calls/s, answers 429 "
-                + "beyond), /metrics and /health on http://localhost:%d%n", bootstrap, redisUri,
+                + "beyond), /metrics and /health on http://localhost:%d%n", bootstrap, config.redis().redactedUri(),
             mock.url(), options.rate(), app.httpPort());
         out.printf("demo: %d tenants in 3 tiers (weights 8:4:1) for %d s; a burst of %d events "
                 + "at %d s; 5 malformed events%n", scenario.tenants().size(),
             options.duration().toSeconds(), Math.round(10 * options.rate()),
             options.duration().toSeconds() / 4);
         Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-        LoadGenerator load = new LoadGenerator(scenario, bootstrap, topics.inbound());
+        LoadGenerator load = new LoadGenerator(scenario, config.kafka(), topics.inbound());
         Thread loader = new Thread(load, "demo-load");
         List<Sample> samples = new ArrayList<>();
         long start = System.nanoTime();
@@ -110,7 +110,7 @@ public final class DemoRun {
         loader.join();
         double elapsed = (System.nanoTime() - start) / 1e9;
         out.println("demo: load done and the backlog is empty; reconciling every id ...");
-        Verify.Report verify = Verify.run(bootstrap, topics, Duration.ofSeconds(60));
+        Verify.Report verify = Verify.run(config.kafka(), topics, Duration.ofSeconds(60));
         return DemoFigures.report(scenario, samples, mock.calls(), start, mock.rateLimited(),
             metrics, verify, elapsed);
       }

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.app.demo;
 
+import io.sluice.schemas.config.KafkaConfig;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.time.Duration;
@@ -28,15 +29,14 @@ final class LoadGenerator implements Runnable {
   private final AtomicBoolean stop = new AtomicBoolean();
   private volatile boolean done;
 
-  LoadGenerator(DemoScenario scenario, String bootstrap, String inbound) {
+  LoadGenerator(DemoScenario scenario, KafkaConfig kafka, String inbound) {
     this.scenario = scenario;
     this.inbound = inbound;
-    this.producer = new KafkaProducer<>(Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+    this.producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.LINGER_MS_CONFIG, 5,
         // KAFKA-15591: see DispatcherClients.producer.
-        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1)),
         new ByteArraySerializer(), new ByteArraySerializer());
   }
 

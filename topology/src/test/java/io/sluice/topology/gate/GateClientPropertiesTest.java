@@ -1,0 +1,38 @@
+package io.sluice.topology.gate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.sluice.schemas.config.ConfigLoader;
+import io.sluice.schemas.config.SluiceConfig;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+/** The gate's Kafka Streams configuration carries the user's kafka.properties, Sluice's own win. */
+class GateClientPropertiesTest {
+  @Test
+  void shouldPassKafkaPropertiesToTheStreamsConfigurationAndKeepSluicesOwnSettings() {
+    SluiceConfig config = ConfigLoader.parse("""
+        kafka:
+          bootstrap: b1:9093
+          properties:
+            security.protocol: SASL_SSL
+            sasl.mechanism: SCRAM-SHA-512
+            sasl.jaas.config: 'org.apache.kafka.common.security.scram.ScramLoginModule required username="u" password="p";'
+            ssl.truststore.location: /etc/sluice/truststore.jks
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    Properties props = Gate.properties(config, Map.of());
+
+    assertEquals("b1:9093", props.get("bootstrap.servers"));
+    assertEquals("SASL_SSL", props.get("security.protocol"));
+    assertEquals("SCRAM-SHA-512", props.get("sasl.mechanism"));
+    assertEquals(config.kafka().properties().get("sasl.jaas.config"), props.get("sasl.jaas.config"));
+    assertEquals("/etc/sluice/truststore.jks", props.get("ssl.truststore.location"));
+    assertEquals("exactly_once_v2", props.get("processing.guarantee"));
+    assertEquals("sluice-gate", props.get("application.id"));
+  }
+}
