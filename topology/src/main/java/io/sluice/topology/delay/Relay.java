@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -44,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * {@link DelayLadder}); a record whose not-before is still ahead then hops to a smaller step.
  *
  * <p>Never early: a record goes to its return topic only when the local clock has reached its
- * not-before. At least once: offsets are committed only after every produce of the batch is
- * acknowledged; a crash in between returns a record twice, which the consumers downstream absorb
+ * not-before. At least once: offsets are committed only after every produce of the round is
+ * acknowledged, and a failed round is forgotten before anything else and relayed again from its
+ * first record; a crash in between returns a record twice, which the consumers downstream absorb
  * (the gate charges a replay, which is stricter; providers get an idempotency key).
  */
 public final class Relay implements Runnable, AutoCloseable {
@@ -60,8 +63,16 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Clock clock;
   private final RelayListener listener;
   private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
-  private final Map<TopicPartition, OffsetAndMetadata> toCommit = new HashMap<>();
+  // The round: what the relay sent since it last settled. Offsets move from `relayed` to
+  // `acknowledged` only once every produce of the round is acknowledged, and only `acknowledged` is
+  // ever committed: no commit can cover a record whose produce was not acknowledged.
   private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
+  /** Per partition, the offset after the last record relayed this round (not yet acknowledged). */
+  private final Map<TopicPartition, OffsetAndMetadata> relayed = new HashMap<>();
+  /** Per partition, the first record relayed this round: where to go back to if the round fails. */
+  private final Map<TopicPartition, Long> roundStart = new HashMap<>();
+  /** Offsets whose produces were all acknowledged, not yet committed. */
+  private final Map<TopicPartition, OffsetAndMetadata> acknowledged = new HashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
 
   public Relay(
@@ -130,7 +141,8 @@ public final class Relay implements Runnable, AutoCloseable {
       } else {
         hop(record, due, now);
       }
-      toCommit.put(tp, new OffsetAndMetadata(record.offset() + 1));
+      roundStart.putIfAbsent(tp, record.offset());
+      relayed.put(tp, new OffsetAndMetadata(record.offset() + 1));
     }
   }
 
@@ -161,43 +173,85 @@ public final class Relay implements Runnable, AutoCloseable {
   }
 
   private void send(ProducerRecord<byte[], byte[]> out) {
-    inFlight.add(producer.send(out));
+    try {
+      inFlight.add(producer.send(out));
+    } catch (InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      // Refused before it left (e.g. no metadata in time): a failed produce like any other.
+      inFlight.add(CompletableFuture.failedFuture(e));
+    }
   }
 
-  /** Waits for every produce of this round, then commits what they cover. */
+  /** Waits for every produce of this round, then commits what is acknowledged. */
   private void settle() {
-    if (inFlight.isEmpty() && toCommit.isEmpty()) {
+    if (inFlight.isEmpty() && relayed.isEmpty() && acknowledged.isEmpty()) {
       return;
     }
-    producer.flush();
+    if (awaitRound()) {
+      commit();
+    }
+  }
+
+  /**
+   * Waits for the round's produces. True when every one was acknowledged: the round's offsets are
+   * then acknowledged. Otherwise the round is forgotten first, before anything that can throw, and
+   * its partitions go back to the round's first record so it is relayed again (duplicates of what
+   * did get written, never a loss).
+   */
+  private boolean awaitRound() {
     try {
+      producer.flush();
       for (Future<RecordMetadata> f : inFlight) {
         f.get();
       }
-    } catch (Exception e) {
-      // Nothing of this round is committed: rewind to the last commit and try again.
-      LOG.warn("relay: a produce failed ({}); rewinding to the committed offsets", e.toString());
-      inFlight.clear();
-      rewind(toCommit.keySet());
-      toCommit.clear();
-      return;
+    } catch (ExecutionException e) {
+      Map<TopicPartition, Long> rewindTo = new HashMap<>(roundStart);
+      forgetRound();
+      LOG.warn("relay: a produce failed ({}); relaying the round again from {}", e.getCause().toString(), rewindTo);
+      rewind(rewindTo);
+      return false;
+    } catch (InterruptedException e) {
+      forgetRound();
+      Thread.currentThread().interrupt();
+      throw new InterruptException(e);
+    } catch (RuntimeException e) {
+      forgetRound(); // flush interrupted or the producer closed: the loop ends, nothing of it is committed
+      throw e;
     }
     inFlight.clear();
+    relayed.forEach((tp, next) -> acknowledged.merge(tp, next, (a, b) -> a.offset() >= b.offset() ? a : b));
+    relayed.clear();
+    roundStart.clear();
+    return true;
+  }
+
+  private void forgetRound() {
+    inFlight.clear();
+    relayed.clear();
+    roundStart.clear();
+  }
+
+  private void commit() {
+    if (acknowledged.isEmpty()) {
+      return;
+    }
     try {
-      consumer.commitSync(new HashMap<>(toCommit));
-      toCommit.clear();
+      consumer.commitSync(new HashMap<>(acknowledged));
+      acknowledged.clear();
     } catch (WakeupException | InterruptException e) {
-      throw e; // close() or an interrupt: the loop ends
+      throw e; // close() or an interrupt: the loop ends (and tries once more on its way out)
     } catch (KafkaException e) {
       // A rebalance, a group coordinator change or a timeout. The records are relayed already;
       // keep the offsets of partitions still ours and commit them with the next round (a partition
       // lost meanwhile is relayed again by its new owner: duplicates, never a loss). Letting the
       // exception end the loop would stop the relay silently.
-      toCommit.keySet().retainAll(consumer.assignment());
+      acknowledged.keySet().retainAll(consumer.assignment());
       LOG.warn("relay: commit failed ({}); retrying with the next round", e.toString());
     }
   }
 
+  /** On the way out or before a rebalance: commits what is acknowledged, and never more. */
   private void settleQuietly() {
     try {
       settle();
@@ -206,15 +260,25 @@ public final class Relay implements Runnable, AutoCloseable {
     }
   }
 
-  private void rewind(Collection<TopicPartition> partitions) {
-    Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
-    for (TopicPartition tp : partitions) {
-      OffsetAndMetadata c = committed.get(tp);
-      if (c != null) {
-        consumer.seek(tp, c);
-      } else {
-        consumer.seekToBeginning(Set.of(tp));
+  /**
+   * Back to the first record of a failed round, on each partition still ours. A local seek, no
+   * broker call: it cannot time out, so a failed round cannot leave a partition positioned past
+   * records that were never written. A partition paused on a later head is resumed, so the round
+   * goes out again at once.
+   */
+  private void rewind(Map<TopicPartition, Long> firstOffsets) {
+    Set<TopicPartition> ours = consumer.assignment();
+    List<TopicPartition> resume = new ArrayList<>();
+    firstOffsets.forEach((tp, offset) -> {
+      if (ours.contains(tp)) {
+        consumer.seek(tp, offset);
+        if (resumeAt.remove(tp) != null) {
+          resume.add(tp);
+        }
       }
+    });
+    if (!resume.isEmpty()) {
+      consumer.resume(resume);
     }
   }
 
@@ -264,8 +328,11 @@ public final class Relay implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      inFlight.clear();
-      toCommit.keySet().removeAll(partitions);
+      // Their new owner relays them again. The produces in flight still settle the round: those of
+      // the partitions kept must be acknowledged before their offsets are committed.
+      relayed.keySet().removeAll(partitions);
+      roundStart.keySet().removeAll(partitions);
+      acknowledged.keySet().removeAll(partitions);
       partitions.forEach(resumeAt::remove);
     }
   }
