@@ -12,7 +12,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -59,6 +58,7 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Producer<byte[], byte[]> producer;
   private final Topics topics;
   private final DelayLadder ladder;
+  private final Set<String> returnTopics;
   private final Map<String, Duration> stepOfTopic = new HashMap<>();
   private final Clock clock;
   private final RelayListener listener;
@@ -82,6 +82,7 @@ public final class Relay implements Runnable, AutoCloseable {
     this.producer = producer;
     this.topics = topics;
     this.ladder = new DelayLadder(topics.ladder());
+    this.returnTopics = returnTopics(topics);
     for (Duration step : topics.ladder()) {
       stepOfTopic.put(topics.delay(step), step);
     }
@@ -127,34 +128,42 @@ public final class Relay implements Runnable, AutoCloseable {
     Duration step = stepOfTopic.get(tp.topic());
     for (ConsumerRecord<byte[], byte[]> record : batch) {
       long now = clock.millis();
-      Optional<Long> notBefore = HeaderValues.lastLong(record.headers(), HeaderNames.NOT_BEFORE);
-      long due = notBefore.orElse(now);
-      long release = DelayLadder.releaseAt(record.timestamp(), due, step);
-      if (now < release) {
-        consumer.seek(tp, record.offset());
-        consumer.pause(Set.of(tp));
-        resumeAt.put(tp, release);
-        return;
-      }
-      if (now >= due) {
-        returnHome(record, due, now);
+      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
+      if (!held.valid()) {
+        deadLetter(record, held.problem(), now);
       } else {
-        hop(record, due, now);
+        long release = DelayLadder.releaseAt(record.timestamp(), held.notBefore(), step);
+        if (now < release) {
+          consumer.seek(tp, record.offset());
+          consumer.pause(Set.of(tp));
+          resumeAt.put(tp, release);
+          return;
+        }
+        if (now >= held.notBefore()) {
+          returnHome(record, held, now);
+        } else {
+          hop(record, held.notBefore(), now);
+        }
       }
       roundStart.putIfAbsent(tp, record.offset());
       relayed.put(tp, new OffsetAndMetadata(record.offset() + 1));
     }
   }
 
-  private void returnHome(ConsumerRecord<byte[], byte[]> record, long due, long now) {
-    Optional<String> returnTo = HeaderValues.last(record.headers(), HeaderNames.RETURN_TO);
-    if (returnTo.isEmpty() || returnTo.get().isBlank()) {
-      deadLetter(record, "no " + HeaderNames.RETURN_TO + " header: the relay cannot tell where it belongs", now);
-      return;
-    }
+  /**
+   * The topics the relay may send a record back to. A {@code sluice-return-to} naming any other
+   * (a delay topic, the DLQ, outcomes, a topic outside Sluice) is forged or replayed: it is
+   * dead-lettered, never produced to.
+   */
+  private static Set<String> returnTopics(Topics topics) {
+    return Set.of(topics.ready(), topics.inbound()); // merge: becomes topics.returnTopics()
+  }
+
+  private void returnHome(ConsumerRecord<byte[], byte[]> record, HeldRecord held, long now) {
     // Stamped with its due time: for a paid record that is the instant it was admitted.
-    send(new ProducerRecord<>(returnTo.get(), null, due, record.key(), record.value(), copy(record.headers())));
-    listener.released(returnTo.get(), now - due);
+    send(new ProducerRecord<>(held.returnTo(), null, held.notBefore(), record.key(), record.value(),
+        copy(record.headers())));
+    listener.released(held.returnTo(), now - held.notBefore());
   }
 
   private void hop(ConsumerRecord<byte[], byte[]> record, long due, long now) {

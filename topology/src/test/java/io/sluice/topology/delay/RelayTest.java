@@ -2,13 +2,24 @@ package io.sluice.topology.delay;
 
 import static io.sluice.topology.delay.ScriptedRelay.ONE_SECOND;
 import static io.sluice.topology.delay.ScriptedRelay.TOPICS;
+import static io.sluice.topology.delay.ScriptedRelay.bytes;
 import static io.sluice.topology.delay.ScriptedRelay.paid;
 import static io.sluice.topology.delay.ScriptedRelay.text;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
 import java.util.List;
+import java.util.stream.Stream;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.DisplayName;
@@ -113,5 +124,96 @@ class RelayTest {
     assertEquals(1, out.size());
     assertEquals(TOPICS.delay(java.time.Duration.ofMillis(250)), out.get(0).topic(), "hopped to the 250 ms step");
     assertEquals(now + 1000, out.get(0).timestamp(), "placed there now");
+  }
+
+  /** A kind of malformed record: its headers and value, and a word its dead letter's detail must name. */
+  record Malformed(String name, Headers headers, byte[] value, String detailNames) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Malformed> malformed() {
+    long at = 1_000_000;
+    return Stream.of(
+        new Malformed("no not-before", without(paid(at), HeaderNames.NOT_BEFORE), bytes("v"), HeaderNames.NOT_BEFORE),
+        new Malformed("garbage not-before", with(paid(at), HeaderNames.NOT_BEFORE, "soon"), bytes("v"), "soon"),
+        new Malformed("empty not-before", with(paid(at), HeaderNames.NOT_BEFORE, ""), bytes("v"), HeaderNames.NOT_BEFORE),
+        new Malformed("negative not-before", with(paid(at), HeaderNames.NOT_BEFORE, "-5"), bytes("v"), "-5"),
+        new Malformed("not-before beyond a long", with(paid(at), HeaderNames.NOT_BEFORE, "99999999999999999999"), bytes("v"),
+            HeaderNames.NOT_BEFORE),
+        new Malformed("no return-to", without(paid(at), HeaderNames.RETURN_TO), bytes("v"), HeaderNames.RETURN_TO),
+        new Malformed("blank return-to", with(paid(at), HeaderNames.RETURN_TO, " "), bytes("v"), HeaderNames.RETURN_TO),
+        new Malformed("return-to the DLQ (a replay)", with(paid(at), HeaderNames.RETURN_TO, TOPICS.dlq()), bytes("v"), TOPICS.dlq()),
+        new Malformed("return-to a delay topic", with(paid(at), HeaderNames.RETURN_TO, ONE_SECOND.topic()), bytes("v"),
+            ONE_SECOND.topic()),
+        new Malformed("return-to outcomes", with(paid(at), HeaderNames.RETURN_TO, TOPICS.outcomes()), bytes("v"), TOPICS.outcomes()),
+        new Malformed("return-to a foreign topic", with(paid(at), HeaderNames.RETURN_TO, "payments.commands"), bytes("v"),
+            "payments.commands"),
+        new Malformed("null value", paid(at), null, "no value"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformed")
+  @DisplayName("dead-letters a malformed record with a reason and its original bytes and headers, and goes on with the partition")
+  void shouldDeadLetterAMalformedRecordAndGoOn(Malformed bad) {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    Headers original = new RecordHeaders(bad.headers().toArray());
+    original.add("x-producer", bytes("kept"));
+    long offset = s.append(ONE_SECOND, bytes("bad-key"), bad.value(), now - 1000, original);
+    s.append("behind", now - 1000, paid(now - 10));
+    s.run();
+
+    assertNull(s.died(), "the relay's loop did not die");
+    List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
+    assertEquals(2, out.size(), "the dead letter and the record behind it: " + out);
+    ProducerRecord<byte[], byte[]> letter = out.get(0);
+    assertEquals(TOPICS.dlq(), letter.topic(), "dead-lettered, never produced where its header says");
+    assertEquals("bad-key", text(letter.key()), "the original key");
+    assertArrayEquals(bad.value(), letter.value(), "the original value");
+    assertEquals("kept", text(letter.headers().lastHeader("x-producer").value()), "the original headers");
+    DeadLetter why = DeadLetter.fromHeaders(letter.headers());
+    assertEquals(Reason.INVALID.code(), why.reason());
+    assertTrue(why.detail().contains(bad.detailNames()), "the detail says what was wrong: " + why.detail());
+    assertEquals(ONE_SECOND.topic() + "-0@" + offset, why.source());
+    assertEquals(List.of(why.detail()), s.deadLetters, "the relay reported it");
+    assertEquals(TOPICS.ready(), out.get(1).topic(), "the record behind it was released");
+    assertEquals(2, s.highestCommitted(ONE_SECOND), "both committed");
+  }
+
+  @Test
+  @DisplayName("returns a paid record without a key (the gate keeps a producer's null key)")
+  void shouldReturnARecordWithoutAKey() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append(ONE_SECOND, null, bytes("unkeyed"), now - 1000, paid(now - 10));
+    s.run();
+
+    assertEquals(List.of(TOPICS.ready()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+    assertNull(s.acknowledged().get(0).key());
+  }
+
+  @Test
+  @DisplayName("returns records to inbound (the gate's own returns of queued events) as well as to ready")
+  void shouldReturnRecordsToEveryReturnTopic() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("paid", now - 1000, paid(now - 10));
+    s.append("queued", now - 1000, with(paid(now - 10), HeaderNames.RETURN_TO, TOPICS.inbound()));
+    s.run();
+
+    assertEquals(List.of(TOPICS.ready(), TOPICS.inbound()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+  }
+
+  private static Headers with(Headers headers, String name, String value) {
+    HeaderValues.put(headers, name, value);
+    return headers;
+  }
+
+  private static Headers without(Headers headers, String name) {
+    headers.remove(name);
+    return headers;
   }
 }

@@ -377,6 +377,75 @@ class RelayIT {
     }
   }
 
+  @Test
+  @DisplayName("dead-letters malformed and forged records (bad not-before, no value, a return-to Sluice never returns to) and never produces where a forged header says")
+  void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+    String foreign = s.config.kafka().topicPrefix() + "foreign";
+    broker.createTopics(Map.of(foreign, 1));
+    RecordingRelayListener listener = new RecordingRelayListener();
+    try (Arrivals arrivals = s.watchReturns(broker);
+         KafkaProducer<byte[], byte[]> p = s.placer();
+         RelayService relay = RelayService.start(s.config, listener)) {
+      s.awaitRelaying(p, arrivals);
+      String smallest = s.topics.delay(Duration.ofMillis(250));
+      long now = System.currentTimeMillis();
+      Map<String, Headers> bad = new java.util.LinkedHashMap<>();
+      bad.put("garbage-not-before", headers("soon", s.topics.ready()));
+      bad.put("negative-not-before", headers("-5", s.topics.ready()));
+      bad.put("no-not-before", headers(null, s.topics.ready()));
+      bad.put("forged-to-dlq", headers(Long.toString(now), s.topics.dlq()));
+      bad.put("forged-to-delay", headers(Long.toString(now), s.topics.delay(Duration.ofSeconds(5))));
+      bad.put("forged-to-foreign", headers(Long.toString(now), foreign));
+      bad.put("no-value", headers(Long.toString(now), s.topics.ready()));
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      for (Map.Entry<String, Headers> b : bad.entrySet()) {
+        byte[] id = b.getKey().getBytes(StandardCharsets.UTF_8);
+        byte[] value = b.getKey().equals("no-value") ? null : id;
+        sends.add(p.send(new ProducerRecord<>(smallest, 0, now, id, value, b.getValue())));
+      }
+      List<String> behind = List.of("after-bad-0", "after-bad-1", "after-bad-2");
+      for (String id : behind) {
+        sends.add(s.place(p, id, 0, now));
+      }
+      acknowledged(p, sends);
+
+      List<Arrival> released = only(behind, arrivals.awaitIds(behind, ARRIVAL_DEADLINE));
+      List<ConsumerRecord<byte[], byte[]>> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(s.topics.dlq()),
+          read -> read.size() >= bad.size(), ARRIVAL_DEADLINE);
+      Map<String, DeadLetter> why = new HashMap<>();
+      for (ConsumerRecord<byte[], byte[]> letter : dead) {
+        why.put(new String(letter.key(), StandardCharsets.UTF_8), DeadLetter.fromHeaders(letter.headers()));
+      }
+      System.out.println("relay dead letters: " + why.values().stream().map(DeadLetter::detail).toList());
+      assertEquals(bad.keySet(), why.keySet(), "each malformed record was dead-lettered once");
+      why.values().forEach(w -> assertEquals(Reason.INVALID.code(), w.reason()));
+      assertTrue(why.get("forged-to-foreign").detail().contains(foreign), why.get("forged-to-foreign").detail());
+      assertTrue(why.get("garbage-not-before").detail().contains("soon"), why.get("garbage-not-before").detail());
+      try (Admin admin = broker.admin()) {
+        org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(foreign, 0);
+        long end = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+            .partitionResult(tp).get().offset();
+        assertEquals(0, end, "nothing was produced to the topic a forged header named");
+      }
+      assertEquals(bad.size(), listener.deadLetters().size(), "the relay reported each dead letter");
+      assertTrue(relay.isRunning(), "the relay is still running");
+      assertNoneEarly(released);
+      assertTrue(Set.copyOf(bad.keySet()).stream().noneMatch(Arrivals.idsOf(arrivals.snapshot())::containsKey),
+          "none of them was returned to ready");
+    }
+  }
+
+  private static Headers headers(String notBefore, String returnTo) {
+    Headers headers = new RecordHeaders();
+    if (notBefore != null) {
+      headers.add(HeaderNames.NOT_BEFORE, notBefore.getBytes(StandardCharsets.UTF_8));
+    }
+    HeaderValues.put(headers, HeaderNames.RETURN_TO, returnTo);
+    HeaderValues.put(headers, HeaderNames.PAID, "true");
+    return headers;
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /** A fresh set of topics under a unique prefix, with the relay's configuration for them. */
