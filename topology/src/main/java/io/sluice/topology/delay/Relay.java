@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * has records. Records leave a step topic at {@code min(notBefore, placed + step)} (see
  * {@link DelayLadder}); a record whose not-before is still ahead then hops to a smaller step.
  *
- * <p>Never early: a record goes to its return topic only when the local clock has reached its
- * not-before. At least once: offsets are committed only after every produce of the round is
+ * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
+ * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
+ * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's. At least once: offsets are committed only after every produce of the round is
  * acknowledged, and a failed round is forgotten before anything else and relayed again from its
  * first record; a crash in between returns a record twice, which the consumers downstream absorb
  * (the gate charges a replay, which is stricter; providers get an idempotency key).

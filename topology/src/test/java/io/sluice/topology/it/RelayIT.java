@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
+import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
@@ -378,6 +381,44 @@ class RelayIT {
   }
 
   @Test
+  @DisplayName("a relay whose host clock is 5 s ahead releases paid records no earlier than their not-before on Redis's clock")
+  void shouldJudgeNotBeforesOnRedissClockWhenTheHostClockIsAhead(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
+    // The host's clock is 5 s ahead of Redis's (which here is this machine's clock, as are the
+    // broker's append times and the reader's): on its own clock the relay would let every record
+    // below out at once, 1 to 3 s early.
+    Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(5));
+    RecordingRelayListener listener = new RecordingRelayListener();
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> c = client.connect();
+         Arrivals arrivals = s.watchReturns(broker);
+         KafkaProducer<byte[], byte[]> p = s.placer();
+         RelayService relay = RelayService.start(s.config, listener, ahead)) {
+      s.awaitRelaying(p, arrivals);
+      List<String> ids = new ArrayList<>();
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        // Stamped as the gate stamps a reservation: on Redis TIME.
+        List<String> time = c.sync().time();
+        long redisNow = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        ids.add("skewed-" + i);
+        sends.add(s.place(p, "skewed-" + i, i % PARTITIONS, redisNow + 1000 + i * 400L));
+      }
+      acknowledged(p, sends);
+      List<Arrival> all = only(ids, arrivals.awaitIds(ids, ARRIVAL_DEADLINE));
+      List<String> redisAtArrival = c.sync().time();
+      Lateness appended = Lateness.of(all.stream().map(a -> a.appendedAt() - a.notBefore()).toList());
+      System.out.println("relay 5 s ahead of Redis, lateness on Redis's clock (broker append time): " + appended);
+      assertNoneEarly(all);
+      long redisEnd = Long.parseLong(redisAtArrival.get(0)) * 1000 + Long.parseLong(redisAtArrival.get(1)) / 1000;
+      assertTrue(all.stream().allMatch(a -> a.notBefore() <= redisEnd), "Redis's clock had reached every not-before");
+      assertTrue(appended.max() < 1000, "and released within 1 s of it: " + appended);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
   @DisplayName("dead-letters malformed and forged records (bad not-before, no value, a return-to Sluice never returns to) and never produces where a forged header says")
   void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -464,6 +505,11 @@ class RelayIT {
     }
 
     static Ladder create(KafkaBroker broker, String steps) throws Exception {
+      // A relay with no Redis to ask judges not-befores on its own clock (the broker's here).
+      return create(broker, steps, "redis://127.0.0.1:1");
+    }
+
+    static Ladder create(KafkaBroker broker, String steps, String redisUri) throws Exception {
       String yaml = """
           ladder: [%s]
           tiers: { free: { weight: 1 } }
@@ -474,8 +520,7 @@ class RelayIT {
               rate: 10/s
               quotas: { free: { capacity: 1, refill: 1/s } }
           """.formatted(steps);
-      // The relay never talks to Redis; the configuration only needs a well-formed URI.
-      Ladder s = new Ladder(TestConfigs.of(yaml, broker, "redis://127.0.0.1:1"), broker.bootstrapServers());
+      Ladder s = new Ladder(TestConfigs.of(yaml, broker, redisUri), broker.bootstrapServers());
       try (Admin admin = broker.admin()) {
         admin.createTopics(List.of(new NewTopic(s.topics.ready(), PARTITIONS, (short) 1)
             .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();
