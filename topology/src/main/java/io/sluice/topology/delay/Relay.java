@@ -46,14 +46,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
- * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's. At least once: offsets are committed only after every produce of the round is
- * acknowledged, and a failed round is forgotten before anything else and relayed again from its
- * first record; a crash in between returns a record twice, which the consumers downstream absorb
- * (the gate charges a replay, which is stricter; providers get an idempotency key).
+ * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's.
+ *
+ * <p>At least once: an offset is committed only once the produces of every record below it are
+ * acknowledged, and a partition with a failed produce is relayed again from that record; a crash
+ * in between returns a record twice, which the consumers downstream absorb (the gate charges a
+ * replay, which is stricter; providers get an idempotency key).
  */
 public final class Relay implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
   private static final long MAX_POLL_MILLIS = 500;
+  /** How long a partition waits after a failed produce before the relay sends from it again. */
+  static final long RETRY_MILLIS = 1000;
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -64,15 +68,12 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Clock clock;
   private final RelayListener listener;
   private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
-  // The round: what the relay sent since it last settled. Offsets move from `relayed` to
-  // `acknowledged` only once every produce of the round is acknowledged, and only `acknowledged` is
-  // ever committed: no commit can cover a record whose produce was not acknowledged.
-  private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
-  /** Per partition, the offset after the last record relayed this round (not yet acknowledged). */
-  private final Map<TopicPartition, OffsetAndMetadata> relayed = new HashMap<>();
-  /** Per partition, the first record relayed this round: where to go back to if the round fails. */
-  private final Map<TopicPartition, Long> roundStart = new HashMap<>();
-  /** Offsets whose produces were all acknowledged, not yet committed. */
+  // The round: one produce per record relayed since the relay last settled, in the order of each
+  // partition. A partition's offset moves to `acknowledged` only up to its first produce that was
+  // not acknowledged, and only `acknowledged` is ever committed: no commit can cover a record
+  // whose produce was not acknowledged.
+  private final List<Sent> inFlight = new ArrayList<>();
+  /** Offsets below which every produce was acknowledged, not yet committed. */
   private final Map<TopicPartition, OffsetAndMetadata> acknowledged = new HashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
 
@@ -133,6 +134,7 @@ public final class Relay implements Runnable, AutoCloseable {
       if (!held.valid()) {
         deadLetter(record, held.problem(), now);
       } else {
+        // (each branch below sends exactly one record, for this source record)
         long release = DelayLadder.releaseAt(record.timestamp(), held.notBefore(), step);
         if (now < release) {
           consumer.seek(tp, record.offset());
@@ -146,8 +148,6 @@ public final class Relay implements Runnable, AutoCloseable {
           hop(record, held.notBefore(), now);
         }
       }
-      roundStart.putIfAbsent(tp, record.offset());
-      relayed.put(tp, new OffsetAndMetadata(record.offset() + 1));
     }
   }
 
@@ -162,14 +162,14 @@ public final class Relay implements Runnable, AutoCloseable {
 
   private void returnHome(ConsumerRecord<byte[], byte[]> record, HeldRecord held, long now) {
     // Stamped with its due time: for a paid record that is the instant it was admitted.
-    send(new ProducerRecord<>(held.returnTo(), null, held.notBefore(), record.key(), record.value(),
+    send(record, new ProducerRecord<>(held.returnTo(), null, held.notBefore(), record.key(), record.value(),
         copy(record.headers())));
     listener.released(held.returnTo(), now - held.notBefore());
   }
 
   private void hop(ConsumerRecord<byte[], byte[]> record, long due, long now) {
     String next = topics.delay(ladder.stepFor(due - now));
-    send(new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
+    send(record, new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
     listener.hopped(record.topic(), next);
   }
 
@@ -178,68 +178,76 @@ public final class Relay implements Runnable, AutoCloseable {
     String source = record.topic() + "-" + record.partition() + "@" + record.offset();
     new DeadLetter(Reason.INVALID.code(), detail, source, null,
         HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(now), null).writeTo(headers);
-    send(new ProducerRecord<>(topics.dlq(), null, now, record.key(), record.value(), headers));
+    send(record, new ProducerRecord<>(topics.dlq(), null, now, record.key(), record.value(), headers));
     listener.deadLettered(detail);
   }
 
-  private void send(ProducerRecord<byte[], byte[]> out) {
+  /** Sends what {@code source} becomes: the only produce for it, which settles its offset. */
+  private void send(ConsumerRecord<byte[], byte[]> source, ProducerRecord<byte[], byte[]> out) {
+    TopicPartition from = new TopicPartition(source.topic(), source.partition());
+    Future<RecordMetadata> ack;
     try {
-      inFlight.add(producer.send(out));
+      ack = producer.send(out);
     } catch (InterruptException e) {
       throw e;
     } catch (KafkaException e) {
       // Refused before it left (e.g. no metadata in time): a failed produce like any other.
-      inFlight.add(CompletableFuture.failedFuture(e));
+      ack = CompletableFuture.failedFuture(e);
     }
+    inFlight.add(new Sent(from, source.offset(), ack));
   }
+
+  /** A produce in flight, and the record on a delay partition it stands for. */
+  private record Sent(TopicPartition source, long offset, Future<RecordMetadata> ack) {}
 
   /** Waits for every produce of this round, then commits what is acknowledged. */
   private void settle() {
-    if (inFlight.isEmpty() && relayed.isEmpty() && acknowledged.isEmpty()) {
+    if (inFlight.isEmpty() && acknowledged.isEmpty()) {
       return;
     }
-    if (awaitRound()) {
-      commit();
-    }
+    awaitRound();
+    commit();
   }
 
   /**
-   * Waits for the round's produces. True when every one was acknowledged: the round's offsets are
-   * then acknowledged. Otherwise the round is forgotten first, before anything that can throw, and
-   * its partitions go back to the round's first record so it is relayed again (duplicates of what
-   * did get written, never a loss).
+   * Waits for the round's produces. On each partition, the offsets up to its first produce that
+   * failed are acknowledged; from that record on, the partition is relayed again after
+   * {@link #RETRY_MILLIS} (duplicates of what did get written after it, never a loss). The round
+   * is forgotten before anything that can throw, so nothing of it can be committed unless it was
+   * acknowledged.
    */
-  private boolean awaitRound() {
-    try {
-      producer.flush();
-      for (Future<RecordMetadata> f : inFlight) {
-        f.get();
+  private void awaitRound() {
+    List<Sent> round = List.copyOf(inFlight);
+    inFlight.clear();
+    producer.flush(); // throws only if interrupted: the loop ends, nothing of this round acknowledged
+    Set<TopicPartition> ours = consumer.assignment();
+    Map<TopicPartition, Long> written = new HashMap<>();
+    Map<TopicPartition, Long> failedAt = new HashMap<>();
+    Throwable failure = null;
+    for (Sent sent : round) {
+      if (failedAt.containsKey(sent.source())) {
+        continue; // after a failure on its partition: relayed again whatever became of it
       }
-    } catch (ExecutionException e) {
-      Map<TopicPartition, Long> rewindTo = new HashMap<>(roundStart);
-      forgetRound();
-      LOG.warn("relay: a produce failed ({}); relaying the round again from {}", e.getCause().toString(), rewindTo);
-      rewind(rewindTo);
-      return false;
-    } catch (InterruptedException e) {
-      forgetRound();
-      Thread.currentThread().interrupt();
-      throw new InterruptException(e);
-    } catch (RuntimeException e) {
-      forgetRound(); // flush interrupted or the producer closed: the loop ends, nothing of it is committed
-      throw e;
+      try {
+        sent.ack().get();
+        written.put(sent.source(), sent.offset() + 1);
+      } catch (ExecutionException e) {
+        failedAt.put(sent.source(), sent.offset());
+        failure = e.getCause();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptException(e); // nothing of this round is acknowledged
+      }
     }
-    inFlight.clear();
-    relayed.forEach((tp, next) -> acknowledged.merge(tp, next, (a, b) -> a.offset() >= b.offset() ? a : b));
-    relayed.clear();
-    roundStart.clear();
-    return true;
-  }
-
-  private void forgetRound() {
-    inFlight.clear();
-    relayed.clear();
-    roundStart.clear();
+    written.forEach((tp, next) -> {
+      if (ours.contains(tp)) {
+        acknowledged.merge(tp, new OffsetAndMetadata(next), (a, b) -> a.offset() >= b.offset() ? a : b);
+      }
+    });
+    if (!failedAt.isEmpty()) {
+      LOG.warn("relay: a produce failed ({}); relaying again from {} in {} ms", failure, failedAt, RETRY_MILLIS);
+      retry(failedAt, ours);
+    }
   }
 
   private void commit() {
@@ -271,25 +279,22 @@ public final class Relay implements Runnable, AutoCloseable {
   }
 
   /**
-   * Back to the first record of a failed round, on each partition still ours. A local seek, no
-   * broker call: it cannot time out, so a failed round cannot leave a partition positioned past
-   * records that were never written. A partition paused on a later head is resumed, so the round
-   * goes out again at once.
+   * Back to the first record whose produce failed, on each partition still ours, and a pause of
+   * {@link #RETRY_MILLIS} there (a broker refusing every produce is not asked again at once). A
+   * local seek, no broker call: it cannot time out, so a failed produce cannot leave a partition
+   * positioned past records that were never written.
    */
-  private void rewind(Map<TopicPartition, Long> firstOffsets) {
-    Set<TopicPartition> ours = consumer.assignment();
-    List<TopicPartition> resume = new ArrayList<>();
-    firstOffsets.forEach((tp, offset) -> {
+  private void retry(Map<TopicPartition, Long> firstFailed, Set<TopicPartition> ours) {
+    long at = clock.millis() + RETRY_MILLIS;
+    List<TopicPartition> pause = new ArrayList<>();
+    firstFailed.forEach((tp, offset) -> {
       if (ours.contains(tp)) {
         consumer.seek(tp, offset);
-        if (resumeAt.remove(tp) != null) {
-          resume.add(tp);
-        }
+        resumeAt.put(tp, at);
+        pause.add(tp);
       }
     });
-    if (!resume.isEmpty()) {
-      consumer.resume(resume);
-    }
+    consumer.pause(pause);
   }
 
   private long pollTimeout() {
@@ -339,9 +344,8 @@ public final class Relay implements Runnable, AutoCloseable {
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       // Their new owner relays them again. The produces in flight still settle the round: those of
-      // the partitions kept must be acknowledged before their offsets are committed.
-      relayed.keySet().removeAll(partitions);
-      roundStart.keySet().removeAll(partitions);
+      // the partitions kept must be acknowledged before their offsets are committed (the lost ones
+      // are no longer in the assignment, so they are not acknowledged).
       acknowledged.keySet().removeAll(partitions);
       partitions.forEach(resumeAt::remove);
     }

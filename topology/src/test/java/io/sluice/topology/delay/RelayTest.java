@@ -53,7 +53,7 @@ class RelayTest {
   }
 
   @Test
-  @DisplayName("after a failed produce the relay writes the records again, and commits them only once acknowledged")
+  @DisplayName("after a failed produce the relay waits a second, writes the records again, and commits them only once acknowledged")
   void shouldRelayAgainAfterAFailedProduceAndCommitOnlyAcknowledged() {
     ScriptedRelay s = new ScriptedRelay();
     long now = s.clock.millis();
@@ -64,12 +64,43 @@ class RelayTest {
       assertEquals(0, s.highestCommitted(ONE_SECOND), "nothing committed after the failed round");
       s.producer.failing = null; // the broker is back
     });
+    s.then(() -> {});
+    s.then(() -> {
+      assertEquals(List.of(), s.acknowledged(), "not asked again at once");
+      s.clock.set(now + Relay.RETRY_MILLIS);
+    });
+    s.then(() -> {});
     s.then(() -> assertEquals(2, s.highestCommitted(ONE_SECOND), "committed once written"));
     s.run();
 
     assertEquals(List.of("a", "b"), s.acknowledged().stream().map(r -> text(r.value())).toList());
     assertEquals(2, s.highestCommitted(ONE_SECOND));
     assertNull(s.died());
+  }
+
+  @Test
+  @DisplayName("a failed produce holds back only its own partition, from its own record on")
+  void shouldCommitEachPartitionUpToItsFirstFailedProduce() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.append("b", now - 1000, paid(now - 10));
+    s.append("c", now - 1000, paid(now - 10));
+    s.append(ScriptedRelay.ONE_SECOND_1, bytes("d"), bytes("d"), now - 1000, paid(now - 10));
+    s.producer.failing = new TimeoutException("batch expired");
+    s.producer.failOnly = r -> text(r.value()).equals("b");
+    s.then(() -> {
+      assertEquals(1, s.highestCommitted(ONE_SECOND), "up to the failed record only");
+      assertEquals(1, s.highestCommitted(ScriptedRelay.ONE_SECOND_1), "the other partition in full");
+      assertEquals(1, s.consumer.position(ONE_SECOND), "back to the failed record");
+      s.producer.failing = null;
+      s.clock.set(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of("a", "b", "c", "c", "d"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "b again, and c after it again (a duplicate, never a loss)");
+    assertEquals(3, s.highestCommitted(ONE_SECOND));
   }
 
   @Test

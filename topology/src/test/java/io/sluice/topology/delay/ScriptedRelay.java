@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -38,6 +39,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class ScriptedRelay {
   static final Topics TOPICS = new Topics("t.", List.of(Duration.ofMillis(250), Duration.ofSeconds(1)));
   static final TopicPartition ONE_SECOND = new TopicPartition(TOPICS.delay(Duration.ofSeconds(1)), 0);
+  static final TopicPartition ONE_SECOND_1 = new TopicPartition(TOPICS.delay(Duration.ofSeconds(1)), 1);
 
   final FakeClock clock = new FakeClock(1_000_000);
   final RecordingConsumer consumer = new RecordingConsumer();
@@ -94,9 +96,9 @@ final class ScriptedRelay {
   void run() {
     steps.add(() -> {});
     steps.add(relay::close);
-    consumer.updateBeginningOffsets(Map.of(ONE_SECOND, 0L));
+    consumer.updateBeginningOffsets(Map.of(ONE_SECOND, 0L, ONE_SECOND_1, 0L));
     consumer.schedulePollTask(() -> {
-      consumer.rebalance(List.of(ONE_SECOND));
+      consumer.rebalance(List.of(ONE_SECOND, ONE_SECOND_1));
       feed();
     });
     for (Runnable step : steps) {
@@ -180,10 +182,12 @@ final class ScriptedRelay {
 
   /**
    * A producer whose sends complete at {@code flush}: successfully, or, while {@link #failing} is
-   * set, with that error (as a broker refusing or timing out the batch).
+   * set, with that error (as a broker refusing or timing out the batch) for the records
+   * {@link #failOnly} picks (all of them unless told).
    */
   static final class FailingProducer extends MockProducer<byte[], byte[]> {
     RuntimeException failing;
+    Predicate<ProducerRecord<byte[], byte[]>> failOnly = r -> true;
     final List<ProducerRecord<byte[], byte[]>> acknowledged = new ArrayList<>();
     private final List<ProducerRecord<byte[], byte[]>> unsettled = new ArrayList<>();
 
@@ -201,7 +205,7 @@ final class ScriptedRelay {
     @Override
     public synchronized void flush() {
       for (ProducerRecord<byte[], byte[]> r : unsettled) {
-        if (failing != null) {
+        if (failing != null && failOnly.test(r)) {
           errorNext(failing);
         } else {
           completeNext();
