@@ -8,7 +8,7 @@ public interface RelayListener {
   /** A record hopped to a smaller step because its wait outlasted its step. */
   default void hopped(String fromTopic, String toTopic) {}
 
-  /** A record without a usable return topic went to the dead-letter topic. */
+  /** A malformed record (no usable not-before, value or return topic) went to the dead-letter topic. */
   default void deadLettered(String detail) {}
 
   RelayListener NONE = new RelayListener() {};

@@ -2,6 +2,7 @@ package io.sluice.topology.delay;
 
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.redis.RedisTimeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -19,14 +20,47 @@ public final class RelayService implements AutoCloseable {
   public static final String GROUP_SUFFIX = "relay";
 
   private final Relay relay;
+  private final RedisTimeClock clock;
   private final Thread thread;
 
-  private RelayService(Relay relay) {
+  private RelayService(Relay relay, RedisTimeClock clock) {
     this.relay = relay;
+    this.clock = clock;
     this.thread = new Thread(relay, "sluice-relay");
   }
 
+  /**
+   * Starts the relay, judging not-befores on a lower bound of Redis's clock (the gate stamps them
+   * with Redis TIME): a relay host whose clock is ahead never releases early. One sample of Redis
+   * TIME is taken before the relay starts; if Redis does not answer, the local clock is used until
+   * it does (see {@link RedisTimeClock}).
+   */
   public static RelayService start(SluiceConfig config, RelayListener listener) {
+    return start(config, listener, RedisTimeClock.start(config.redis()));
+  }
+
+  /** As {@link #start(SluiceConfig, RelayListener)}, with this host's clock {@code local} (tests: a skewed one). */
+  public static RelayService start(SluiceConfig config, RelayListener listener, Clock local) {
+    return start(config, listener, RedisTimeClock.start(config.redis(), local, RedisTimeClock.DEFAULT_RESAMPLE));
+  }
+
+  private static RelayService start(SluiceConfig config, RelayListener listener, RedisTimeClock clock) {
+    try {
+      Relay relay = new Relay(
+          new KafkaConsumer<>(consumerConfig(config), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+          new KafkaProducer<>(producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer()),
+          new Topics(config.kafka().topicPrefix(), config.ladder()),
+          clock, listener);
+      RelayService service = new RelayService(relay, clock);
+      service.thread.start();
+      return service;
+    } catch (RuntimeException e) {
+      clock.close();
+      throw e;
+    }
+  }
+
+  private static Map<String, Object> consumerConfig(SluiceConfig config) {
     Map<String, Object> c = new HashMap<>();
     c.putAll(config.kafka().clientProperties());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, config.kafka().topicPrefix() + GROUP_SUFFIX);
@@ -40,6 +74,10 @@ public final class RelayService implements AutoCloseable {
     // record came out up to ~570 ms late, again on every hop (RelayIT); at 50 ms an idle relay
     // sends 20 small fetches a second instead of 2, and releases within tens of ms.
     c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+    return c;
+  }
+
+  private static Map<String, Object> producerConfig(SluiceConfig config) {
     Map<String, Object> p = new HashMap<>();
     p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -52,14 +90,7 @@ public final class RelayService implements AutoCloseable {
     // minutes. One request in flight cannot reorder, and costs the relay nothing: each round
     // flushes and waits for its sends anyway.
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    Relay relay = new Relay(
-        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
-        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()),
-        new Topics(config.kafka().topicPrefix(), config.ladder()),
-        Clock.systemUTC(), listener);
-    RelayService service = new RelayService(relay);
-    service.thread.start();
-    return service;
+    return p;
   }
 
   /** True while the relay's loop runs (false once it stopped, or died). */
@@ -75,5 +106,6 @@ public final class RelayService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    clock.close();
   }
 }

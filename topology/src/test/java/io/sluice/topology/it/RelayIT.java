@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
+import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
@@ -377,6 +380,113 @@ class RelayIT {
     }
   }
 
+  @Test
+  @DisplayName("a relay whose host clock is 5 s ahead releases paid records no earlier than their not-before on Redis's clock")
+  void shouldJudgeNotBeforesOnRedissClockWhenTheHostClockIsAhead(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
+    // The host's clock is 5 s ahead of Redis's (which here is this machine's clock, as are the
+    // broker's append times and the reader's): on its own clock the relay would let every record
+    // below out at once, 1 to 3 s early.
+    Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(5));
+    RecordingRelayListener listener = new RecordingRelayListener();
+    RedisClient client = RedisClient.create(redis.uri());
+    try (StatefulRedisConnection<String, String> c = client.connect();
+         Arrivals arrivals = s.watchReturns(broker);
+         KafkaProducer<byte[], byte[]> p = s.placer();
+         RelayService relay = RelayService.start(s.config, listener, ahead)) {
+      s.awaitRelaying(p, arrivals);
+      List<String> ids = new ArrayList<>();
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        // Stamped as the gate stamps a reservation: on Redis TIME.
+        List<String> time = c.sync().time();
+        long redisNow = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        ids.add("skewed-" + i);
+        sends.add(s.place(p, "skewed-" + i, i % PARTITIONS, redisNow + 1000 + i * 400L));
+      }
+      acknowledged(p, sends);
+      List<Arrival> all = only(ids, arrivals.awaitIds(ids, ARRIVAL_DEADLINE));
+      List<String> redisAtArrival = c.sync().time();
+      Lateness appended = Lateness.of(all.stream().map(a -> a.appendedAt() - a.notBefore()).toList());
+      System.out.println("relay 5 s ahead of Redis, lateness on Redis's clock (broker append time): " + appended);
+      assertNoneEarly(all);
+      long redisEnd = Long.parseLong(redisAtArrival.get(0)) * 1000 + Long.parseLong(redisAtArrival.get(1)) / 1000;
+      assertTrue(all.stream().allMatch(a -> a.notBefore() <= redisEnd), "Redis's clock had reached every not-before");
+      assertTrue(appended.max() < 1000, "and released within 1 s of it: " + appended);
+    } finally {
+      client.shutdown();
+    }
+  }
+
+  @Test
+  @DisplayName("dead-letters malformed and forged records (bad not-before, no value, a return-to Sluice never returns to) and never produces where a forged header says")
+  void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+    String foreign = s.config.kafka().topicPrefix() + "foreign";
+    broker.createTopics(Map.of(foreign, 1));
+    RecordingRelayListener listener = new RecordingRelayListener();
+    try (Arrivals arrivals = s.watchReturns(broker);
+         KafkaProducer<byte[], byte[]> p = s.placer();
+         RelayService relay = RelayService.start(s.config, listener)) {
+      s.awaitRelaying(p, arrivals);
+      String smallest = s.topics.delay(Duration.ofMillis(250));
+      long now = System.currentTimeMillis();
+      Map<String, Headers> bad = new java.util.LinkedHashMap<>();
+      bad.put("garbage-not-before", headers("soon", s.topics.ready()));
+      bad.put("negative-not-before", headers("-5", s.topics.ready()));
+      bad.put("no-not-before", headers(null, s.topics.ready()));
+      bad.put("forged-to-dlq", headers(Long.toString(now), s.topics.dlq()));
+      bad.put("forged-to-delay", headers(Long.toString(now), s.topics.delay(Duration.ofSeconds(5))));
+      bad.put("forged-to-foreign", headers(Long.toString(now), foreign));
+      bad.put("no-value", headers(Long.toString(now), s.topics.ready()));
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      for (Map.Entry<String, Headers> b : bad.entrySet()) {
+        byte[] id = b.getKey().getBytes(StandardCharsets.UTF_8);
+        byte[] value = b.getKey().equals("no-value") ? null : id;
+        sends.add(p.send(new ProducerRecord<>(smallest, 0, now, id, value, b.getValue())));
+      }
+      List<String> behind = List.of("after-bad-0", "after-bad-1", "after-bad-2");
+      for (String id : behind) {
+        sends.add(s.place(p, id, 0, now));
+      }
+      acknowledged(p, sends);
+
+      List<Arrival> released = only(behind, arrivals.awaitIds(behind, ARRIVAL_DEADLINE));
+      List<ConsumerRecord<byte[], byte[]>> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(s.topics.dlq()),
+          read -> read.size() >= bad.size(), ARRIVAL_DEADLINE);
+      Map<String, DeadLetter> why = new HashMap<>();
+      for (ConsumerRecord<byte[], byte[]> letter : dead) {
+        why.put(new String(letter.key(), StandardCharsets.UTF_8), DeadLetter.fromHeaders(letter.headers()));
+      }
+      System.out.println("relay dead letters: " + why.values().stream().map(DeadLetter::detail).toList());
+      assertEquals(bad.keySet(), why.keySet(), "each malformed record was dead-lettered once");
+      why.values().forEach(w -> assertEquals(Reason.INVALID.code(), w.reason()));
+      assertTrue(why.get("forged-to-foreign").detail().contains(foreign), why.get("forged-to-foreign").detail());
+      assertTrue(why.get("garbage-not-before").detail().contains("soon"), why.get("garbage-not-before").detail());
+      try (Admin admin = broker.admin()) {
+        org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(foreign, 0);
+        long end = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+            .partitionResult(tp).get().offset();
+        assertEquals(0, end, "nothing was produced to the topic a forged header named");
+      }
+      assertEquals(bad.size(), listener.deadLetters().size(), "the relay reported each dead letter");
+      assertTrue(relay.isRunning(), "the relay is still running");
+      assertNoneEarly(released);
+      assertTrue(Set.copyOf(bad.keySet()).stream().noneMatch(Arrivals.idsOf(arrivals.snapshot())::containsKey),
+          "none of them was returned to ready");
+    }
+  }
+
+  private static Headers headers(String notBefore, String returnTo) {
+    Headers headers = new RecordHeaders();
+    if (notBefore != null) {
+      headers.add(HeaderNames.NOT_BEFORE, notBefore.getBytes(StandardCharsets.UTF_8));
+    }
+    HeaderValues.put(headers, HeaderNames.RETURN_TO, returnTo);
+    HeaderValues.put(headers, HeaderNames.PAID, "true");
+    return headers;
+  }
+
   // ---------------------------------------------------------------------------------------------
 
   /** A fresh set of topics under a unique prefix, with the relay's configuration for them. */
@@ -395,6 +505,11 @@ class RelayIT {
     }
 
     static Ladder create(KafkaBroker broker, String steps) throws Exception {
+      // A relay with no Redis to ask judges not-befores on its own clock (the broker's here).
+      return create(broker, steps, "redis://127.0.0.1:1");
+    }
+
+    static Ladder create(KafkaBroker broker, String steps, String redisUri) throws Exception {
       String yaml = """
           ladder: [%s]
           tiers: { free: { weight: 1 } }
@@ -405,8 +520,7 @@ class RelayIT {
               rate: 10/s
               quotas: { free: { capacity: 1, refill: 1/s } }
           """.formatted(steps);
-      // The relay never talks to Redis; the configuration only needs a well-formed URI.
-      Ladder s = new Ladder(TestConfigs.of(yaml, broker, "redis://127.0.0.1:1"), broker.bootstrapServers());
+      Ladder s = new Ladder(TestConfigs.of(yaml, broker, redisUri), broker.bootstrapServers());
       try (Admin admin = broker.admin()) {
         admin.createTopics(List.of(new NewTopic(s.topics.ready(), PARTITIONS, (short) 1)
             .configs(Map.of("message.timestamp.type", "LogAppendTime")))).all().get();

@@ -1,0 +1,250 @@
+package io.sluice.topology.delay;
+
+import static io.sluice.topology.delay.ScriptedRelay.ONE_SECOND;
+import static io.sluice.topology.delay.ScriptedRelay.TOPICS;
+import static io.sluice.topology.delay.ScriptedRelay.bytes;
+import static io.sluice.topology.delay.ScriptedRelay.paid;
+import static io.sluice.topology.delay.ScriptedRelay.text;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import java.util.List;
+import java.util.stream.Stream;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The relay's loop on a mock consumer and producer, step by step: what it commits, and when it
+ * releases. The same guarantees against a real broker are in {@code RelayIT}.
+ */
+class RelayTest {
+
+  @Test
+  @DisplayName("a failed produce followed by a failing offset lookup and a close commits nothing past the unwritten records")
+  void shouldNeverCommitPastARecordWhoseProduceFailed() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.append("b", now - 1000, paid(now - 10));
+    s.append("c", now - 1000, paid(now - 10));
+    // The broker refuses the batch and then does not answer the offset lookup either (a rewind to
+    // the committed offsets would time out, or be woken by close).
+    s.producer.failing = new TimeoutException("batch expired");
+    s.consumer.committedFails = new TimeoutException("committed offsets: no answer");
+    s.then(() -> assertEquals(0, s.consumer.position(ONE_SECOND),
+        "the relay went back to the first record it could not write"));
+    s.run();
+
+    assertEquals(List.of(), s.acknowledged(), "nothing was written");
+    assertEquals(0, s.highestCommitted(ONE_SECOND), "no commit covers a record that was never written: " + s.consumer.commits);
+    assertNull(s.died(), "the relay closed cleanly");
+  }
+
+  @Test
+  @DisplayName("after a failed produce the relay waits a second, writes the records again, and commits them only once acknowledged")
+  void shouldRelayAgainAfterAFailedProduceAndCommitOnlyAcknowledged() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.append("b", now - 1000, paid(now - 10));
+    s.producer.failing = new TimeoutException("batch expired");
+    s.then(() -> {
+      assertEquals(0, s.highestCommitted(ONE_SECOND), "nothing committed after the failed round");
+      s.producer.failing = null; // the broker is back
+    });
+    s.then(() -> {});
+    s.then(() -> {
+      assertEquals(List.of(), s.acknowledged(), "not asked again at once");
+      s.clock.set(now + Relay.RETRY_MILLIS);
+    });
+    s.then(() -> {});
+    s.then(() -> assertEquals(2, s.highestCommitted(ONE_SECOND), "committed once written"));
+    s.run();
+
+    assertEquals(List.of("a", "b"), s.acknowledged().stream().map(r -> text(r.value())).toList());
+    assertEquals(2, s.highestCommitted(ONE_SECOND));
+    assertNull(s.died());
+  }
+
+  @Test
+  @DisplayName("a failed produce holds back only its own partition, from its own record on")
+  void shouldCommitEachPartitionUpToItsFirstFailedProduce() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.append("b", now - 1000, paid(now - 10));
+    s.append("c", now - 1000, paid(now - 10));
+    s.append(ScriptedRelay.ONE_SECOND_1, bytes("d"), bytes("d"), now - 1000, paid(now - 10));
+    s.producer.failing = new TimeoutException("batch expired");
+    s.producer.failOnly = r -> text(r.value()).equals("b");
+    s.then(() -> {
+      assertEquals(1, s.highestCommitted(ONE_SECOND), "up to the failed record only");
+      assertEquals(1, s.highestCommitted(ScriptedRelay.ONE_SECOND_1), "the other partition in full");
+      assertEquals(1, s.consumer.position(ONE_SECOND), "back to the failed record");
+      s.producer.failing = null;
+      s.clock.set(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of("a", "b", "c", "c", "d"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "b again, and c after it again (a duplicate, never a loss)");
+    assertEquals(3, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("commits no offset before the produces it covers are acknowledged")
+  void shouldCommitOnlyAfterTheProducesAreAcknowledged() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.then(() -> s.append("b", now - 1000, paid(now - 10)));
+    s.run();
+
+    // Every commit the relay made covers only records the producer had acknowledged by then.
+    List<ProducerRecord<byte[], byte[]>> written = s.acknowledged();
+    assertEquals(List.of("a", "b"), written.stream().map(r -> text(r.value())).toList());
+    for (var commit : s.consumer.commits) {
+      assertTrue(commit.get(ONE_SECOND).offset() <= written.size(), "commit " + commit + " past what was written");
+    }
+    assertEquals(2, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("holds a record until its clock reaches the not-before, not a millisecond sooner, and returns it stamped with it")
+  void shouldNeverReleaseARecordBeforeItsNotBefore() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    long notBefore = now + 700;
+    s.append("later", now, paid(notBefore));
+    s.then(() -> s.clock.set(notBefore - 1));
+    s.then(() -> assertEquals(List.of(), s.acknowledged(), "nothing released 1 ms before its not-before"));
+    s.then(() -> s.clock.set(notBefore));
+    s.then(() -> {}); // resumed after the last poll: its records come with this one
+    s.then(() -> assertEquals(1, s.acknowledged().size(), "released at its not-before"));
+    s.run();
+
+    ProducerRecord<byte[], byte[]> out = s.acknowledged().get(0);
+    assertEquals(TOPICS.ready(), out.topic());
+    assertEquals(notBefore, out.timestamp(), "stamped with its not-before");
+    assertEquals(1, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a record whose step ends before its not-before hops to a smaller step instead of leaving early")
+  void shouldHopARecordWhoseStepEndsBeforeItsNotBefore() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    long notBefore = now + 1500;
+    s.append("long", now, paid(notBefore)); // on the 1 s step: its stay ends at now + 1000
+    s.then(() -> s.clock.set(now + 1000));
+    s.run();
+
+    List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
+    assertEquals(1, out.size());
+    assertEquals(TOPICS.delay(java.time.Duration.ofMillis(250)), out.get(0).topic(), "hopped to the 250 ms step");
+    assertEquals(now + 1000, out.get(0).timestamp(), "placed there now");
+  }
+
+  /** A kind of malformed record: its headers and value, and a word its dead letter's detail must name. */
+  record Malformed(String name, Headers headers, byte[] value, String detailNames) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Malformed> malformed() {
+    long at = 1_000_000;
+    return Stream.of(
+        new Malformed("no not-before", without(paid(at), HeaderNames.NOT_BEFORE), bytes("v"), HeaderNames.NOT_BEFORE),
+        new Malformed("garbage not-before", with(paid(at), HeaderNames.NOT_BEFORE, "soon"), bytes("v"), "soon"),
+        new Malformed("empty not-before", with(paid(at), HeaderNames.NOT_BEFORE, ""), bytes("v"), HeaderNames.NOT_BEFORE),
+        new Malformed("negative not-before", with(paid(at), HeaderNames.NOT_BEFORE, "-5"), bytes("v"), "-5"),
+        new Malformed("not-before beyond a long", with(paid(at), HeaderNames.NOT_BEFORE, "99999999999999999999"), bytes("v"),
+            HeaderNames.NOT_BEFORE),
+        new Malformed("no return-to", without(paid(at), HeaderNames.RETURN_TO), bytes("v"), HeaderNames.RETURN_TO),
+        new Malformed("blank return-to", with(paid(at), HeaderNames.RETURN_TO, " "), bytes("v"), HeaderNames.RETURN_TO),
+        new Malformed("return-to the DLQ (a replay)", with(paid(at), HeaderNames.RETURN_TO, TOPICS.dlq()), bytes("v"), TOPICS.dlq()),
+        new Malformed("return-to a delay topic", with(paid(at), HeaderNames.RETURN_TO, ONE_SECOND.topic()), bytes("v"),
+            ONE_SECOND.topic()),
+        new Malformed("return-to outcomes", with(paid(at), HeaderNames.RETURN_TO, TOPICS.outcomes()), bytes("v"), TOPICS.outcomes()),
+        new Malformed("return-to a foreign topic", with(paid(at), HeaderNames.RETURN_TO, "payments.commands"), bytes("v"),
+            "payments.commands"),
+        new Malformed("null value", paid(at), null, "no value"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformed")
+  @DisplayName("dead-letters a malformed record with a reason and its original bytes and headers, and goes on with the partition")
+  void shouldDeadLetterAMalformedRecordAndGoOn(Malformed bad) {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    Headers original = new RecordHeaders(bad.headers().toArray());
+    original.add("x-producer", bytes("kept"));
+    long offset = s.append(ONE_SECOND, bytes("bad-key"), bad.value(), now - 1000, original);
+    s.append("behind", now - 1000, paid(now - 10));
+    s.run();
+
+    assertNull(s.died(), "the relay's loop did not die");
+    List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
+    assertEquals(2, out.size(), "the dead letter and the record behind it: " + out);
+    ProducerRecord<byte[], byte[]> letter = out.get(0);
+    assertEquals(TOPICS.dlq(), letter.topic(), "dead-lettered, never produced where its header says");
+    assertEquals("bad-key", text(letter.key()), "the original key");
+    assertArrayEquals(bad.value(), letter.value(), "the original value");
+    assertEquals("kept", text(letter.headers().lastHeader("x-producer").value()), "the original headers");
+    DeadLetter why = DeadLetter.fromHeaders(letter.headers());
+    assertEquals(Reason.INVALID.code(), why.reason());
+    assertTrue(why.detail().contains(bad.detailNames()), "the detail says what was wrong: " + why.detail());
+    assertEquals(ONE_SECOND.topic() + "-0@" + offset, why.source());
+    assertEquals(List.of(why.detail()), s.deadLetters, "the relay reported it");
+    assertEquals(TOPICS.ready(), out.get(1).topic(), "the record behind it was released");
+    assertEquals(2, s.highestCommitted(ONE_SECOND), "both committed");
+  }
+
+  @Test
+  @DisplayName("returns a paid record without a key (the gate keeps a producer's null key)")
+  void shouldReturnARecordWithoutAKey() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append(ONE_SECOND, null, bytes("unkeyed"), now - 1000, paid(now - 10));
+    s.run();
+
+    assertEquals(List.of(TOPICS.ready()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+    assertNull(s.acknowledged().get(0).key());
+  }
+
+  @Test
+  @DisplayName("returns records to inbound (the gate's own returns of queued events) as well as to ready")
+  void shouldReturnRecordsToEveryReturnTopic() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("paid", now - 1000, paid(now - 10));
+    s.append("queued", now - 1000, with(paid(now - 10), HeaderNames.RETURN_TO, TOPICS.inbound()));
+    s.run();
+
+    assertEquals(List.of(TOPICS.ready(), TOPICS.inbound()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+  }
+
+  private static Headers with(Headers headers, String name, String value) {
+    HeaderValues.put(headers, name, value);
+    return headers;
+  }
+
+  private static Headers without(Headers headers, String name) {
+    headers.remove(name);
+    return headers;
+  }
+}
