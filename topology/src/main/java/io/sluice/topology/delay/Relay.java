@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -155,9 +156,15 @@ public final class Relay implements Runnable, AutoCloseable {
    * The topics the relay may send a record back to. A {@code sluice-return-to} naming any other
    * (a delay topic, the DLQ, outcomes, a topic outside Sluice) is forged or replayed: it is
    * dead-lettered, never produced to.
+   *
+   * <p>Inbound stays allowed for records queued before {@code <prefix>regate} existed: on inbound
+   * the gate strips every {@code sluice-*} header, so such a record is gated again as a fresh
+   * event (one more decision, never a forged ticket believed).
    */
   private static Set<String> returnTopics(Topics topics) {
-    return Set.of(topics.ready(), topics.inbound()); // merge: becomes topics.returnTopics()
+    Set<String> allowed = new HashSet<>(topics.returnTopics());
+    allowed.add(topics.inbound());
+    return Set.copyOf(allowed);
   }
 
   private void returnHome(ConsumerRecord<byte[], byte[]> record, HeldRecord held, long now) {

@@ -232,10 +232,11 @@ class RelayTest {
     ScriptedRelay s = new ScriptedRelay();
     long now = s.clock.millis();
     s.append("paid", now - 1000, paid(now - 10));
-    s.append("queued", now - 1000, with(paid(now - 10), HeaderNames.RETURN_TO, TOPICS.inbound()));
+    s.append("queued", now - 1000, with(paid(now - 10), HeaderNames.RETURN_TO, TOPICS.regate()));
+    s.append("queued before regate existed", now - 1000, with(paid(now - 10), HeaderNames.RETURN_TO, TOPICS.inbound()));
     s.run();
 
-    assertEquals(List.of(TOPICS.ready(), TOPICS.inbound()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+    assertEquals(List.of(TOPICS.ready(), TOPICS.regate(), TOPICS.inbound()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
   }
 
   private static Headers with(Headers headers, String name, String value) {
