@@ -26,6 +26,12 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 final class Topics {
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /**
+     * As {@code sluice topics create} makes it: the dead-letter topic takes the broker's default
+     * limit plus 64 KiB ({@code io.sluice.topology.gate.OutputLimits.MAX_RECORD_BYTES}, which this
+     * module cannot see), so the dead letter of an inbound value near the limit fits.
+     */
+    private static final Map<String, String> DLQ_CONFIGS = Map.of("max.message.bytes", String.valueOf(1_048_588 + 64 * 1024));
 
     private Topics() {
     }
@@ -39,7 +45,8 @@ final class Topics {
         });
         List<NewTopic> newTopics = new ArrayList<>();
         partitionsByTopic.forEach((name, partitions) ->
-                newTopics.add(new NewTopic(name, Optional.of(partitions), Optional.empty())));
+                newTopics.add(new NewTopic(name, Optional.of(partitions), Optional.empty())
+                        .configs(name.endsWith("dlq") ? DLQ_CONFIGS : Map.of())));
         admin.createTopics(newTopics).values().forEach(Topics::ignoreIfExists);
         awaitLeaders(admin, partitionsByTopic);
     }

@@ -61,7 +61,12 @@ public final class TopicAdmin implements AutoCloseable {
           Math.max(7 * DAY_MS, 10 * step.toMillis()), minIsr));
     }
     plan.add(topic(topics.outcomes(), partitions, replicas, 30 * DAY_MS, minIsr));
-    plan.add(topic(topics.dlq(), partitions, replicas, 30 * DAY_MS, minIsr));
+    NewTopic dlq = topic(topics.dlq(), partitions, replicas, 30 * DAY_MS, minIsr);
+    // A dead letter is the inbound record plus Sluice's headers: the DLQ takes a little more than
+    // the broker's default limit, so the dead letter of any inbound value keeps its bytes.
+    dlq.configs().put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+        String.valueOf(io.sluice.topology.gate.OutputLimits.MAX_RECORD_BYTES));
+    plan.add(dlq);
     return plan;
   }
 

@@ -80,6 +80,16 @@ public final class Gate implements AutoCloseable {
     p.put(StreamsConfig.STATE_DIR_CONFIG, tempStateDir());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
+    // No record the gate writes may stall its partition by being too large (TooLargeOutputs): the
+    // dead letter of an inbound value near the broker's limit fits (the DLQ topic takes as much),
+    // and what still cannot be written is dead-lettered without its value.
+    var outputs = new io.sluice.schemas.topic.Topics(config.kafka().topicPrefix(), config.ladder());
+    var tooLarge = new TooLargeOutputs(outputs.dlq(), OutputLimits.MAX_RECORD_BYTES, outputs.all());
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), OutputLimits.MAX_RECORD_BYTES);
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG),
+        TooLargeOutputInterceptor.class.getName());
+    p.put(StreamsConfig.producerPrefix(TooLargeOutputs.CONFIG), tooLarge);
+    p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, TooLargeOutputHandler.class);
     p.putAll(overrides);
     Properties props = new Properties();
     props.putAll(p);
