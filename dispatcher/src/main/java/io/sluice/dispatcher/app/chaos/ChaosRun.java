@@ -49,7 +49,7 @@ public final class ChaosRun {
   private final ChildJvm.Launch launch;
   private final Map<String, Integer> kills = new TreeMap<>();
   private final List<long[]> redisOutages = new CopyOnWriteArrayList<>();
-  private final List<ChildJvm> roles = new ArrayList<>();
+  private final List<ChildJvm> roles = new CopyOnWriteArrayList<>();
   private int roleRestarts;
   private int redisRestarts;
   private int brokerRestarts;
@@ -90,6 +90,12 @@ public final class ChaosRun {
       t.setDaemon(true);
       return t;
     });
+    // If this JVM is stopped (Ctrl-C, a test's timeout), no child may outlive it.
+    Thread reaper = new Thread(() -> {
+      roles.forEach(ChildJvm::kill);
+      broker.kill();
+    }, "chaos-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
     try (RedisServerProcess redis = RedisServerProcess.start();
         ChaosProvider provider = new ChaosProvider(ChaosScenario.PROVIDER_LIMIT,
             ChaosScenario.PROVIDER_TIMEOUT_MILLIS + 1_000,
@@ -169,6 +175,12 @@ public final class ChaosRun {
         supervisor.shutdownNow();
         roles.forEach(r -> r.stop(10));
         broker.stop(20);
+      }
+    } finally {
+      try {
+        Runtime.getRuntime().removeShutdownHook(reaper);
+      } catch (IllegalStateException e) {
+        // the JVM is shutting down: the hook runs
       }
     }
   }
