@@ -8,13 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The gate's admission instants, read from {@code sluice.ready}: the gate stamps an admitted record
@@ -35,44 +28,38 @@ final class Admissions {
     Map<String, Long> earliest = new HashMap<>();
     Map<String, Key> keyOf = new HashMap<>();
     Map<String, Double> costOf = new HashMap<>();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.CLIENT_ID_CONFIG, "sluice-chaos-admissions-" + UUID.randomUUID(),
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = new ArrayList<>();
-      for (PartitionInfo i : c.partitionsFor(readyTopic, timeout)) {
-        parts.add(new TopicPartition(readyTopic, i.partition()));
+    TopicScan.each(bootstrap, readyTopic, timeout, r -> {
+      JsonNode event = parse(r.value());
+      if (event == null || !event.hasNonNull("id")) {
+        return;
       }
-      c.assign(parts);
-      c.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, timeout));
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (!end.isEmpty()) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException("could not read " + readyTopic + " within " + timeout);
-        }
-        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-          JsonNode event = parse(r.value());
-          if (event == null || !event.hasNonNull("id")) {
-            continue;
-          }
-          String id = event.get("id").asText();
-          earliest.merge(id, r.timestamp(), Math::min);
-          keyOf.putIfAbsent(id, new Key(event.path("provider").asText(),
-              event.path("tenant").asText()));
-          costOf.putIfAbsent(id, event.path("cost").asDouble(1));
-        }
-        end.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
-      }
-    }
+      String id = event.get("id").asText();
+      earliest.merge(id, r.timestamp(), Math::min);
+      keyOf.putIfAbsent(id, new Key(event.path("provider").asText(),
+          event.path("tenant").asText()));
+      costOf.putIfAbsent(id, event.path("cost").asDouble(1));
+    });
     Map<Key, List<OverAdmission.Admission>> byKey = new HashMap<>();
     earliest.forEach((id, at) -> byKey.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>())
         .add(new OverAdmission.Admission(at, costOf.get(id))));
     byKey.values().forEach(l -> l.sort((a, b) -> Long.compare(a.atMillis(), b.atMillis())));
     return byKey;
+  }
+
+  /**
+   * Ids the producer wrote to {@code sluice.inbound} more than once (a retried produce the broker
+   * had written): records without any header are the producer's, the gate's own returns to
+   * inbound carry {@code sluice-*} headers.
+   */
+  static long producedTwice(String bootstrap, String inboundTopic, Duration timeout) {
+    Map<String, Integer> copies = new HashMap<>();
+    TopicScan.each(bootstrap, inboundTopic, timeout, r -> {
+      JsonNode event = parse(r.value());
+      if (r.headers().toArray().length == 0 && event != null && event.hasNonNull("id")) {
+        copies.merge(event.get("id").asText(), 1, Integer::sum);
+      }
+    });
+    return copies.values().stream().filter(n -> n > 1).count();
   }
 
   private static JsonNode parse(byte[] value) {

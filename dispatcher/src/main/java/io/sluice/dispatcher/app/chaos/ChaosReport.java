@@ -18,6 +18,7 @@ public record ChaosReport(
     Map<String, Object> options,
     long events,
     long produceFailures,
+    long producedTwice,
     Map<String, Integer> kills,
     int roleRestarts,
     int unexpectedExits,
@@ -86,7 +87,8 @@ public record ChaosReport(
     out.println();
     out.println("chaos run");
     row(out, "events produced (acknowledged)", events + (produceFailures > 0
-        ? " (" + produceFailures + " produce failures)" : ""));
+        ? " (" + produceFailures + " produce failures)" : "")
+        + (producedTwice > 0 ? ", " + producedTwice + " ids written twice by the producer" : ""));
     row(out, "SIGKILLs", totalKills() + " " + kills);
     row(out, "restarts", roleRestarts + " roles after a kill, " + unexpectedExits
         + " roles revived after exiting, redis " + redisRestarts + ", broker " + brokerRestarts);

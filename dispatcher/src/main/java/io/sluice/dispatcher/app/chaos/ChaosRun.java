@@ -162,7 +162,9 @@ public final class ChaosRun {
         calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
         int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
             + broker.unexpectedExits();
-        return new ChaosReport(options.asMap(), events, load.failed(), kills, roleRestarts,
+        long producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(),
+            Duration.ofSeconds(60));
+        return new ChaosReport(options.asMap(), events, load.failed(), producedTwice, kills, roleRestarts,
             unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
             verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
             lost, verify.missing().stream().limit(20).toList(), calls.calls(),
