@@ -112,8 +112,7 @@ public final class ChaosRun {
         }
         for (String role : ROLES) {
           String command = role.startsWith("dispatch") ? "dispatch" : role;
-          roles.add(new ChildJvm(role, ChildJvm.javaCommand(launch, "320m",
-              "io.sluice.dispatcher.app.cli.Sluice",
+          roles.add(new ChildJvm(role, ChildJvm.sluiceCommand(launch, "320m",
               List.of(command, "--config", configFile.toString())), work.resolve(role + ".log")));
         }
         roles.forEach(ChildJvm::start);

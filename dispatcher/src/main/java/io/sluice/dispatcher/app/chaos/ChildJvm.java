@@ -40,6 +40,21 @@ final class ChildJvm {
     return c;
   }
 
+  /**
+   * {@code java -jar sluice.jar ARGS} when running from the jar (as a user runs a role), else the
+   * jar's main class from the class path.
+   */
+  static List<String> sluiceCommand(Launch launch, String heap, List<String> args) {
+    String cp = launch.classPath();
+    if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
+      List<String> c = new ArrayList<>(List.of(launch.java(), "-Xmx" + heap, "-Xss512k",
+          "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", cp));
+      c.addAll(args);
+      return c;
+    }
+    return javaCommand(launch, heap, "io.sluice.dispatcher.app.cli.Sluice", args);
+  }
+
   /** How to start a JVM like this one: its java binary and the class path holding Sluice. */
   record Launch(String java, String classPath) {}
 
