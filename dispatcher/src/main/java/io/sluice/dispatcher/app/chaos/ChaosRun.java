@@ -146,9 +146,9 @@ public final class ChaosRun {
         boolean settled = awaitSettled(bootstrap, topics, load.acknowledged().size(),
             loadEnd + options.settleSeconds() * 1000);
         long settleSeconds = (System.currentTimeMillis() - loadEnd) / 1000;
-        awaitQuiet(provider, Duration.ofSeconds(5), Duration.ofSeconds(30));
+        awaitQuiet(provider, Duration.ofSeconds(3), Duration.ofSeconds(15));
         supervisor.shutdownNow();
-        roles.forEach(r -> r.stop(15));
+        ChildJvm.stopAll(roles, 15);
 
         Verify.Report verify = Verify.run(bootstrap, topics, Duration.ofSeconds(60));
         long lost = verify.missing().size()
@@ -174,7 +174,7 @@ public final class ChaosRun {
             ChaosReport.judge(lost, pairs, settled));
       } finally {
         supervisor.shutdownNow();
-        roles.forEach(r -> r.stop(10));
+        ChildJvm.stopAll(roles, 10);
         broker.stop(20);
       }
     } finally {

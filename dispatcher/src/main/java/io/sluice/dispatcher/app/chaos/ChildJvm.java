@@ -100,6 +100,23 @@ final class ChildJvm {
     }
   }
 
+  /** SIGTERM to every one first, then {@link #stop(long)} each: they stop side by side. */
+  static void stopAll(List<ChildJvm> children, long seconds) {
+    for (ChildJvm c : children) {
+      c.signalStop();
+    }
+    for (ChildJvm c : children) {
+      c.stop(seconds);
+    }
+  }
+
+  private synchronized void signalStop() {
+    expectedDown = true;
+    if (process != null && process.isAlive()) {
+      process.destroy();
+    }
+  }
+
   /**
    * Starts the process again if it ended when it was not meant to (a role that found the broker
    * away at start exits with code 3); returns true if it did.

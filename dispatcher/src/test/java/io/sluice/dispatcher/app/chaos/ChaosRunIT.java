@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The reduced chaos run of CI: the roles as separate JVMs started from this test's class path,
  * a broker process and redis-server; 6 SIGKILLs, one Redis restart, one broker restart, under
- * 1,200 events in 60 s. Nothing may be lost. The duplicate figure is printed, not asserted (its
+ * 900 events in 45 s (the run takes about 3 minutes). Nothing may be lost. The duplicate figure is printed, not asserted (its
  * bound belongs to the fixes of the dispatcher's replay).
  */
 class ChaosRunIT {
@@ -21,13 +21,13 @@ class ChaosRunIT {
     String classPath = System.getProperty("surefire.test.class.path",
         System.getProperty("java.class.path"));
     ChaosReport report = ChaosRun.run(
-        new ChaosOptions(6, 1_200, 60, 1, 1, 100, 11, null, classPath), System.out);
+        new ChaosOptions(6, 900, 45, 1, 1, 120, 11, null, classPath), System.out);
     report.print(System.out);
 
     assertEquals(6, report.totalKills(), "every planned SIGKILL happened");
     assertEquals(1, report.redisRestarts());
     assertEquals(1, report.brokerRestarts());
-    assertEquals(report.events(), 1_200, "every event was acknowledged by the broker");
+    assertEquals(900, report.events(), "every event was acknowledged by the broker");
     assertTrue(report.settled(), () -> "settled: " + report.failures());
     assertEquals(0, report.lost(), () -> "lost ids, e.g. " + report.lostIds());
     assertTrue(report.delivered() > 0);
