@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The reduced chaos run of CI: the roles as separate JVMs started from this test's class path,
  * a broker process and redis-server; 6 SIGKILLs, one Redis restart, one broker restart, under
- * 900 events in 45 s (the run takes about 3 minutes). Nothing may be lost. The duplicate figure is printed, not asserted (its
- * bound belongs to the fixes of the dispatcher's replay).
+ * 900 events in 45 s (about 3 minutes in all). Nothing may be lost. The duplicate figure is
+ * printed, not asserted (its bound belongs to the fixes of the dispatcher's replay).
  */
 class ChaosRunIT {
   @Test
