@@ -43,6 +43,7 @@ public record ChaosReport(
     long stormAnswers,
     String overAdmissionMeasuredFrom,
     List<PairFigure> overAdmission,
+    List<String> faults,
     List<String> failures) {
 
   /**

@@ -49,6 +49,7 @@ public final class ChaosRun {
   private final ChildJvm.Launch launch;
   private final Map<String, Integer> kills = new TreeMap<>();
   private final List<long[]> redisOutages = new CopyOnWriteArrayList<>();
+  private final List<String> faultLog = new CopyOnWriteArrayList<>();
   private final List<ChildJvm> roles = new CopyOnWriteArrayList<>();
   private int roleRestarts;
   private int redisRestarts;
@@ -155,7 +156,9 @@ public final class ChaosRun {
             + Math.max(0, load.acknowledged().size() - verify.uniqueIds());
         List<ChaosReport.PairFigure> pairs = overAdmission(config,
             Admissions.read(bootstrap, topics.ready(), Duration.ofSeconds(60)));
-        ArrivalFigures.Figures calls = ArrivalFigures.of(provider.arrivals());
+        List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
+        writeArrivals(arrivals, work.resolve("arrivals.csv"));
+        ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
         long events = load.acknowledged().size();
         Map<String, Long> gaps = new TreeMap<>();
         calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
@@ -171,7 +174,7 @@ public final class ChaosRun {
             calls.maxDeliveriesOfOneId(), calls.longestGap().millis(),
             (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps,
             calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
-            ChaosReport.judge(lost, pairs, settled));
+            List.copyOf(faultLog), ChaosReport.judge(lost, pairs, settled));
       } finally {
         supervisor.shutdownNow();
         ChildJvm.stopAll(roles, 10);
@@ -189,6 +192,8 @@ public final class ChaosRun {
   private void inject(FaultPlan.Fault f, RedisServerProcess redis, ChildJvm broker,
       String bootstrap) throws InterruptedException {
     long since = (System.currentTimeMillis() - loadStart) / 1000;
+    faultLog.add(String.format("%.1f s %s %s", (System.currentTimeMillis() - loadStart) / 1000.0,
+        f.kind(), f.target()));
     switch (f.kind()) {
       case KILL_ROLE -> {
         ChildJvm role = roles.stream().filter(r -> r.name().equals(f.target())).findFirst()
@@ -308,6 +313,16 @@ public final class ChaosRun {
     }
     throw new IllegalStateException("the broker at " + bootstrap + " did not come up within "
         + timeout, last);
+  }
+
+  /** Every arrival, for a look at the timeline: seconds since the load started. */
+  private void writeArrivals(List<ArrivalFigures.Arrival> arrivals, Path file) throws IOException {
+    StringBuilder csv = new StringBuilder("second,provider,idempotency_key,status,storm\n");
+    for (ArrivalFigures.Arrival a : arrivals) {
+      csv.append(String.format("%.3f,%s,%s,%d,%s%n", (a.atMillis() - loadStart) / 1000.0,
+          a.provider(), a.key(), a.status(), a.storm()));
+    }
+    Files.writeString(file, csv);
   }
 
   private static void sleepUntil(long epochMillis) throws InterruptedException {
