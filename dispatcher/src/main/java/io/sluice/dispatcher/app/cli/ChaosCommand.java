@@ -6,7 +6,10 @@ import io.sluice.dispatcher.app.chaos.ChaosRun;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** {@code sluice chaos}: the roles as processes, SIGKILLed and restarted under load. */
 @Command(name = "chaos", mixinStandardHelpOptions = true,
@@ -51,11 +54,19 @@ final class ChaosCommand implements Callable<Integer> {
   @Option(names = "--report-json", paramLabel = "FILE", description = "Also write the report here.")
   Path reportJson;
 
+  @Spec
+  CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
-    ChaosReport report = ChaosRun.run(new ChaosOptions(kills, events, duration, redisRestarts,
-        brokerRestarts, settle, seed, workDir, System.getProperty("java.class.path")),
-        System.out);
+    ChaosOptions options;
+    try {
+      options = new ChaosOptions(kills, events, duration, redisRestarts, brokerRestarts, settle,
+          seed, workDir, System.getProperty("java.class.path"));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage()); // exit 2, no trace
+    }
+    ChaosReport report = ChaosRun.run(options, System.out);
     report.print(System.out);
     if (reportJson != null) {
       report.writeJson(reportJson);
