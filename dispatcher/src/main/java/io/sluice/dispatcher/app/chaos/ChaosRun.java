@@ -85,7 +85,8 @@ public final class ChaosRun {
     String bootstrap = "localhost:" + kafkaPort;
     ChildJvm broker = new ChildJvm("broker", ChildJvm.javaCommand(launch, "768m",
         StandaloneKafkaBroker.class.getName(), List.of(work.resolve("broker").toString(),
-            Integer.toString(kafkaPort), Integer.toString(freePort()))), work.resolve("broker.log"));
+            Integer.toString(kafkaPort), Integer.toString(freePort()))),
+        work.resolve("broker.log"));
     ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "chaos-supervisor");
       t.setDaemon(true);
@@ -128,6 +129,7 @@ public final class ChaosRun {
         ChaosLoad load = new ChaosLoad(bootstrap, topics.inbound(), options.events(), loadMillis,
             loadStart, options.seed());
         Thread loader = new Thread(load, "chaos-load");
+        loader.setDaemon(true);
         loader.start();
         out.printf("chaos: %d events over %d s, %d kills, %d redis and %d broker restarts%n",
             options.events(), options.loadSeconds(), options.kills(), options.redisRestarts(),
@@ -151,30 +153,8 @@ public final class ChaosRun {
         supervisor.shutdownNow();
         ChildJvm.stopAll(roles, 15);
 
-        Verify.Report verify = Verify.run(bootstrap, topics, Duration.ofSeconds(60));
-        long lost = verify.missing().size()
-            + Math.max(0, load.acknowledged().size() - verify.uniqueIds());
-        List<ChaosReport.PairFigure> pairs = overAdmission(config,
-            Admissions.read(bootstrap, topics.ready(), Duration.ofSeconds(60)));
-        List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
-        writeArrivals(arrivals, work.resolve("arrivals.csv"));
-        ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
-        long events = load.acknowledged().size();
-        Map<String, Long> gaps = new TreeMap<>();
-        calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
-        int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
-            + broker.unexpectedExits();
-        long producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(),
-            Duration.ofSeconds(60));
-        return new ChaosReport(options.asMap(), events, load.failed(), producedTwice, kills, roleRestarts,
-            unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
-            verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
-            lost, verify.missing().stream().limit(20).toList(), calls.calls(),
-            calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
-            calls.maxDeliveriesOfOneId(), calls.longestGap().millis(),
-            (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps,
-            calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
-            List.copyOf(faultLog), ChaosReport.judge(lost, pairs, settled));
+        return measure(config, topics, bootstrap, load, provider, broker, settled,
+            settleSeconds);
       } finally {
         supervisor.shutdownNow();
         ChildJvm.stopAll(roles, 10);
@@ -187,6 +167,36 @@ public final class ChaosRun {
         // the JVM is shutting down: the hook runs
       }
     }
+  }
+
+  /** The figures, once the roles have stopped: nothing changes in the topics any more. */
+  private ChaosReport measure(SluiceConfig config, Topics topics, String bootstrap,
+      ChaosLoad load, ChaosProvider provider, ChildJvm broker, boolean settled,
+      long settleSeconds) throws IOException {
+    Duration timeout = Duration.ofSeconds(60);
+    long events = load.acknowledged().size();
+    Verify.Report verify = Verify.run(bootstrap, topics, timeout);
+    // Every acknowledged id must be in inbound (verify's unique ids) and end somewhere.
+    long lost = verify.missing().size() + Math.max(0, events - verify.uniqueIds());
+    List<ChaosReport.PairFigure> pairs = overAdmission(config,
+        Admissions.read(bootstrap, topics.ready(), timeout));
+    long producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(), timeout);
+    List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
+    writeArrivals(arrivals, work.resolve("arrivals.csv"));
+    ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
+    Map<String, Long> gaps = new TreeMap<>();
+    calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
+    int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
+        + broker.unexpectedExits();
+    return new ChaosReport(options.asMap(), events, load.failed(), producedTwice, kills,
+        roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
+        verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
+        lost, verify.missing().stream().limit(20).toList(), calls.calls(),
+        calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
+        calls.maxDeliveriesOfOneId(), calls.longestGap().millis(),
+        (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps,
+        calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
+        List.copyOf(faultLog), ChaosReport.judge(lost, pairs, settled));
   }
 
   private void inject(FaultPlan.Fault f, RedisServerProcess redis, ChildJvm broker,

@@ -19,7 +19,8 @@ import picocli.CommandLine.Spec;
         + "in calls, over-admission and 429s. Exit 1 if anything was lost or over-admitted.")
 final class ChaosCommand implements Callable<Integer> {
   @Option(names = "--kills", defaultValue = "20",
-      description = "SIGKILLs of the roles, each followed by a restart (default: ${DEFAULT-VALUE}).")
+      description = "SIGKILLs of the roles, each followed by a restart "
+          + "(default: ${DEFAULT-VALUE}).")
   int kills;
 
   @Option(names = "--events", defaultValue = "6000",
