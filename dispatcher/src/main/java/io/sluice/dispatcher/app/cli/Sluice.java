@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
     subcommands = {RunCommand.class, RoleCommands.GateCommand.class,
         RoleCommands.RelayCommand.class, RoleCommands.DispatchCommand.class, TopicsCommand.class,
         ProduceCommand.class, VerifyCommand.class, DemoCommand.class, BenchCommand.class,
+        ChaosCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;

@@ -1,0 +1,25 @@
+package io.sluice.dispatcher.app.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.dispatcher.app.CliRun;
+import org.junit.jupiter.api.Test;
+
+class ChaosCommandTest {
+  @Test
+  void theChaosCommandIsRegisteredAndNamesItsOptions() {
+    CliRun run = CliRun.of("chaos", "--help");
+    assertEquals(0, run.exitCode());
+    for (String option : new String[] {"--kills", "--events", "--duration", "--redis-restarts",
+        "--broker-restarts", "--settle", "--seed", "--work-dir", "--report-json"}) {
+      assertTrue(run.out().contains(option), () -> option + " missing from\n" + run.out());
+    }
+  }
+
+  @Test
+  void aNegativeKillCountIsABadCommandLine() {
+    CliRun run = CliRun.of("chaos", "--kills", "-1");
+    assertEquals(2, run.exitCode(), run.err());
+  }
+}
