@@ -50,6 +50,10 @@ public final class EventValidator {
     if (value == null || value.length == 0) {
       return invalid("value is empty; a WorkEvent must be a JSON object");
     }
+    String encoding = notUtf8(value);
+    if (encoding != null) {
+      return invalid(encoding);
+    }
     JsonNode root;
     try {
       root = READER.readTree(value);
@@ -66,6 +70,31 @@ public final class EventValidator {
     }
     String problem = firstProblem(root);
     return problem == null ? new ValidationResult.Valid(bind(root)) : invalid(problem);
+  }
+
+  /**
+   * Why the value is not plain UTF-8 JSON, or null. Jackson, given bytes, detects UTF-16 and UTF-32
+   * (by their zero bytes) and skips a byte order mark on its own, so such a value would pass here;
+   * but every other reader of the event (the dispatcher, the provider receiving the payload as
+   * the request body, a consumer of the DLQ) takes the bytes as UTF-8. The contract is UTF-8
+   * without a BOM (RFC 8259 section 8.1), and the check is cheap: JSON text in UTF-8 never has a
+   * zero byte in its first four, and never starts with EF BB BF. Invalid UTF-8 sequences further
+   * on are refused by Jackson's UTF-8 parser itself.
+   */
+  private static String notUtf8(byte[] value) {
+    if (value.length >= 3 && (value[0] & 0xff) == 0xef && (value[1] & 0xff) == 0xbb && (value[2] & 0xff) == 0xbf) {
+      return "value starts with a UTF-8 byte order mark; a WorkEvent is UTF-8 JSON without one";
+    }
+    if (value.length >= 2 && ((value[0] & 0xff) == 0xfe && (value[1] & 0xff) == 0xff
+        || (value[0] & 0xff) == 0xff && (value[1] & 0xff) == 0xfe)) {
+      return "value starts with a UTF-16 byte order mark; a WorkEvent is UTF-8 JSON";
+    }
+    for (int i = 0; i < Math.min(4, value.length); i++) {
+      if (value[i] == 0) {
+        return "value has a zero byte at offset " + i + " (UTF-16 or UTF-32 text?); a WorkEvent is UTF-8 JSON";
+      }
+    }
+    return null;
   }
 
   /** The first broken rule, in field order, or null when the event is valid. */

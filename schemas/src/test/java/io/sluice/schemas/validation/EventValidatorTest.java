@@ -35,6 +35,25 @@ class EventValidatorTest {
   }
 
   @Test
+  void shouldRefuseJsonThatIsNotPlainUtf8EvenWhenJacksonCouldReadIt() {
+    String json = "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\"}";
+    byte[] bom = {(byte) 0xef, (byte) 0xbb, (byte) 0xbf};
+    byte[] utf8 = json.getBytes(StandardCharsets.UTF_8);
+    byte[] withBom = new byte[bom.length + utf8.length];
+    System.arraycopy(bom, 0, withBom, 0, bom.length);
+    System.arraycopy(utf8, 0, withBom, bom.length, utf8.length);
+
+    assertInstanceOf(ValidationResult.Valid.class, validator.validate(utf8));
+    for (byte[] value : new byte[][] {withBom, json.getBytes(StandardCharsets.UTF_16LE),
+        json.getBytes(StandardCharsets.UTF_16BE), json.getBytes(StandardCharsets.UTF_16),
+        json.getBytes(java.nio.charset.Charset.forName("UTF-32"))}) {
+      ValidationResult result = validator.validate(value);
+      ValidationResult.Invalid invalid = assertInstanceOf(ValidationResult.Invalid.class, result);
+      assertTrue(invalid.detail().contains("UTF-8"), invalid.detail());
+    }
+  }
+
+  @Test
   void shouldDefaultCostToOneWhenItIsAbsentOrNull() {
     assertEquals(1, valid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\"}").cost());
     assertEquals(1, valid("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"cost\":null}").cost());
