@@ -119,6 +119,45 @@ public final class MockProvider implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs a strict provider in a process of its own, so that the judge of arrival times shares no
+   * JVM (no collector pauses, no safepoints) with the dispatchers it judges. Argument: calls per
+   * second. Prints {@code url <url>}; for each line {@code count} on standard input prints the
+   * number of calls so far; for each line {@code calls}, one line per call so far,
+   * {@code <atNanos> <status> <idempotencyKey>}, then {@code end}; for {@code next <status>
+   * <retryAfter>}, scripts the next call's answer and prints {@code ok}; stops at the end of
+   * standard input. {@code atNanos} is {@code System.nanoTime()}, which on Linux reads
+   * CLOCK_MONOTONIC and so compares across the processes of one machine.
+   */
+  public static void main(String[] args) throws IOException {
+    try (MockProvider mock = start(Integer.parseInt(args[0]), Duration.ZERO);
+         java.io.BufferedReader in = new java.io.BufferedReader(
+             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
+      java.io.PrintStream out = System.out;
+      out.println("url " + mock.url());
+      out.flush();
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        String[] words = line.trim().split(" ");
+        if (words[0].equals("next") && words.length == 3) {
+          mock.answerNext(1, new Answer(Integer.parseInt(words[1]), words[2]));
+          out.println("ok");
+          out.flush();
+        } else if (line.trim().equals("count")) {
+          out.println(mock.callCount());
+          out.flush();
+        } else if (line.trim().equals("calls")) {
+          StringBuilder dump = new StringBuilder();
+          for (Call c : mock.calls()) {
+            dump.append(c.atNanos()).append(' ').append(c.status()).append(' ')
+                .append(c.idempotencyKey()).append('\n');
+          }
+          out.print(dump.append("end\n"));
+          out.flush();
+        }
+      }
+    }
+  }
+
   /** The base URL, e.g. {@code http://127.0.0.1:41234/hooks}. */
   public URI url() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/hooks");

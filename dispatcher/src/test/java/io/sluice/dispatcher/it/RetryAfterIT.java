@@ -40,11 +40,11 @@ class RetryAfterIT {
   @Test
   @DisplayName("a single 429 with Retry-After: 2 means no call for 2 s, then the configured rate at once")
   void aSingle429CostsOnlyItsRetryAfter(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    try (MockProvider mock = MockProvider.start(LIMIT, Duration.ZERO)) {
+    try (ProviderProcess mock = ProviderProcess.strict(LIMIT)) {
       Run run = new Run(kafka, redis, mock, 400);
       List<MockProvider.Call> calls = run.calls(() -> {
         Pipeline.await("50 calls", Duration.ofSeconds(30), () -> mock.callCount() >= 50);
-        mock.answerNext(1, new MockProvider.Answer(429, "2"));
+        mock.answerNext(429, "2");
       });
       long t429 = first429(calls, 0);
       long resumed = firstAfter(calls, t429 + IN_FLIGHT_GRACE);
@@ -55,12 +55,13 @@ class RetryAfterIT {
       System.out.printf("retry-after: no call for %.0f ms after the 429; then %.1f/s in the first "
               + "second and %.1f/s in the next three (configured %.0f/s); provider 429s beyond "
               + "the scripted one: %d%n", (resumed - t429) / 1e6, firstSecond, nextSeconds, RATE,
-          mock.rateLimited());
+          calls.stream().filter(c -> c.status() == 429).count() - 1);
       assertEquals(0, during, "calls started during the 2 s the provider asked for");
       assertTrue(resumed - t429 >= 2 * SECOND);
       assertTrue(firstSecond >= 0.9 * RATE, "a single 429 does not cut the rate: " + firstSecond);
       assertTrue(nextSeconds >= 0.95 * RATE, "nor does anything else: " + nextSeconds);
-      assertEquals(0, mock.rateLimited(), "the strict provider refused nothing on its own");
+      assertEquals(1, calls.stream().filter(c -> c.status() == 429).count(),
+          "the strict provider refused nothing on its own");
       assertEquals(1, run.tally.get("throttled:" + run.provider));
     }
   }
@@ -68,22 +69,23 @@ class RetryAfterIT {
   @Test
   @DisplayName("a 429 again for a call sent after the pause cuts the rate, which climbs back")
   void aRepeated429CutsTheRate(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    try (MockProvider mock = MockProvider.start(LIMIT, Duration.ZERO)) {
+    try (ProviderProcess mock = ProviderProcess.strict(LIMIT)) {
       Run run = new Run(kafka, redis, mock, 700);
       List<MockProvider.Call> calls = run.calls(() -> {
         Pipeline.await("50 calls", Duration.ofSeconds(30), () -> mock.callCount() >= 50);
-        mock.answerNext(1, new MockProvider.Answer(429, "1"));
+        mock.answerNext(429, "1");
         Pipeline.await("the first 429", Duration.ofSeconds(10),
-            () -> mock.calls().stream().anyMatch(c -> c.status() == 429));
+            () -> mock.statusCount(429) > 0);
         long t429 = first429(mock.calls(), 0);
         Pipeline.await("calls after the pause", Duration.ofSeconds(10),
             () -> mock.calls().stream().filter(c -> c.atNanos() > t429 + SECOND).count() >= 20);
-        mock.answerNext(1, new MockProvider.Answer(429, "1"));
+        mock.answerNext(429, "1");
       });
       long first = first429(calls, 0);
       long second = first429(calls, first + IN_FLIGHT_GRACE);
       long resumed = firstAfter(calls, second + IN_FLIGHT_GRACE);
-      double afterFirst = rate(calls, first + 1200_000_000L, first + 2 * SECOND);
+      long resumedFirst = firstAfter(calls, first + IN_FLIGHT_GRACE);
+      double afterFirst = rate(calls, resumedFirst, second);
       double afterSecond = rate(calls, resumed, resumed + SECOND);
       double later = rate(calls, resumed + 5 * SECOND, resumed + 6 * SECOND);
       System.out.printf("repeated 429: %.1f/s after the first, %.1f/s in the second after the "
@@ -92,21 +94,22 @@ class RetryAfterIT {
       assertTrue(afterFirst >= 0.9 * RATE, "the first 429 did not cut: " + afterFirst);
       assertTrue(afterSecond < 0.8 * RATE, "the repeat cut the rate: " + afterSecond);
       assertTrue(later >= 0.9 * RATE, "the rate recovered: " + later);
-      assertEquals(0, mock.rateLimited(), "the strict provider refused nothing on its own");
+      assertEquals(2, calls.stream().filter(c -> c.status() == 429).count(),
+          "the strict provider refused nothing on its own");
     }
   }
 
   /** One dispatcher and a relay over {@code n} events at the strict provider, 48/s. */
   private static final class Run {
     final KafkaBroker kafka;
-    final MockProvider mock;
+    final ProviderProcess mock;
     final SluiceConfig config;
     final Topics topics;
     final String provider = Providers.uniqueName("retry");
     final Set<String> ids = new HashSet<>();
     final Tally tally = new Tally();
 
-    Run(KafkaBroker kafka, RedisServerProcess redis, MockProvider mock, int n) {
+    Run(KafkaBroker kafka, RedisServerProcess redis, ProviderProcess mock, int n) {
       this.kafka = kafka;
       this.mock = mock;
       this.config = Pipeline.config("""
