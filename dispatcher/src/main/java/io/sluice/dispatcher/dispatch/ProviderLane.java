@@ -201,6 +201,7 @@ final class ProviderLane implements AutoCloseable {
       claiming = true;
     }
     CompletionStage<SlotClaim> claim;
+    long sentNanos = System.nanoTime();
     try {
       claim = leak.claim(name, ratePerSecond, wanted, lookaheadMicros);
     } catch (RuntimeException e) {
@@ -211,12 +212,12 @@ final class ProviderLane implements AutoCloseable {
       if (error != null) {
         claimFailed(error);
       } else {
-        claimed(c, System.nanoTime());
+        claimed(c, sentNanos, System.nanoTime());
       }
     });
   }
 
-  private void claimed(SlotClaim claim, long receivedNanos) {
+  private void claimed(SlotClaim claim, long sentNanos, long receivedNanos) {
     long[] dueNanos = new long[claim.granted()];
     synchronized (this) {
       claiming = false;
@@ -224,7 +225,7 @@ final class ProviderLane implements AutoCloseable {
         leakDown = false;
         LOG.info("{}: the leak answers again", name);
       }
-      pacer.answered(receivedNanos, claim.nowMicros());
+      pacer.answered(sentNanos, receivedNanos, claim.nowMicros());
       if (closed) {
         return;
       }

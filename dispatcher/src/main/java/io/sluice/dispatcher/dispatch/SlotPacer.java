@@ -15,7 +15,11 @@ package io.sluice.dispatcher.dispatch;
  * {@code received - leakNow} of the last {@value #SAMPLES} claims instead: still never early (each
  * sample is at least the true offset), late only by the shortest return delay seen, and the same
  * for every slot whatever its own claim's delay. (Clock drift between two hosts is ~1e-5: over the
- * seconds the samples span, microseconds.)
+ * seconds the samples span, microseconds.) How late it can still be is bounded by the shortest
+ * round trip among the samples (each sample exceeds the true offset by less than its own round
+ * trip), and that bound counts as lateness: right after start, when the only claim answered was
+ * a cold client's 100 ms round trip, its slot could be 100 ms late on the shared schedule, so it
+ * is dropped rather than sent into the next instance's slot.
  *
  * <h2>Spacing measured where the call leaves: the hand-off to the HTTP client</h2>
  *
@@ -60,9 +64,12 @@ final class SlotPacer {
   private final long toleranceNanos;
   private final long slackNanos;
   private final long[] offsets = new long[SAMPLES];
+  private final long[] roundTrips = new long[SAMPLES];
   private int samples;
   private int nextSample;
   private long offsetNanos;
+  /** The most {@link #offsetNanos} can exceed the true offset by: the shortest round trip. */
+  private long offsetErrorNanos;
   private boolean handedAny;
   private long lastHandedNanos;
 
@@ -79,16 +86,23 @@ final class SlotPacer {
     this.slackNanos = slackNanos;
   }
 
-  /** A claim's answer arrived at {@code receivedNanos}; the leak decided at {@code leakNowMicros}. */
-  void answered(long receivedNanos, long leakNowMicros) {
+  /**
+   * A claim sent at {@code sentNanos} was answered at {@code receivedNanos}; the leak decided at
+   * {@code leakNowMicros}.
+   */
+  void answered(long sentNanos, long receivedNanos, long leakNowMicros) {
     offsets[nextSample] = receivedNanos - leakNowMicros * 1000;
+    roundTrips[nextSample] = Math.max(0, receivedNanos - sentNanos);
     nextSample = (nextSample + 1) % SAMPLES;
     samples = Math.min(SAMPLES, samples + 1);
     long least = Long.MAX_VALUE;
+    long shortest = Long.MAX_VALUE;
     for (int i = 0; i < samples; i++) {
       least = Math.min(least, offsets[i]);
+      shortest = Math.min(shortest, roundTrips[i]);
     }
     offsetNanos = least;
+    offsetErrorNanos = shortest;
   }
 
   /** The local instant of a slot on the leak's clock; call after at least one {@link #answered}. */
@@ -109,7 +123,7 @@ final class SlotPacer {
     if (handedAny && spaced - at > 0) {
       at = spaced;
     }
-    long late = at - dueNanos;
+    long late = at - dueNanos + offsetErrorNanos;
     if (late > toleranceNanos) {
       return new Decision.Drop(late);
     }

@@ -18,9 +18,9 @@ class SlotPacerTest {
   void shouldMapSlotsWithTheShortestReturnDelaySeenNotTheLatestClaims() {
     SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
     // The leak's clock reads 1 000 000 us when ours reads 5 000 ms + the return delay.
-    pacer.answered(5_000 * MS + 1 * MS, 1_000_000);
+    pacer.answered(5_000 * MS - 1 * MS, 5_000 * MS + 1 * MS, 1_000_000);
     // A claim whose answer sat 30 ms on a busy core: mapping with it would fire 30 ms late.
-    pacer.answered(5_100 * MS + 30 * MS, 1_100_000);
+    pacer.answered(5_100 * MS - 1 * MS, 5_100 * MS + 30 * MS, 1_100_000);
     assertEquals(5_200 * MS + 1 * MS, pacer.dueNanos(1_200_000),
         "due 200 ms after the leak's 1 000 000 us, late only by the shortest return delay (1 ms)");
   }
@@ -28,11 +28,26 @@ class SlotPacerTest {
   @Test
   void shouldForgetOffsetsOlderThanTheLastSamples() {
     SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
-    pacer.answered(1 * MS, 0);
+    pacer.answered(0, 1 * MS, 0);
     for (int i = 1; i <= SlotPacer.SAMPLES; i++) {
-      pacer.answered(i * 100 * MS + 3 * MS, i * 100_000L);
+      pacer.answered(i * 100 * MS, i * 100 * MS + 3 * MS, i * 100_000L);
     }
     assertEquals(2_000 * MS + 3 * MS, pacer.dueNanos(2_000_000));
+  }
+
+  @Test
+  void shouldCountTheOffsetsUncertaintyAsLateness() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // Right after start: the only claim took 100 ms (a cold Redis client). Its slot at the leak's
+    // 0 maps to 100 ms here, and may really have been due up to 100 ms earlier.
+    pacer.answered(0, 100 * MS, 0);
+    long due = pacer.dueNanos(0);
+    assertEquals(100 * MS, due);
+    assertEquals(new Decision.Drop(100 * MS), pacer.decide(due, due, INTERVAL));
+    // A warm claim with a 1 ms round trip narrows it: the next slot is used.
+    pacer.answered(200 * MS, 201 * MS, 101_000);
+    due = pacer.dueNanos(101_000 + 41_667);
+    assertEquals(new Decision.Fire(), pacer.decide(due, due, INTERVAL));
   }
 
   @Test
