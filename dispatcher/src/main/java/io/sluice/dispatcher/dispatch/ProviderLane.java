@@ -32,14 +32,13 @@ import org.slf4j.LoggerFactory;
  * ahead, on the leak's clock, together with that clock's reading. {@link SlotPacer} turns a slot
  * into a local instant (never early, late by the shortest return delay of recent claims), holds
  * every hand-off to the HTTP client one interval (less at most 1 ms) after this lane's previous
- * one, and
- * drops a slot that could only be used more than half an interval late.
+ * one, and drops a slot that could only be used more than half an interval late.
  *
  * <p><b>The first call goes alone.</b> Until a lane's first call has come back, it claims one slot
- * at a time and keeps one call in flight. A cold HTTP client takes tens of milliseconds to load,
- * connect and send its first request (measured: 160 ms on a busy core); calls handed to it
- * meanwhile on time would leave together when it is ready: three calls within 3 ms at a strict
- * provider right after start. One call alone warms it at the cost of one call's latency, once.
+ * at a time and keeps one call in flight. A cold HTTP client takes tens of milliseconds to load
+ * its classes, connect and send its first request; calls handed to it meanwhile, each on time,
+ * would leave together when it is ready (three calls within 3 ms were seen at a strict provider
+ * right after start). One call alone warms it, at the cost of one call's latency, once.
  *
  * <p>Which event goes is decided when the slot fires, not when it was claimed: the fair queue sees
  * every event that arrived meanwhile. A slot that fires with nothing to send (the queue was drained
