@@ -5,9 +5,11 @@ The model, with worked numbers and the proof of "at most rate*T + 1 calls in any
 the class comment of LeakMath.java, which this script follows line by line (a specification table
 runs against both, and the script must agree with LeakMath exactly when fed the script's clock).
 In short: slots are spaced interval = ceil(1e6 / (rate * factor)) microseconds apart; a claim
-takes up to `wanted` slots no later than now + lookahead; a 429 pauses the leak until
-now + Retry-After and halves the factor (not below min_factor), at most once per episode; the
-factor climbs back linearly to 1 over `recovery`.
+takes up to `wanted` slots no later than now + lookahead; a missing `last` (a new key, or one
+Redis lost) reads as now + lookahead, the latest a lost slot can have been; a 429 pauses the leak
+until now + Retry-After, and halves the factor (not below min_factor) only when it is a repeat: a
+call claimed at or after the previous pause ended, less than `recovery` ago; the factor climbs back
+linearly to 1 over `recovery`.
 
 Why one script: the read of the last slot and the write of the new one must be one step, or two
 instances could both take the same slot. Redis runs a script alone, so the script is the lock.
@@ -30,7 +32,8 @@ ARGV[5]   retry_ms     the provider's Retry-After, milliseconds, >= 0
 ARGV[6]   started_us   when the throttled call was claimed or started, on this clock
 
 Stored fields (all strings of integers, except cf):
-  last     the latest slot ever granted, microseconds since the epoch (absent: none yet)
+  last     the latest slot ever granted, microseconds since the epoch (absent: treated as
+           now + lookahead, since a lost key may have granted a slot that far ahead)
   cf       the factor right after the last cut, '%.17g' (absent: 1)
   cut      when the last cut happened, microseconds (absent: never cut)
   pause    no slot before this, microseconds (absent: never paused)
@@ -49,8 +52,8 @@ Returns, mode throttled, an array of four:
   [3] pause_us     string: no slot before this
   [4] factor       string: the factor in force after this report, '%.17g'
 
-The key expires one second after it stops mattering: once the next slot, the pause and the
-recovery have all passed, an absent key decides exactly as the stored one would.
+The key expires an hour after it stops mattering (once the next slot, the pause and the recovery
+have all passed): a provider idle for less than that does not pay the missing key's hold-back.
 ]]
 
 local mode = ARGV[1]
@@ -92,8 +95,11 @@ if mode == 'claim' then
   local wanted = tonumber(ARGV[5])
   local lookahead = tonumber(ARGV[6])
   local interval = interval_of(factor)
+  if last == nil then
+    last = now + lookahead
+  end
   local first = now
-  if last ~= nil and last + interval > first then
+  if last + interval > first then
     first = last + interval
   end
   if pause ~= nil and pause > first then
@@ -114,16 +120,16 @@ if mode == 'claim' then
 elseif mode == 'throttled' then
   local retry_ms = tonumber(ARGV[5])
   local started = tonumber(ARGV[6])
-  local resume = now + retry_ms * 1000
-  if pause == nil or resume > pause then
-    pause = resume
-  end
   local did = 0
-  if cut == nil or started >= cut then
+  if pause ~= nil and started >= pause and now - pause < recovery then
     cf = math.max(min_factor, factor * 0.5)
     cut = now
     factor = cf
     did = 1
+  end
+  local resume = now + retry_ms * 1000
+  if pause == nil or resume > pause then
+    pause = resume
   end
   reply = {did, us(now), us(pause), string.format('%.17g', factor)}
 else
@@ -159,6 +165,6 @@ end
 if cut ~= nil then
   matters_until = math.max(matters_until, cut + recovery)
 end
-redis.call('PEXPIRE', KEYS[1], math.ceil((matters_until - now) / 1000) + 1000)
+redis.call('PEXPIRE', KEYS[1], math.ceil((matters_until - now) / 1000) + 3600000)
 
 return reply

@@ -29,11 +29,16 @@ import org.slf4j.LoggerFactory;
  * ({@link LeakyBucket}). A lane claims slots only while it has work for them and room in flight:
  * {@code wanted = min(queued - pending, maxInFlight - inFlight - pending)}, where {@code pending}
  * counts slots claimed and not yet fired. A claim returns slots no further than the lookahead
- * ahead, on the leak's clock, together with that clock's reading; each slot fires locally after
- * {@code slot - leakNow}, measured from when the answer arrived. The answer arrives after the leak
- * read its clock, so a slot never fires before its time on the leak's clock; it fires late by at
- * most the Redis round trip plus timer jitter, which shortens the gap to the next instance's slot
- * by that much and no more (well under one interval at the rates providers publish).
+ * ahead, on the leak's clock, together with that clock's reading. {@link SlotPacer} turns a slot
+ * into a local instant (never early, late by the shortest return delay of recent claims), holds
+ * every hand-off to the HTTP client one interval (less at most 1 ms) after this lane's previous
+ * one, and drops a slot that could only be used more than half an interval late.
+ *
+ * <p><b>The first call goes alone.</b> Until a lane's first call has come back, it claims one slot
+ * at a time and keeps one call in flight. A cold HTTP client takes tens of milliseconds to load
+ * its classes, connect and send its first request; calls handed to it meanwhile, each on time,
+ * would leave together when it is ready (three calls within 3 ms were seen at a strict provider
+ * right after start). One call alone warms it, at the cost of one call's latency, once.
  *
  * <p>Which event goes is decided when the slot fires, not when it was claimed: the fair queue sees
  * every event that arrived meanwhile. A slot that fires with nothing to send (the queue was drained
@@ -70,15 +75,15 @@ final class ProviderLane implements AutoCloseable {
   private final ResultHandler results;
   private final DispatchListener listener;
   /**
-   * How late a slot may still be used. A timer that stalls (a GC pause, a busy core) would
-   * otherwise fire the slots it held back all at once: a burst at the provider. A slot used at most
-   * {@code tolerance} after its time keeps the calls started in any window {@code T} within
-   * {@code rate * (T + tolerance) + 1}; half an interval makes that {@code rate * T + 1} for every
-   * window of whole intervals. A stale slot is dropped (its event waits for the next one), which
-   * costs throughput only while the process stalls. Floored at 2 ms for very fast providers,
-   * whose intervals are shorter than ordinary timer jitter.
+   * When slots fire, with a tolerance of half an interval: a slot used at most {@code tolerance}
+   * after its time keeps the calls started in any window {@code T} within
+   * {@code rate * (T + tolerance) + 1}, which is {@code rate * T + 1} for every window of whole
+   * intervals. Floored at 2 ms for very fast providers, whose intervals are shorter than ordinary
+   * timer jitter.
    */
-  private final long toleranceNanos;
+  private final SlotPacer pacer;
+  /** A call of this lane has come back: the HTTP client is warm (see the class comment). */
+  private boolean warm;
 
   private int inFlight;
   private int pendingSlots;
@@ -108,8 +113,9 @@ final class ProviderLane implements AutoCloseable {
     this.timer = timer;
     this.results = results;
     this.listener = listener;
-    this.toleranceNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(2),
-        (long) (0.5e9 / ratePerSecond));
+    this.pacer = new SlotPacer(Math.max(TimeUnit.MILLISECONDS.toNanos(2),
+        (long) (0.5e9 / ratePerSecond)),
+        Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond)));
   }
 
   String name() {
@@ -186,13 +192,15 @@ final class ProviderLane implements AutoCloseable {
       if (now - claimNotBeforeNanos < 0 || now - pausedUntilNanos < 0) {
         return;
       }
-      wanted = Math.min(queue.size() - pendingSlots, maxInFlight - inFlight - pendingSlots);
+      int room = warm ? maxInFlight : 1;
+      wanted = Math.min(queue.size() - pendingSlots, room - inFlight - pendingSlots);
       if (wanted <= 0) {
         return;
       }
       claiming = true;
     }
     CompletionStage<SlotClaim> claim;
+    long sentNanos = System.nanoTime();
     try {
       claim = leak.claim(name, ratePerSecond, wanted, lookaheadMicros);
     } catch (RuntimeException e) {
@@ -203,30 +211,32 @@ final class ProviderLane implements AutoCloseable {
       if (error != null) {
         claimFailed(error);
       } else {
-        claimed(c, System.nanoTime());
+        claimed(c, sentNanos, System.nanoTime());
       }
     });
   }
 
-  private void claimed(SlotClaim claim, long receivedNanos) {
+  private void claimed(SlotClaim claim, long sentNanos, long receivedNanos) {
+    long[] dueNanos = new long[claim.granted()];
     synchronized (this) {
       claiming = false;
       if (leakDown) {
         leakDown = false;
         LOG.info("{}: the leak answers again", name);
       }
+      pacer.answered(sentNanos, receivedNanos, claim.nowMicros());
       if (closed) {
         return;
       }
       pendingSlots += claim.granted();
+      for (int i = 0; i < claim.granted(); i++) {
+        dueNanos[i] = pacer.dueNanos(claim.slotMicros(i));
+      }
     }
+    long intervalNanos = TimeUnit.MICROSECONDS.toNanos(claim.intervalMicros());
     for (int i = 0; i < claim.granted(); i++) {
-      long slot = claim.slotMicros(i);
-      long delayNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(0, slot - claim.nowMicros()))
-          - (System.nanoTime() - receivedNanos);
-      long claimedAt = claim.nowMicros();
-      long dueNanos = System.nanoTime() + Math.max(0, delayNanos);
-      schedule(() -> fire(slot, claimedAt, dueNanos), Math.max(0, delayNanos));
+      Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos);
+      schedule(() -> fire(slot), dueNanos[i] - System.nanoTime());
     }
     if (claim.granted() == 0) {
       long waitNanos = TimeUnit.MICROSECONDS.toNanos(
@@ -257,25 +267,41 @@ final class ProviderLane implements AutoCloseable {
     schedule(this::kick, TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS));
   }
 
+  /**
+   * A slot claimed from the leak: {@code slotMicros} on the leak's clock, due locally at
+   * {@code dueNanos}; {@code claimedAtMicros} is when the leak granted it.
+   */
+  private record Slot(long slotMicros, long claimedAtMicros, long dueNanos, long intervalNanos) {}
+
   /** A slot is due: send the event the fair queue picks now, if any. */
-  private void fire(long slotMicros, long claimedAtMicros, long dueNanos) {
-    DispatchEntry entry;
+  private void fire(Slot slot) {
+    DispatchEntry next = null;
     synchronized (this) {
-      pendingSlots--;
       long now = System.nanoTime();
-      if (closed || now - pausedUntilNanos < 0 || now - dueNanos > toleranceNanos) {
-        entry = null;
-      } else {
-        entry = queue.poll().orElse(null);
-        if (entry != null) {
+      SlotPacer.Decision decision = closed || now - pausedUntilNanos < 0
+          ? new SlotPacer.Decision.Drop(now - slot.dueNanos())
+          : pacer.decide(now, slot.dueNanos(), slot.intervalNanos());
+      if (decision instanceof SlotPacer.Decision.WaitUntil w) {
+        schedule(() -> fire(slot), w.atNanos() - now);
+        return;
+      }
+      pendingSlots--;
+      if (decision instanceof SlotPacer.Decision.Fire) {
+        next = queue.poll().orElse(null);
+        if (next != null) {
           inFlight++;
+          pacer.handed(now, now);
         }
       }
     }
+    DispatchEntry entry = next;
     if (entry == null) {
       kick();
       return;
     }
+    long slotMicros = slot.slotMicros();
+    long claimedAtMicros = slot.claimedAtMicros();
+    long dueNanos = slot.dueNanos();
     long started = System.nanoTime();
     listener.callStarted(name, entry.tier(), slotMicros, started - dueNanos);
     CompletionStage<ProviderResult> call;
@@ -286,12 +312,18 @@ final class ProviderLane implements AutoCloseable {
       call = java.util.concurrent.CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));
     }
+    synchronized (this) {
+      // A client that took long to return (a cold one) sent its request as it returned: the next
+      // hand-off is spaced from then.
+      pacer.handed(started, System.nanoTime());
+    }
     call.whenComplete((result, error) -> {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
       long latency = System.nanoTime() - started;
       synchronized (this) {
         inFlight--;
+        warm = true;
         latencyNanos = latencyNanos == 0 ? latency : latencyNanos + (latency - latencyNanos) / 16;
       }
       listener.callEnded(name, entry.tier(), r, latency);

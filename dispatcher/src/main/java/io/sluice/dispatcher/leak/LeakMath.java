@@ -39,16 +39,32 @@ package io.sluice.dispatcher.leak;
  * {@code k <= rate * T / 1e6 + 1}. Neither the claimers' interleaving nor the clock enter the
  * argument; the clock only decides how far behind "now" the schedule may lag.
  *
- * <p><b>429: pause, then cut the rate, once per episode.</b> A 429 or 503 says the provider is
- * overloaded now. {@link #throttled} does three things: no slot starts before
- * {@code now + Retry-After} (the latest pause wins); the effective rate is halved, to at least
- * {@code minRateFactor} of the configured one; and the time of the cut is recorded. The calls in
- * flight when the first 429 arrives were all sent at the old rate, so their 429s (often a dozen,
- * arriving together) are one piece of evidence, not a dozen: a 429 cuts only if its call started
- * at or after the last cut. At 50/s: a 429 at t cuts to 25/s (interval 40 ms); five more from
- * calls started before t change nothing but the pause; a 429 from a call started after t cuts to
- * 12.5/s. Slots already granted keep their times; the next slot is a full new interval after the
- * last one, because the interval is looked up when a claim is made, not stored.
+ * <p><b>A missing last slot holds back one lookahead ({@link Memory#LOSABLE}, as in Redis).</b>
+ * The argument above needs {@code last}. When the key is missing (a provider never used, or Redis lost it: a restart without persistence,
+ * an eviction, a failover to a lagging replica), the latest slot granted before the loss lay at
+ * most one lookahead past the loss, which is no later than now. So a missing {@code last} reads as
+ * {@code now + lookahead}, and the next slot comes one interval after that: the invariant holds
+ * across a wipe, at the cost of one lookahead plus one interval of waiting for the first call after
+ * it. (Every instance claims with the deployment's one configured lookahead.) The key outlives its
+ * last decision by an hour, so an idle provider pays this only after an hour without calls. A
+ * state kept in process ({@link Memory#KEPT}) cannot be lost: there a missing {@code last} means no
+ * slot yet, and the first slot is now.
+ *
+ * <p><b>429: pause; cut the rate only when the provider refuses again.</b> A 429 or 503 says the
+ * provider is overloaded now. {@link #throttled} always pauses: no slot starts before
+ * {@code now + Retry-After} (the latest pause wins). A single 429 costs no more than that: the
+ * provider said how long to stay away, and a strict provider refuses a call that came a moment
+ * early (timing jitter) as readily as one from a rate that is too high. Only a repeat is evidence
+ * that the rate itself is too high: a 429 to a call claimed at or after the previous pause ended,
+ * while that end is less than {@code recovery} ago. Such a 429 halves the effective rate (to at
+ * least {@code minRateFactor} of the configured one) and records the time of the cut. The calls in
+ * flight when a 429 arrives were claimed before its pause ended, so their 429s (often a dozen,
+ * arriving together) pause but never cut. At 50/s: a 429 at t with Retry-After 1 s pauses until
+ * t + 1 s and leaves the rate at 50/s; five more from calls claimed before t + 1 s change nothing;
+ * a 429 at t + 3 s to a call claimed at t + 2 s cuts to 25/s (interval 40 ms), and one to a call
+ * claimed after that second pause cuts to 12.5/s. Slots already granted keep their times; the next
+ * slot is a full new interval after the last one, because the interval is looked up when a claim
+ * is made, not stored.
  *
  * <p><b>Gradual recovery.</b> After a cut to {@code cf} at {@code cutAt} the factor climbs in a
  * straight line back to 1 over {@code recovery}, however deep the cut:
@@ -68,10 +84,25 @@ package io.sluice.dispatcher.leak;
  * the same order as the script, so the two agree to the last bit.
  */
 public final class LeakMath {
-  private final LeakConfig config;
+  /** Whether the state can be lost between decisions, which decides what a missing last slot means. */
+  public enum Memory {
+    /** In process: a missing last slot means none was granted yet. */
+    KEPT,
+    /** In Redis (and its mirror): a missing last slot may have been lost up to a lookahead ahead. */
+    LOSABLE
+  }
 
+  private final LeakConfig config;
+  private final Memory memory;
+
+  /** The leak of a state kept in process ({@link Memory#KEPT}). */
   public LeakMath(LeakConfig config) {
+    this(config, Memory.KEPT);
+  }
+
+  public LeakMath(LeakConfig config, Memory memory) {
     this.config = config;
+    this.memory = memory;
   }
 
   /** A claim's answer and the state the bucket holds after it. */
@@ -101,15 +132,19 @@ public final class LeakMath {
     double factor = factorAt(state, now);
     long interval = intervalMicros(ratePerSecond, factor);
 
+    long last = state.lastSlotMicros();
+    if (last == LeakState.NEVER && memory == Memory.LOSABLE) {
+      // A lost last slot lay at most one lookahead ahead (see the class comment).
+      last = now + lookaheadMicros;
+    }
     long first = now;
-    if (state.lastSlotMicros() != LeakState.NEVER) {
-      first = Math.max(first, state.lastSlotMicros() + interval);
+    if (last != LeakState.NEVER) {
+      first = Math.max(first, last + interval);
     }
     first = Math.max(first, state.pausedUntilMicros());
     long horizon = now + lookaheadMicros;
 
     int granted = 0;
-    long last = state.lastSlotMicros();
     if (first <= horizon) {
       // (horizon - first) >= 0, so long division is floor, as math.floor(a / b) is in Lua for
       // integers this small (a / b is never within 2^-53 of the next integer up).
@@ -124,8 +159,9 @@ public final class LeakMath {
   }
 
   /**
-   * Records a 429/503: pauses until {@code now + retryAfterMillis} and halves the rate (to at least
-   * {@link LeakConfig#minRateFactor()}), unless the throttled call started before the last cut.
+   * Records a 429/503: pauses until {@code now + retryAfterMillis}, and halves the rate (to at least
+   * {@link LeakConfig#minRateFactor()}) only for a repeat: a call claimed at or after the previous
+   * pause ended, less than {@code recovery} ago.
    *
    * @param ratePerSecond   unused by the decision (the factor is a ratio); taken so that every
    *                        implementation may size the state's lifetime
@@ -139,11 +175,13 @@ public final class LeakMath {
       throw new IllegalArgumentException("retryAfter must not be negative, not " + retryAfterMillis);
     }
     long now = Math.max(nowMicros, state.clockMicros());
-    long pausedUntil = Math.max(state.pausedUntilMicros(), now + retryAfterMillis * 1000);
+    long pause = state.pausedUntilMicros();
+    boolean cut = pause != LeakState.NEVER && startedAtMicros >= pause
+        && now - pause < config.recoveryMicros();
+    long pausedUntil = Math.max(pause, now + retryAfterMillis * 1000);
     double factor = factorAt(state, now);
     double cutFactor = state.cutFactor();
     long cutAt = state.cutAtMicros();
-    boolean cut = cutAt == LeakState.NEVER || startedAtMicros >= cutAt;
     if (cut) {
       cutFactor = Math.max(config.minRateFactor(), factor * 0.5);
       cutAt = now;

@@ -24,10 +24,11 @@ public interface LeakyBucket {
 
   /**
    * Tells the bucket the provider answered 429 or 503: no slot starts before
-   * {@code now + retryAfterMillis}, and the rate is cut multiplicatively, at most once per episode
-   * (a cut is ignored for calls that started before the last cut: they were sent at the old rate).
+   * {@code now + retryAfterMillis}. The rate is cut multiplicatively only for a repeat: a call
+   * claimed at or after the previous pause ended, less than the recovery ago. A single 429 costs
+   * no more than the pause it asked for (see {@link LeakMath}).
    *
-   * @param startedAtMicros when the throttled call's slot began, on the bucket's clock
+   * @param startedAtMicros when the throttled call's slot was claimed, on the bucket's clock
    */
   default CompletionStage<Void> throttled(String provider, double ratePerSecond, long retryAfterMillis,
       long startedAtMicros) {
@@ -38,9 +39,9 @@ public interface LeakyBucket {
    * {@link #throttled}, saying what it did: whether the rate was cut, the factor now in force and
    * until when calls are paused (for logs and metrics).
    *
-   * <p>{@code startedAtMicros}: a slot's time works, but the {@link SlotClaim#nowMicros()} of the
-   * claim that granted it is better: slots claimed before a cut were spaced at the old rate even
-   * when they start (within the lookahead) after it, so their 429s should not cut again.
+   * <p>{@code startedAtMicros}: the {@link SlotClaim#nowMicros()} of the claim that granted the
+   * call's slot: a slot claimed before a pause ended may start (within the lookahead) after it,
+   * and its 429 is then one more piece of the same evidence, not a repeat.
    */
   CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond, long retryAfterMillis,
       long startedAtMicros);

@@ -24,12 +24,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * A local HTTP provider for the demo and the tests: it enforces its own rate limit, the way a
  * partner API does, and answers 429 with {@code Retry-After} beyond it, counting every call.
  *
- * <p>The limit is a token bucket of {@code burst} calls refilled at {@code rate}: equivalent to a
- * GCRA with a tolerance of {@code (burst - 1) / rate}, so a client that spaces its calls
- * {@code 1/rate} apart never sees a 429 as long as its timing jitter stays under that tolerance
- * (a burst of 2 tolerates one full interval of jitter). It can also answer slowly (to stand for a
- * provider whose calls take seconds) and follow a script of answers (e.g. "the next call gets
- * 429 with Retry-After: 2").
+ * <p>By default the limit is strict ({@link #start(int, Duration)}): at most L calls in ANY
+ * sliding second, judged on arrival times, with no burst tolerance: the strictest limit a partner
+ * publishes as "L per second", and the one Sluice must meet at 0.96 L. A test about bursts may opt
+ * into tolerance explicitly (the three-argument {@code start}, naming a burst): a token bucket of
+ * {@code burst} calls refilled at {@code rate}, a GCRA with a tolerance of
+ * {@code (burst - 1) / rate}. It can also answer slowly (to stand for a provider whose calls take seconds) and follow a script of answers
+ * (e.g. "the next call gets 429 with Retry-After: 2").
  *
  * <p>Every call is recorded with its arrival time, path, idempotency key and the status it got, so
  * tests can check spacing, fairness and headers from the provider's side of the wire.
@@ -47,7 +48,9 @@ public final class MockProvider implements AutoCloseable {
   private final ExecutorService handlers;
   private final ScheduledExecutorService delays;
   private final double ratePerSecond;
+  /** Token bucket capacity when tolerant; 0 when strict (the sliding window decides). */
   private final double burst;
+  private final SlidingWindowLimit window;
   private final List<Call> calls = new ArrayList<>();
   private final ArrayDeque<Answer> script = new ArrayDeque<>();
   private final Map<String, Answer> byPath = new java.util.concurrent.ConcurrentHashMap<>();
@@ -70,6 +73,8 @@ public final class MockProvider implements AutoCloseable {
     this.server = server;
     this.ratePerSecond = ratePerSecond;
     this.burst = burst;
+    this.window = burst > 0 ? null
+        : new SlidingWindowLimit((int) ratePerSecond, TimeUnit.SECONDS.toNanos(1));
     this.tokens = burst;
     this.refilledAt = System.nanoTime();
     this.latencyMillis = latency.toMillis();
@@ -81,19 +86,75 @@ public final class MockProvider implements AutoCloseable {
   }
 
   /**
-   * Starts a provider on a free port of the loopback interface.
+   * Starts a strict provider on a free port of the loopback interface: at most
+   * {@code callsPerSecond} calls in any sliding second, no burst tolerance.
+   *
+   * @param latency how long each answer takes
+   */
+  public static MockProvider start(int callsPerSecond, Duration latency) {
+    if (callsPerSecond < 1) {
+      throw new IllegalArgumentException("a limit of at least 1 call a second, not " + callsPerSecond);
+    }
+    return listen(callsPerSecond, 0, latency);
+  }
+
+  /**
+   * Starts a provider that tolerates bursts, by explicit choice: a token bucket.
    *
    * @param ratePerSecond its own limit
    * @param burst         calls it accepts at once (token bucket capacity), at least 1
    * @param latency       how long each answer takes
    */
   public static MockProvider start(double ratePerSecond, double burst, Duration latency) {
+    return listen(ratePerSecond, Math.max(1, burst), latency);
+  }
+
+  private static MockProvider listen(double ratePerSecond, double burst, Duration latency) {
     try {
       HttpServer server = HttpServer.create(
           new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
-      return new MockProvider(server, ratePerSecond, Math.max(1, burst), latency);
+      return new MockProvider(server, ratePerSecond, burst, latency);
     } catch (IOException e) {
       throw new IllegalStateException("mock provider: could not listen on a free port", e);
+    }
+  }
+
+  /**
+   * Runs a strict provider in a process of its own, so that the judge of arrival times shares no
+   * JVM (no collector pauses, no safepoints) with the dispatchers it judges. Argument: calls per
+   * second. Prints {@code url <url>}; for each line {@code count} on standard input prints the
+   * number of calls so far; for each line {@code calls}, one line per call so far,
+   * {@code <atNanos> <status> <idempotencyKey>}, then {@code end}; for {@code next <status>
+   * <retryAfter>}, scripts the next call's answer and prints {@code ok}; stops at the end of
+   * standard input. {@code atNanos} is {@code System.nanoTime()}, which on Linux reads
+   * CLOCK_MONOTONIC and so compares across the processes of one machine.
+   */
+  public static void main(String[] args) throws IOException {
+    try (MockProvider mock = start(Integer.parseInt(args[0]), Duration.ZERO);
+         java.io.BufferedReader in = new java.io.BufferedReader(
+             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
+      java.io.PrintStream out = System.out;
+      out.println("url " + mock.url());
+      out.flush();
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        String[] words = line.trim().split(" ");
+        if (words[0].equals("next") && words.length == 3) {
+          mock.answerNext(1, new Answer(Integer.parseInt(words[1]), words[2]));
+          out.println("ok");
+          out.flush();
+        } else if (line.trim().equals("count")) {
+          out.println(mock.callCount());
+          out.flush();
+        } else if (line.trim().equals("calls")) {
+          StringBuilder dump = new StringBuilder();
+          for (Call c : mock.calls()) {
+            dump.append(c.atNanos()).append(' ').append(c.status()).append(' ')
+                .append(c.idempotencyKey()).append('\n');
+          }
+          out.print(dump.append("end\n"));
+          out.flush();
+        }
+      }
     }
   }
 
@@ -126,6 +187,9 @@ public final class MockProvider implements AutoCloseable {
     tooMany.set(0);
     tokens = burst;
     refilledAt = System.nanoTime();
+    if (window != null) {
+      window.clear();
+    }
   }
 
   /** Every call so far, in arrival order. */
@@ -176,8 +240,11 @@ public final class MockProvider implements AutoCloseable {
     }
   }
 
-  /** Token bucket: refill, then take one if there is one. Caller holds the monitor. */
+  /** The provider's own limit. Caller holds the monitor. */
   private boolean admit(long nowNanos) {
+    if (window != null) {
+      return window.admit(nowNanos);
+    }
     double elapsed = (nowNanos - refilledAt) / 1e9;
     tokens = Math.min(burst, tokens + elapsed * ratePerSecond);
     refilledAt = nowNanos;
@@ -191,7 +258,7 @@ public final class MockProvider implements AutoCloseable {
   /** A 429 whose Retry-After (whole seconds, rounded up) says when a token will be there. */
   private Answer limited(long nowNanos) {
     tooMany.incrementAndGet();
-    double wait = (1 - tokens) / ratePerSecond;
+    double wait = window != null ? window.waitNanos(nowNanos) / 1e9 : (1 - tokens) / ratePerSecond;
     return new Answer(429, String.valueOf((long) Math.ceil(wait)));
   }
 

@@ -14,35 +14,41 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Invariant 2, steady leak: two dispatcher instances share one provider's leak through Redis, so
- * together they start at most {@code rate * T + 1} calls in any window {@code T}, keep the
- * provider busy at its rate while there is a backlog, and never earn a 429 from a provider that
- * enforces exactly that rate.
+ * Invariant 2 at a strict provider: one that allows L = 25 calls in ANY sliding second and
+ * tolerates no burst at all, judged on the arrival times it sees. Sluice runs at 0.96 L = 24/s
+ * from two dispatcher instances (each with its own HTTP client, Redis connection and Kafka
+ * clients; nothing warmed up beforehand), and one of them is restarted mid-run. The provider must
+ * answer no 429 from its first second on, including right after start and right after the restart,
+ * and the calls must reach it at the configured rate (within 2%) while there is a backlog.
+ *
+ * <p>The provider runs as a separate process (a {@link MockProvider} in its own JVM), as it
+ * would in production: a collector pause of the test JVM must not stand in for network jitter.
+ *
+ * <p>Why 0.96 L is enough and no more: at 24/s slots are 41.667 ms apart, so any 25 consecutive
+ * calls span 24 intervals = 1000.008 ms on the leak's clock: a 26th call inside one second needs
+ * 41.7 ms of compression between slot and arrival, summed over the timer, the hand-off to the
+ * HTTP client and the loopback transit.
  */
 @ExtendWith(RealServers.class)
 class LeakPrecisionIT {
-  private static final double RATE = 50;
-  private static final int EVENTS = 400;
+  private static final int LIMIT = 25;
+  private static final double RATE = 24;
+  private static final int BEFORE_RESTART = 360;
+  private static final int CALLS = 720;
 
   @Test
-  @DisplayName("two dispatchers at a 50/s provider: <= rate*T+1 per window, >= 95% of rate, no 429")
-  void twoInstancesShareOneLeak(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    // Burst 10: the provider tolerates 180 ms of jitter between our starting a call and its
-    // arrival, as real rate limits do; on 2 busy cores the loopback HTTP transit alone reaches
-    // 150 ms at times (measured, printed below). What the dispatcher controls, when calls start,
-    // is held to the exact bound below.
-    try (MockProvider mock = MockProvider.start(RATE, 10, Duration.ZERO)) {
+  @DisplayName("two dispatchers at 0.96 L of a strict provider, one restarted: no 429, rate within 2%")
+  void twoInstancesAtAStrictProvider(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
+    // The provider runs in a JVM of its own: its view of arrival times is the judge, and must not
+    // pause with the JVM that runs the broker and the dispatchers.
+    try (ProviderProcess mock = ProviderProcess.strict(LIMIT)) {
       String provider = Providers.uniqueName("leak");
       SluiceConfig config = Pipeline.config("""
           ladder: [1s, 5s]
@@ -51,72 +57,87 @@ class LeakPrecisionIT {
           providers:
             %s:
               url: %s
-              rate: 50/s
+              rate: 24/s
               maxInFlight: 16
               timeout: 5s
               quotas: { std: { capacity: 10, refill: 1/s } }
           """.formatted(provider, mock.url()), kafka, redis.uri());
       Topics topics = Pipeline.createTopics(config, kafka, 4);
-      Providers.warmUp(config, provider, mock);
-      List<AutoCloseable> closing = new ArrayList<>();
+      List<Ready> events = new ArrayList<>();
+      for (int i = 0; i < CALLS + 200; i++) {
+        events.add(new Ready("e" + i, "tenant-" + (i % 10), "std", provider));
+      }
+      // The whole backlog is there before the first dispatcher starts: backlogged from its first call.
+      Pipeline.produceReady(kafka, topics, events);
       // When each call started, as the dispatchers saw it (one JVM: one nanoTime clock).
       ConcurrentLinkedQueue<Long> started = new ConcurrentLinkedQueue<>();
-      ConcurrentLinkedQueue<Long> late = new ConcurrentLinkedQueue<>();
       DispatchListener starts = new DispatchListener() {
         @Override
         public void callStarted(String p, String tier, long slotMicros, long lateNanos) {
           started.add(System.nanoTime());
-          late.add(lateNanos);
         }
       };
-      // When each event's call was handed to the HTTP client, to report the transit time.
-      Map<String, Long> sentAt = new ConcurrentHashMap<>();
-      try (Running a = new Running(config, "dispatcher-a", Providers.timed(Providers.http(config), sentAt),
-              Providers.redisLeak(config, closing), starts);
-          Running b = new Running(config, "dispatcher-b", Providers.timed(Providers.http(config), sentAt),
-              Providers.redisLeak(config, closing), starts)) {
-        Pipeline.await("both dispatchers to own partitions", Duration.ofSeconds(30),
-            () -> a.dispatcher.assignedPartitions() > 0 && b.dispatcher.assignedPartitions() > 0);
-        List<Ready> events = new ArrayList<>();
-        Set<String> ids = new HashSet<>();
-        for (int i = 0; i < EVENTS; i++) {
-          events.add(new Ready("e" + i, "tenant-" + (i % 10), "std", provider));
-          ids.add("e" + i);
+      List<AutoCloseable> closing = new ArrayList<>();
+      long restartedAt;
+      try (Running a = new Running(config, "dispatcher-a", Providers.http(config),
+          Providers.redisLeak(config, closing), starts)) {
+        Running b = new Running(config, "dispatcher-b", Providers.http(config),
+            Providers.redisLeak(config, closing), starts);
+        try {
+          Pipeline.await(BEFORE_RESTART + " calls", Duration.ofSeconds(60),
+              () -> mock.callCount() >= BEFORE_RESTART);
+        } finally {
+          b.close();
         }
-        Pipeline.produceReady(kafka, topics, events);
-        Pipeline.await(EVENTS + " calls", Duration.ofSeconds(60),
-            () -> mock.callCount() >= EVENTS);
+        restartedAt = System.nanoTime();
+        try (Running b2 = new Running(config, "dispatcher-b2", Providers.http(config),
+            Providers.redisLeak(config, closing), starts)) {
+          Pipeline.await(CALLS + " calls", Duration.ofSeconds(90),
+              () -> mock.callCount() >= CALLS);
+        }
       } finally {
         for (AutoCloseable c : closing) {
           c.close();
         }
       }
 
-      long[] transit = mock.calls().stream()
-          .mapToLong(c -> c.atNanos() - sentAt.get(c.idempotencyKey())).sorted().toArray();
+      List<MockProvider.Call> calls = mock.calls();
+      long[] at = calls.stream().mapToLong(MockProvider.Call::atNanos).sorted().toArray();
+      long[] before = calls.stream().mapToLong(MockProvider.Call::atNanos)
+          .filter(t -> t < restartedAt).sorted().toArray();
       long[] begun = started.stream().mapToLong(Long::longValue).sorted().toArray();
-      long[] lates = late.stream().mapToLong(Long::longValue).sorted().toArray();
-      long[] at = mock.calls().stream().mapToLong(MockProvider.Call::atNanos).sorted().toArray();
-      int maxPerSecond = Providers.maxInAnyWindow(begun, Duration.ofSeconds(1));
-      int maxPer200ms = Providers.maxInAnyWindow(begun, Duration.ofMillis(200));
-      double seconds = (begun[begun.length - 1] - begun[0]) / 1e9;
-      double achieved = (begun.length - 1) / seconds;
-      System.out.printf("leak precision: %d calls in %.2f s by 2 instances = %.2f/s (%.1f%% of "
-              + "50/s); calls started in any 1 s window: max %d (bound 51), in any 200 ms: max %d "
-              + "(bound 11); start after slot due: p50 %.2f ms, p99 %.2f ms, max %.2f ms; at the "
-              + "provider: max %d in any 1 s, %d in any 200 ms, 429s %d; HTTP transit p50 %.2f ms, "
-              + "p99 %.2f ms, max %.2f ms%n",
-          begun.length, seconds, achieved, 100 * achieved / RATE, maxPerSecond, maxPer200ms,
-          lates[lates.length / 2] / 1e6, lates[lates.length * 99 / 100] / 1e6,
-          lates[lates.length - 1] / 1e6, Providers.maxInAnyWindow(at, Duration.ofSeconds(1)),
-          Providers.maxInAnyWindow(at, Duration.ofMillis(200)), mock.rateLimited(),
-          transit[transit.length / 2] / 1e6, transit[transit.length * 99 / 100] / 1e6,
-          transit[transit.length - 1] / 1e6);
-      assertEquals(EVENTS, at.length, "one call per event");
-      assertTrue(maxPerSecond <= RATE + 1, "calls in some 1 s window: " + maxPerSecond);
-      assertTrue(maxPer200ms <= RATE * 0.2 + 1, "calls in some 200 ms window: " + maxPer200ms);
-      assertTrue(achieved >= 0.95 * RATE, "achieved only " + achieved + "/s while backlogged");
-      assertEquals(0, mock.rateLimited(), "the provider never had to say 429");
+      int worstSecond = Providers.maxInAnyWindow(at, Duration.ofSeconds(1));
+      int worstStartSecond = Providers.maxInAnyWindow(begun, Duration.ofSeconds(1));
+      double achieved = (before.length - 1) / ((before[before.length - 1] - before[0]) / 1e9);
+      long tooMany = calls.stream().filter(c -> c.status() == 429).count();
+      System.out.printf("strict provider (L=%d/s, Sluice %.0f/s, 2 instances, one restarted): "
+              + "%d calls; worst 1 s window at the provider %d (limit %d), started in any 1 s %d; "
+              + "achieved before the restart %.2f/s = %.2f%% of configured; first 3 calls within "
+              + "%.1f ms; 429s %d%n",
+          LIMIT, RATE, at.length, worstSecond, LIMIT, worstStartSecond, achieved,
+          100 * achieved / RATE, (at[2] - at[0]) / 1e6, tooMany);
+      describe429s(calls, restartedAt);
+      assertEquals(0, tooMany, "the strict provider never had to say 429");
+      assertTrue(worstSecond <= LIMIT, "calls in some 1 s window: " + worstSecond);
+      assertTrue(Math.abs(achieved - RATE) <= 0.02 * RATE,
+          "achieved " + achieved + "/s while backlogged, configured " + RATE);
+    }
+  }
+
+  /** For each 429: when, and the gaps between the calls of the second before it. */
+  private static void describe429s(List<MockProvider.Call> calls, long restartedAt) {
+    long first = calls.get(0).atNanos();
+    for (int i = 0; i < calls.size(); i++) {
+      MockProvider.Call c = calls.get(i);
+      if (c.status() != 429) {
+        continue;
+      }
+      StringBuilder gaps = new StringBuilder();
+      for (int j = Math.max(1, i - 26); j <= i; j++) {
+        gaps.append(String.format(" %.1f", (calls.get(j).atNanos() - calls.get(j - 1).atNanos()) / 1e6));
+      }
+      System.out.printf("429 at %.3f s after the first call (%.3f s after the restart); gaps in ms before it:%s%n",
+          (c.atNanos() - first) / 1e9, (c.atNanos() - restartedAt) / 1e9, gaps);
     }
   }
 }

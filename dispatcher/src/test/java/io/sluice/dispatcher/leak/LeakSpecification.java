@@ -7,7 +7,8 @@ import java.util.List;
  * ({@link LeakMathTest}) and the Lua script on a real Redis ({@link LeakyBucketScriptIT}).
  *
  * <p>The leak: 1 call/s (one slot a second), a lookahead of 2.5 s, cuts no deeper than a quarter
- * of the rate, full recovery 100 s after a cut. Each step first moves time by
+ * of the rate, full recovery 100 s after a cut; its state can be lost ({@link LeakMath.Memory#LOSABLE},
+ * as in Redis). Each step first moves time by
  * {@code advanceMillis}, then claims or reports a 429. A 429's call started
  * {@code startedAgoMillis} before the step's time (the time of the step before, plus the advance).
  *
@@ -44,22 +45,29 @@ final class LeakSpecification {
   }
 
   static final List<Step> STEPS = List.of(
-      claim("a new leak grants its first slot now", 0, 1, 1, 0, 1),
+      claim("a missing key (new, or lost by Redis) may have granted a slot up to the lookahead ahead: "
+          + "none before one interval after that, retry in 1 s", 0, 1, 0, 1000, 1),
+      claim("four seconds on that slot is behind: a slot now", 4000, 1, 1, 0, 1),
       claim("of five wanted, two fit in the lookahead: at 1 s and 2 s", 0, 5, 2, 1000, 1),
       claim("the next slot, at 3 s, is beyond the lookahead: retry at 0.5 s", 0, 1, 0, 500, 1),
       claim("three seconds later three slots fit: now, +1 s, +2 s", 3000, 3, 3, 0, 1),
       claim("ten idle seconds save no burst: still one slot a second", 10_000, 5, 3, 0, 1),
-      throttled("a 429 with Retry-After 20 s pauses the leak and halves the rate", 0, 20_000, 0, true, 20_000, 0.5),
-      throttled("a 429 from a call sent before the cut does not cut again", 0, 10_000, 1000, false, 20_000, 0.5),
-      claim("no slot inside the pause: retry 2.5 s before it ends", 0, 1, 0, 17_500, 0.5),
-      claim("18 s into the recovery: factor 0.59, the first slot when the pause ends", 18_000, 3, 1, 2000, 0.59),
-      throttled("ten seconds on, a 429 from a call sent after the cut halves the recovered 0.64", 10_000, 0, 8000, true, 0, 0.32),
-      throttled("its companions, sent before this new cut, do not", 0, 0, 8000, false, 0, 0.32),
-      throttled("a call sent after it cuts again, to the floor 0.25 (not 0.16)", 0, 0, 0, true, 0, 0.25),
+      throttled("a 429 with Retry-After 20 s pauses the leak; a first 429 does not cut the rate", 0, 20_000, 0,
+          false, 20_000, 1),
+      throttled("a 429 from a call claimed before that pause ends neither cuts nor shortens it", 0, 10_000, 1000,
+          false, 20_000, 1),
+      claim("no slot inside the pause: retry 2.5 s before it ends", 0, 1, 0, 17_500, 1),
+      claim("18 s on, the first slot when the pause ends, at the configured rate", 18_000, 3, 1, 2000, 1),
+      throttled("ten seconds on, a 429 to a call claimed 1 s after the pause ended: a repeat, it halves the rate",
+          10_000, 0, 7000, true, 0, 0.5),
+      throttled("its companions, claimed before this new pause ended, do not", 0, 0, 8000, false, 0, 0.5),
+      throttled("a call claimed after it cuts again, to the floor 0.25", 0, 0, 0, true, 0, 0.25),
+      throttled("and again: the floor holds (not 0.125)", 0, 0, 0, true, 0, 0.25),
       claim("at a quarter rate a slot now", 0, 1, 1, 0, 0.25),
       claim("and the next 4 s later, beyond the lookahead", 0, 1, 0, 1500, 0.25),
       claim("half way through the recovery: 0.625, slots 1.6 s apart", 50_000, 3, 2, 0, 0.625),
       claim("a full recovery later the configured rate again", 100_000, 3, 3, 0, 1),
+      throttled("a 429 long after the last pause ended is a first one again: no cut", 0, 0, 0, false, 0, 1),
       claim("the clock stepping back 5 s decides as of the latest time seen", -5000, 1, 0, 500, 1));
 
   private LeakSpecification() {}

@@ -109,17 +109,43 @@ class LeakyBucketScriptIT {
   }
 
   @Test
-  @DisplayName("expires the key a second after its next slot, while a pause or a recovery does not")
+  @DisplayName("expires the key an hour after its next slot, a pause or a recovery has passed")
   void shouldExpireTheKeyOnceItStopsMattering() throws Exception {
     String provider = uniqueProvider("ttl");
     String key = RedisLeakyBucket.redisKey(provider);
     await(leak.claim(provider, 1, 1, 0));
+    long hour = 3_600_000;
     long afterClaim = redis.pttl(key);
-    assertTrue(afterClaim > 1_500 && afterClaim <= 2_000, "next slot in 1 s, plus 1 s: " + afterClaim);
+    assertTrue(afterClaim > hour + 500 && afterClaim <= hour + 1_000,
+        "the held-back slot of a new key in 1 s, plus an hour: " + afterClaim);
 
     await(leak.throttle(provider, 1, 0, 0));
+    long now = Long.parseLong(redis.hget(key, "ts"));
+    await(leak.throttle(provider, 1, 0, now));
     long afterCut = redis.pttl(key);
-    assertTrue(afterCut > 100_500 && afterCut <= 101_000, "recovery 100 s, plus 1 s: " + afterCut);
+    assertTrue(afterCut > hour + 99_500 && afterCut <= hour + 100_000,
+        "a repeat 429 cut: recovery 100 s, plus an hour: " + afterCut);
+  }
+
+  @Test
+  @DisplayName("a key lost between claims (Redis restarted empty) holds its next slot past the lost one")
+  void shouldHoldBackAfterTheKeyIsLost() throws Exception {
+    String provider = uniqueProvider("wiped");
+    String key = RedisLeakyBucket.redisKey(provider);
+    long lookahead = 2_000_000;
+    List<String> time = redis.time();
+    long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    redis.hset(key, "last", Long.toString(now - 60_000_000));
+    SlotClaim before = await(leak.claim(provider, 1, 3, lookahead));
+    assertEquals(3, before.granted(), "now, +1 s and +2 s: the lookahead's end");
+    long lost = before.slotMicros(2);
+    redis.del(key);
+    SlotClaim after = await(leak.claim(provider, 1, 3, lookahead));
+    assertEquals(0, after.granted(), "nothing within the lookahead");
+    assertTrue(after.firstSlotMicros() >= lost + 1_000_000,
+        "the next slot is a full interval after the lost one: lost " + lost + ", " + after);
+    assertTrue(after.firstSlotMicros() >= after.nowMicros() + lookahead + 1_000_000,
+        "held back one lookahead and one interval: " + after);
   }
 
   @Test
@@ -200,7 +226,7 @@ class LeakyBucketScriptIT {
    */
   private static void runTable(RedisLeakyBucket bucket, RedisHashCommands<String, String> hash, String provider)
       throws Exception {
-    LeakMath math = new LeakMath(LeakSpecification.CONFIG);
+    LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
     LeakState mirror = LeakState.EMPTY;
     long moved = 0;
     long previousNow = 0;

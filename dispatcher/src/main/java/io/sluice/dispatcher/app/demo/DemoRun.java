@@ -59,10 +59,9 @@ public final class DemoRun {
         bootstrap = options.external().kafka().bootstrap();
         redisUri = options.external().redis().uri();
       }
-      // The provider's own limit is its rate with a burst of 10: like real APIs it tolerates some
-      // jitter between a call's start and its arrival (180 ms at 50/s; the loopback transit of
-      // a busy 2-core machine running a broker in the same JVM reaches 150 ms at times).
-      MockProvider mock = MockProvider.start(options.rate(), 10, Duration.ofMillis(20));
+      // A strict provider: at most L calls in any sliding second, no burst tolerance, with the
+      // leak at 0.96 L (see DemoScenario#providerLimit).
+      MockProvider mock = MockProvider.start(scenario.providerLimit(), Duration.ofMillis(20));
       servers.add(mock);
       String prefix = "demo-" + UUID.randomUUID().toString().substring(0, 8) + ".";
       SluiceConfig config = ConfigLoader.parse(
@@ -76,9 +75,10 @@ public final class DemoRun {
       try (SluiceApp app = SluiceApp.start(config, EnumSet.allOf(SluiceApp.Role.class), null,
           registry, 0)) {
         metrics = app.metrics();
-        out.printf("demo: Kafka %s, Redis %s, mock provider %s (%.0f calls/s, answers 429 "
-                + "beyond), /metrics and /health on http://localhost:%d%n", bootstrap, config.redis().redactedUri(),
-            mock.url(), options.rate(), app.httpPort());
+        out.printf("demo: Kafka %s, Redis %s, mock provider %s (at most %d calls in any second, "
+                + "no burst: answers 429 beyond; the leak at %.0f/s), /metrics and /health on "
+                + "http://localhost:%d%n", bootstrap, config.redis().redactedUri(), mock.url(),
+            scenario.providerLimit(), options.rate(), app.httpPort());
         out.printf("demo: %d tenants in 3 tiers (weights 8:4:1) for %d s; a burst of %d events "
                 + "at %d s; 5 malformed events%n", scenario.tenants().size(),
             options.duration().toSeconds(), Math.round(10 * options.rate()),

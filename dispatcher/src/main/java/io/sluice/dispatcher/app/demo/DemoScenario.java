@@ -21,7 +21,8 @@ import java.util.Map;
  * dispatcher's buffer, where weighted fair queueing shares the provider 8:4:1; free tenants
  * exceed theirs and the gate defers them through the ladder with an exact wait.
  *
- * @param rate     the provider's leak rate (and its own limit), calls per second
+ * @param rate     the provider's leak rate, calls per second (its own limit is
+ *                 {@link #providerLimit()})
  * @param duration how long the load generator produces
  */
 public record DemoScenario(double rate, Duration duration) {
@@ -37,6 +38,16 @@ public record DemoScenario(double rate, Duration duration) {
     t.put("pro", 10);
     t.put("free", 15);
     return t;
+  }
+
+  /**
+   * The provider's own limit: calls in any sliding second, with no burst tolerance, the smallest
+   * of which the leak rate is at most 0.96 (53 for 50/s). A strict provider judges arrivals, so
+   * the leak needs a call's worth of room for the jitter between a slot and the call's arrival
+   * (the timer, the hand-off to the HTTP client, loopback transit on a busy machine).
+   */
+  public int providerLimit() {
+    return (int) Math.ceil(rate / 0.96);
   }
 
   /** Every tenant id with its tier, in a stable order. */
