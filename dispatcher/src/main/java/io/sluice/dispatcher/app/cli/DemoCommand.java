@@ -26,7 +26,7 @@ final class DemoCommand implements Callable<Integer> {
   long durationSeconds;
 
   @Option(names = "--rate", defaultValue = "50", paramLabel = "PER_SECOND",
-      description = "The provider's rate limit and leak rate (default: ${DEFAULT-VALUE}).")
+      description = "The leak rate; the mock provider allows ceil(rate / 0.96) calls in any second (default: ${DEFAULT-VALUE}).")
   double rate;
 
   @Option(names = "--report-html", defaultValue = "sluice-demo-report.html", paramLabel = "FILE",
