@@ -32,11 +32,14 @@ public final class Gate implements AutoCloseable {
   private final RedisConnection redis;
   private final LettuceTokenBucketStore store;
   private final KafkaStreams streams;
+  private final RedisCircuit circuit;
 
-  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams) {
+  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams,
+      RedisCircuit circuit) {
     this.redis = redis;
     this.store = store;
     this.streams = streams;
+    this.circuit = circuit;
   }
 
   /**
@@ -47,13 +50,9 @@ public final class Gate implements AutoCloseable {
   public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
     RedisConnection redis = RedisConnection.open(config.redis());
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
-    RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> {
-      if (state == RedisCircuit.State.OPEN) {
-        LOG.warn("gate: Redis gives no decisions; each provider's onRedisDown policy applies until it is back");
-      } else if (state == RedisCircuit.State.CLOSED) {
-        LOG.warn("gate: Redis answers again; limits are enforced in Redis");
-      }
-    });
+    // Logs its transitions itself, once each.
+    RedisCircuit circuit = new RedisCircuit("gate", 250, 10_000,
+        RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     KafkaStreams[] self = new KafkaStreams[1];
     GateWiring wiring = new GateWiring(
         config, store, circuit,
@@ -66,7 +65,7 @@ public final class Gate implements AutoCloseable {
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, store, streams);
+    return new Gate(redis, store, streams, circuit);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -97,6 +96,11 @@ public final class Gate implements AutoCloseable {
 
   public KafkaStreams streams() {
     return streams;
+  }
+
+  /** The circuit in front of Redis, for {@code /health}. */
+  public RedisCircuit circuit() {
+    return circuit;
   }
 
   /** Redis script calls made by this instance. */
