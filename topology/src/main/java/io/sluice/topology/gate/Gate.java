@@ -54,11 +54,15 @@ public final class Gate implements AutoCloseable {
     RedisCircuit circuit = new RedisCircuit("gate", 250, 10_000,
         RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     KafkaStreams[] self = new KafkaStreams[1];
+    // The local share is 1 / the instances in Streams metadata, which lists them only when each
+    // sets application.server: a unique placeholder, unless the caller gives an endpoint.
     GateWiring wiring = new GateWiring(
         config, store, circuit,
-        () -> 1.0 / Math.max(1, self[0] == null ? 1 : self[0].metadataForAllStreamsClients().size()),
+        () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
         Clock.systemUTC(), System::nanoTime, listener);
-    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, overrides));
+    Map<String, Object> named = new HashMap<>(overrides);
+    named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
+    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));
     self[0] = streams;
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("gate: stream thread failed; replacing it", e);
@@ -101,6 +105,11 @@ public final class Gate implements AutoCloseable {
   /** The circuit in front of Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return circuit;
+  }
+
+  /** This instance's share of each quota under the {@code local} onRedisDown policy. */
+  public double localShare() {
+    return GateInstances.share(streams);
   }
 
   /** Redis script calls made by this instance. */
