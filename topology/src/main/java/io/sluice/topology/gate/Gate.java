@@ -50,6 +50,13 @@ public final class Gate implements AutoCloseable {
   public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
     RedisConnection redis = RedisConnection.open(config.redis());
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
+    // Where no slot marker is yet, this is a first use of Redis: nothing was lost (token_bucket.lua).
+    try {
+      store.markSlotsIntact().toCompletableFuture().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+    } catch (RuntimeException e) {
+      redis.close();
+      throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);
+    }
     // Logs its transitions itself, once each.
     RedisCircuit circuit = new RedisCircuit("gate", 250, 10_000,
         RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
