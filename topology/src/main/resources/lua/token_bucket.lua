@@ -69,14 +69,17 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   reservations. The script cannot tell the two apart from the bucket, so each cluster slot has a
   marker with no TTL: "0" (set where missing when a gate starts) means nothing was lost; missing
   means the slot's data was lost, and the script stores the time it found that out ("lost").
-  Reservations reach at most a horizon ahead, and their units fall due 1/refill apart, so at a
-  time now after a loss at most (lost + horizon - now) * refill lost units are still ahead: a
-  bucket Redis does not have starts at capacity minus that many (possibly negative: new events
-  are reserved behind them). That is exactly a bucket that held a full horizon of reservations
-  at the loss, so admissions stay within capacity + refill * T across the loss. After one
-  horizon a missing bucket is full again. Not detected, see the README: data that comes back
-  older rather than lost (from a snapshot, or a lagging replica) keeps its marker, and so does a
-  slot whose buckets alone were evicted (run Redis with maxmemory-policy noeviction).
+  A bucket lost at that time held at least -(refill * horizon): reservations reach at most a
+  horizon ahead (a ticket holder's late return aside, see the README). So a bucket Redis does not
+  have starts as the worst the lost one could have been: empty with a full horizon of
+  reservations at the loss, refilled since, min(capacity, (now - lost - horizon) * refill). Every
+  admission then, lost or new, is one a single bucket of the configured size could have made:
+  admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
+  horizon would not be enough: the lost bucket may have spent its capacity just before.) One
+  horizon plus the time to refill after a loss, a missing bucket is full again.
+  Not detected (see the README): data that comes back older rather than lost (from a snapshot,
+  or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
+  (run Redis with maxmemory-policy noeviction).
 
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 KEYS[2]   the marker of that slot, sluice:v1:{~tag}:marker (SlotMarkers: a tag of the same slot)
@@ -157,11 +160,11 @@ end
 if level == nil or ts == nil then
   level = capacity
   ts = now
-  -- Within a horizon of a loss, a bucket Redis does not have may have lost reservations whose
-  -- events wait paid in the ladder: at most a full horizon of them, due by lost + horizon. It
-  -- starts as if it held them (see "Lost data" above).
-  if lost > 0 and now < lost + horizon then
-    level = capacity - (lost + horizon - now) * refill / 1000000
+  -- After a loss, a bucket Redis does not have may have been empty with a horizon of
+  -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
+  -- (see "Lost data" above).
+  if lost > 0 then
+    level = math.min(capacity, (now - lost - horizon) * refill / 1000000)
   end
 end
 

@@ -129,10 +129,10 @@ final class TokenBucketSpecification {
       /* 33 */ lease("a lease of 3 units, all reserved (due +250, +350, +450 ms), held for 5 s", 0, 4, 1, 5000, 4, -0.5),
       /* 34 */ ask("reserved units do not lower the cap: 1.5 s on the bucket is full (not 10 - 3)", 1500, 1, 1, false, 1, 10, 0),
       // Redis loses the slot's data: paid reservations may still wait in the ladder.
-      /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts as if holding a full horizon of reservations (10 - 10)", Loss.SLOT, 0, 1, 1, 1, 0, 0),
-      /* 36 */ ask("cost 10 would be debt 11: a ticket in 100 ms", 0, 10, 10, false, 0, -1, 100),
-      /* 37 */ afterLoss("half a horizon after the loss, a bucket Redis lacks starts at 10 - 5", Loss.BUCKET, 500, 1, 1, 1, 5, 0),
-      /* 38 */ afterLoss("a horizon after the loss, a bucket Redis lacks is full again", Loss.BUCKET, 600, 1, 1, 1, 10, 0));
+      /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts empty under a full horizon of reservations (-10); one unit's turn is in 100 ms", Loss.SLOT, 0, 1, 1, 0, -10, 100),
+      /* 36 */ ask("half a second later it has refilled to -5: cost 3 fits in the horizon", 500, 3, 3, false, 3, -5, 0),
+      /* 37 */ afterLoss("a horizon after the loss, a bucket Redis lacks starts empty (0), not full", Loss.BUCKET, 500, 1, 1, 1, 0, 0),
+      /* 38 */ afterLoss("a horizon plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0));
 
   private TokenBucketSpecification() {}
 }
