@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
@@ -52,7 +53,7 @@ public final class Gate implements AutoCloseable {
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
     // Where no slot marker is yet, this is a first use of Redis: nothing was lost (token_bucket.lua).
     try {
-      store.markSlotsIntact().toCompletableFuture().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+      store.markSlotsIntact().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
     } catch (RuntimeException e) {
       redis.close();
       throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);

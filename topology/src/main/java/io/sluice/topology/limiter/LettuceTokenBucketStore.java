@@ -1,8 +1,11 @@
 package io.sluice.topology.limiter;
 
 import io.sluice.topology.redis.LuaScript;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -13,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Takes the scripting commands of either a standalone connection or a cluster connection:
  * Lettuce's cluster client routes EVALSHA by the slot of the first key, and EVAL (rather than
  * SCRIPT LOAD, which could land on another node) puts the script on exactly the node that lacked
- * it.
+ * it. The script's keys are the bucket and its slot's marker ({@link SlotMarkers}), one slot.
  */
 public final class LettuceTokenBucketStore implements TokenBucketStore {
   private final RedisScriptingAsyncCommands<String, String> commands;
@@ -51,12 +54,14 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
    * without its marker later (Redis lost its data under running gates) is the script's to handle.
    */
   public CompletionStage<Void> markSlotsIntact() {
-    java.util.List<java.util.concurrent.CompletableFuture<Object>> sets = new java.util.ArrayList<>();
+    List<CompletableFuture<Object>> sets = new ArrayList<>();
     for (String marker : SlotMarkers.all()) {
-      sets.add(commands.<Object>eval(MARK_INTACT, io.lettuce.core.ScriptOutputType.STATUS, new String[] {marker})
+      // A script rather than SET NX: these are the only commands the store is given, and a
+      // cluster connection routes it by the marker's slot.
+      sets.add(commands.<Object>eval(MARK_INTACT, ScriptOutputType.STATUS, new String[] {marker})
           .toCompletableFuture());
     }
-    return java.util.concurrent.CompletableFuture.allOf(sets.toArray(new java.util.concurrent.CompletableFuture[0]));
+    return CompletableFuture.allOf(sets.toArray(new CompletableFuture[0]));
   }
 
   private static final String MARK_INTACT = "redis.call('SET', KEYS[1], '0', 'NX') return 'OK'";
