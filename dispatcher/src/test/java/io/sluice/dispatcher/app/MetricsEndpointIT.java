@@ -161,6 +161,9 @@ class MetricsEndpointIT {
     for (String role : List.of("gate", "relay", "dispatcher")) {
       assertTrue(body.path("roles").has(role), "no role " + role + " in " + health.body());
     }
+    for (String circuit : List.of("gateRedisCircuit", "dispatcherRedisCircuit")) {
+      assertTrue(body.path(circuit).path("reachable").asBoolean(), "circuit closed: " + health.body());
+    }
   }
 
   private static HttpResponse<String> get(String path) throws Exception {
