@@ -13,11 +13,9 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.config.TierConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
-import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +39,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -69,7 +68,13 @@ import org.slf4j.LoggerFactory;
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
   private static final Duration POLL = Duration.ofMillis(100);
-  private static final long COMMIT_EVERY_MILLIS = 200;
+  /**
+   * How often settled offsets are committed. A crash calls again what settled since the last
+   * commit (the commit's metadata covers everything before it): at 100 ms, a tenth of a second of
+   * calls, 20 at 200 calls/s. A commit is one small request to the group coordinator.
+   */
+  private static final long COMMIT_EVERY_MILLIS = 100;
+  private static final Duration COMMITTED_TIMEOUT = Duration.ofSeconds(10);
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -86,6 +91,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final int maxUnsettled;
+  private final ReadyRecordCheck check;
+  /**
+   * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
+   * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
+   * nothing: then commits carry no metadata and a crash replays as it did before.
+   */
+  private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
+  /** Records skipped because the previous owner's commit said they were settled. */
+  private volatile long skipped;
   private volatile boolean abrupt;
   private volatile boolean consuming;
   private volatile int assigned;
@@ -139,6 +153,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
     this.maxUnsettled = 2 * buffers + 1000;
+    this.check = new ReadyRecordCheck(config);
   }
 
   @Override
@@ -188,6 +203,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     return assigned;
   }
 
+  /** Records not called again because the previous owner's last commit said they were settled. */
+  public long skippedAsSettled() {
+    return skipped;
+  }
+
   /** True while the consumer loop runs. */
   public boolean isRunning() {
     return consuming;
@@ -220,24 +240,36 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
-    assignment.offsets().track(record.offset());
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    int attempts = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0);
-    Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null);
-    WorkEvent event;
-    try {
-      event = Json.reader().readValue(record.value(), WorkEvent.class);
-    } catch (IOException | RuntimeException e) {
-      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
-          record.key(), record.value(), headers, null, null, attempts, firstSeen);
-      deadNow(broken, Reason.INVALID, "not a work event on " + tp.topic() + ": " + e.getMessage());
+    OffsetTracker offsets = assignment.offsets();
+    offsets.track(record.offset());
+    if (offsets.settledBefore(record.offset())) {
+      // The previous owner settled it after its last committed offset and said so in the
+      // commit's metadata: calling it again would be a duplicate.
+      offsets.settle(record.offset());
+      skipped++;
+      dirty = true;
       return;
     }
-    String tier = HeaderValues.last(headers, HeaderNames.TIER)
-        .or(() -> config.tierOf(event.tenant()))
-        .orElse("");
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    ReadyRecordCheck.Verdict verdict;
+    try {
+      verdict = check.check(record.value(), headers);
+    } catch (RuntimeException e) {
+      // Whatever a malformed record throws, the consumer thread must live on.
+      verdict = new ReadyRecordCheck.Reject(Reason.INVALID, "not a work event: " + e);
+    }
+    if (verdict instanceof ReadyRecordCheck.Reject reject) {
+      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
+          record.key(), record.value(), headers, null, null,
+          HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
+          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
+      deadNow(broken, reject.reason(), reject.detail() + " (read from " + broken.source() + ")");
+      return;
+    }
+    ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
+    WorkEvent event = ok.event();
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
-        record.key(), record.value(), headers, event, tier, attempts, firstSeen);
+        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
     if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
       deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
       return;
@@ -327,10 +359,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       return;
     }
     if (now) {
-      consumer.commitSync(offsets);
+      try {
+        consumer.commitSync(offsets);
+      } catch (OffsetMetadataTooLarge e) {
+        metadataTooLarge(e);
+        consumer.commitSync(committable(assignments.keySet()));
+      }
     } else {
       consumer.commitAsync(offsets, (o, error) -> {
-        if (error != null) {
+        if (error instanceof OffsetMetadataTooLarge e) {
+          metadataTooLarge(e);
+          dirty = true; // commit again soon, with less metadata
+        } else if (error != null) {
           LOG.warn("dispatcher: commit failed ({}); a later commit covers it", error.toString());
         }
       });
@@ -344,11 +384,20 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (a != null) {
         OptionalLong next = a.offsets().committable();
         if (next.isPresent()) {
-          offsets.put(tp, new OffsetAndMetadata(next.getAsLong()));
+          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(), SettledOffsetsCodec.encode(
+              next.getAsLong(), a.offsets().settledAhead(), metadataBudget)));
         }
       }
     }
     return offsets;
+  }
+
+  /** The broker keeps less metadata than we sent: send half as much from now on. */
+  private void metadataTooLarge(OffsetMetadataTooLarge e) {
+    metadataBudget /= 2;
+    LOG.warn("dispatcher: the broker refused a commit's metadata as too large ({}); settled "
+        + "offsets beyond the commit are now recorded in at most {} bytes (offset.metadata.max.bytes "
+        + "on the broker is below the default)", e.getMessage(), metadataBudget);
   }
 
   /** Pauses reading while too much is unsettled in memory; resumes once it drains. */
@@ -433,10 +482,42 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
       for (TopicPartition tp : partitions) {
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker()));
+        OffsetAndMetadata last = committed.get(tp);
+        SettledOffsets inherited = last == null ? SettledOffsets.NONE
+            : SettledOffsetsCodec.decode(last.offset(), last.metadata());
+        if (inherited.intervals() > 0) {
+          LOG.info("dispatcher: {} from offset {}; the last owner settled {} records beyond it "
+              + "(up to {}), which are not called again", tp, last.offset(), inherited.count(),
+              inherited.end());
+        }
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited)));
       }
       assigned = assignments.size();
+    }
+
+    /**
+     * The partitions' last commits, with the metadata saying what was settled beyond them. Read
+     * here, before the first record of the partition is fetched. If the read fails, nothing is
+     * skipped: the records are called again, as they were before commits carried metadata.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> lastCommits(
+        Collection<TopicPartition> partitions) {
+      if (partitions.isEmpty()) {
+        return Map.of();
+      }
+      try {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            consumer.committed(Set.copyOf(partitions), COMMITTED_TIMEOUT);
+        return committed == null ? Map.of() : committed;
+      } catch (WakeupException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        LOG.warn("dispatcher: could not read the last commits of {} ({}); records settled beyond "
+            + "them are called again", partitions, e.toString());
+        return Map.of();
+      }
     }
 
     @Override
