@@ -92,6 +92,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final int maxUnsettled;
   private final ReadyRecordCheck check;
+  private final ByteBudget budget;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
    * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
@@ -154,6 +155,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // this many the consumer pauses until settlements catch up.
     this.maxUnsettled = 2 * buffers + 1000;
     this.check = new ReadyRecordCheck(config);
+    this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
   }
 
   @Override
@@ -263,6 +265,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           record.key(), record.value(), headers, null, null,
           HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
           HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
+      hold(broken);
       deadNow(broken, reject.reason(), reject.detail() + " (read from " + broken.source() + ")");
       return;
     }
@@ -270,6 +273,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     WorkEvent event = ok.event();
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
         record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
+    // Judged before this entry is counted: does its provider's share have room for it?
+    boolean fits = budget.admits(accountOf(entry), sizeOf(entry));
+    hold(entry);
     if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
       deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
       return;
@@ -281,7 +287,33 @@ public final class Dispatcher implements Runnable, AutoCloseable {
               + String.join(", ", lanes.keySet()) + ")");
       return;
     }
-    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted));
+    if (!fits) {
+      overflow(lane, entry, "provider " + lane.name() + " holds its share of "
+          + "dispatcher.bufferBytes");
+      return;
+    }
+    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted,
+        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
+            + " events)"));
+  }
+
+  /** Counts the entry's bytes against its provider's account until it settles (or is dropped). */
+  private void hold(DispatchEntry entry) {
+    budget.add(accountOf(entry), sizeOf(entry));
+  }
+
+  private void release(DispatchEntry entry) {
+    budget.release(accountOf(entry), sizeOf(entry));
+  }
+
+  private static long sizeOf(DispatchEntry entry) {
+    return ByteBudget.sizeOf(entry.key(), entry.value(), entry.headers());
+  }
+
+  /** The provider's account, or "" for records no lane holds (dead at once). */
+  private String accountOf(DispatchEntry entry) {
+    return entry.event() != null && lanes.containsKey(entry.event().provider())
+        ? entry.event().provider() : "";
   }
 
   /**
@@ -289,13 +321,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * back when the buffer has had time to drain ({@code bufferSize} over what the lane achieves,
    * at least the smallest step). Not an attempt: the provider never saw it.
    */
-  private void overflow(ProviderLane lane, DispatchEntry entry) {
+  private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
     long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
         / lane.drainPerSecond());
     long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
-    writer.defer(entry, Reason.OVERFLOW,
-        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
-            + " events); back in about " + wait + " ms", wait, entry.attempts());
+    writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
+        entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
   }
 
@@ -339,6 +370,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void applySettlements() {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
+      release(e); // settled, whichever assignment read it: its bytes are no longer held
       Assignment a = assignments.get(e.partition());
       if (a != null && a.generation() == e.generation()) {
         a.offsets().settle(e.offset());
@@ -400,16 +432,24 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         + "on the broker is below the default)", e.getMessage(), metadataBudget);
   }
 
-  /** Pauses reading while too much is unsettled in memory; resumes once it drains. */
+  /**
+   * Pauses reading while too much is unsettled in memory, in records or in bytes; resumes once it
+   * has drained to half. Each provider's own share of the bytes is enforced on arrival (overflow),
+   * so this pause binds only when writes to Kafka fall behind, which holds up every provider
+   * anyway.
+   */
   private void applyBackpressure() {
     int unsettled = 0;
     for (Assignment a : assignments.values()) {
       unsettled += a.offsets().unsettled();
     }
     Set<TopicPartition> paused = consumer.paused();
-    if (unsettled > maxUnsettled && paused.isEmpty()) {
+    boolean pause = paused.isEmpty()
+        ? unsettled > maxUnsettled || budget.shouldPause(false)
+        : unsettled > maxUnsettled / 2 || budget.shouldPause(true);
+    if (pause && paused.isEmpty()) {
       consumer.pause(assignments.keySet());
-    } else if (unsettled <= maxUnsettled / 2 && !paused.isEmpty()) {
+    } else if (!pause && !paused.isEmpty()) {
       consumer.resume(paused);
     }
   }
@@ -530,7 +570,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       partitions.forEach(assignments::remove);
       assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition()));
+        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
       }
     }
   }

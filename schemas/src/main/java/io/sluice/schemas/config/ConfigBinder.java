@@ -60,7 +60,8 @@ final class ConfigBinder {
                 "dispatcher"),
             duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
             number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
-            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher")));
+            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher"),
+            integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)));
   }
 
   private List<Duration> ladder(JsonNode node) {
