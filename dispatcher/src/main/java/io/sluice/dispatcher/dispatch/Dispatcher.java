@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -208,6 +209,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Records not called again because the previous owner's last commit said they were settled. */
   public long skippedAsSettled() {
     return skipped;
+  }
+
+  /**
+   * Empty while the dispatcher can do its work; else what it cannot cure by itself: a settlement
+   * Kafka refuses permanently (not authorised, a fatal producer error...). The dispatcher role
+   * reports unhealthy meanwhile.
+   */
+  public Optional<String> problem() {
+    return writer.problem();
   }
 
   /** True while the consumer loop runs. */
