@@ -27,6 +27,10 @@ public final class DispatcherClients {
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+    // Records fetched and not yet polled sit in the consumer, outside dispatcher.bufferBytes: keep
+    // them to a quarter of it (the default fetch.max.bytes, 50 MiB, would nearly double it).
+    c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
+        Math.max(1 << 20, config.dispatcher().bufferBytes() / 4));
     fastTakeover(c);
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
