@@ -49,14 +49,17 @@ public final class SettledOffsetsCodec {
     if (ahead.intervals() == 0 || maxChars <= PREFIX.length()) {
       return "";
     }
-    String all = encodeAll(committed, ahead);
+    // Each interval costs two varints, and zlib gains at most a few times on the patterns fair
+    // queueing leaves: more than 8 per character cannot fit, and would only cost CPU to try.
+    int cap = (int) Math.min(ahead.intervals(), 8L * maxChars);
+    String all = encodeAll(committed, ahead.first(cap));
     if (all.length() <= maxChars) {
       return all;
     }
     // The longest prefix that fits. Size grows with the prefix (not strictly, compression), so a
     // binary search finds a prefix that fits, close to the longest; each probe is one deflate.
     int lo = 0; // fits (the empty string)
-    int hi = ahead.intervals(); // does not fit
+    int hi = cap; // does not fit
     String best = "";
     while (hi - lo > 1) {
       int mid = (lo + hi) >>> 1;
