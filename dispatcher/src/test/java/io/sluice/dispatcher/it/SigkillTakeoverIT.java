@@ -155,7 +155,9 @@ class SigkillTakeoverIT {
       // records) is called again.
       assertTrue(twice.size() <= 8 + rate / 2, twice.size() + " events called twice, e.g. "
           + twice.subList(0, Math.min(20, twice.size())));
-      assertTrue(killedAt - earliestRepeat < TimeUnit.SECONDS.toNanos(1),
+      // The commit comes every 100 ms; 2 s leaves room for a loaded machine's stalls, and is still
+      // far below what a replay from the held bronze record gives (the whole run before the kill).
+      assertTrue(killedAt - earliestRepeat < TimeUnit.SECONDS.toNanos(2),
           "only events first called in the last moments before the kill are called again; the "
               + "earliest was " + TimeUnit.NANOSECONDS.toMillis(killedAt - earliestRepeat)
               + " ms before it");
