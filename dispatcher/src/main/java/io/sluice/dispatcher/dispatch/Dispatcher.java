@@ -65,6 +65,16 @@ import org.slf4j.LoggerFactory;
  * the event again, so provider calls are at least once; each carries the event id as its
  * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
  * them again); its calls in flight finish, and their settlements are ignored.
+ *
+ * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
+ * long time; so each commit's metadata also lists the offsets settled beyond it
+ * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
+ * owner skips those. A crash then repeats only the calls in flight and those settled since the
+ * last commit, not everything behind the oldest held record.
+ *
+ * <h2>Records the gate would not have written</h2>
+ * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
+ * dead-lettered at once and the loop goes on.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -276,7 +286,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
           HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
       hold(broken);
-      deadNow(broken, reject.reason(), reject.detail() + " (read from " + broken.source() + ")");
+      deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
       return;
     }
     ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
