@@ -107,8 +107,10 @@ public final class SluiceApp implements AutoCloseable {
       dispatcher = providers == null ? DispatcherService.start(config, metrics)
           : DispatcherService.start(config, providers, metrics);
       stopOrder.add(dispatcher);
-      states.put("dispatcher", () -> dispatcher.dispatcher().isRunning()
-          ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED"));
+      states.put("dispatcher", () -> !dispatcher.dispatcher().isRunning()
+          ? RoleStatus.unhealthy("STOPPED")
+          : dispatcher.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
+              .orElse(RoleStatus.healthy("RUNNING")));
       for (String provider : config.providers().keySet()) {
         metrics.gauge(() -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
             "sluice_dispatch_buffered", "provider", provider);

@@ -13,11 +13,9 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.config.TierConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
-import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,6 +24,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -41,6 +40,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -65,11 +65,27 @@ import org.slf4j.LoggerFactory;
  * the event again, so provider calls are at least once; each carries the event id as its
  * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
  * them again); its calls in flight finish, and their settlements are ignored.
+ *
+ * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
+ * long time; so each commit's metadata also lists the offsets settled beyond it
+ * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
+ * owner skips those. A crash then repeats only the calls in flight and those settled since the
+ * last commit, not everything behind the oldest held record.
+ *
+ * <h2>Records the gate would not have written</h2>
+ * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
+ * dead-lettered at once and the loop goes on.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
   private static final Duration POLL = Duration.ofMillis(100);
-  private static final long COMMIT_EVERY_MILLIS = 200;
+  /**
+   * How often settled offsets are committed. A crash calls again what settled since the last
+   * commit (the commit's metadata covers everything before it): at 100 ms, a tenth of a second of
+   * calls, 20 at 200 calls/s. A commit is one small request to the group coordinator.
+   */
+  private static final long COMMIT_EVERY_MILLIS = 100;
+  private static final Duration COMMITTED_TIMEOUT = Duration.ofSeconds(10);
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -86,6 +102,16 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final int maxUnsettled;
+  private final ReadyRecordCheck check;
+  private final ByteBudget budget;
+  /**
+   * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
+   * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
+   * nothing: then commits carry no metadata and a crash replays as it did before.
+   */
+  private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
+  /** Records skipped because the previous owner's commit said they were settled. */
+  private volatile long skipped;
   private volatile boolean abrupt;
   private volatile boolean consuming;
   private volatile int assigned;
@@ -139,6 +165,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
     this.maxUnsettled = 2 * buffers + 1000;
+    this.check = new ReadyRecordCheck(config);
+    this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
   }
 
   @Override
@@ -188,6 +216,20 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     return assigned;
   }
 
+  /** Records not called again because the previous owner's last commit said they were settled. */
+  public long skippedAsSettled() {
+    return skipped;
+  }
+
+  /**
+   * Empty while the dispatcher can do its work; else what it cannot cure by itself: a settlement
+   * Kafka refuses permanently (not authorised, a fatal producer error...). The dispatcher role
+   * reports unhealthy meanwhile.
+   */
+  public Optional<String> problem() {
+    return writer.problem();
+  }
+
   /** True while the consumer loop runs. */
   public boolean isRunning() {
     return consuming;
@@ -220,24 +262,40 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
-    assignment.offsets().track(record.offset());
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    int attempts = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0);
-    Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null);
-    WorkEvent event;
-    try {
-      event = Json.reader().readValue(record.value(), WorkEvent.class);
-    } catch (IOException | RuntimeException e) {
-      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
-          record.key(), record.value(), headers, null, null, attempts, firstSeen);
-      deadNow(broken, Reason.INVALID, "not a work event on " + tp.topic() + ": " + e.getMessage());
+    OffsetTracker offsets = assignment.offsets();
+    offsets.track(record.offset());
+    if (offsets.settledBefore(record.offset())) {
+      // The previous owner settled it after its last committed offset and said so in the
+      // commit's metadata: calling it again would be a duplicate.
+      offsets.settle(record.offset());
+      skipped++;
+      dirty = true;
       return;
     }
-    String tier = HeaderValues.last(headers, HeaderNames.TIER)
-        .or(() -> config.tierOf(event.tenant()))
-        .orElse("");
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    ReadyRecordCheck.Verdict verdict;
+    try {
+      verdict = check.check(record.value(), headers);
+    } catch (RuntimeException e) {
+      // Whatever a malformed record throws, the consumer thread must live on.
+      verdict = new ReadyRecordCheck.Reject(Reason.INVALID, "not a work event: " + e);
+    }
+    if (verdict instanceof ReadyRecordCheck.Reject reject) {
+      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
+          record.key(), record.value(), headers, null, null,
+          HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
+          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
+      hold(broken);
+      deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
+      return;
+    }
+    ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
+    WorkEvent event = ok.event();
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
-        record.key(), record.value(), headers, event, tier, attempts, firstSeen);
+        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
+    // Judged before this entry is counted: does its provider's share have room for it?
+    boolean fits = budget.admits(accountOf(entry), sizeOf(entry));
+    hold(entry);
     if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
       deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
       return;
@@ -249,7 +307,33 @@ public final class Dispatcher implements Runnable, AutoCloseable {
               + String.join(", ", lanes.keySet()) + ")");
       return;
     }
-    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted));
+    if (!fits) {
+      overflow(lane, entry, "provider " + lane.name() + " holds its share of "
+          + "dispatcher.bufferBytes");
+      return;
+    }
+    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted,
+        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
+            + " events)"));
+  }
+
+  /** Counts the entry's bytes against its provider's account until it settles (or is dropped). */
+  private void hold(DispatchEntry entry) {
+    budget.add(accountOf(entry), sizeOf(entry));
+  }
+
+  private void release(DispatchEntry entry) {
+    budget.release(accountOf(entry), sizeOf(entry));
+  }
+
+  private static long sizeOf(DispatchEntry entry) {
+    return ByteBudget.sizeOf(entry.key(), entry.value(), entry.headers());
+  }
+
+  /** The provider's account, or "" for records no lane holds (dead at once). */
+  private String accountOf(DispatchEntry entry) {
+    return entry.event() != null && lanes.containsKey(entry.event().provider())
+        ? entry.event().provider() : "";
   }
 
   /**
@@ -257,13 +341,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * back when the buffer has had time to drain ({@code bufferSize} over what the lane achieves,
    * at least the smallest step). Not an attempt: the provider never saw it.
    */
-  private void overflow(ProviderLane lane, DispatchEntry entry) {
+  private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
     long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
         / lane.drainPerSecond());
     long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
-    writer.defer(entry, Reason.OVERFLOW,
-        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
-            + " events); back in about " + wait + " ms", wait, entry.attempts());
+    writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
+        entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
   }
 
@@ -307,6 +390,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void applySettlements() {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
+      release(e); // settled, whichever assignment read it: its bytes are no longer held
       Assignment a = assignments.get(e.partition());
       if (a != null && a.generation() == e.generation()) {
         a.offsets().settle(e.offset());
@@ -327,10 +411,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       return;
     }
     if (now) {
-      consumer.commitSync(offsets);
+      try {
+        consumer.commitSync(offsets);
+      } catch (OffsetMetadataTooLarge e) {
+        metadataTooLarge(e);
+        consumer.commitSync(committable(assignments.keySet()));
+      }
     } else {
       consumer.commitAsync(offsets, (o, error) -> {
-        if (error != null) {
+        if (error instanceof OffsetMetadataTooLarge e) {
+          metadataTooLarge(e);
+          dirty = true; // commit again soon, with less metadata
+        } else if (error != null) {
           LOG.warn("dispatcher: commit failed ({}); a later commit covers it", error.toString());
         }
       });
@@ -344,23 +436,40 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (a != null) {
         OptionalLong next = a.offsets().committable();
         if (next.isPresent()) {
-          offsets.put(tp, new OffsetAndMetadata(next.getAsLong()));
+          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(), SettledOffsetsCodec.encode(
+              next.getAsLong(), a.offsets().settledAhead(), metadataBudget)));
         }
       }
     }
     return offsets;
   }
 
-  /** Pauses reading while too much is unsettled in memory; resumes once it drains. */
+  /** The broker keeps less metadata than we sent: send half as much from now on. */
+  private void metadataTooLarge(OffsetMetadataTooLarge e) {
+    metadataBudget /= 2;
+    LOG.warn("dispatcher: the broker refused a commit's metadata as too large ({}); settled "
+        + "offsets beyond the commit are now recorded in at most {} bytes (offset.metadata.max.bytes "
+        + "on the broker is below the default)", e.getMessage(), metadataBudget);
+  }
+
+  /**
+   * Pauses reading while too much is unsettled in memory, in records or in bytes; resumes once it
+   * has drained to half. Each provider's own share of the bytes is enforced on arrival (overflow),
+   * so this pause binds only when writes to Kafka fall behind, which holds up every provider
+   * anyway.
+   */
   private void applyBackpressure() {
     int unsettled = 0;
     for (Assignment a : assignments.values()) {
       unsettled += a.offsets().unsettled();
     }
     Set<TopicPartition> paused = consumer.paused();
-    if (unsettled > maxUnsettled && paused.isEmpty()) {
+    boolean pause = paused.isEmpty()
+        ? unsettled > maxUnsettled || budget.shouldPause(false)
+        : unsettled > maxUnsettled / 2 || budget.shouldPause(true);
+    if (pause && paused.isEmpty()) {
       consumer.pause(assignments.keySet());
-    } else if (unsettled <= maxUnsettled / 2 && !paused.isEmpty()) {
+    } else if (!pause && !paused.isEmpty()) {
       consumer.resume(paused);
     }
   }
@@ -433,10 +542,42 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
       for (TopicPartition tp : partitions) {
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker()));
+        OffsetAndMetadata last = committed.get(tp);
+        SettledOffsets inherited = last == null ? SettledOffsets.NONE
+            : SettledOffsetsCodec.decode(last.offset(), last.metadata());
+        if (inherited.intervals() > 0) {
+          LOG.info("dispatcher: {} from offset {}; the last owner settled {} records beyond it "
+              + "(up to {}), which are not called again", tp, last.offset(), inherited.count(),
+              inherited.end());
+        }
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited)));
       }
       assigned = assignments.size();
+    }
+
+    /**
+     * The partitions' last commits, with the metadata saying what was settled beyond them. Read
+     * here, before the first record of the partition is fetched. If the read fails, nothing is
+     * skipped: the records are called again, as they were before commits carried metadata.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> lastCommits(
+        Collection<TopicPartition> partitions) {
+      if (partitions.isEmpty()) {
+        return Map.of();
+      }
+      try {
+        Map<TopicPartition, OffsetAndMetadata> committed =
+            consumer.committed(Set.copyOf(partitions), COMMITTED_TIMEOUT);
+        return committed == null ? Map.of() : committed;
+      } catch (WakeupException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        LOG.warn("dispatcher: could not read the last commits of {} ({}); records settled beyond "
+            + "them are called again", partitions, e.toString());
+        return Map.of();
+      }
     }
 
     @Override
@@ -449,7 +590,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       partitions.forEach(assignments::remove);
       assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition()));
+        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
       }
     }
   }

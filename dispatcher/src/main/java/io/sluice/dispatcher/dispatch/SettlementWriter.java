@@ -11,6 +11,10 @@ import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.delay.DelayLadder;
 import java.io.UncheckedIOException;
 import java.time.Clock;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -28,12 +32,26 @@ import org.slf4j.LoggerFactory;
  *
  * <p>That order is the whole of "nothing lost": the ready offset is committed only past settled
  * events, and an event counts as settled only when its next home holds it. A produce that fails
- * is sent again after a second, for as long as this writer is open; if it never succeeds the event
- * stays unsettled, its offset is never committed, and the partition's next owner reads it again.
+ * is sent again for as long as this writer is open; if it never succeeds the event stays
+ * unsettled, its offset is never committed, and the partition's next owner reads it again.
+ *
+ * <h2>Failures that sending again cannot cure</h2>
+ * A retriable failure ({@link SendFailure}) is sent again after a second. A permanent one (not
+ * authorised, invalid topic, a fatal producer error) would fail every second for ever while the
+ * partition's commit stays stuck behind it, so:
+ * <ul>
+ *   <li>a dead letter too large for {@code sluice.dlq} is sent again without its value: key,
+ *       headers, reason and a detail naming where the original is ({@code topic-partition@offset},
+ *       kept for the topic's retention) still reach the DLQ, and the event is settled;</li>
+ *   <li>anything else, or a dead letter still refused without its value, makes {@link #problem()}
+ *       name it (the dispatcher role reports unhealthy), is logged once per topic and error, and
+ *       is sent again with a backoff doubling to a minute, in case an operator fixes the cause
+ *       (an ACL, a topic's {@code max.message.bytes}); when it gets through the problem clears.</li>
+ * </ul>
  */
 final class SettlementWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SettlementWriter.class);
-  private static final long RESEND_MILLIS = 1000;
+  private static final long MAX_RESEND_MILLIS = 60_000;
 
   private final Producer<byte[], byte[]> producer;
   private final Topics topics;
@@ -41,10 +59,22 @@ final class SettlementWriter {
   private final Clock clock;
   private final Consumer<DispatchEntry> onSettled;
   private final ScheduledExecutorService timer;
+  private final long resendMillis;
+  /** Settlements refused permanently and not yet written, by source: what makes us unhealthy. */
+  private final Map<String, String> stuck = new ConcurrentHashMap<>();
+  /** "topic: error class" already logged, so a stuck topic is logged once, not per event. */
+  private final Set<String> logged = ConcurrentHashMap.newKeySet();
   private volatile boolean open = true;
 
   SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
       Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer) {
+    this(producer, topics, clock, onSettled, timer, 1000);
+  }
+
+  /** @param resendMillis wait before a failed produce is sent again (doubling when permanent) */
+  SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
+      Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer, long resendMillis) {
+    this.resendMillis = resendMillis;
     this.producer = producer;
     this.topics = topics;
     this.ladder = new DelayLadder(topics.ladder());
@@ -103,31 +133,88 @@ final class SettlementWriter {
     open = false;
   }
 
+  /**
+   * Empty while every settlement can be written (or is failing in a way that may pass); else a
+   * sentence naming a settlement Kafka refuses permanently and why.
+   */
+  Optional<String> problem() {
+    return stuck.values().stream().findFirst()
+        .map(p -> stuck.size() == 1 ? p : p + " (and " + (stuck.size() - 1) + " more)");
+  }
+
   private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record) {
+    send(e, record, 0);
+  }
+
+  /** @param failures permanent failures of this settlement so far (sets the backoff) */
+  private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record, int failures) {
     if (!open) {
       return;
     }
     try {
       producer.send(record, (metadata, error) -> {
         if (error == null) {
+          if (failures > 0 && stuck.remove(e.source()) != null) {
+            LOG.warn("{} for {} written at last", record.topic(), e.source());
+          }
           onSettled.accept(e);
         } else {
-          resendLater(e, record, error);
+          failed(e, record, error, failures);
         }
       });
     } catch (KafkaException | IllegalStateException error) {
-      resendLater(e, record, error);
+      failed(e, record, error, failures);
     }
   }
 
-  private void resendLater(DispatchEntry e, ProducerRecord<byte[], byte[]> record, Exception error) {
+  private void failed(DispatchEntry e, ProducerRecord<byte[], byte[]> record, Exception error,
+      int failures) {
     if (!open) {
       return;
     }
-    LOG.warn("could not write {} for {} to {} ({}); trying again in {} ms", record.topic(),
-        e.source(), record.topic(), error.toString(), RESEND_MILLIS);
+    SendFailure kind = SendFailure.of(error);
+    if (kind == SendFailure.RETRIABLE) {
+      LOG.warn("could not write {} for {} ({}); trying again in {} ms", record.topic(),
+          e.source(), error.toString(), resendMillis);
+      resendAfter(e, record, resendMillis, failures);
+      return;
+    }
+    if (kind == SendFailure.TOO_LARGE && record.topic().equals(topics.dlq())
+        && record.value() != null) {
+      send(e, withoutValue(e, record, error), failures);
+      return;
+    }
+    String why = "cannot write " + record.topic() + " for " + e.source() + ": " + error;
+    stuck.put(e.source(), why);
+    if (logged.add(record.topic() + ": " + error.getClass().getName())) {
+      LOG.error("dispatcher: {}. Kafka refuses it permanently; the partition's commit stays "
+          + "behind this event and /health reports the dispatcher unhealthy until it is written "
+          + "(sent again with a backoff up to {} s; further events failing the same way are not "
+          + "logged)", why, MAX_RESEND_MILLIS / 1000);
+    }
+    long wait = Math.min(MAX_RESEND_MILLIS, resendMillis << Math.min(16, failures));
+    resendAfter(e, record, wait, failures + 1);
+  }
+
+  /**
+   * The dead letter without its value: too large for the DLQ, it would be refused for ever. The
+   * detail says so and where the original is; the event is settled once this is written.
+   */
+  private static ProducerRecord<byte[], byte[]> withoutValue(DispatchEntry e,
+      ProducerRecord<byte[], byte[]> record, Exception error) {
+    Headers headers = copy(record.headers());
+    String detail = HeaderValues.last(headers, HeaderNames.DETAIL).orElse("");
+    HeaderValues.put(headers, HeaderNames.DETAIL, detail + " [value of "
+        + record.value().length + " bytes left out, too large for " + record.topic() + " ("
+        + error.getMessage() + "); the original is at " + e.source() + "]");
+    return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(),
+        record.key(), null, headers);
+  }
+
+  private void resendAfter(DispatchEntry e, ProducerRecord<byte[], byte[]> record, long millis,
+      int failures) {
     try {
-      timer.schedule(() -> send(e, record), RESEND_MILLIS, TimeUnit.MILLISECONDS);
+      timer.schedule(() -> send(e, record, failures), millis, TimeUnit.MILLISECONDS);
     } catch (RuntimeException rejected) {
       // The timer is shut down: we are closing, and the event stays unsettled.
     }

@@ -93,4 +93,79 @@ class OffsetTrackerTest {
       }
     }
   }
+
+  @Test
+  @DisplayName("the settled offsets beyond the commit are those between and after the unsettled")
+  void settledAheadBetweenUnsettled() {
+    OffsetTracker t = new OffsetTracker();
+    for (long o = 10; o <= 20; o++) {
+      t.track(o);
+    }
+    for (long o = 10; o <= 20; o++) {
+      if (o != 11 && o != 15) {
+        t.settle(o);
+      }
+    }
+    assertEquals(OptionalLong.of(11), t.committable());
+    assertEquals(SettledOffsets.of(12, 15, 16, 21), t.settledAhead());
+    t.settle(11);
+    assertEquals(OptionalLong.of(15), t.committable());
+    assertEquals(SettledOffsets.of(16, 21), t.settledAhead());
+    t.settle(15);
+    assertEquals(SettledOffsets.NONE, t.settledAhead());
+  }
+
+  @Test
+  @DisplayName("a new owner skips what the last commit said was settled, and carries it on")
+  void inheritsSettledOffsets() {
+    // The previous owner committed 100 with [101,150) and [151,200) settled: 100 and 150 were
+    // still held by its fair queue when it died.
+    OffsetTracker t = new OffsetTracker(SettledOffsets.of(101, 150, 151, 200));
+    assertTrue(!t.settledBefore(100) && !t.settledBefore(150) && !t.settledBefore(200));
+    assertTrue(t.settledBefore(101) && t.settledBefore(149) && t.settledBefore(199));
+    t.track(100); // called again
+    t.track(101);
+    t.settle(101); // skipped
+    assertEquals(OptionalLong.of(100), t.committable());
+    assertEquals(SettledOffsets.of(101, 150, 151, 200), t.settledAhead(),
+        "read only up to 101, the commit still says what the previous one did");
+    t.settle(100);
+    assertEquals(OptionalLong.of(102), t.committable());
+    assertEquals(SettledOffsets.of(102, 150, 151, 200), t.settledAhead());
+    for (long o = 102; o < 150; o++) {
+      t.track(o);
+      t.settle(o);
+    }
+    t.track(150);
+    assertEquals(OptionalLong.of(150), t.committable());
+    assertEquals(SettledOffsets.of(151, 200), t.settledAhead());
+  }
+
+  @Test
+  @DisplayName("in any settlement order, settled-ahead is exactly the settled offsets above the commit")
+  void settledAheadMatchesTheDefinition() {
+    Random random = new Random(7);
+    for (int round = 0; round < 200; round++) {
+      OffsetTracker t = new OffsetTracker();
+      int n = 1 + random.nextInt(60);
+      List<Long> offsets = new ArrayList<>();
+      for (long o = 0; o < n; o++) {
+        t.track(o);
+        offsets.add(o);
+      }
+      Collections.shuffle(offsets, random);
+      java.util.TreeSet<Long> unsettled = new java.util.TreeSet<>(offsets);
+      for (long o : offsets) {
+        t.settle(o);
+        unsettled.remove(o);
+        long committed = t.committable().getAsLong();
+        SettledOffsets ahead = t.settledAhead();
+        for (long x = committed; x < n + 2; x++) {
+          assertEquals(x < n && !unsettled.contains(x), ahead.contains(x), "offset " + x);
+        }
+        assertEquals(SettledOffsetsCodec.decode(committed,
+            SettledOffsetsCodec.encode(committed, ahead, 4096)), ahead, "round trip");
+      }
+    }
+  }
 }

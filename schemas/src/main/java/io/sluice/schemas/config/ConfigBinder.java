@@ -62,7 +62,8 @@ final class ConfigBinder {
                 "dispatcher"),
             duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
             number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
-            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher")));
+            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher"),
+            integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)));
   }
 
   /** Kafka property values are kept as text, as Kafka's own {@code .properties} files hold them. */

@@ -36,6 +36,7 @@ public final class ConfigDefaults {
   public static final Duration GATE_REDIS_TIMEOUT = Duration.ofMillis(500);
   public static final String DISPATCHER_GROUP_ID = "sluice-dispatcher";
   public static final int DISPATCHER_BUFFER_SIZE = 1000;
+  public static final int DISPATCHER_BUFFER_BYTES = 64 << 20;
   public static final Duration DISPATCHER_LOOKAHEAD = Duration.ofMillis(100);
   public static final Duration DISPATCHER_BACKOFF_BASE = Duration.ofSeconds(1);
   public static final Duration DISPATCHER_BACKOFF_CAP = Duration.ofMinutes(5);

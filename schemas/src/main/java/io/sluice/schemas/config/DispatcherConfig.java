@@ -14,6 +14,9 @@ import java.time.Duration;
  * @param backoffCap    largest retry delay bound
  * @param minRateFactor the deepest a provider's 429s may cut its leak rate, as a fraction of it
  * @param recovery      how long a cut leak rate takes to climb back to the configured rate
+ * @param bufferBytes   bytes of records (key, value, headers) one dispatcher instance holds read and
+ *                      not yet settled, shared equally by the providers; a provider at its share
+ *                      overflows through the ladder, and past the whole of it reading pauses
  */
 public record DispatcherConfig(
     String groupId,
@@ -22,4 +25,5 @@ public record DispatcherConfig(
     Duration backoffBase,
     Duration backoffCap,
     double minRateFactor,
-    Duration recovery) {}
+    Duration recovery,
+    int bufferBytes) {}
