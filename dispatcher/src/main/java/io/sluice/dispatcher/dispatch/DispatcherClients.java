@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import java.util.HashMap;
 import java.util.Map;
@@ -35,32 +36,15 @@ public final class DispatcherClients {
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
-  /**
-   * How long a member that died without leaving (SIGKILL, a lost host) keeps its partitions: the
-   * group's session timeout, 45 s by default, during which its partitions are not read at all (the
-   * issue measured a 121 s stall in calls across several kills). 6 s is the broker's default
-   * {@code group.min.session.timeout.ms}, the shortest a member may ask for; a heartbeat every
-   * 1.5 s (a quarter of it) lets the broker see four missed beats before it gives up. Heartbeats
-   * come from the client's own thread, so only a stall of the whole JVM longer than 6 s (a GC
-   * pause, a frozen host) costs a needless rebalance, and that loses nothing either.
-   *
-   * <p>Not static membership: it spares the rebalance when the <em>same</em> instance comes back
-   * within the timeout, but a killed member still holds its partitions for the whole session
-   * timeout, which is the stall to cut. Not the KIP-848 consumer protocol
-   * ({@code group.protocol=consumer}): its session timeout is the broker's
-   * {@code group.consumer.session.timeout.ms} (45 s, and at least
-   * {@code group.consumer.min.session.timeout.ms}, also 45 s by default), so it cannot be shortened
-   * from the client, only by reconfiguring every broker.
-   */
+  /** Gives a killed dispatcher's partitions to the others within 6 s ({@link GroupMembership}). */
   public static void fastTakeover(Map<String, Object> consumerProperties) {
-    consumerProperties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
-    consumerProperties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_INTERVAL_MS);
+    consumerProperties.putAll(GroupMembership.fastTakeover());
   }
 
-  /** The group session timeout of the dispatcher's consumer (see {@link #fastTakeover}). */
-  public static final int SESSION_TIMEOUT_MS = 6000;
+  /** The group session timeout of the dispatcher's consumer (see {@link GroupMembership}). */
+  public static final int SESSION_TIMEOUT_MS = GroupMembership.SESSION_TIMEOUT_MS;
   /** Its heartbeat interval. */
-  public static final int HEARTBEAT_INTERVAL_MS = 1500;
+  public static final int HEARTBEAT_INTERVAL_MS = GroupMembership.HEARTBEAT_INTERVAL_MS;
 
   /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
   public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {

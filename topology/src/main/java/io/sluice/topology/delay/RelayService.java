@@ -1,5 +1,6 @@
 package io.sluice.topology.delay;
 
+import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.redis.RedisTimeClock;
@@ -68,10 +69,8 @@ public final class RelayService implements AutoCloseable {
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
-    // Fast takeover: a killed relay's partitions move after 6 s, not the 45 s default session
-    // timeout (the broker's minimum; why not static membership or KIP-848: DispatcherClients).
-    c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6000);
-    c.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1500);
+    // Fast takeover: a killed relay's partitions move after 6 s, not the 45 s default.
+    c.putAll(GroupMembership.fastTakeover());
     // A partition resumed when its head falls due is fetched only with the next fetch request, and
     // the consumer keeps one fetch in flight per broker: while the other partitions are idle, that
     // fetch waits at the broker for data up to fetch.max.wait.ms. At the default 500 ms a lone

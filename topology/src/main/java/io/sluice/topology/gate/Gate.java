@@ -1,5 +1,6 @@
 package io.sluice.topology.gate;
 
+import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
@@ -91,6 +92,10 @@ public final class Gate implements AutoCloseable {
     p.put(StreamsConfig.STATE_DIR_CONFIG, tempStateDir());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
+    // A SIGKILLed gate's inbound partitions move after 6 s, not 45 s (GroupMembership). Its open
+    // transaction still holds read_committed readers of its outputs until the coordinator aborts
+    // it (Streams' transaction.timeout.ms for exactly_once_v2, 10 s).
+    GroupMembership.fastTakeover().forEach((name, value) -> p.put(StreamsConfig.consumerPrefix(name), value));
     // No record the gate writes may stall its partition by being too large (TooLargeOutputs): the
     // dead letter of an inbound value near the broker's limit fits (the DLQ topic takes as much),
     // and what still cannot be written is dead-lettered without its value.

@@ -3,9 +3,11 @@ package io.sluice.topology.gate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.sluice.schemas.config.ConfigLoader;
+import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 /** The gate's Kafka Streams configuration carries the user's kafka.properties, Sluice's own win. */
@@ -34,5 +36,20 @@ class GateClientPropertiesTest {
     assertEquals("/etc/sluice/truststore.jks", props.get("ssl.truststore.location"));
     assertEquals("exactly_once_v2", props.get("processing.guarantee"));
     assertEquals("sluice-gate", props.get("application.id"));
+  }
+
+  @Test
+  void shouldHandAKilledGatesPartitionsOverWithinTheShortSessionTimeout() {
+    SluiceConfig config = ConfigLoader.parse("""
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    Map<String, Object> mainConsumer =
+        new StreamsConfig(Gate.properties(config, Map.of())).getMainConsumerConfigs("sluice-gate", "c", 0);
+
+    assertEquals(GroupMembership.SESSION_TIMEOUT_MS, mainConsumer.get("session.timeout.ms"));
+    assertEquals(GroupMembership.HEARTBEAT_INTERVAL_MS, mainConsumer.get("heartbeat.interval.ms"));
   }
 }
