@@ -62,7 +62,27 @@ Leases (why the bucket knows about them):
   deadline under the cap that held then. Using today's cap for the whole gap would hand out the
   refill that the cap clipped earlier.
 
+Lost data (Redis restarted without persistence, FLUSHALL):
+  A missing bucket is normally a full one: its key expires only once it would be full again with
+  no lease and no reservation outstanding. But if Redis lost it, events it reserved may still wait
+  paid in the ladder, and a full bucket beside them is a burst of up to capacity + a horizon of
+  reservations. The script cannot tell the two apart from the bucket, so each cluster slot has a
+  marker with no TTL: "0" (set where missing when a gate starts) means nothing was lost; missing
+  means the slot's data was lost, and the script stores the time it found that out ("lost").
+  A bucket lost at that time held at least -(refill * horizon): reservations reach at most a
+  horizon ahead (a ticket holder's late return aside, see the README). So a bucket Redis does not
+  have starts as the worst the lost one could have been: empty with a full horizon of
+  reservations at the loss, refilled since, min(capacity, (now - lost - horizon) * refill). Every
+  admission then, lost or new, is one a single bucket of the configured size could have made:
+  admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
+  horizon would not be enough: the lost bucket may have spent its capacity just before.) One
+  horizon plus the time to refill after a loss, a missing bucket is full again.
+  Not detected (see the README): data that comes back older rather than lost (from a snapshot,
+  or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
+  (run Redis with maxmemory-policy noeviction).
+
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
+KEYS[2]   the marker of that slot, sluice:v1:{~tag}:marker (SlotMarkers: a tag of the same slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
 ARGV[2]   refill       cost units per second, > 0
 ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
@@ -129,9 +149,23 @@ local seq = tonumber(stored[5]) or 0
 local sweep = tonumber(stored[6])
 local hold_end = tonumber(stored[7]) or 0
 local live = tonumber(stored[8]) or 0
+-- The slot's marker: missing means Redis lost this slot's data (a restart without persistence,
+-- FLUSHALL, an eviction of the marker); it then records when that was found.
+local lost = tonumber(redis.call('GET', KEYS[2]))
+if lost == nil then
+  lost = now
+  redis.call('SET', KEYS[2], string.format('%.0f', now))
+end
+
 if level == nil or ts == nil then
   level = capacity
   ts = now
+  -- After a loss, a bucket Redis does not have may have been empty with a horizon of
+  -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
+  -- (see "Lost data" above).
+  if lost > 0 then
+    level = math.min(capacity, (now - lost - horizon) * refill / 1000000)
+  end
 end
 
 -- Never backwards: if Redis time is behind the stored time, decide as of the stored time.

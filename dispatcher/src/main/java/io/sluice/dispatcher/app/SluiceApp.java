@@ -3,6 +3,7 @@ package io.sluice.dispatcher.app;
 import com.codahale.metrics.MetricRegistry;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.sluice.dispatcher.dispatch.DispatcherService;
+import io.sluice.dispatcher.ops.CircuitHealth;
 import io.sluice.dispatcher.ops.Health;
 import io.sluice.dispatcher.ops.HealthCheck;
 import io.sluice.dispatcher.ops.JmxExposure;
@@ -122,10 +123,16 @@ public final class SluiceApp implements AutoCloseable {
       stopOrder.add(0, kafka);
       RedisConnection redis = RedisConnection.open(config.redis());
       stopOrder.add(0, redis);
-      List<HealthCheck> checks = List.of(kafka,
-          RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands()));
-      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
-          new Health(checks, states));
+      List<HealthCheck> checks = new ArrayList<>(List.of(kafka,
+          RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands())));
+      // Each role's circuit: open means the onRedisDown policies decide, which /health must say.
+      if (gate != null) {
+        checks.add(CircuitHealth.of("gate", gate.circuit()));
+      }
+      if (dispatcher != null) {
+        checks.add(CircuitHealth.of("dispatcher", dispatcher.circuit()));
+      }
+      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(), new Health(checks, states));
       stopOrder.add(1, ops);
       LOG.info("sluice: /metrics and /health on port {}", ops.port());
     }

@@ -17,8 +17,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The dispatcher role as the application runs it: HTTP providers from the configuration, the
@@ -26,15 +24,15 @@ import org.slf4j.LoggerFactory;
  * consumer loop on its own thread.
  */
 public final class DispatcherService implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(DispatcherService.class);
-
   private final Dispatcher dispatcher;
   private final Thread thread;
   private final RedisConnection redis;
+  private final RedisCircuit circuit;
 
-  private DispatcherService(Dispatcher dispatcher, RedisConnection redis) {
+  private DispatcherService(Dispatcher dispatcher, RedisConnection redis, RedisCircuit circuit) {
     this.dispatcher = dispatcher;
     this.redis = redis;
+    this.circuit = circuit;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -59,14 +57,9 @@ public final class DispatcherService implements AutoCloseable {
     Map<String, RedisDownPolicy> policies = new HashMap<>();
     config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));
     Dispatcher[] self = new Dispatcher[1];
-    RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> {
-      if (state == RedisCircuit.State.OPEN) {
-        LOG.warn("dispatcher: the leak in Redis does not answer; each provider's onRedisDown "
-            + "policy applies until it does");
-      } else if (state == RedisCircuit.State.CLOSED) {
-        LOG.warn("dispatcher: the leak in Redis answers again");
-      }
-    });
+    // Logs its transitions itself, once each.
+    RedisCircuit circuit = new RedisCircuit("dispatcher", 250, 10_000,
+        RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     FailoverLeakyBucket leak = new FailoverLeakyBucket(
         new RedisLeakyBucket(redis.commands(), leakConfig),
         new LocalLeakyBucket(leakConfig, 1), policies, circuit,
@@ -79,13 +72,18 @@ public final class DispatcherService implements AutoCloseable {
         DispatcherClients.producer(config, clientId), providers, leak, Clock.systemUTC(),
         listener);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis);
+    DispatcherService service = new DispatcherService(dispatcher, redis, circuit);
     service.thread.start();
     return service;
   }
 
   public Dispatcher dispatcher() {
     return dispatcher;
+  }
+
+  /** The circuit in front of the leak in Redis, for {@code /health}. */
+  public RedisCircuit circuit() {
+    return circuit;
   }
 
 

@@ -18,8 +18,9 @@ import java.util.function.IntSupplier;
  *       this instance's bursts, not from the sum of all instances;
  *   <li>{@code fail_closed}: no slots; calls wait for Redis.
  * </ul>
- * The circuit opens on the first failure and probes Redis with one claim after 250 ms, doubling
- * up to 10 s; transitions are logged once by the circuit's owner, never per call.
+ * The circuit opens on the first failure and probes Redis with one call after 250 ms, doubling
+ * up to 10 s; every call to Redis goes through {@link RedisCircuit#call}, which reports its
+ * outcome, so a probe always resolves. Transitions are logged once by the circuit, never per call.
  */
 public final class FailoverLeakyBucket implements LeakyBucket {
   private final LeakyBucket redis;
@@ -40,35 +41,19 @@ public final class FailoverLeakyBucket implements LeakyBucket {
   @Override
   public CompletionStage<SlotClaim> claim(String provider, double ratePerSecond, int wanted,
       long lookaheadMicros) {
-    if (!circuit.allow(System.currentTimeMillis())) {
-      return fallback(provider, ratePerSecond, wanted, lookaheadMicros, null);
-    }
-    CompletableFuture<SlotClaim> result = new CompletableFuture<>();
-    redis.claim(provider, ratePerSecond, wanted, lookaheadMicros).whenComplete((claim, error) -> {
-      if (error == null) {
-        circuit.onSuccess();
-        result.complete(claim);
-      } else {
-        circuit.onFailure(System.currentTimeMillis());
-        fallback(provider, ratePerSecond, wanted, lookaheadMicros, error).whenComplete((c, e) -> {
-          if (e == null) {
-            result.complete(c);
-          } else {
-            result.completeExceptionally(e);
-          }
-        });
-      }
-    });
-    return result;
+    // The circuit reports the call's outcome itself, probe or not; a refused call or a failed
+    // one is the provider's policy's to answer.
+    return circuit.call(() -> redis.claim(provider, ratePerSecond, wanted, lookaheadMicros))
+        .exceptionallyCompose(error -> fallback(provider, ratePerSecond, wanted, lookaheadMicros,
+            error));
   }
 
   private CompletionStage<SlotClaim> fallback(String provider, double ratePerSecond, int wanted,
       long lookaheadMicros, Throwable cause) {
     RedisDownPolicy policy = policies.getOrDefault(provider, RedisDownPolicy.LOCAL);
     return switch (policy) {
-      case FAIL_CLOSED -> CompletableFuture.failedFuture(cause != null ? cause
-          : new IllegalStateException("Redis is unavailable and " + provider
-              + " is fail_closed"));
+      case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
+          "Redis is unavailable and " + provider + " is fail_closed", cause));
       case FAIL_OPEN -> local.claim(provider, ratePerSecond, wanted, lookaheadMicros);
       case LOCAL -> local.claim(provider, ratePerSecond / Math.max(1, instances.getAsInt()),
           wanted, lookaheadMicros);
@@ -81,10 +66,9 @@ public final class FailoverLeakyBucket implements LeakyBucket {
     // The local leak hears of every 429 too, so a fallback starts from a paused, cut rate.
     CompletionStage<ThrottleDecision> here =
         local.throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros);
-    if (!circuit.allow(System.currentTimeMillis())) {
-      return here;
-    }
-    return redis.throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros)
+    // Through the circuit like a claim: if this call is the half-open probe, its outcome is
+    // reported (it once was not, and the circuit stayed half-open for ever).
+    return circuit.call(() -> redis.throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros))
         .exceptionallyCompose(e -> here);
   }
 }

@@ -32,11 +32,14 @@ public final class Gate implements AutoCloseable {
   private final RedisConnection redis;
   private final LettuceTokenBucketStore store;
   private final KafkaStreams streams;
+  private final RedisCircuit circuit;
 
-  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams) {
+  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams,
+      RedisCircuit circuit) {
     this.redis = redis;
     this.store = store;
     this.streams = streams;
+    this.circuit = circuit;
   }
 
   /**
@@ -47,26 +50,33 @@ public final class Gate implements AutoCloseable {
   public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
     RedisConnection redis = RedisConnection.open(config.redis());
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
-    RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> {
-      if (state == RedisCircuit.State.OPEN) {
-        LOG.warn("gate: Redis gives no decisions; each provider's onRedisDown policy applies until it is back");
-      } else if (state == RedisCircuit.State.CLOSED) {
-        LOG.warn("gate: Redis answers again; limits are enforced in Redis");
-      }
-    });
+    // Where no slot marker is yet, this is a first use of Redis: nothing was lost (token_bucket.lua).
+    try {
+      store.markSlotsIntact().toCompletableFuture().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+    } catch (RuntimeException e) {
+      redis.close();
+      throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);
+    }
+    // Logs its transitions itself, once each.
+    RedisCircuit circuit = new RedisCircuit("gate", 250, 10_000,
+        RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     KafkaStreams[] self = new KafkaStreams[1];
+    // The local share is 1 / the instances in Streams metadata, which lists them only when each
+    // sets application.server: a unique placeholder, unless the caller gives an endpoint.
     GateWiring wiring = new GateWiring(
         config, store, circuit,
-        () -> 1.0 / Math.max(1, self[0] == null ? 1 : self[0].metadataForAllStreamsClients().size()),
+        () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
         Clock.systemUTC(), System::nanoTime, listener);
-    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, overrides));
+    Map<String, Object> named = new HashMap<>(overrides);
+    named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
+    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));
     self[0] = streams;
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("gate: stream thread failed; replacing it", e);
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, store, streams);
+    return new Gate(redis, store, streams, circuit);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -97,6 +107,16 @@ public final class Gate implements AutoCloseable {
 
   public KafkaStreams streams() {
     return streams;
+  }
+
+  /** The circuit in front of Redis, for {@code /health}. */
+  public RedisCircuit circuit() {
+    return circuit;
+  }
+
+  /** This instance's share of each quota under the {@code local} onRedisDown policy. */
+  public double localShare() {
+    return GateInstances.share(streams);
   }
 
   /** Redis script calls made by this instance. */

@@ -67,7 +67,6 @@ public final class GateTopology {
         wiring.store(),
         wiring.circuit(),
         wiring.nanoTime(),
-        wiring.clock()::millis,
         gate.redisTimeout(),
         gate.leaseTarget(),
         gate.maxLease(),

@@ -42,7 +42,6 @@ public final class GateLimiter {
   private final RedisCircuit circuit;
   private final StoreCallListener onStoreCall;
   private final LongSupplier nanoTime;
-  private final LongSupplier wallMillis;
   private final long timeoutNanos;
   private final double leaseTargetSeconds;
   private final int maxLease;
@@ -66,7 +65,6 @@ public final class GateLimiter {
       TokenBucketStore store,
       RedisCircuit circuit,
       LongSupplier nanoTime,
-      LongSupplier wallMillis,
       Duration timeout,
       Duration leaseTarget,
       int maxLease,
@@ -75,7 +73,6 @@ public final class GateLimiter {
     this.onStoreCall = onStoreCall;
     this.circuit = circuit;
     this.nanoTime = nanoTime;
-    this.wallMillis = wallMillis;
     this.timeoutNanos = timeout.toNanos();
     this.leaseTargetSeconds = leaseTarget.toNanos() / 1e9;
     this.maxLease = maxLease;
@@ -108,7 +105,8 @@ public final class GateLimiter {
       }
     }
 
-    if (!circuit.allow(wallMillis.getAsLong())) {
+    java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
+    if (permit.isEmpty()) {
       return new LimiterDecision.Unavailable("circuit open after a Redis failure");
     }
     AcquireRequest request;
@@ -135,14 +133,14 @@ public final class GateLimiter {
       acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      circuit.onFailure(wallMillis.getAsLong());
+      permit.get().failed(e);
       return new LimiterDecision.Unavailable("interrupted");
     } catch (Exception e) {
-      circuit.onFailure(wallMillis.getAsLong());
+      permit.get().failed(e);
       return new LimiterDecision.Unavailable(describe(e));
     }
     long received = nanoTime.getAsLong();
-    circuit.onSuccess();
+    permit.get().succeeded();
     onStoreCall.called(key, received - sent);
 
     if (!acquisition.isGranted()) {

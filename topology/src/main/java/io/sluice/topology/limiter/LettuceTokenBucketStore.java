@@ -28,7 +28,7 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
 
   @Override
   public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
-    String[] keys = {key.redisKey()};
+    String[] keys = {key.redisKey(), SlotMarkers.markerOf(key.redisKey())};
     String[] args = {
       Double.toString(spec.capacity()),
       Double.toString(spec.refillPerSecond()),
@@ -44,6 +44,22 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     return script.run(commands, keys, args, reloads::increment)
         .thenApply(LettuceTokenBucketStore::toAcquisition);
   }
+
+  /**
+   * Sets every slot's marker to "nothing lost" where it is missing ({@link SlotMarkers}): a gate
+   * starting against an empty Redis takes it for a first use. Called once at start; a slot found
+   * without its marker later (Redis lost its data under running gates) is the script's to handle.
+   */
+  public CompletionStage<Void> markSlotsIntact() {
+    java.util.List<java.util.concurrent.CompletableFuture<Object>> sets = new java.util.ArrayList<>();
+    for (String marker : SlotMarkers.all()) {
+      sets.add(commands.<Object>eval(MARK_INTACT, io.lettuce.core.ScriptOutputType.STATUS, new String[] {marker})
+          .toCompletableFuture());
+    }
+    return java.util.concurrent.CompletableFuture.allOf(sets.toArray(new java.util.concurrent.CompletableFuture[0]));
+  }
+
+  private static final String MARK_INTACT = "redis.call('SET', KEYS[1], '0', 'NX') return 'OK'";
 
   /** Script calls made (EVALSHA attempts), for the Redis-calls-per-event figure. */
   public long calls() {

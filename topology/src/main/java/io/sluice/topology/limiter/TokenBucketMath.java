@@ -37,7 +37,25 @@ public final class TokenBucketMath {
    *                  refill backwards)
    */
   public static Step acquire(BucketState state, BucketSpec spec, AcquireRequest request, long nowMicros) {
+    return acquire(state, spec, request, nowMicros, 0);
+  }
+
+  /**
+   * Decides one request against a bucket in a slot whose data Redis lost at {@code lostMicros}
+   * (the value of the slot's marker, {@link SlotMarkers}; 0 when nothing was lost).
+   *
+   * @param state null for a bucket Redis does not have: full, or after a loss the worst the lost
+   *              bucket could have been: empty with a full horizon of reservations at the loss,
+   *              refilled since (the script's "Lost data")
+   */
+  public static Step acquire(BucketState state, BucketSpec spec, AcquireRequest request, long nowMicros,
+      long lostMicros) {
     BucketState s = state == null ? BucketState.full(spec, nowMicros) : state;
+    if (state == null && lostMicros > 0) {
+      double level = Math.min(spec.capacity(),
+          (double) (nowMicros - lostMicros - spec.horizonMicros()) * spec.refillPerSecond() / 1_000_000);
+      s = new BucketState(level, nowMicros, 0, 0, List.of());
+    }
     double level = s.level();
     long ts = s.updatedMicros();
     double line = s.lineMicros();

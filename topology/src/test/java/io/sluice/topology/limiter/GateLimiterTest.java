@@ -25,7 +25,7 @@ class GateLimiterTest {
 
   private GateLimiter limiter(InMemoryTokenBucketStore store, Duration leaseTarget, int maxLease) {
     return new GateLimiter(store, new RedisCircuit(100, 1_000, s -> {}),
-        () -> clockMicros.get() * 1000, () -> clockMicros.get() / 1000,
+        () -> clockMicros.get() * 1000,
         Duration.ofSeconds(1), leaseTarget, maxLease, (k, n) -> {});
   }
 

@@ -13,11 +13,16 @@ class TokenBucketMathTest {
   void shouldFollowTheSpecificationTableExactly() {
     BucketState state = null;
     long now = 1_700_000_000_000_000L;
+    long lost = 0;
     List<Acquisition> answers = new ArrayList<>();
     for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
       now += step.advanceMillis() * 1000;
+      if (step.loss() != TokenBucketSpecification.Loss.NONE) {
+        state = null;
+        lost = step.loss() == TokenBucketSpecification.Loss.SLOT ? now : lost;
+      }
       AcquireRequest request = step.releaseStep() < 0 ? step.request() : step.request(answers.get(step.releaseStep()), 0);
-      TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now);
+      TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now, lost);
       Acquisition a = result.acquisition();
       assertEquals(step.expectGranted(), a.granted(), step.why());
       assertEquals(step.expectLevel(), a.levelBefore(), 1e-9, step.why());

@@ -15,6 +15,8 @@ import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.RedisConfig;
 import io.sluice.topology.redis.RedisConnection;
 import io.lettuce.core.api.sync.RedisHashCommands;
+import io.lettuce.core.api.sync.RedisKeyCommands;
+import io.lettuce.core.api.sync.RedisStringCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,7 @@ class TokenBucketScriptIT {
     connection = client.connect(StringCodec.UTF8);
     redis = connection.sync();
     store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
+    store.markSlotsIntact().toCompletableFuture().join();
   }
 
   @AfterAll
@@ -61,6 +64,7 @@ class TokenBucketScriptIT {
       try (StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8)) {
         var sync = c.sync();
         LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
+        clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
         // Several tenants, so the buckets land in different slots on different nodes.
         for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
           BucketKey key = new BucketKey("spec-api", tenant);
@@ -108,17 +112,33 @@ class TokenBucketScriptIT {
    * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
    * and the script's decisions must be the table's.
    */
-  private static void runTable(LettuceTokenBucketStore s, BucketKey key, RedisHashCommands<String, String> hash)
-      throws Exception {
+  private static <C extends RedisHashCommands<String, String> & RedisKeyCommands<String, String> & RedisStringCommands<String, String>>
+      void runTable(LettuceTokenBucketStore s, BucketKey key, C hash) throws Exception {
+    C keys = hash;
     BucketState mirror = null;
     long moved = 0;
+    long mathLost = 0;
+    String marker = SlotMarkers.markerOf(key.redisKey());
     List<Acquisition> redisAnswers = new ArrayList<>();
     List<Long> movedAtAnswer = new ArrayList<>();
     List<Acquisition> mathAnswers = new ArrayList<>();
     for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
       if (step.advanceMillis() != 0) {
         shiftStoredTime(hash, key, step.advanceMillis() * 1000);
+        // The marker is a stored time too (unless it says nothing was lost).
+        String lostAt = keys.get(marker);
+        if (lostAt != null && !lostAt.equals("0")) {
+          keys.set(marker, Long.toString(Long.parseLong(lostAt) - step.advanceMillis() * 1000));
+        }
         moved += step.advanceMillis() * 1000;
+      }
+      if (step.loss() != TokenBucketSpecification.Loss.NONE) {
+        // What Redis loses: the bucket alone, or the slot's data (its marker with it).
+        keys.del(key.redisKey());
+        if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
+          keys.del(marker);
+        }
+        mirror = null;
       }
       // Stored times moved back with every shift since the answer released here, and the
       // holder's own estimate of the bucket's clock would have moved with them.
@@ -126,7 +146,11 @@ class TokenBucketScriptIT {
       AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), moved - movedAtAnswer.get(i));
       AcquireRequest toMath = i < 0 ? step.request() : step.request(mathAnswers.get(i), 0);
       Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC, toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, toMath, a.nowMicros() + moved);
+      if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
+        mathLost = a.nowMicros() + moved; // the script found the marker missing at this call
+      }
+      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, toMath,
+          a.nowMicros() + moved, mathLost);
       mirror = java.next();
       Acquisition m = java.acquisition();
       assertEquals(m.granted(), a.granted(), "script = math: " + step.why());

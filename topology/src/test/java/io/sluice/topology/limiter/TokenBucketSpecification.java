@@ -24,8 +24,18 @@ final class TokenBucketSpecification {
    * @param expectLevel   level before the charge, after refill and release
    * @param expectTicketMillis when nothing is granted, time until the event's turn
    */
+  /** What Redis loses before a step: nothing, the bucket alone (expired), or its slot's data. */
+  enum Loss { NONE, BUCKET, SLOT }
+
   record Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
-              int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
+              int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
+              Loss loss) {
+
+    Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
+         int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
+      this(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, Loss.NONE);
+    }
 
     AcquireRequest request() {
       return new AcquireRequest(want, need, holder, holdMillis * 1000, null, null);
@@ -73,6 +83,12 @@ final class TokenBucketSpecification {
     return new Step(why, advanceMillis, 1, 1, false, 0, releaseStep, used, expectGranted, expectLevel, 0);
   }
 
+  private static Step afterLoss(String why, Loss loss, long advanceMillis, int want, int need,
+                                int expectGranted, double expectLevel, long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, need, false, 0, -1, 0, expectGranted, expectLevel,
+        expectTicketMillis, loss);
+  }
+
   static final List<Step> STEPS = List.of(
       /* 0 */ ask("a new bucket is full: one unit is granted from 10", 0, 1, 1, false, 1, 10, 0),
       /* 1 */ ask("a lease takes the nine it asked for", 0, 9, 1, false, 9, 9, 0),
@@ -111,7 +127,12 @@ final class TokenBucketSpecification {
       /* 31 */ lease("ten seconds on, full: a lease of 15 holds 9 units and reserves 6 (due +100..+600 ms)", 10_000, 16, 1, 1000, 16, 10),
       /* 32 */ release("350 ms on, 9 used: reserved 11-13 fell due unused and are lost, 14-16 go back: -2.5 + 3", 350, 31, 9, 1, 0.5),
       /* 33 */ lease("a lease of 3 units, all reserved (due +250, +350, +450 ms), held for 5 s", 0, 4, 1, 5000, 4, -0.5),
-      /* 34 */ ask("reserved units do not lower the cap: 1.5 s on the bucket is full (not 10 - 3)", 1500, 1, 1, false, 1, 10, 0));
+      /* 34 */ ask("reserved units do not lower the cap: 1.5 s on the bucket is full (not 10 - 3)", 1500, 1, 1, false, 1, 10, 0),
+      // Redis loses the slot's data: paid reservations may still wait in the ladder.
+      /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts empty under a full horizon of reservations (-10); one unit's turn is in 100 ms", Loss.SLOT, 0, 1, 1, 0, -10, 100),
+      /* 36 */ ask("half a second later it has refilled to -5: cost 3 fits in the horizon", 500, 3, 3, false, 3, -5, 0),
+      /* 37 */ afterLoss("a horizon after the loss, a bucket Redis lacks starts empty (0), not full", Loss.BUCKET, 500, 1, 1, 1, 0, 0),
+      /* 38 */ afterLoss("a horizon plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0));
 
   private TokenBucketSpecification() {}
 }

@@ -1,0 +1,80 @@
+package io.sluice.topology.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.embedded.KafkaBroker;
+import io.sluice.embedded.RealServers;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.gate.Gate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two gate instances of one application against a real broker: each knows there are two, so
+ * under {@code onRedisDown: local} each bucket runs at half the quota. (Without
+ * {@code application.server} Streams listed no instances and each took the whole quota: a tenant
+ * of capacity 10 had 10 admitted at once during an outage, and the fleet up to N times that.)
+ */
+@ExtendWith(RealServers.class)
+class GateLocalShareIT {
+
+  @Test
+  void shouldGiveEachOfTwoGateInstancesHalfOfEveryQuotaWhileRedisIsDown(KafkaBroker broker) throws Exception {
+    String quotas = "{ enterprise: { capacity: 10, refill: 1/s }, pro: { capacity: 10, refill: 1/s }, free: { capacity: 10, refill: 1/s } }";
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      SluiceConfig config = TestConfigs.of(
+          GateIT.config(quotas, "60s").replace("gate: { maxPayloadBytes: 2048, streamThreads: 2 }",
+              "gate: { maxLease: 0, maxPayloadBytes: 2048, streamThreads: 1 }"),
+          broker, redis.uri());
+      Topics topics = TestConfigs.createTopics(config, broker, 2);
+      Map<String, Object> fast = Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+      CountingListener counts = new CountingListener();
+      try (Gate a = Gate.start(config, counts, fast);
+           Gate b = Gate.start(config, counts, fast);
+           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+        long end = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (!(running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5)) {
+          assertTrue(System.nanoTime() < end, "both instances running with a share of 1/2, but: "
+              + a.streams().state() + " " + a.localShare() + ", " + b.streams().state() + " " + b.localShare());
+          java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+        }
+
+        // A tenant's events all go to one instance; its local bucket there holds half the quota.
+        redis.stop();
+        int burst = 20;
+        for (int i = 0; i < burst; i++) {
+          GateIT.send(p, topics, "acme", GateIT.event("burst-" + i, "acme", "local-api", 1));
+        }
+        p.flush();
+        List<String> out = new ArrayList<>(topics.delays());
+        out.add(topics.ready());
+        List<ConsumerRecord<byte[], byte[]>> decided = Kafka.readUntil(broker.bootstrapServers(), out,
+            all -> all.stream().filter(r -> GateIT.idOf(r).startsWith("burst-")).count() >= burst,
+            Duration.ofSeconds(60));
+        long admitted = decided.stream().filter(r -> r.topic().equals(topics.ready()))
+            .filter(r -> GateIT.idOf(r).startsWith("burst-")).count();
+        System.out.printf("two gates, Redis down, local: shares %.2f and %.2f; %d of a burst of %d "
+            + "admitted at once from a bucket of 10 at 1/s%n", a.localShare(), b.localShare(), admitted, burst);
+        assertTrue(admitted >= 5, "the local bucket starts full at half the capacity: " + admitted);
+        assertTrue(admitted <= 6, "half of capacity 10, plus at most one unit of refill while the burst"
+            + " was decided: " + admitted);
+        assertEquals(0.5, a.localShare());
+      }
+    }
+  }
+
+  private static boolean running(Gate gate) {
+    return gate.streams().state() == KafkaStreams.State.RUNNING;
+  }
+}
