@@ -81,6 +81,16 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
   (run Redis with maxmemory-policy noeviction).
 
+Shadow mode (a provider or a tenant being tuned, never held back):
+  The caller admits every event whatever the answer, so the bucket must not lend it anything:
+  an event whose units the bucket holds now (need <= level) is charged as usual (a lease, if
+  asked, only of units the bucket holds, never reserved ones); any other event is not charged,
+  not queued and takes no place in line: the script writes only what refill and releases
+  already wrote, and answers granted 0 with, as ticket, the wait the event alone would have had
+  (until its last unit was due, or until its turn in the line). So shadow traffic never leaves
+  the bucket in debt or its line longer: once the limit is enforced, it starts from a bucket
+  charged only with the events that fitted.
+
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 KEYS[2]   the marker of that slot, sluice:v1:{~tag}:marker (SlotMarkers: a tag of the same slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
@@ -96,6 +106,7 @@ ARGV[9]   places       places in line to give back first: "line_end_us unused", 
                        They are given back only if the line still ends at line_end_us (nobody
                        queued behind them); otherwise they stay as a gap, which only delays later
                        events (stricter, never looser).
+ARGV[10]  shadow       "1": shadow mode (see above), else "0" (or absent)
 
 Stored fields (all strings):
   tokens   the level after the last update (may be negative)
@@ -115,7 +126,8 @@ Returns an array of seven:
   [1] granted      integer: units charged (0: none, see [4])
   [2] level        string: the level before this charge, after refill and release (a decimal)
   [3] now_us       string: the Redis time of the decision, microseconds
-  [4] ticket_us    string: when granted = 0, how long from now until the event's turn; else "0"
+  [4] ticket_us    string: when granted = 0, how long from now until the event's turn (in shadow
+                   mode: the wait it would have had); else "0"
   [5] lease_id     integer: the id of the lease of granted - need units, 0 when there is none
   [6] lease_end    string: that lease's deadline, microseconds ("0" when there is none)
   [7] line_end     string: when the event was queued, the end of the line after its places, as
@@ -135,6 +147,7 @@ local holder = ARGV[6] == '1'
 local hold = tonumber(ARGV[7])
 local release = ARGV[8]
 local places = ARGV[9]
+local shadow = ARGV[10] == '1'
 local us_per_unit = 1000000 / refill
 
 local t = redis.call('TIME')
@@ -249,7 +262,21 @@ local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
 
 local granted = 0
 local ticket = 0
-if want <= fit then
+if shadow then
+  -- Shadow mode: charge only units the bucket holds now; otherwise write no debt and no line,
+  -- and answer with the wait the event would have had (see "Shadow mode" above).
+  -- No epsilon here: a lease's units count as held by the same floor (imm below), so every
+  -- unit granted in shadow mode is one the bucket holds, none reserved.
+  local held_now = math.floor(level)
+  if need <= held_now then
+    granted = math.min(want, held_now)
+  elseif need <= fit then
+    ticket = math.ceil((need - level) * us_per_unit)
+  else
+    local open = now + (need - level) * us_per_unit - horizon
+    ticket = math.ceil(math.max(open, line) - now)
+  end
+elseif want <= fit then
   granted = want
 elseif need <= fit then
   granted = fit
@@ -291,7 +318,7 @@ if line > now then
 elseif stored[3] then
   redis.call('HDEL', KEYS[1], 'line')
 end
-if granted > 0 then
+if granted > 0 or shadow then
   line_end = '0'
 end
 if held > 0 then

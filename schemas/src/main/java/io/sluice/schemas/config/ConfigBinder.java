@@ -136,7 +136,8 @@ final class ConfigBinder {
     node.properties().forEach(e -> tenants.put(e.getKey(), new TenantConfig(
         text(e.getValue(), "tier", defaultTier),
         quotas(e.getValue().path("quotas"), Problem.join(Problem.join("tenants", e.getKey()),
-            "quotas")))));
+            "quotas")),
+        e.getValue().has("shadow") ? e.getValue().get("shadow").asBoolean() : ConfigDefaults.SHADOW)));
     return tenants;
   }
 

@@ -54,4 +54,15 @@ public record SluiceConfig(
     }
     return tierOf(tenant).map(p.quotas()::get);
   }
+
+  /**
+   * Shadow mode for the tenant's events toward the provider: when either the provider or the
+   * tenant says so (neither can take the other out of shadow mode; a limit is enforced only where
+   * nobody asked to watch it first).
+   */
+  public boolean shadowOf(String provider, String tenant) {
+    ProviderConfig p = providers.get(provider);
+    TenantConfig t = tenants.get(tenant);
+    return (p != null && p.shadow()) || (t != null && t.shadow());
+  }
 }

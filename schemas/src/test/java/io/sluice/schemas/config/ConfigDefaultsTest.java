@@ -32,6 +32,7 @@ class ConfigDefaultsTest {
         Arguments.of("/$defs/provider/properties/timeout", Durations.format(ConfigDefaults.TIMEOUT)),
         Arguments.of("/$defs/provider/properties/onRedisDown", ConfigDefaults.ON_REDIS_DOWN.code()),
         Arguments.of("/$defs/provider/properties/shadow", ConfigDefaults.SHADOW),
+        Arguments.of("/$defs/tenant/properties/shadow", ConfigDefaults.SHADOW),
         Arguments.of("/$defs/provider/properties/forwardHeaders", ConfigDefaults.FORWARD_HEADERS),
         Arguments.of("/$defs/provider/properties/maxCost", ConfigDefaults.MAX_COST),
         Arguments.of("/properties/gate/properties/applicationId", ConfigDefaults.GATE_APPLICATION_ID),

@@ -274,6 +274,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void shouldPutATenantInShadowModeTowardEveryProviderWhenEitherSaysSo() {
+    SluiceConfig config = ConfigLoader.parse(THREE_TIERS
+        .replace("acme: { tier: enterprise }", "acme: { tier: enterprise, shadow: true }\n  globex: { tier: pro }")
+        + "  initech: { tier: pro, shadow: false }\n", Map.of());
+
+    assertTrue(config.tenants().get("acme").shadow());
+    assertTrue(config.shadowOf("payments-api", "acme"), "the tenant says so");
+    assertFalse(config.shadowOf("payments-api", "globex"), "neither says so");
+    assertFalse(config.shadowOf("payments-api", "initech"));
+    assertFalse(config.shadowOf("payments-api", "unlisted"), "an unlisted tenant is not in shadow mode");
+
+    SluiceConfig providerShadow = ConfigLoader.parse(THREE_TIERS.replace("rate: 50/s", "rate: 50/s\n    shadow: true")
+        + "  initech: { tier: pro, shadow: false }\n", Map.of());
+    assertTrue(providerShadow.shadowOf("payments-api", "initech"), "a tenant's false does not take it out of its provider's shadow mode");
+    assertTrue(providerShadow.shadowOf("payments-api", "unlisted"));
+
+    assertEquals("tenants.acme.shadow: expected true or false, got \"maybe\"",
+        error(THREE_TIERS.replace("acme: { tier: enterprise }", "acme: { tier: enterprise, shadow: maybe }")));
+  }
+
+  @Test
   void shouldNameASectionThatIsNotAMapping() {
     assertEquals("kafka: expected a mapping with bootstrap, topicPrefix and properties, got \"broker:9092\"",
         error(MINIMAL + "kafka: broker:9092\n"));

@@ -24,6 +24,14 @@ public interface GateListener {
   /** Shadow mode: this event would have been deferred, and was let through. */
   default void shadowWouldDefer(String provider, String tier) {}
 
+  /**
+   * Shadow mode: this event would have been deferred by {@code waitMillis} (until its units were
+   * due, or its turn in the line), and was let through. By default counted as above.
+   */
+  default void shadowWouldDefer(String provider, String tier, long waitMillis) {
+    shadowWouldDefer(provider, tier);
+  }
+
   /** Redis gave no decision and the provider's policy decided instead. */
   default void redisFallback(String provider, RedisDownPolicy policy) {}
 

@@ -34,7 +34,10 @@ import org.apache.kafka.streams.processor.api.Record;
  * </ul>
  * A ticket is believed because only Sluice writes {@code regate}: on {@code inbound} every
  * {@code sluice-*} header was stripped before this node ({@link StripSluiceHeadersProcessor}).
- * In shadow mode every decision is made and counted, and the event is admitted anyway.
+ * In shadow mode (the provider's or the tenant's {@code shadow}: either is enough) every decision
+ * is made and counted, and the event is admitted anyway; the limiter charges the bucket only what
+ * it holds now, so shadow traffic never reserves future units or lengthens the bucket's line (an
+ * enforced event after it waits only for what the admitted-and-charged ones took).
  */
 final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
   private final SluiceConfig config;
@@ -72,16 +75,17 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
         config.quotaOf(provider, in.event().tenant()).orElseThrow(), config.reservationHorizon());
     BucketKey key = new BucketKey(provider, in.event().tenant());
     boolean holder = HeaderValues.last(record.headers(), HeaderNames.TICKET).isPresent();
+    boolean shadow = config.shadowOf(provider, in.event().tenant());
 
     listener.decided(provider, in.tier());
-    LimiterDecision decision = limiter.decide(key, spec, in.event().cost(), holder);
+    LimiterDecision decision = limiter.decide(key, spec, in.event().cost(), holder, shadow);
     long now = clock.millis();
     if (decision instanceof LimiterDecision.Unavailable) {
-      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now);
+      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now, shadow);
       listener.redisFallback(provider, providerConfig.onRedisDown());
     }
-    if (providerConfig.shadow() && !(decision instanceof LimiterDecision.Admit)) {
-      listener.shadowWouldDefer(provider, in.tier());
+    if (shadow && !(decision instanceof LimiterDecision.Admit)) {
+      listener.shadowWouldDefer(provider, in.tier(), Math.max(0, wouldDeferUntil(decision, now) - now));
       decision = new LimiterDecision.Admit(now);
     }
 
@@ -104,12 +108,27 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     }
   }
 
-  private LimiterDecision fallback(RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now) {
+  private LimiterDecision fallback(
+      RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now, boolean shadow) {
     return switch (policy) {
       case FAIL_OPEN -> new LimiterDecision.Admit(now);
       case FAIL_CLOSED -> new LimiterDecision.Unavailable("fail_closed");
-      case LOCAL -> local.decide(key, spec, in.event().cost(), now);
+      case LOCAL -> local.decide(key, spec, in.event().cost(), now, shadow);
     };
+  }
+
+  /** When a decision other than Admit would have let the event go (fail_closed: after its hold). */
+  private long wouldDeferUntil(LimiterDecision decision, long now) {
+    if (decision instanceof LimiterDecision.WouldDefer w) {
+      return w.notBeforeMillis();
+    }
+    if (decision instanceof LimiterDecision.Reserved r) {
+      return r.notBeforeMillis();
+    }
+    if (decision instanceof LimiterDecision.Queued q) {
+      return q.notBeforeMillis();
+    }
+    return now + ladder.steps().get(0).toMillis();
   }
 
   private void defer(

@@ -11,9 +11,17 @@ package io.sluice.topology.limiter;
  *                   when want &gt; need (see {@link Lease})
  * @param release    a lease to release before deciding, or null
  * @param places     places in line to give back before deciding, or null
+ * @param shadow     shadow mode: the event is admitted whatever the answer, so it is charged only
+ *                   units the bucket holds now (a lease likewise); otherwise nothing is charged,
+ *                   reserved or queued, and the ticket is the wait it would have had
  */
 public record AcquireRequest(
-    int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places) {
+    int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places,
+    boolean shadow) {
+  public AcquireRequest(int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places) {
+    this(want, need, holder, holdMicros, release, places, false);
+  }
+
   public AcquireRequest {
     if (need < 1 || want < need) {
       throw new IllegalArgumentException("need >= 1 and want >= need: want=" + want + " need=" + need);
@@ -23,6 +31,10 @@ public record AcquireRequest(
     }
     if (holder && want > need) {
       throw new IllegalArgumentException("a ticket holder takes its need only: want=" + want + " need=" + need);
+    }
+    if (shadow && (holder || places != null)) {
+      // Shadow events are never queued: no ticket and no places in line to give back.
+      throw new IllegalArgumentException("a shadow request neither holds a ticket nor gives back places");
     }
   }
 
@@ -41,13 +53,18 @@ public record AcquireRequest(
     return new AcquireRequest(cost, cost, true, 0, null, null);
   }
 
+  /** Shadow mode: units the bucket holds now and, beyond {@code need}, a lease of held units only. */
+  public static AcquireRequest shadowing(int want, int need, long holdMicros) {
+    return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null, true);
+  }
+
   /** The same request, releasing {@code lease} first. */
   public AcquireRequest releasing(LeaseRelease lease) {
-    return new AcquireRequest(want, need, holder, holdMicros, lease, places);
+    return new AcquireRequest(want, need, holder, holdMicros, lease, places, shadow);
   }
 
   /** The same request, giving back {@code unused} places in line first. */
   public AcquireRequest givingBack(PlacesRelease unused) {
-    return new AcquireRequest(want, need, holder, holdMicros, release, unused);
+    return new AcquireRequest(want, need, holder, holdMicros, release, unused, shadow);
   }
 }

@@ -87,9 +87,26 @@ public final class GateLimiter {
    * @param holder the event comes back holding a ticket (header sluice-ticket)
    */
   public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, boolean holder) {
+    return decide(key, spec, cost, holder, false);
+  }
+
+  /**
+   * Decides one event of {@code cost} units against its bucket, in shadow mode if {@code shadow}.
+   *
+   * <p>Shadow mode: the caller admits the event whatever the answer, so nothing may be lent
+   * ahead. The store charges only units the bucket holds now ({@link AcquireRequest#shadowing}),
+   * so a lease holds only units due at once and never a reserved one, and no places in line are
+   * ever taken; an event the bucket cannot pay now is {@link LimiterDecision.WouldDefer}. A ticket
+   * (an event queued before shadow mode was switched on) changes nothing: shadow events are never
+   * charged into debt.
+   */
+  public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, boolean holder, boolean shadow) {
     Remembered r = buckets.computeIfAbsent(key, k -> new Remembered());
     long now = nanoTime.getAsLong();
     r.demand.record(cost, now);
+    if (shadow) {
+      holder = false;
+    }
 
     // A ticket holder must be charged by Redis (its turn in the line is recorded there).
     if (!holder && r.lease != null) {
@@ -98,7 +115,7 @@ public final class GateLimiter {
         return toDecision(slot);
       }
     }
-    if (!holder && r.places != null) {
+    if (!holder && !shadow && r.places != null) {
       long turn = r.places.take(cost, now);
       if (turn >= 0) {
         return new LimiterDecision.Queued(LimiterDecision.ceilMillis(turn));
@@ -115,14 +132,19 @@ public final class GateLimiter {
       request = AcquireRequest.holding(cost);
     } else {
       int extra = r.demand.extraUnits(leaseTargetSeconds, maxLease);
-      request = AcquireRequest.leasing(cost + extra, cost, holdMicros);
+      request = shadow
+          ? AcquireRequest.shadowing(cost + extra, cost, holdMicros)
+          : AcquireRequest.leasing(cost + extra, cost, holdMicros);
       // What is in hand is done with: this request gives its unused units or places back.
       if (r.lease != null) {
         request = request.releasing(r.lease.release(now));
         r.lease = null;
       }
       if (r.places != null) {
-        request = request.givingBack(r.places.giveBack());
+        // (A shadow bucket never has places; were there any, they stay as a gap: stricter.)
+        if (!shadow) {
+          request = request.givingBack(r.places.giveBack());
+        }
         r.places = null;
       }
     }
@@ -143,6 +165,10 @@ public final class GateLimiter {
     permit.get().succeeded();
     onStoreCall.called(key, received - sent);
 
+    if (!acquisition.isGranted() && shadow) {
+      return new LimiterDecision.WouldDefer(
+          LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
+    }
     if (!acquisition.isGranted()) {
       if (request.want() > cost) {
         r.places = new LinePlaces(spec, acquisition, cost, request.want(), useMicros, sent, received);

@@ -41,7 +41,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       request.holder() ? "1" : "0",
       Long.toString(request.holdMicros()),
       request.release() == null ? "" : request.release().encode(),
-      request.places() == null ? "" : request.places().encode()
+      request.places() == null ? "" : request.places().encode(),
+      request.shadow() ? "1" : "0"
     };
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)

@@ -19,6 +19,12 @@ public sealed interface LimiterDecision {
    */
   record Queued(long notBeforeMillis) implements LimiterDecision {}
 
+  /**
+   * Shadow mode: the bucket could not pay now and charged, reserved and queued nothing; enforced,
+   * the event would have waited until {@code notBeforeMillis}. The gate counts it and admits it.
+   */
+  record WouldDefer(long notBeforeMillis) implements LimiterDecision {}
+
   /** No decision could be had from Redis; the provider's onRedisDown policy decides. */
   record Unavailable(String why) implements LimiterDecision {}
 

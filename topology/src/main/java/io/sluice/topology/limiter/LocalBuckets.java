@@ -29,12 +29,20 @@ public final class LocalBuckets {
   }
 
   public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, long nowMillis) {
+    return decide(key, spec, cost, nowMillis, false);
+  }
+
+  /** As above; in shadow mode only what the local bucket holds now is charged (see GateLimiter). */
+  public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, long nowMillis, boolean shadow) {
     BucketSpec mine = spec.share(Math.min(1, Math.max(1e-6, share.getAsDouble())));
     long nowMicros = nowMillis * 1000;
-    TokenBucketMath.Step step =
-        TokenBucketMath.acquire(states.get(key), mine, AcquireRequest.holding(cost), nowMicros);
+    AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.holding(cost);
+    TokenBucketMath.Step step = TokenBucketMath.acquire(states.get(key), mine, request, nowMicros);
     states.put(key, step.next());
     Acquisition a = step.acquisition();
+    if (shadow && !a.isGranted()) {
+      return new LimiterDecision.WouldDefer(LimiterDecision.ceilMillis(a.nowMicros() + a.ticketMicros()));
+    }
     long due = a.nowMicros() + (long) Math.ceil(Math.max(0, (cost - a.levelBefore()) * mine.microsPerUnit()));
     if (due <= nowMicros) {
       return new LimiterDecision.Admit(nowMillis);

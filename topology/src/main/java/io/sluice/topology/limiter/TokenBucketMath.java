@@ -16,7 +16,9 @@ import java.util.List;
  * an event that does not fit gets a ticket (a place in the bucket's waiting line) instead of a
  * charge, and is charged without the horizon check when it comes back holding it. Units taken
  * beyond an event's need form a lease; the bucket holds those of them it had against its cap (it refills only to
- * {@code capacity - held}) until the lease is released or its deadline passes.
+ * {@code capacity - held}) until the lease is released or its deadline passes. In shadow mode
+ * ({@link AcquireRequest#shadow()}) only units the bucket holds now are charged: nothing is
+ * reserved or queued, and an event that cannot be paid now gets the wait it would have had.
  *
  * <p>All arithmetic is in doubles, as Lua's numbers are, and in the same order, so the two agree to
  * the last bit.
@@ -112,7 +114,19 @@ public final class TokenBucketMath {
 
     int granted = 0;
     long ticket = 0;
-    if (request.want() <= fit) {
+    if (request.shadow()) {
+      // Shadow mode: charge only units the bucket holds now (no epsilon: a lease's units count as
+      // held by the same floor); otherwise no debt, no line, and the wait the event would have had.
+      double heldNow = Math.floor(level);
+      if (request.need() <= heldNow) {
+        granted = (int) Math.min(request.want(), heldNow);
+      } else if (request.need() <= fit) {
+        ticket = (long) Math.ceil((request.need() - level) * usPerUnit);
+      } else {
+        double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
+        ticket = (long) Math.ceil(Math.max(open, line) - now);
+      }
+    } else if (request.want() <= fit) {
       granted = request.want();
     } else if (request.need() <= fit) {
       granted = (int) fit;
@@ -141,7 +155,7 @@ public final class TokenBucketMath {
     // The script stores the line, in whole microseconds, only while it lies ahead (printf's %.0f
     // rounds half to even, as rint does).
     double storedLine = line > now ? Math.rint(line) : 0;
-    long lineEnd = granted == 0 && line > now ? (long) storedLine : 0;
+    long lineEnd = granted == 0 && !request.shadow() && line > now ? (long) storedLine : 0;
     return new Step(
         new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd),
         new BucketState(level, ts, storedLine, seq, leases));

@@ -66,6 +66,7 @@ class GateTopologyTest {
       tenants:
         acme: { tier: enterprise }
         globex: { tier: pro }
+        watched: { tier: pro, shadow: true }
       gate: { maxPayloadBytes: 512, leaseTarget: 0ms }
       """;
 
@@ -78,11 +79,20 @@ class GateTopologyTest {
   private TestOutputTopic<byte[], byte[]> dlq;
   private Topics topics;
 
+  /** Would-defer waits reported in shadow mode, in milliseconds. */
+  private final java.util.List<Long> wouldDeferWaits = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final GateListener shadowCounts = new GateListener() {
+    @Override
+    public void shadowWouldDefer(String provider, String tier, long waitMillis) {
+      wouldDeferWaits.add(waitMillis);
+    }
+  };
+
   private void start(String yaml) {
     SluiceConfig config = ConfigLoader.parse(yaml, Map.of());
     topics = new Topics(config.kafka().topicPrefix(), config.ladder());
     GateWiring wiring = new GateWiring(config, store, new RedisCircuit(1000, 1000, s -> {}),
-        () -> 1.0, clock, clock::nanos, GateListener.NONE);
+        () -> 1.0, clock, clock::nanos, shadowCounts);
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, "gate-test");
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -240,6 +250,41 @@ class GateTopologyTest {
     }
     assertEquals(5, ready.readRecordsToList().size());
     assertEquals(5, store.calls(), "every event was still decided by the bucket");
+  }
+
+  @Test
+  void shouldSendAShadowTenantsOverQuotaEventsToReadyAndCountThemAsWouldDefer() {
+    // watched: pro at payments-api, capacity 4 at 2/s, horizon 10 s; shadow: true on the tenant
+    // only (the provider enforces everyone else).
+    start(CONFIG);
+    for (int i = 0; i < 30; i++) {
+      send("watched", event("w" + i, "watched", "payments-api", 1));
+    }
+    assertEquals(30, ready.readRecordsToList().size(), "nothing is held back");
+    assertTrue(delay(Duration.ofSeconds(1)).isEmpty() && delay(Duration.ofSeconds(5)).isEmpty()
+        && delay(Duration.ofSeconds(30)).isEmpty(), "nothing went to the ladder");
+    assertEquals(26, wouldDeferWaits.size(), "4 fitted the bucket and were charged; 26 would have been deferred");
+    assertTrue(wouldDeferWaits.stream().allMatch(w -> w > 0 && w <= 500),
+        "each with the wait it alone would have had (one unit at 2/s): " + wouldDeferWaits);
+
+    // globex, same tier, not in shadow mode: enforced as before.
+    for (int i = 0; i < 6; i++) {
+      send("globex", event("g" + i, "globex", "payments-api", 1));
+    }
+    assertEquals(4, ready.readRecordsToList().size(), "globex is enforced");
+    assertEquals(26, wouldDeferWaits.size());
+
+    // Shadow mode switched off for watched (a restart with the same Redis): the bucket owes
+    // nothing to the shadow traffic. Half a second refills one unit, and it goes at once (had
+    // the 26 been reserved or queued, it would wait 13 s).
+    driver.close();
+    clock.advance(Duration.ofMillis(500));
+    start(CONFIG.replace("watched: { tier: pro, shadow: true }", "watched: { tier: pro }"));
+    send("watched", event("enforced", "watched", "payments-api", 1));
+    assertEquals(1, ready.readRecordsToList().size(), "admitted at once after the shadow burst");
+    send("watched", event("enforced2", "watched", "payments-api", 1));
+    assertTrue(ready.isEmpty(), "and enforced from there: the next one waits");
+    assertEquals(26, wouldDeferWaits.size());
   }
 
   @Test

@@ -9,6 +9,7 @@ public final class CountingListener implements GateListener {
   public final AtomicLong decisions = new AtomicLong();
   public final AtomicLong redisCalls = new AtomicLong();
   public final AtomicLong fallbacks = new AtomicLong();
+  public final AtomicLong wouldDefer = new AtomicLong();
 
   @Override
   public void decided(String provider, String tier) {
@@ -18,6 +19,11 @@ public final class CountingListener implements GateListener {
   @Override
   public void redisCall(String provider, long nanos) {
     redisCalls.incrementAndGet();
+  }
+
+  @Override
+  public void shadowWouldDefer(String provider, String tier, long waitMillis) {
+    wouldDefer.incrementAndGet();
   }
 
   @Override

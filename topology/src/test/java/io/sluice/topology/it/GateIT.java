@@ -180,6 +180,43 @@ class GateIT {
   }
 
   @Test
+  void shouldAdmitEveryEventOfAShadowTenantAndLeaveItsBucketOutOfDebtAndLine(
+      KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    String quotas = "{ enterprise: { capacity: 5, refill: 10/s }, pro: { capacity: 5, refill: 10/s }, free: { capacity: 5, refill: 10/s } }";
+    SluiceConfig config = TestConfigs.of(config(quotas, "2s")
+        .replace("acme: { tier: enterprise }", "acme: { tier: enterprise }\n  watched: { tier: free, shadow: true }"),
+        broker, redis.uri());
+    Topics topics = TestConfigs.createTopics(config, broker, 2);
+    CountingListener counts = new CountingListener();
+    int events = 100;
+    try (Gate gate = Gate.start(config, counts, FAST_COMMITS);
+         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+      for (int i = 0; i < events; i++) {
+        send(p, topics, "watched", event("w" + i, "watched", "payments-api", 1));
+      }
+      p.flush();
+      List<String> out = new ArrayList<>(topics.delays());
+      out.add(topics.ready());
+      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+          all -> all.stream().map(GateIT::idOf).distinct().count() >= events, Duration.ofSeconds(60));
+      assertTrue(records.stream().allMatch(r -> r.topic().equals(topics.ready())),
+          "every event of the shadow tenant went to ready, none to the ladder");
+      assertTrue(counts.wouldDefer.get() >= events / 2,
+          "most were counted as would-defer (a bucket of 5 at 10/s): " + counts.wouldDefer.get());
+
+      io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(redis.uri());
+      try (var c = client.connect()) {
+        String key = new io.sluice.topology.limiter.BucketKey("payments-api", "watched").redisKey();
+        assertEquals(null, c.sync().hget(key, "line"), "the shadow burst took no place in the line");
+        double level = Double.parseDouble(c.sync().hget(key, "tokens"));
+        assertTrue(level >= 0, "the shadow burst reserved nothing ahead: level " + level);
+      } finally {
+        client.shutdown();
+      }
+    }
+  }
+
+  @Test
   void shouldDecideAnEventAtMostTwiceWhenATenantSendsTenTimesItsRate(
       KafkaBroker broker, RedisServerProcess redis) throws Exception {
     String quotas = "{ enterprise: { capacity: 10, refill: 10/s }, pro: { capacity: 10, refill: 10/s }, free: { capacity: 10, refill: 10/s } }";

@@ -173,4 +173,55 @@ class GateLimiterTest {
     }
     assertTrue(fromLeases > 1000, "leases served many of the events: " + fromLeases);
   }
+
+  @Test
+  void shouldLendNothingAheadToAShadowBucketSoEnforcementAfterItStartsOutOfDebt() {
+    // 100 events/s against 10/s with a burst of 5 and a 1 s horizon, for 3 s, in shadow mode,
+    // with leases on: only units the bucket holds are charged (at once), the rest would defer.
+    GateLimiter shadow = limiter(Duration.ofSeconds(1), 64);
+    BucketKey key = new BucketKey("api", "watched");
+    BucketSpec spec = new BucketSpec(5, 10, 1_000_000);
+    List<Admission> charged = new ArrayList<>();
+    int wouldDefer = 0;
+    for (int i = 0; i < 300; i++) {
+      clockMicros.addAndGet(10_000);
+      LimiterDecision d = shadow.decide(key, spec, 1, false, true);
+      if (d instanceof LimiterDecision.Admit a) {
+        charged.add(new Admission(a.atMillis(), 1));
+      } else if (d instanceof LimiterDecision.WouldDefer w) {
+        wouldDefer++;
+        long nowMillis = clockMicros.get() / 1000;
+        assertTrue(w.notBeforeMillis() > nowMillis && w.notBeforeMillis() <= nowMillis + 101,
+            "the wait it alone would have had, at most one unit at 10/s: " + (w.notBeforeMillis() - nowMillis) + " ms");
+      } else {
+        throw new AssertionError("a shadow bucket neither reserves nor queues: event " + i + ": " + d);
+      }
+    }
+    assertWithinBucket(charged, spec, "shadow charges");
+    assertTrue(wouldDefer > 200, "most events would have been deferred: " + wouldDefer);
+
+    // Enforced right after (another task, as when shadow mode is switched off): the bucket owes
+    // nothing to the shadow traffic, so one unit is due within 100 ms. Enforcing the same 300
+    // events would have queued them to about 27 s ahead.
+    LimiterDecision enforced = limiter(Duration.ofSeconds(1), 64).decide(key, spec, 1, false);
+    long nowMillis = clockMicros.get() / 1000;
+    long due = enforced instanceof LimiterDecision.Admit a ? a.atMillis()
+        : enforced instanceof LimiterDecision.Reserved r ? r.notBeforeMillis() : Long.MAX_VALUE;
+    assertTrue(due <= nowMillis + 101, "enforced after shadow: " + enforced + " at " + nowMillis);
+  }
+
+  @Test
+  void shouldQueueFarAheadWhenTheSameTrafficIsEnforced() {
+    // The contrast to the test above: the same 300 events enforced leave a line far ahead.
+    GateLimiter gate = limiter(Duration.ofSeconds(1), 64);
+    BucketKey key = new BucketKey("api", "enforced");
+    BucketSpec spec = new BucketSpec(5, 10, 1_000_000);
+    for (int i = 0; i < 300; i++) {
+      clockMicros.addAndGet(10_000);
+      gate.decide(key, spec, 1, false);
+    }
+    LimiterDecision next = limiter(Duration.ofSeconds(1), 64).decide(key, spec, 1, false);
+    long nowMillis = clockMicros.get() / 1000;
+    assertTrue(next instanceof LimiterDecision.Queued q && q.notBeforeMillis() > nowMillis + 20_000, "" + next);
+  }
 }

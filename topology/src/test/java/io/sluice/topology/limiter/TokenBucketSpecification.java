@@ -29,16 +29,16 @@ final class TokenBucketSpecification {
 
   record Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
               int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
-              Loss loss) {
+              Loss loss, boolean shadow) {
 
     Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
          int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
       this(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
-          expectLevel, expectTicketMillis, Loss.NONE);
+          expectLevel, expectTicketMillis, Loss.NONE, false);
     }
 
     AcquireRequest request() {
-      return new AcquireRequest(want, need, holder, holdMillis * 1000, null, null);
+      return new AcquireRequest(want, need, holder, holdMillis * 1000, null, null, shadow);
     }
 
     /**
@@ -86,7 +86,14 @@ final class TokenBucketSpecification {
   private static Step afterLoss(String why, Loss loss, long advanceMillis, int want, int need,
                                 int expectGranted, double expectLevel, long expectTicketMillis) {
     return new Step(why, advanceMillis, want, need, false, 0, -1, 0, expectGranted, expectLevel,
-        expectTicketMillis, loss);
+        expectTicketMillis, loss, false);
+  }
+
+  /** A shadow-mode request: charged only what the bucket holds now; else the wait it would have had. */
+  private static Step shadow(String why, long advanceMillis, int want, int need,
+                             int expectGranted, double expectLevel, long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, need, false, want > need ? 200 : 0, -1, 0, expectGranted,
+        expectLevel, expectTicketMillis, Loss.NONE, true);
   }
 
   static final List<Step> STEPS = List.of(
@@ -132,7 +139,17 @@ final class TokenBucketSpecification {
       /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts empty under a full horizon of reservations (-10); one unit's turn is in 100 ms", Loss.SLOT, 0, 1, 1, 0, -10, 100),
       /* 36 */ ask("half a second later it has refilled to -5: cost 3 fits in the horizon", 500, 3, 3, false, 3, -5, 0),
       /* 37 */ afterLoss("a horizon after the loss, a bucket Redis lacks starts empty (0), not full", Loss.BUCKET, 500, 1, 1, 1, 0, 0),
-      /* 38 */ afterLoss("a horizon plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0));
+      /* 38 */ afterLoss("a horizon plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0),
+      // Shadow mode: what fits now is charged; nothing else is reserved, queued or put in line.
+      /* 39 */ shadow("shadow: cost 5 fits the 9 held, charged as usual", 0, 5, 5, 5, 9, 0),
+      /* 40 */ shadow("shadow: cost 6 does not fit the 4 held: not charged (no debt), it would have waited 200 ms", 0, 6, 6, 0, 4, 200),
+      /* 41 */ shadow("shadow: cost 15 would have been queued beyond the horizon: not queued, its turn would be in 100 ms", 0, 15, 15, 0, 4, 100),
+      /* 42 */ ask("enforced right after: still 4 (the shadow steps charged nothing), cost 14 fits the horizon", 0, 14, 14, false, 14, 4, 0),
+      /* 43 */ ask("enforced cost 1 is queued at 100 ms: the shadow step 41 left no line (else 1600 ms)", 0, 1, 1, false, 0, -10, 100),
+      /* 44 */ shadow("shadow in debt: cost 1 would have queued behind that line (200 ms); nothing written", 0, 1, 1, 0, -10, 200),
+      /* 45 */ ask("enforced cost 1 queues behind the enforced line only: 200 ms", 0, 1, 1, false, 0, -10, 200),
+      /* 46 */ shadow("shadow, full again: a lease takes only the 10 units held (asked 16), none reserved", 3000, 16, 1, 10, 10, 0),
+      /* 47 */ ask("enforced right after: the shadow lease left 0, not a debt, so cost 10 still fits the horizon", 0, 10, 10, false, 10, 0, 0));
 
   private TokenBucketSpecification() {}
 }
