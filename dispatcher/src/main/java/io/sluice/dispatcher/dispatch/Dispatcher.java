@@ -423,7 +423,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           metadataTooLarge(e);
           dirty = true; // commit again soon, with less metadata
         } else if (error != null) {
-          LOG.warn("dispatcher: commit failed ({}); a later commit covers it", error.toString());
+          // Nothing else may make this partition dirty again (an idle one settles nothing more),
+          // so the failed commit is retried with the next round rather than left to a crash to replay.
+          dirty = true;
+          LOG.warn("dispatcher: commit failed ({}); retrying with the next round", error.toString());
         }
       });
     }

@@ -93,15 +93,19 @@ public final class Gate implements AutoCloseable {
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
     // A SIGKILLed gate's inbound partitions move after 6 s, not 45 s (GroupMembership). Its open
-    // transaction still holds read_committed readers of its outputs until the coordinator aborts
-    // it (Streams' transaction.timeout.ms for exactly_once_v2, 10 s).
+    // transaction still holds read_committed readers of its outputs until the coordinator aborts it.
     GroupMembership.fastTakeover().forEach((name, value) -> p.put(StreamsConfig.consumerPrefix(name), value));
+    // That abort comes after 5 s rather than Streams' 10 s: a gate commits every 100 ms, so a
+    // transaction open for 5 s belongs to a dead or stuck instance (which is then fenced, and its
+    // records gated again: stricter, never looser).
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 5000);
     // No record the gate writes may stall its partition by being too large (TooLargeOutputs): the
     // dead letter of an inbound value near the broker's limit fits (the DLQ topic takes as much),
     // and what still cannot be written is dead-lettered without its value.
     var outputs = new io.sluice.schemas.topic.Topics(config.kafka().topicPrefix(), config.ladder());
-    var tooLarge = new TooLargeOutputs(outputs.dlq(), OutputLimits.MAX_RECORD_BYTES, outputs.all());
-    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), OutputLimits.MAX_RECORD_BYTES);
+    int maxRecordBytes = OutputLimits.maxRecordBytes(config.kafka());
+    var tooLarge = new TooLargeOutputs(outputs.dlq(), maxRecordBytes, outputs.all());
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
     p.put(StreamsConfig.producerPrefix(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG),
         TooLargeOutputInterceptor.class.getName());
     p.put(StreamsConfig.producerPrefix(TooLargeOutputs.CONFIG), tooLarge);

@@ -27,6 +27,17 @@ public final class OutputLimits {
    */
   public static final int MAX_RECORD_BYTES = BROKER_DEFAULT_MAX_MESSAGE_BYTES + 64 * 1024;
 
+  /**
+   * The gate producer's {@code max.request.size}: {@link #MAX_RECORD_BYTES}, or more when
+   * {@code kafka.properties} raises {@code max.request.size} (and with it the largest
+   * {@code gate.maxPayloadBytes} the configuration accepts): the value of an accepted event plus
+   * 64 KiB for Sluice's headers must always fit, or a valid, charged event would be dead-lettered
+   * without its value.
+   */
+  public static int maxRecordBytes(io.sluice.schemas.config.KafkaConfig kafka) {
+    return Math.max(MAX_RECORD_BYTES, kafka.maxRequestSize() + 64 * 1024);
+  }
+
   /** A record batch's fixed header (v2). */
   private static final int BATCH_OVERHEAD = 61;
   /** The varints of one record: length, attributes, timestamp and offset deltas, key and value lengths, header count, at their largest. */

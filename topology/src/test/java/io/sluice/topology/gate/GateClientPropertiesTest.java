@@ -52,4 +52,35 @@ class GateClientPropertiesTest {
     assertEquals(GroupMembership.SESSION_TIMEOUT_MS, mainConsumer.get("session.timeout.ms"));
     assertEquals(GroupMembership.HEARTBEAT_INTERVAL_MS, mainConsumer.get("heartbeat.interval.ms"));
   }
+
+  @Test
+  void shouldSendEveryRecordAnAcceptedPayloadCanMakeEvenWhenTheUserRaisesTheRequestSize() {
+    SluiceConfig config = ConfigLoader.parse("""
+        kafka: { properties: { max.request.size: "2000000" } }
+        gate: { maxPayloadBytes: 1900000 }
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    Map<String, Object> producer =
+        new StreamsConfig(Gate.properties(config, Map.of())).getProducerConfigs("c");
+
+    assertEquals(2_000_000 + 65_536, producer.get("max.request.size"));
+    assertEquals(5000, producer.get("transaction.timeout.ms"));
+  }
+
+  @Test
+  void shouldKeepTheDeadLetterHeadroomAtKafkasDefaults() {
+    SluiceConfig config = ConfigLoader.parse("""
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    Map<String, Object> producer =
+        new StreamsConfig(Gate.properties(config, Map.of())).getProducerConfigs("c");
+
+    assertEquals(OutputLimits.MAX_RECORD_BYTES, producer.get("max.request.size"));
+  }
 }
