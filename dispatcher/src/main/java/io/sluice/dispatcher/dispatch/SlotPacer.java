@@ -91,8 +91,21 @@ final class SlotPacer {
    * {@code leakNowMicros}.
    */
   void answered(long sentNanos, long receivedNanos, long leakNowMicros) {
-    offsets[nextSample] = receivedNanos - leakNowMicros * 1000;
-    roundTrips[nextSample] = Math.max(0, receivedNanos - sentNanos);
+    long offset = receivedNanos - leakNowMicros * 1000;
+    long roundTrip = Math.max(0, receivedNanos - sentNanos);
+    // This answer proves the true offset is at least offset - roundTrip. A remembered sample below
+    // that was taken on another clock (the in-process leak's wall clock before Redis answered
+    // again, a Redis failover to a node whose clock differs) or before the clock stepped: keeping
+    // it as the least would map every slot early by the difference. Forget them all.
+    for (int i = 0; i < samples; i++) {
+      if (offsets[i] < offset - roundTrip) {
+        samples = 0;
+        nextSample = 0;
+        break;
+      }
+    }
+    offsets[nextSample] = offset;
+    roundTrips[nextSample] = roundTrip;
     nextSample = (nextSample + 1) % SAMPLES;
     samples = Math.min(SAMPLES, samples + 1);
     long least = Long.MAX_VALUE;

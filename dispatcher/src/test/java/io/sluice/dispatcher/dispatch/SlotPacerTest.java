@@ -26,6 +26,18 @@ class SlotPacerTest {
   }
 
   @Test
+  void shouldForgetOffsetsOfAnotherClockRatherThanFireEarly() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // Claims of the in-process leak: its clock is ours, 1 ms return delay.
+    pacer.answered(5_000 * MS - 1 * MS, 5_000 * MS + 1 * MS, 5_000_000);
+    // Redis answers again; its clock is 50 ms behind ours. This answer (2 ms round trip) proves
+    // the offset is at least 48 ms: the in-process sample (1 ms) belongs to another clock.
+    pacer.answered(5_100 * MS - 1 * MS, 5_100 * MS + 1 * MS, 5_050_000);
+    assertEquals(5_200 * MS + 1 * MS, pacer.dueNanos(5_150_000),
+        "a slot at Redis's 5 150 000 us is due 100 ms after Redis's 5 050 000 us, not 50 ms early");
+  }
+
+  @Test
   void shouldForgetOffsetsOlderThanTheLastSamples() {
     SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
     pacer.answered(0, 1 * MS, 0);

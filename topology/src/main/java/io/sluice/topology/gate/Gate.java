@@ -52,9 +52,10 @@ public final class Gate implements AutoCloseable {
   public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
     RedisConnection redis = RedisConnection.open(config.redis());
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
-    // Where no slot marker is yet, this is a first use of Redis: nothing was lost (token_bucket.lua).
+    // Slots without a marker: a first use of Redis (nothing lost), or a loss no script has found
+    // yet (token_bucket.lua); Kafka remembers whether this gate ran before.
     try {
-      store.markSlotsIntact().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      store.markSlots(GateHistory.ranBefore(config)).toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
     } catch (RuntimeException e) {
       redis.close();
       throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);

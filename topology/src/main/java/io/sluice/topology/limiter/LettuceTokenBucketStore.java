@@ -49,23 +49,53 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
         .thenApply(LettuceTokenBucketStore::toAcquisition);
   }
 
-  /**
-   * Sets every slot's marker to "nothing lost" where it is missing ({@link SlotMarkers}): a gate
-   * starting against an empty Redis takes it for a first use. Called once at start; a slot found
-   * without its marker later (Redis lost its data under running gates) is the script's to handle.
-   */
+  /** {@link #markSlots(boolean)} for a Redis no gate used before: tests and benches. */
   public CompletionStage<Void> markSlotsIntact() {
-    List<CompletableFuture<Object>> sets = new ArrayList<>();
-    for (String marker : SlotMarkers.all()) {
-      // A script rather than SET NX: these are the only commands the store is given, and a
-      // cluster connection routes it by the marker's slot.
-      sets.add(commands.<Object>eval(MARK_INTACT, ScriptOutputType.STATUS, new String[] {marker})
-          .toCompletableFuture());
-    }
-    return CompletableFuture.allOf(sets.toArray(new CompletableFuture[0]));
+    return markSlots(false);
   }
 
-  private static final String MARK_INTACT = "redis.call('SET', KEYS[1], '0', 'NX') return 'OK'";
+  /**
+   * Gives every slot without one its marker ({@link SlotMarkers}), once when a gate starts.
+   *
+   * <p>A missing marker means one of two things. On a Redis that holds no marker at all, and for
+   * a gate whose application never ran before ({@code ranBefore}), it is a first use: "0",
+   * nothing lost. Otherwise Redis lost that slot's data while no script touched it: a FLUSHALL or
+   * a restart without persistence while no gate ran, one shard of a cluster wiped, the marker
+   * evicted. Marking such a slot intact would start its buckets full beside the paid
+   * reservations still in the ladder, so it is stamped with the time the loss was found, exactly
+   * as the script stamps a loss it finds itself (token_bucket.lua, "Lost data").
+   */
+  public CompletionStage<Void> markSlots(boolean ranBefore) {
+    List<String> markers = SlotMarkers.all();
+    List<CompletableFuture<Long>> present = new ArrayList<>();
+    for (String marker : markers) {
+      // Scripts rather than plain commands: these are the only commands the store is given, and
+      // a cluster connection routes each by its marker's slot.
+      present.add(commands.<Long>eval(EXISTS, ScriptOutputType.INTEGER, new String[] {marker})
+          .toCompletableFuture());
+    }
+    return CompletableFuture.allOf(present.toArray(new CompletableFuture[0])).thenCompose(done -> {
+      long found = present.stream().mapToLong(CompletableFuture::join).sum();
+      String mode = ranBefore || found > 0 ? "lost" : "intact";
+      List<CompletableFuture<Object>> sets = new ArrayList<>();
+      for (String marker : markers) {
+        sets.add(commands.<Object>eval(MARK, ScriptOutputType.STATUS, new String[] {marker}, mode)
+            .toCompletableFuture());
+      }
+      return CompletableFuture.allOf(sets.toArray(new CompletableFuture[0]));
+    });
+  }
+
+  private static final String EXISTS = "return redis.call('EXISTS', KEYS[1])";
+  private static final String MARK = """
+      if redis.call('EXISTS', KEYS[1]) == 1 then return 'OK' end
+      if ARGV[1] == 'lost' then
+        local t = redis.call('TIME')
+        redis.call('SET', KEYS[1], string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2])))
+      else
+        redis.call('SET', KEYS[1], '0')
+      end
+      return 'OK'""";
 
   /** Script calls made (EVALSHA attempts), for the Redis-calls-per-event figure. */
   public long calls() {
