@@ -186,7 +186,7 @@ public final class TooLargeOutputs {
       Headers own = new RecordHeaders();
       int producerHeaderBytes = 0;
       for (Header h : headers) {
-        if (h.key().startsWith("sluice-")) {
+        if (HeaderNames.isSluice(h.key())) {
           own.add(h);
         } else {
           producerHeaderBytes += h.key().length() + (h.value() == null ? 0 : h.value().length);
