@@ -98,6 +98,20 @@ public final class OffsetTracker {
     return b.build();
   }
 
+  /**
+   * Every offset known settled, committed or not: all below {@link #committable()}, and
+   * {@link #settledAhead()}. What this owner can still vouch for after it lost the partition
+   * without committing (a broker restart that fenced it): settled means the settlement's produce
+   * was acknowledged, so such a record need not be called again, whoever owns the partition next.
+   */
+  public SettledOffsets settled() {
+    OptionalLong committable = committable();
+    if (committable.isEmpty()) {
+      return inherited;
+    }
+    return new SettledOffsets.Builder().add(0, committable.getAsLong()).build().union(settledAhead());
+  }
+
   /** Records read and not yet settled. */
   public int unsettled() {
     return unsettled.size();

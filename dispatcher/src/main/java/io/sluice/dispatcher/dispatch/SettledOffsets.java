@@ -119,6 +119,33 @@ public final class SettledOffsets {
     return n >= intervals() ? this : n <= 0 ? NONE : new SettledOffsets(Arrays.copyOf(bounds, 2 * n));
   }
 
+  /** Every offset in this or in {@code other}. */
+  public SettledOffsets union(SettledOffsets other) {
+    Builder b = new Builder();
+    int i = 0;
+    int j = 0;
+    long from = -1;
+    long to = -1;
+    while (i < intervals() || j < other.intervals()) {
+      boolean mine = j >= other.intervals() || (i < intervals() && from(i) <= other.from(j));
+      long f = mine ? from(i) : other.from(j);
+      long t = mine ? to(i++) : other.to(j++);
+      if (to >= f) {
+        to = Math.max(to, t); // overlapping or touching: one interval
+      } else {
+        if (to > from) {
+          b.add(from, to);
+        }
+        from = f;
+        to = t;
+      }
+    }
+    if (to > from) {
+      b.add(from, to);
+    }
+    return b.build();
+  }
+
   /** Only the parts at or above {@code offset}. */
   public SettledOffsets from(long offset) {
     Builder b = new Builder();

@@ -15,6 +15,36 @@ import org.junit.jupiter.api.Test;
 class OffsetTrackerTest {
 
   @Test
+  @DisplayName("what it settled still holds after the partition is lost uncommitted, merged with an older commit")
+  void settledOffsetsSurviveALostPartition() {
+    OffsetTracker t = new OffsetTracker();
+    for (long o = 10; o <= 20; o++) {
+      t.track(o);
+    }
+    for (long o : new long[] {10, 11, 13, 14, 15, 18, 19, 20}) {
+      t.settle(o);
+    }
+    // Unsettled: 12, 16, 17. Its commits failed (a broker restart) and the group fenced it.
+    SettledOffsets ours = t.settled();
+    // The last commit that went through said offset 10, with 11 settled beyond it.
+    SettledOffsets committed = SettledOffsets.of(11, 12);
+    SettledOffsets merged = committed.union(ours.from(10L));
+
+    assertEquals(SettledOffsets.of(10, 12, 13, 16, 18, 21), merged);
+    for (long o : new long[] {12, 16, 17, 21}) {
+      assertTrue(!merged.contains(o), o + " was never settled: it must be called");
+    }
+  }
+
+  @Test
+  @DisplayName("union merges overlapping and touching intervals")
+  void unionOfIntervals() {
+    assertEquals(SettledOffsets.of(1, 9, 12, 13), SettledOffsets.of(1, 3, 5, 7).union(SettledOffsets.of(2, 5, 7, 9, 12, 13)));
+    assertEquals(SettledOffsets.of(4, 6), SettledOffsets.NONE.union(SettledOffsets.of(4, 6)));
+    assertEquals(SettledOffsets.of(4, 6), SettledOffsets.of(4, 6).union(SettledOffsets.NONE));
+  }
+
+  @Test
   @DisplayName("nothing read: nothing to commit")
   void emptyHasNothingToCommit() {
     assertEquals(OptionalLong.empty(), new OffsetTracker().committable());
