@@ -67,7 +67,7 @@ class RelayTest {
     s.then(() -> {});
     s.then(() -> {
       assertEquals(List.of(), s.acknowledged(), "not asked again at once");
-      s.clock.set(now + Relay.RETRY_MILLIS);
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
     });
     s.then(() -> {});
     s.then(() -> assertEquals(2, s.highestCommitted(ONE_SECOND), "committed once written"));
@@ -94,7 +94,7 @@ class RelayTest {
       assertEquals(1, s.highestCommitted(ScriptedRelay.ONE_SECOND_1), "the other partition in full");
       assertEquals(1, s.consumer.position(ONE_SECOND), "back to the failed record");
       s.producer.failing = null;
-      s.clock.set(now + Relay.RETRY_MILLIS);
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
     });
     s.run();
 
@@ -128,9 +128,9 @@ class RelayTest {
     long now = s.clock.millis();
     long notBefore = now + 700;
     s.append("later", now, paid(notBefore));
-    s.then(() -> s.clock.set(notBefore - 1));
+    s.then(() -> s.clock.setMillis(notBefore - 1));
     s.then(() -> assertEquals(List.of(), s.acknowledged(), "nothing released 1 ms before its not-before"));
-    s.then(() -> s.clock.set(notBefore));
+    s.then(() -> s.clock.setMillis(notBefore));
     s.then(() -> {}); // resumed after the last poll: its records come with this one
     s.then(() -> assertEquals(1, s.acknowledged().size(), "released at its not-before"));
     s.run();
@@ -148,7 +148,7 @@ class RelayTest {
     long now = s.clock.millis();
     long notBefore = now + 1500;
     s.append("long", now, paid(notBefore)); // on the 1 s step: its stay ends at now + 1000
-    s.then(() -> s.clock.set(now + 1000));
+    s.then(() -> s.clock.setMillis(now + 1000));
     s.run();
 
     List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();

@@ -1,5 +1,6 @@
 package io.sluice.topology.delay;
 
+import io.sluice.topology.testing.FakeClock;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
@@ -41,7 +42,7 @@ final class ScriptedRelay {
   static final TopicPartition ONE_SECOND = new TopicPartition(TOPICS.delay(Duration.ofSeconds(1)), 0);
   static final TopicPartition ONE_SECOND_1 = new TopicPartition(TOPICS.delay(Duration.ofSeconds(1)), 1);
 
-  final FakeClock clock = new FakeClock(1_000_000);
+  final FakeClock clock = FakeClock.atMillis(1_000_000);
   final RecordingConsumer consumer = new RecordingConsumer();
   final FailingProducer producer = new FailingProducer();
   final List<String> deadLetters = new ArrayList<>();
@@ -216,36 +217,4 @@ final class ScriptedRelay {
     }
   }
 
-  /** A clock the script sets. */
-  static final class FakeClock extends Clock {
-    private long millis;
-
-    FakeClock(long millis) {
-      this.millis = millis;
-    }
-
-    void set(long millis) {
-      this.millis = millis;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package io.sluice.topology.redis;
 
+import io.sluice.topology.testing.FakeClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,12 +23,12 @@ class RedisTimeClockTest {
 
   /** A Redis whose clock is the local one minus {@code behind}, down while {@code down} is set. */
   private static final class FakeRedis implements RedisTimeClock.TimeSourceOpener {
-    final MutableClock local;
+    final FakeClock local;
     long behindMillis;
     boolean down;
     int opens;
 
-    FakeRedis(MutableClock local, long behindMillis) {
+    FakeRedis(FakeClock local, long behindMillis) {
       this.local = local;
       this.behindMillis = behindMillis;
     }
@@ -50,11 +51,11 @@ class RedisTimeClockTest {
   @Test
   @DisplayName("reads Redis's clock, not a local clock 5 s ahead of it")
   void shouldReadRedissClockNotTheLocalOne() {
-    MutableClock local = new MutableClock(1_000_000);
+    FakeClock local = FakeClock.atMillis(1_000_000);
     FakeRedis redis = new FakeRedis(local, 5000);
     try (RedisTimeClock clock = RedisTimeClock.start(local, redis, NEVER)) {
       assertTrue(clock.onRedisTime());
-      local.advance(250);
+      local.advanceMillis(250);
       assertEquals(1_000_000 + 250 - 5000 - 1 - 1, clock.millis(), "Redis time less rounding and drift margins");
       assertEquals(Instant.ofEpochMilli(clock.millis()), clock.instant());
     }
@@ -63,11 +64,11 @@ class RedisTimeClockTest {
   @Test
   @DisplayName("keeps the last offset while Redis does not answer, and takes new samples when it does again")
   void shouldKeepTheLastOffsetWhileRedisIsDown() {
-    MutableClock local = new MutableClock(1_000_000);
+    FakeClock local = FakeClock.atMillis(1_000_000);
     FakeRedis redis = new FakeRedis(local, 5000);
     try (RedisTimeClock clock = RedisTimeClock.start(local, redis, NEVER)) {
       redis.down = true;
-      local.advance(10_000);
+      local.advanceMillis(10_000);
       clock.sample();
       assertEquals(1_000_000 + 10_000 - 5000 - 1 - 1, clock.millis(), "still Redis's clock, from the last sample");
       redis.down = false;
@@ -84,7 +85,7 @@ class RedisTimeClockTest {
   @Test
   @DisplayName("falls back to the local clock when Redis is down at start, and switches to Redis's once it answers")
   void shouldFallBackToTheLocalClockUntilRedisAnswers() {
-    MutableClock local = new MutableClock(1_000_000);
+    FakeClock local = FakeClock.atMillis(1_000_000);
     FakeRedis redis = new FakeRedis(local, 5000);
     redis.down = true;
     try (RedisTimeClock clock = RedisTimeClock.start(local, redis, NEVER)) {
@@ -110,35 +111,5 @@ class RedisTimeClockTest {
   }
 
   /** A local clock the test moves. */
-  static final class MutableClock extends Clock {
-    private final AtomicLong millis;
 
-    MutableClock(long millis) {
-      this.millis = new AtomicLong(millis);
-    }
-
-    void advance(long by) {
-      millis.addAndGet(by);
-    }
-
-    @Override
-    public long millis() {
-      return millis.get();
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis());
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-  }
 }
