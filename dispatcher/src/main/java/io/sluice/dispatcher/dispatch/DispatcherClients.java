@@ -32,19 +32,9 @@ public final class DispatcherClients {
     // them to a quarter of it (the default fetch.max.bytes, 50 MiB, would nearly double it).
     c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
         Math.max(1 << 20, config.dispatcher().bufferBytes() / 4));
-    fastTakeover(c);
+    c.putAll(GroupMembership.fastTakeover()); // a killed dispatcher's partitions move within 6 s
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
-
-  /** Gives a killed dispatcher's partitions to the others within 6 s ({@link GroupMembership}). */
-  public static void fastTakeover(Map<String, Object> consumerProperties) {
-    consumerProperties.putAll(GroupMembership.fastTakeover());
-  }
-
-  /** The group session timeout of the dispatcher's consumer (see {@link GroupMembership}). */
-  public static final int SESSION_TIMEOUT_MS = GroupMembership.SESSION_TIMEOUT_MS;
-  /** Its heartbeat interval. */
-  public static final int HEARTBEAT_INTERVAL_MS = GroupMembership.HEARTBEAT_INTERVAL_MS;
 
   /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
   public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {

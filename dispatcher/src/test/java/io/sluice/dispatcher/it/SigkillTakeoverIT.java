@@ -3,13 +3,13 @@ package io.sluice.dispatcher.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.dispatcher.dispatch.DispatcherClients;
 import io.sluice.dispatcher.it.Pipeline.Ready;
 import io.sluice.dispatcher.it.Pipeline.Running;
 import io.sluice.dispatcher.mock.MockProvider;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
+import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.ConfigLoader;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
@@ -209,8 +209,8 @@ class SigkillTakeoverIT {
         System.out.printf("takeover: %s killed; %s called again %d ms later; longest gap between "
                 + "calls %d ms (session timeout %d ms, heartbeat %d ms)%n", owner, standby,
             TimeUnit.NANOSECONDS.toMillis(resumedAt - killedAt),
-            TimeUnit.NANOSECONDS.toMillis(longestGap), DispatcherClients.SESSION_TIMEOUT_MS,
-            DispatcherClients.HEARTBEAT_INTERVAL_MS);
+            TimeUnit.NANOSECONDS.toMillis(longestGap), GroupMembership.SESSION_TIMEOUT_MS,
+            GroupMembership.HEARTBEAT_INTERVAL_MS);
         assertTrue(standby.isAlive(), "the standby dispatcher still runs");
         assertTrue(longestGap < TAKEOVER_BOUND.toNanos(), "longest gap between calls "
             + TimeUnit.NANOSECONDS.toMillis(longestGap) + " ms, bound " + TAKEOVER_BOUND);

@@ -111,14 +111,6 @@ public final class TooLargeOutputs {
     return limits == null ? maxRecordBytes : Math.min(maxRecordBytes, limits.of(topic));
   }
 
-  public String deadLetterTopic() {
-    return deadLetterTopic;
-  }
-
-  public int maxRecordBytes() {
-    return maxRecordBytes;
-  }
-
   /** The record itself, or its dead letter without the value if it cannot be written. */
   public ProducerRecord<byte[], byte[]> sendable(ProducerRecord<byte[], byte[]> record) {
     Optional<String> why = refusal(record);

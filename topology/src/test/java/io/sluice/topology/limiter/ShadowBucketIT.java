@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import java.time.Duration;
@@ -30,24 +27,20 @@ class ShadowBucketIT {
   private static final BucketSpec SPEC = new BucketSpec(10, 10, 1_000_000);
   private static final int BURST = 200;
 
-  private static RedisClient client;
-  private static StatefulRedisConnection<String, String> connection;
+  private static StoreOnRedis on;
   private static RedisCommands<String, String> redis;
   private static LettuceTokenBucketStore store;
 
   @BeforeAll
   static void connect(RedisServerProcess server) {
-    client = RedisClient.create(server.uri());
-    connection = client.connect(StringCodec.UTF8);
-    redis = connection.sync();
-    store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
-    store.markSlotsIntact().toCompletableFuture().join();
+    on = StoreOnRedis.open(server);
+    redis = on.redis();
+    store = on.store();
   }
 
   @AfterAll
   static void disconnect() {
-    connection.close();
-    client.shutdown();
+    on.close();
   }
 
   private static GateLimiter limiter() {

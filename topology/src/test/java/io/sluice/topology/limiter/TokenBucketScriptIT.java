@@ -3,8 +3,6 @@ package io.sluice.topology.limiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -29,24 +27,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** The Lua script on a real redis-server, held to the same table as the Java math. */
 @ExtendWith(RealServers.class)
 class TokenBucketScriptIT {
-  private static RedisClient client;
-  private static StatefulRedisConnection<String, String> connection;
+  private static StoreOnRedis on;
   private static RedisCommands<String, String> redis;
   private static LettuceTokenBucketStore store;
 
   @BeforeAll
   static void connect(RedisServerProcess server) {
-    client = RedisClient.create(server.uri());
-    connection = client.connect(StringCodec.UTF8);
-    redis = connection.sync();
-    store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
-    store.markSlotsIntact().toCompletableFuture().join();
+    on = StoreOnRedis.open(server);
+    redis = on.redis();
+    store = on.store();
   }
 
   @AfterAll
   static void disconnect() {
-    connection.close();
-    client.shutdown();
+    on.close();
   }
 
   @Test
