@@ -6,7 +6,6 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.ops.MetricNames;
-import io.sluice.dispatcher.ops.SummingTimer;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.event.Reason;
@@ -17,7 +16,7 @@ import java.util.function.Supplier;
 
 /**
  * Every role's events as Dropwizard metrics, named {@code sluice_<role>_<what>} with labels for
- * provider, tier and reason (see {@code docs/operations.md}). Tenant ids never appear: a tenant
+ * provider, tier and reason (the README's "Metrics and health" lists them). Tenant ids never appear: a tenant
  * count is unbounded, and a metric per tenant would grow the registry (and Prometheus) without
  * limit. Thread-safe: the registry's get-or-create is.
  */
@@ -37,7 +36,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   private Timer timer(String base, String... labels) {
-    return registry.timer(MetricNames.name(base, labels), SummingTimer::new);
+    return registry.timer(MetricNames.name(base, labels));
   }
 
   /** Registers a gauge once (later calls with the same name keep the first). */
