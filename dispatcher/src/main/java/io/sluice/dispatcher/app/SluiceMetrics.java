@@ -18,9 +18,10 @@ import java.util.function.Supplier;
 
 /**
  * Every role's events as Dropwizard metrics, named {@code sluice_<role>_<what>} with labels for
- * provider, tier and reason (the README's "Metrics and health" lists them). Tenant ids never appear: a tenant
- * count is unbounded, and a metric per tenant would grow the registry (and Prometheus) without
- * limit. Thread-safe: the registry's get-or-create is.
+ * provider, tier and reason (the README's "Metrics and health" lists them; the dashboard and alert
+ * rules in {@code deploy/} read them). Tenant ids never appear: a tenant count is unbounded, and a
+ * metric per tenant would grow the registry (and Prometheus) without limit. Thread-safe: the
+ * registry's get-or-create is.
  */
 public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
   private final MetricRegistry registry;
