@@ -91,6 +91,7 @@ public final class SluiceApp implements AutoCloseable {
     if (roles.contains(Role.GATE)) {
       gate = Gate.start(config, metrics, Map.of());
       stopOrder.add(gate);
+      metrics.redisCircuit("gate", gate.circuit());
       states.put("gate", () -> {
         KafkaStreams.State s = gate.streams().state();
         return s.isRunningOrRebalancing() || s == KafkaStreams.State.CREATED
@@ -107,17 +108,16 @@ public final class SluiceApp implements AutoCloseable {
       dispatcher = providers == null ? DispatcherService.start(config, metrics)
           : DispatcherService.start(config, providers, metrics);
       stopOrder.add(dispatcher);
+      metrics.redisCircuit("dispatcher", dispatcher.circuit());
       states.put("dispatcher", () -> !dispatcher.dispatcher().isRunning()
           ? RoleStatus.unhealthy("STOPPED")
           : dispatcher.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
               .orElse(RoleStatus.healthy("RUNNING")));
       for (String provider : config.providers().keySet()) {
-        metrics.gauge(() -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
-            "sluice_dispatch_buffered", "provider", provider);
-        metrics.gauge(() -> dispatcher.dispatcher().inFlight().getOrDefault(provider, 0),
-            "sluice_dispatch_in_flight", "provider", provider);
-        double rate = config.providers().get(provider).rate().perSecond();
-        metrics.gauge(() -> rate, "sluice_dispatch_configured_rate", "provider", provider);
+        metrics.providerLane(provider,
+            () -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
+            () -> dispatcher.dispatcher().inFlight().getOrDefault(provider, 0),
+            config.providers().get(provider).rate().perSecond());
       }
     }
     if (httpPort >= 0) {

@@ -6,20 +6,22 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.ops.MetricNames;
-import io.sluice.dispatcher.ops.SummingTimer;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.event.Reason;
 import io.sluice.topology.delay.RelayListener;
 import io.sluice.topology.gate.GateListener;
+import io.sluice.topology.limiter.RedisCircuit;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
  * Every role's events as Dropwizard metrics, named {@code sluice_<role>_<what>} with labels for
- * provider, tier and reason (see {@code docs/operations.md}). Tenant ids never appear: a tenant
- * count is unbounded, and a metric per tenant would grow the registry (and Prometheus) without
- * limit. Thread-safe: the registry's get-or-create is.
+ * provider, tier and reason (the README's "Metrics and health" lists them; the dashboard and alert
+ * rules in {@code deploy/} read them). Tenant ids never appear: a tenant count is unbounded, and a
+ * metric per tenant would grow the registry (and Prometheus) without limit. Thread-safe: the
+ * registry's get-or-create is.
  */
 public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
   private final MetricRegistry registry;
@@ -37,7 +39,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   private Timer timer(String base, String... labels) {
-    return registry.timer(MetricNames.name(base, labels), SummingTimer::new);
+    return registry.timer(MetricNames.name(base, labels));
   }
 
   /** Registers a gauge once (later calls with the same name keep the first). */
@@ -168,6 +170,31 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   @Override
   public void leakUnavailable(String provider, Throwable cause) {
     counter("sluice_dispatch_leak_unavailable", "provider", p(provider)).inc();
+  }
+
+  /**
+   * A provider lane's gauges: {@code sluice_dispatch_buffered} (events held in its fair queue),
+   * {@code sluice_dispatch_in_flight} (calls not answered yet) and
+   * {@code sluice_dispatch_configured_rate} (the configured leak rate, calls per second across
+   * every instance, to compare with {@code rate(sluice_dispatch_calls_total)}).
+   */
+  public void providerLane(String provider, IntSupplier buffered, IntSupplier inFlight,
+      double configuredRate) {
+    gauge(buffered::getAsInt, "sluice_dispatch_buffered", "provider", provider);
+    gauge(inFlight::getAsInt, "sluice_dispatch_in_flight", "provider", provider);
+    gauge(() -> configuredRate, "sluice_dispatch_configured_rate", "provider", provider);
+  }
+
+  // ---- Redis circuits
+
+  /**
+   * {@code sluice_redis_circuit_open{role}}: 1 while the role's circuit in front of Redis is open
+   * or half-open (each provider's onRedisDown policy decides), 0 while closed, as {@code /health}
+   * counts it.
+   */
+  public void redisCircuit(String role, RedisCircuit circuit) {
+    gauge(() -> circuit.state() == RedisCircuit.State.CLOSED ? 0 : 1,
+        "sluice_redis_circuit_open", "role", role);
   }
 
   /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */

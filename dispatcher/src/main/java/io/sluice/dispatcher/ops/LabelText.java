@@ -5,9 +5,9 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * The label syntax of the Prometheus text format, shared by the registry names {@link MetricNames}
- * builds, {@link PrometheusText} and {@link PrometheusTextParser}, so that all three escape and
- * read {@code {a="x",b="y"}} the same way.
+ * The label syntax of the Prometheus text format, for the registry names {@link MetricNames}
+ * builds and reads back (and for the tests' strict exposition parser), so that both escape and
+ * read {@code {a="x",b="y"}} the same way as Prometheus.
  *
  * <p>A label value escapes exactly three characters: backslash as {@code \\}, double quote as
  * {@code \"} and line feed as {@code \n}. Everything else, including other control characters and

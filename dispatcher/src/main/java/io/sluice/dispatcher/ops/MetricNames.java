@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  *   -> sluice_gate_admitted{provider="payments-api",tier="pro"}
  * }</pre>
  * Labels are sorted by name, so the same series always gets the same registry name whatever order
- * the caller wrote them in, and {@link PrometheusText} can read base and labels back
+ * the caller wrote them in, and {@link PrometheusExposition} can read base and labels back
  * ({@link #parse}) and group every series of a family under one {@code # HELP}/{@code # TYPE}.
  *
  * <p>Rules, checked here so a mistake fails where it is made rather than at scrape time:
@@ -73,12 +73,14 @@ public final class MetricNames {
    * base with no labels, every character Prometheus does not allow replaced by {@code _}. A name
    * with a label part that breaks the rules (a {@code tenant} label, bad escaping) gives empty:
    * such a metric is not exported at all, rather than exported under a mangled name that would
-   * still carry the tenant id.
+   * still carry the tenant id. So does a base ending in {@code _total}, {@code _count},
+   * {@code _sum} or {@code _bucket}, whose samples could collide with another family's.
    */
   public static Optional<MetricName> parse(String registryName) {
     int brace = registryName.indexOf('{');
     if (brace < 0) {
-      return Optional.of(new MetricName(sanitize(registryName), Map.of()));
+      String base = sanitize(registryName);
+      return endsInReservedSuffix(base) ? Optional.empty() : Optional.of(new MetricName(base, Map.of()));
     }
     String base = registryName.substring(0, brace);
     try {
@@ -118,12 +120,14 @@ public final class MetricNames {
       throw new IllegalArgumentException("metric name " + base
           + " is not a Prometheus name without colons ([a-zA-Z_][a-zA-Z0-9_]*)");
     }
-    for (String suffix : RESERVED_SUFFIXES) {
-      if (base.endsWith(suffix)) {
-        throw new IllegalArgumentException("metric name " + base + " ends in " + suffix
-            + ", which the exposition adds itself (a counter x is exposed as x_total)");
-      }
+    if (endsInReservedSuffix(base)) {
+      throw new IllegalArgumentException("metric name " + base + " ends in _total, _count, _sum or"
+          + " _bucket, which the exposition adds itself (a counter x is exposed as x_total)");
     }
+  }
+
+  private static boolean endsInReservedSuffix(String base) {
+    return RESERVED_SUFFIXES.stream().anyMatch(base::endsWith);
   }
 
   private static void checkLabel(String base, String label, String value) {

@@ -20,7 +20,7 @@ import java.util.function.Supplier;
 /**
  * The operations endpoint of an instance, on the JDK's built-in HTTP server:
  * <ul>
- *   <li>{@code GET /metrics}: the registry in Prometheus text format ({@link PrometheusText}),
+ *   <li>{@code GET /metrics}: the registry in Prometheus text format ({@link PrometheusExposition}),
  *       {@code Content-Type: text/plain; version=0.0.4}.</li>
  *   <li>{@code GET /health}: {@link HealthReport} as JSON, HTTP 200 when UP and 503 when DOWN,
  *       so a load balancer or {@code docker compose} healthcheck can read the status code alone.</li>
@@ -62,11 +62,11 @@ public final class OpsServer implements AutoCloseable {
           + " (http.bind, http.port): no such host or address",
           new java.net.UnknownHostException(bind));
     }
-    return start(address, PrometheusText.create(), registry, health::report);
+    return start(address, new PrometheusExposition(registry), health::report);
   }
 
-  /** As {@link #start(int, MetricRegistry, Health)}, with the address, renderer and health source given. */
-  public static OpsServer start(InetSocketAddress address, PrometheusText text, MetricRegistry registry,
+  /** As {@link #start(int, MetricRegistry, Health)}, with the address, exposition and health source given. */
+  public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
       Supplier<HealthReport> health) {
     HttpServer server;
     try {
@@ -81,7 +81,7 @@ public final class OpsServer implements AutoCloseable {
         "not found: try /metrics or /health\n"));
     server.createContext("/metrics", guarded(exchange -> {
       if (exact(exchange, "/metrics")) {
-        respond(exchange, 200, PrometheusText.CONTENT_TYPE, text.render(registry));
+        respond(exchange, 200, PrometheusExposition.CONTENT_TYPE, metrics.render());
       }
     }));
     server.createContext("/health", guarded(exchange -> {

@@ -135,6 +135,17 @@ class MetricsEndpointIT {
   }
 
   @Test
+  @DisplayName("each role's Redis circuit is a gauge, 0 while closed, and the lane gauges are there")
+  void circuitAndLaneGauges() {
+    for (String role : List.of("gate", "dispatcher")) {
+      assertEquals(0, metrics.value("sluice_redis_circuit_open", "role", role).orElseThrow(
+          () -> new AssertionError("no circuit gauge for " + role + " in\n" + metricsText)));
+    }
+    assertTrue(metrics.value("sluice_dispatch_configured_rate", "provider", provider).orElseThrow() > 0);
+    assertTrue(metrics.value("sluice_dispatch_buffered", "provider", provider).isPresent(), metricsText);
+  }
+
+  @Test
   @DisplayName("no label is named tenant and no tenant id appears anywhere in /metrics")
   void noTenantAnywhere() {
     List<String> tenantLabels = new ArrayList<>();

@@ -36,7 +36,7 @@ class DeployConfigTest {
   }
 
   /** Tests run in the module directory; the deploy files live at the repository root. */
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       if (Files.exists(dir.resolve("deploy/sluice.yaml")) && Files.exists(dir.resolve("docker-compose.yml"))) {
         return dir;

@@ -48,6 +48,12 @@ class MetricNamesTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"queue_count", "kafka.bytes-total", "x_sum", "x.bucket"})
+  void shouldNotReadBackAPlainNameEndingInASuffixTheExpositionAdds(String registryName) {
+    assertTrue(MetricNames.parse(registryName).isEmpty(), registryName);
+  }
+
+  @ParameterizedTest
   @ValueSource(strings = {"tenant", "tenant_id", "TenantId", "by_tenant"})
   void shouldRefuseLabelsThatWouldCarryTenantIds(String label) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

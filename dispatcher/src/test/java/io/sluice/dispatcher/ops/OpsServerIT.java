@@ -78,7 +78,7 @@ class OpsServerIT {
   @Test
   void shouldServeTheRegistryAsValidPrometheusTextOnAFreePort() throws Exception {
     registry.counter(MetricNames.name("sluice_gate_admitted", "provider", "payments-api", "tier", "pro")).inc(5);
-    registry.timer(MetricNames.name("sluice_provider_latency", "provider", "payments-api"), SummingTimer::new)
+    registry.timer(MetricNames.name("sluice_provider_latency_seconds", "provider", "payments-api"))
         .update(Duration.ofMillis(20));
     OpsServer server = start(new Health(List.of(), Map.of()));
 
@@ -92,8 +92,8 @@ class OpsServerIT {
     Exposition scrape = PrometheusTextParser.parse(response.body());
     assertEquals(5, scrape.value("sluice_gate_admitted_total", "provider", "payments-api", "tier", "pro")
         .getAsDouble());
-    assertEquals(0.02, scrape.value("sluice_provider_latency_seconds_sum", "provider", "payments-api")
-        .getAsDouble(), 1e-9);
+    assertEquals(0.02, scrape.value("sluice_provider_latency_seconds", "provider", "payments-api",
+        "quantile", "0.5").getAsDouble(), 1e-9);
   }
 
   @Test
@@ -172,8 +172,8 @@ class OpsServerIT {
 
   @Test
   void shouldAnswer500WhenRenderingFails() throws Exception {
-    OpsServer server = closeLater(OpsServer.start(new java.net.InetSocketAddress(0), PrometheusText.create(),
-        registry, () -> {
+    OpsServer server = closeLater(OpsServer.start(new java.net.InetSocketAddress(0),
+        new PrometheusExposition(registry), () -> {
           throw new IllegalStateException("health source broken");
         }));
 

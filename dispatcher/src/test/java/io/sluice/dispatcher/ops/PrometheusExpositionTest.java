@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.codahale.metrics.Clock;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
@@ -14,16 +13,17 @@ import io.sluice.dispatcher.ops.PrometheusTextParser.Exposition;
 import io.sluice.dispatcher.ops.PrometheusTextParser.Family;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-class PrometheusTextTest {
+/** The registry as Prometheus text, through Prometheus' Dropwizard bridge and text writer. */
+class PrometheusExpositionTest {
   private final MetricRegistry registry = new MetricRegistry();
 
   private String render() {
-    String text = PrometheusText.create().render(registry);
+    String text = new PrometheusExposition(registry).render();
     ExpositionGrammar.assertEveryLineValid(text);
     return text;
   }
@@ -46,22 +46,9 @@ class PrometheusTextTest {
     assertEquals("""
         # HELP sluice_gate_admitted_total sluice_gate_admitted (Dropwizard counter)
         # TYPE sluice_gate_admitted_total counter
-        sluice_gate_admitted_total{provider="payments-api",tier="free"} 7
-        sluice_gate_admitted_total{provider="payments-api",tier="pro"} 42
+        sluice_gate_admitted_total{provider="payments-api",tier="free"} 7.0
+        sluice_gate_admitted_total{provider="payments-api",tier="pro"} 42.0
         """, text);
-  }
-
-  @Test
-  void shouldUseTheHelpTextGivenForABase() {
-    registry.counter(MetricNames.name("sluice_gate_admitted", "tier", "pro")).inc();
-
-    String text = PrometheusText.withHelp(Map.of("sluice_gate_admitted", "Events admitted\nby the gate \\o/"))
-        .render(registry);
-
-    ExpositionGrammar.assertEveryLineValid(text);
-    assertTrue(text.contains("# HELP sluice_gate_admitted_total Events admitted\\nby the gate \\\\o/\n"), text);
-    assertEquals("Events admitted\nby the gate \\o/",
-        PrometheusTextParser.parse(text).family("sluice_gate_admitted_total").orElseThrow().help());
   }
 
   @Test
@@ -80,6 +67,18 @@ class PrometheusTextTest {
   }
 
   @Test
+  void shouldReadAGaugeAgainOnEveryScrape() {
+    AtomicLong depth = new AtomicLong(1);
+    registry.gauge(MetricNames.name("sluice_dispatch_buffered", "provider", "a"), () -> depth::get);
+    PrometheusExposition exposition = new PrometheusExposition(registry);
+    exposition.render();
+    depth.set(5);
+
+    assertEquals(5, PrometheusTextParser.parse(exposition.render())
+        .value("sluice_dispatch_buffered", "provider", "a").getAsDouble());
+  }
+
+  @Test
   void shouldWriteNaNAndInfinitiesInGoSyntax() {
     registry.gauge("nan", () -> () -> Double.NaN);
     registry.gauge("up", () -> () -> Double.POSITIVE_INFINITY);
@@ -93,7 +92,7 @@ class PrometheusTextTest {
   }
 
   @Test
-  void shouldLeaveOutGaugesThatAreNotNumbersOrThatThrow() {
+  void shouldLeaveOutGaugesThatAreNotNumbersOrThatThrowAndKeepEverythingElse() {
     registry.gauge("words", () -> () -> "not a number");
     registry.gauge("broken", () -> (Gauge<Long>) () -> {
       throw new IllegalStateException("boom");
@@ -108,15 +107,15 @@ class PrometheusTextTest {
   }
 
   @Test
-  void shouldExposeAMeterAsACounterAndItsOneMinuteRateAsAGauge() {
+  void shouldExposeAMeterAsACounter() {
     registry.meter(MetricNames.name("sluice_dispatch_calls", "provider", "a")).mark(5);
+    registry.meter(MetricNames.name("sluice_dispatch_calls", "provider", "b")).mark(2);
 
     Exposition scrape = scrape();
 
     assertEquals("counter", scrape.family("sluice_dispatch_calls_total").orElseThrow().type());
     assertEquals(5, scrape.value("sluice_dispatch_calls_total", "provider", "a").getAsDouble());
-    assertEquals("gauge", scrape.family("sluice_dispatch_calls_rate1m").orElseThrow().type());
-    assertTrue(scrape.value("sluice_dispatch_calls_rate1m", "provider", "a").isPresent());
+    assertEquals(2, scrape.value("sluice_dispatch_calls_total", "provider", "b").getAsDouble());
   }
 
   @Test
@@ -131,26 +130,18 @@ class PrometheusTextTest {
 
     Family family = scrape.family("sluice_batch_size").orElseThrow();
     assertEquals("summary", family.type());
-    assertEquals(50.0, scrape.value("sluice_batch_size", "provider", "a", "quantile", "0.5").getAsDouble(), 1.0);
-    assertEquals(90.0, scrape.value("sluice_batch_size", "provider", "a", "quantile", "0.9").getAsDouble(), 1.0);
-    assertEquals(99.0, scrape.value("sluice_batch_size", "provider", "a", "quantile", "0.99").getAsDouble(), 1.0);
+    for (String quantile : List.of("0.5", "0.75", "0.95", "0.98", "0.99", "0.999")) {
+      double expected = Math.min(100, Double.parseDouble(quantile) * 100);
+      assertEquals(expected, scrape.value("sluice_batch_size", "provider", "a", "quantile", quantile)
+          .getAsDouble(), 1.0, quantile);
+    }
     assertEquals(100, scrape.value("sluice_batch_size_count", "provider", "a").getAsDouble());
-    assertTrue(scrape.samples("sluice_batch_size_sum").isEmpty(), "a plain histogram has no exact sum");
+    assertTrue(scrape.samples("sluice_batch_size_sum").isEmpty(), "Dropwizard keeps no exact sum");
   }
 
   @Test
-  void shouldExposeTheExactSumOfASummingHistogram() {
-    Histogram histogram = registry.histogram("sluice_batch_size", SummingHistogram::new);
-    histogram.update(3);
-    histogram.update(4);
-
-    assertEquals(7, scrape().value("sluice_batch_size_sum").getAsDouble());
-  }
-
-  @Test
-  void shouldExposeATimerAsASummaryInSecondsWithItsExactSum() {
-    Timer timer = registry.timer(MetricNames.name("sluice_provider_latency", "provider", "a"),
-        () -> new SummingTimer(Clock.defaultClock()));
+  void shouldExposeATimerAsASummaryInSeconds() {
+    Timer timer = registry.timer(MetricNames.name("sluice_provider_latency_seconds", "provider", "a"));
     timer.update(Duration.ofMillis(250));
     timer.update(750, TimeUnit.MILLISECONDS);
     timer.time(() -> { }); // the Runnable path records too, a few microseconds
@@ -160,20 +151,8 @@ class PrometheusTextTest {
     Family family = scrape.family("sluice_provider_latency_seconds").orElseThrow();
     assertEquals("summary", family.type());
     assertEquals(3, scrape.value("sluice_provider_latency_seconds_count", "provider", "a").getAsDouble());
-    assertEquals(1.0, scrape.value("sluice_provider_latency_seconds_sum", "provider", "a").getAsDouble(), 0.01);
     assertEquals(0.75, scrape.value("sluice_provider_latency_seconds", "provider", "a", "quantile", "0.99")
         .getAsDouble(), 1e-9);
-  }
-
-  @Test
-  void shouldNotDoubleTheSecondsSuffix() {
-    registry.timer("sluice_redis_script_seconds").update(Duration.ofMillis(2));
-
-    Exposition scrape = scrape();
-
-    assertTrue(scrape.family("sluice_redis_script_seconds").isPresent());
-    assertTrue(scrape.family("sluice_redis_script_seconds_seconds").isEmpty());
-    assertTrue(scrape.samples("sluice_redis_script_seconds_sum").isEmpty(), "a plain timer has no exact sum");
   }
 
   @Test
@@ -191,20 +170,20 @@ class PrometheusTextTest {
     for (String tier : new String[] {"enterprise", "free", "pro"}) {
       registry.counter(MetricNames.name("sluice_gate_admitted", "tier", tier)).inc();
       registry.counter(MetricNames.name("sluice_gate_deferred", "tier", tier)).inc();
-      registry.timer(MetricNames.name("sluice_gate_lease", "tier", tier)).update(Duration.ofMillis(1));
+      registry.timer(MetricNames.name("sluice_gate_lease_seconds", "tier", tier)).update(Duration.ofMillis(1));
       registry.meter(MetricNames.name("sluice_gate_calls", "tier", tier)).mark();
     }
 
     String text = render();
     Exposition scrape = PrometheusTextParser.parse(text); // strict: refuses a family split in two
 
-    assertEquals(5, scrape.families().size(), text);
+    assertEquals(4, scrape.families().size(), text);
     for (Family family : scrape.families()) {
       assertEquals(1, lines(text, "# TYPE " + family.name() + " "), family.name());
       assertEquals(1, lines(text, "# HELP " + family.name() + " "), family.name());
     }
-    assertEquals(3 * 4, scrape.family("sluice_gate_lease_seconds").orElseThrow().samples().size(),
-        "three tiers, each three quantiles plus _count");
+    assertEquals(3 * 7, scrape.family("sluice_gate_lease_seconds").orElseThrow().samples().size(),
+        "three tiers, each six quantiles plus _count");
   }
 
   @Test
@@ -231,13 +210,23 @@ class PrometheusTextTest {
 
   @Test
   void shouldLeaveOutAMetricWhoseFamilyExistsWithAnotherType() {
-    registry.counter("depth").inc(3);              // family depth_total, a counter
-    registry.gauge("depth_total", () -> () -> 9);  // would be family depth_total, a gauge
+    registry.counter("depth.now").inc(3);                 // family depth_now, a counter
+    registry.gauge("depth_now", () -> () -> 9);           // the same family name, as a gauge
 
     Exposition scrape = scrape();
 
-    assertEquals("counter", scrape.family("depth_total").orElseThrow().type());
-    assertEquals(1, scrape.samples("depth_total").size());
+    assertEquals("counter", scrape.family("depth_now_total").orElseThrow().type());
+    assertTrue(scrape.family("depth_now").isEmpty());
+  }
+
+  @Test
+  void shouldNotExportANameEndingInASuffixTheFormatAdds() {
+    registry.gauge("queue_count", () -> () -> 9); // would collide with a summary named queue
+    registry.histogram("queue").update(1);
+
+    Exposition scrape = scrape();
+
+    assertEquals(List.of(1.0), scrape.samples("queue_count").stream().map(s -> s.value()).toList());
   }
 
   @Test
