@@ -25,7 +25,10 @@ import kafka.server.KafkaRaftServer;
  * <p>It is the broker of the Kafka distribution, started the way {@code kafka-server-start} starts
  * it: {@link CombinedKraftNode} writes the server properties and formats the log directory
  * ({@code kafka-storage format}), then {@link KafkaRaftServer} runs them. No test kit: the demo
- * ships in the application jar, and the broker classes are the ones with a compatibility promise.
+ * ships in the application jar, and a test harness (Kafka's {@code KafkaClusterTestKit}) has no
+ * compatibility promise and pulls JUnit in. What this class relies on is the broker's own
+ * interface: its server properties, the storage tool, and the server class that
+ * {@code kafka.Kafka} starts.
  *
  * <p>Why in the JVM: it needs no Docker and starts in a few seconds, so every developer and CI
  * runner can run the integration tests and the {@code demo}. It is a real broker (real log
