@@ -16,9 +16,11 @@ import org.slf4j.LoggerFactory;
  * Redis is installed, to check that path on any machine.
  *
  * <p>Only {@code redis-server} is needed: the cluster fixture forms its cluster with plain
- * commands ({@link RedisClusterProcess}), not {@code redis-cli}.
+ * commands ({@link RedisClusterProcess}), not {@code redis-cli}. The bundled binary is built with
+ * TLS, so a test that runs a server with options {@link RedisServerProcess} does not offer (a
+ * TLS-only port) runs {@link #server()} itself.
  */
-final class RedisBinaries {
+public final class RedisBinaries {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBinaries.class);
 
@@ -35,7 +37,7 @@ final class RedisBinaries {
      * @throws IllegalStateException if the setting names no executable, or nothing is on the PATH
      *     and this platform has no bundled binary (the message says how to install Redis)
      */
-    static Path server() {
+    public static Path server() {
         Optional<String> configured = Settings.get(SERVER_SETTING);
         if (configured.isPresent()) {
             if (configured.get().equalsIgnoreCase(BUNDLED)) {
