@@ -3,12 +3,13 @@
 # Build: docker build -t sluice:dev .   (docker-compose.yml builds it for you)
 # Written without a Docker daemon at hand: see docs/operations.md.
 
-# --- build: the whole reactor, tests skipped (they need redis-server and run in CI instead) ---
+# --- build: the whole reactor, tests skipped (they run in CI) ---
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
 COPY schemas ./schemas
 COPY embedded ./embedded
+COPY testkit ./testkit
 COPY topology ./topology
 COPY dispatcher ./dispatcher
 # The cache mount keeps ~/.m2 between builds (BuildKit, the default builder of current Docker),

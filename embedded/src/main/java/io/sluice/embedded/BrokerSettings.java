@@ -19,6 +19,9 @@ import java.util.Map;
  *       topics with their intended partitions, and a test must do the same.</li>
  *   <li>Small log segments and indexes: tests write little and create many partitions, and each
  *       partition maps its index files in memory at their maximum size.</li>
+ *   <li>A small log cleaner buffer: the broker allocates the whole buffer (128 MiB by default) on
+ *       the heap when it starts, and a node inside a test JVM or the demo compacts only the few
+ *       kilobytes of its offsets and transaction state topics.</li>
  * </ul>
  */
 final class BrokerSettings {
@@ -42,6 +45,7 @@ final class BrokerSettings {
         settings.put("auto.create.topics.enable", "false");
         settings.put("log.segment.bytes", Integer.toString(8 * 1024 * 1024));
         settings.put("log.index.size.max.bytes", Integer.toString(1024 * 1024));
+        settings.put("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
         return settings;
     }
 

@@ -7,7 +7,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * A running Kafka broker for tests and the demo, whichever way it was started (see
- * {@link KafkaBrokers#start()}). It is configured for a single node: internal topics have
+ * {@code KafkaBrokers.start()} in the test kit). It is configured for a single node: internal topics have
  * replication factor 1, so transactions and {@code exactly_once_v2} work, and topics are never
  * created implicitly, so a test that forgets to create one fails instead of silently getting one
  * partition.

@@ -5,60 +5,59 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
- * Finds the {@code redis-server} and {@code redis-cli} executables. Each can be overridden with a
- * setting (see {@link Settings}) for machines where Redis is installed outside the PATH, and a
- * missing binary is reported with the command that installs it, because the usual reader of that
- * message is a developer running the tests for the first time.
+ * Finds the {@code redis-server} to run: the {@value #SERVER_SETTING} setting (see
+ * {@link Settings}) if given, else the one on the PATH, else the static one that Maven brings
+ * ({@link BundledRedisServer}), so a machine with only a JDK and Maven runs the demo and the
+ * tests. {@value #SERVER_SETTING}{@code =}{@value #BUNDLED} asks for the bundled one even where
+ * Redis is installed, to check that path on any machine.
+ *
+ * <p>Only {@code redis-server} is needed: the cluster fixture forms its cluster with plain
+ * commands ({@link RedisClusterProcess}), not {@code redis-cli}. The bundled binary is built with
+ * TLS, so a test that runs a server with options {@link RedisServerProcess} does not offer (a
+ * TLS-only port) runs {@link #server()} itself.
  */
-final class RedisBinaries {
+public final class RedisBinaries {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisBinaries.class);
 
     static final String SERVER_SETTING = "SLUICE_REDIS_SERVER";
-    static final String CLI_SETTING = "SLUICE_REDIS_CLI";
-
-    private static final String INSTALL_HINT = "Install it: sudo apt-get install -y redis-server (Debian/Ubuntu)"
-            + " or brew install redis (macOS), or point " + SERVER_SETTING + " (system property or environment"
-            + " variable) at the executable.";
+    /** The value of {@value #SERVER_SETTING} that selects the bundled binary. */
+    static final String BUNDLED = "bundled";
 
     private RedisBinaries() {
     }
 
-    /** The {@code redis-server} to run: the {@value #SERVER_SETTING} setting, else the one on the PATH. */
-    static Path server() {
+    /**
+     * The {@code redis-server} to run, as described above.
+     *
+     * @throws IllegalStateException if the setting names no executable, or nothing is on the PATH
+     *     and this platform has no bundled binary (the message says how to install Redis)
+     */
+    public static Path server() {
         Optional<String> configured = Settings.get(SERVER_SETTING);
         if (configured.isPresent()) {
+            if (configured.get().equalsIgnoreCase(BUNDLED)) {
+                return BundledRedisServer.extracted();
+            }
             Path path = Path.of(configured.get());
             if (!isExecutable(path)) {
-                throw new IllegalStateException("redis-server is not installed or not on PATH: " + SERVER_SETTING
-                        + "=" + configured.get() + " is not an executable file. " + INSTALL_HINT);
+                throw new IllegalStateException(SERVER_SETTING + "=" + configured.get()
+                        + " is not an executable file. Point it at redis-server, set it to " + BUNDLED
+                        + " for the one Maven brings, or unset it to use the one on the PATH.");
             }
             return path;
         }
-        return onPath("redis-server").orElseThrow(() -> new IllegalStateException(
-                "redis-server is not installed or not on PATH. " + INSTALL_HINT));
-    }
-
-    /**
-     * The {@code redis-cli} to run: the {@value #CLI_SETTING} setting, else the one next to
-     * {@code redisServer} (same installation, same version), else the one on the PATH.
-     */
-    static Path cli(Path redisServer) {
-        Optional<String> configured = Settings.get(CLI_SETTING);
-        if (configured.isPresent()) {
-            Path path = Path.of(configured.get());
-            if (!isExecutable(path)) {
-                throw new IllegalStateException(CLI_SETTING + "=" + configured.get() + " is not an executable file.");
-            }
-            return path;
+        Optional<Path> installed = onPath("redis-server");
+        if (installed.isPresent()) {
+            return installed.get();
         }
-        Path sibling = redisServer.resolveSibling("redis-cli");
-        if (redisServer.getParent() != null && isExecutable(sibling)) {
-            return sibling;
-        }
-        return onPath("redis-cli").orElseThrow(() -> new IllegalStateException(
-                "redis-cli is not installed or not on PATH; it is needed to create a Redis Cluster. "
-                        + "It comes with the redis-server package (apt-get install redis-server, brew install redis),"
-                        + " or point " + CLI_SETTING + " at the executable."));
+        Path bundled = BundledRedisServer.extracted();
+        log.info("No redis-server on the PATH: using {}", bundled);
+        return bundled;
     }
 
     private static Optional<Path> onPath(String name) {

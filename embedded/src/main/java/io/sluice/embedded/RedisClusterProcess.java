@@ -1,11 +1,7 @@
 package io.sluice.embedded;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A local Redis Cluster of N masters and no replicas, each a {@link RedisServerProcess} with
- * cluster mode on, joined by {@code redis-cli --cluster create}.
+ * cluster mode on, joined with {@code CLUSTER ADDSLOTS} and {@code CLUSTER MEET} (no
+ * {@code redis-cli} needed).
  *
  * <p>Why: Sluice's Lua scripts touch one key per call and its keys are hash-tagged so that a
  * cluster keeps each bucket in one slot; only a real cluster proves that no script crosses slots
@@ -31,10 +28,11 @@ public final class RedisClusterProcess implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisClusterProcess.class);
 
-    /** Three masters: the smallest cluster {@code redis-cli --cluster create} accepts. */
+    /** Three masters: the smallest cluster {@code redis-cli --cluster create} accepts, kept as the floor. */
     public static final int DEFAULT_MASTERS = 3;
 
-    private static final Duration CREATE_TIMEOUT = Duration.ofSeconds(60);
+    /** Redis Cluster's fixed number of hash slots. */
+    static final int SLOTS = 16_384;
     private static final Duration CLUSTER_OK_TIMEOUT = Duration.ofSeconds(30);
 
     private final List<RedisServerProcess> nodes;
@@ -55,7 +53,8 @@ public final class RedisClusterProcess implements AutoCloseable {
      * Starts a cluster of {@code masters} masters (at least 3) without replicas, the hash slots
      * spread evenly, and waits until it is usable.
      *
-     * @throws IllegalStateException if a node or {@code redis-cli} fails; nothing is left running
+     * @throws IllegalStateException if a node does not start or the cluster does not form; nothing
+     *     is left running
      */
     public static RedisClusterProcess start(int masters) {
         return start(masters, null);
@@ -130,40 +129,55 @@ public final class RedisClusterProcess implements AutoCloseable {
         return "Redis Cluster " + uri();
     }
 
+    /**
+     * Forms the cluster the way {@code redis-cli --cluster create} does, with plain commands so
+     * that only {@code redis-server} is needed: each node takes its share of the hash slots
+     * ({@code CLUSTER ADDSLOTS}) and a distinct config epoch ({@code CLUSTER SET-CONFIG-EPOCH},
+     * so no epoch collision has to be resolved later), then the first node meets the others
+     * ({@code CLUSTER MEET}); the gossip spreads the rest.
+     */
     private void create() {
-        Path cli = RedisBinaries.cli(RedisBinaries.server());
-        List<String> command = new ArrayList<>(List.of(cli.toString(), "--cluster", "create"));
-        ports().forEach(port -> command.add("127.0.0.1:" + port));
-        command.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-        Path output = nodes.get(0).directory().resolve("cluster-create.log");
+        List<int[]> ranges = slotRanges(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            int port = nodes.get(i).port();
+            call(port, addSlots(ranges.get(i)));
+            call(port, "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
+        }
+        int first = nodes.get(0).port();
+        for (RedisServerProcess other : nodes.subList(1, nodes.size())) {
+            call(first, "CLUSTER", "MEET", "127.0.0.1", Integer.toString(other.port()));
+        }
+    }
+
+    /**
+     * The hash slots of {@code masters} masters, spread evenly: range i is
+     * {@code [start, end)} = {@code [i * 16384 / masters, (i + 1) * 16384 / masters)}, so the
+     * ranges are contiguous, disjoint and cover every slot.
+     */
+    static List<int[]> slotRanges(int masters) {
+        List<int[]> ranges = new ArrayList<>();
+        for (int i = 0; i < masters; i++) {
+            ranges.add(new int[] {i * SLOTS / masters, (i + 1) * SLOTS / masters});
+        }
+        return ranges;
+    }
+
+    private static String[] addSlots(int[] range) {
+        String[] command = new String[2 + range[1] - range[0]];
+        command[0] = "CLUSTER";
+        command[1] = "ADDSLOTS";
+        for (int slot = range[0]; slot < range[1]; slot++) {
+            command[2 + slot - range[0]] = Integer.toString(slot);
+        }
+        return command;
+    }
+
+    private void call(int port, String... command) {
         try {
-            ProcessBuilder builder = new ProcessBuilder(command);
-            if (password != null) {
-                builder.environment().put("REDISCLI_AUTH", password); // not on the command line
-            }
-            Process process = builder
-                    .redirectErrorStream(true)
-                    .redirectOutput(Redirect.to(output.toFile()))
-                    .start();
-            ChildProcesses.register(process);
-            try {
-                if (!process.waitFor(CREATE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    throw new IllegalStateException("redis-cli --cluster create did not finish within "
-                            + CREATE_TIMEOUT.toSeconds() + " s. Its output:\n" + read(output));
-                }
-                if (process.exitValue() != 0) {
-                    throw new IllegalStateException("redis-cli --cluster create failed with exit code "
-                            + process.exitValue() + ". Its output:\n" + read(output));
-                }
-            } finally {
-                process.destroyForcibly();
-                ChildProcesses.unregister(process);
-            }
+            Resp.call(port, password, command);
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not run " + cli, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while creating the Redis Cluster", e);
+            throw new IllegalStateException("Forming Redis Cluster " + uri() + ": " + command[0] + " " + command[1]
+                    + " on node " + port + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -205,14 +219,6 @@ public final class RedisClusterProcess implements AutoCloseable {
             return Resp.call(port, password, "CLUSTER INFO");
         } catch (IOException e) {
             return "(no answer: " + e.getMessage() + ")";
-        }
-    }
-
-    private static String read(Path file) {
-        try {
-            return Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "(could not read " + file + ": " + e + ")";
         }
     }
 }

@@ -206,7 +206,7 @@ public final class RedisServerProcess implements AutoCloseable {
         return "redis-server 127.0.0.1:" + port + (isRunning() ? " (running)" : " (stopped)");
     }
 
-    /** Marks this server as the one {@link RealServers} shares: tests may use it but not stop it. */
+    /** Marks this server as the one {@code RealServers} (the test kit) shares: tests may use it but not stop it. */
     void markShared() {
         shared = true;
     }

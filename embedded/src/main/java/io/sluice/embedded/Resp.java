@@ -1,6 +1,7 @@
 package io.sluice.embedded;
 
 import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,9 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Just enough of the Redis protocol (RESP) to ask a server whether it is up: one inline command
- * over a plain socket, one reply. This module must not depend on a Redis client library at
- * compile scope, and readiness checks should not be hidden behind a client's reconnect logic.
+ * Just enough of the Redis protocol (RESP) to ask a server whether it is up and to form a cluster:
+ * one command over a plain socket, one reply. This module must not depend on a Redis client
+ * library at compile scope, and readiness checks should not be hidden behind a client's reconnect
+ * logic.
  */
 final class Resp {
 
@@ -24,39 +26,54 @@ final class Resp {
     }
 
     /**
-     * Sends {@code inlineCommand} (for example {@code PING} or {@code CLUSTER INFO}) to
-     * 127.0.0.1:{@code port} and returns the reply: the text of a simple string or bulk string,
-     * the digits of an integer.
+     * Sends {@code command} (words separated by single spaces, for example {@code PING} or
+     * {@code CLUSTER INFO}) to 127.0.0.1:{@code port} and returns the reply: the text of a simple
+     * string or bulk string, the digits of an integer.
      *
      * @throws IOException if the connection fails or the server answers with an error
      */
-    static String call(int port, String inlineCommand) throws IOException {
-        return call(port, null, inlineCommand);
+    static String call(int port, String command) throws IOException {
+        return call(port, null, command);
     }
 
     /**
      * As {@link #call(int, String)}, first authenticating with {@code password} (the
-     * {@code requirepass} of the default user) when it is not null. The password goes as a RESP
-     * array, so any character in it is sent as is.
+     * {@code requirepass} of the default user) when it is not null.
      */
-    static String call(int port, String password, String inlineCommand) throws IOException {
+    static String call(int port, String password, String command) throws IOException {
+        return call(port, password, command.split(" "));
+    }
+
+    /**
+     * Sends one command of any length, its {@code arguments} as a RESP array, so they may hold
+     * any character (a password) and be many (the 5,461 slots of {@code CLUSTER ADDSLOTS}), and
+     * returns the reply as {@link #call(int, String)} does. Authenticates first with
+     * {@code password} when it is not null.
+     */
+    static String call(int port, String password, String... arguments) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), (int) IO_TIMEOUT.toMillis());
             socket.setSoTimeout((int) IO_TIMEOUT.toMillis());
-            OutputStream out = socket.getOutputStream();
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
             BufferedInputStream in = new BufferedInputStream(socket.getInputStream());
             if (password != null) {
-                byte[] secret = password.getBytes(StandardCharsets.UTF_8);
-                out.write(("*2\r\n$4\r\nAUTH\r\n$" + secret.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-                out.write(secret);
-                out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-                out.flush();
+                writeArray(out, "AUTH", password);
                 readReply(in);
             }
-            out.write((inlineCommand + "\r\n").getBytes(StandardCharsets.UTF_8));
-            out.flush();
+            writeArray(out, arguments);
             return readReply(in);
         }
+    }
+
+    private static void writeArray(OutputStream out, String... arguments) throws IOException {
+        out.write(("*" + arguments.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+        for (String argument : arguments) {
+            byte[] bytes = argument.getBytes(StandardCharsets.UTF_8);
+            out.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(bytes);
+            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+        }
+        out.flush();
     }
 
     /** True if a server on {@code port} answers {@code PING} with {@code +PONG}. */

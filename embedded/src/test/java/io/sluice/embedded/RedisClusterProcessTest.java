@@ -72,6 +72,22 @@ class RedisClusterProcessTest {
     }
 
     @Test
+    void shouldSpreadEverySlotOverTheMastersOnce() {
+        List<int[]> ranges = RedisClusterProcess.slotRanges(3);
+
+        assertEquals(List.of("0-5461", "5461-10922", "10922-16384"),
+                ranges.stream().map(range -> range[0] + "-" + range[1]).toList());
+        for (int masters = 3; masters <= 7; masters++) {
+            List<int[]> spread = RedisClusterProcess.slotRanges(masters);
+            assertEquals(0, spread.get(0)[0]);
+            assertEquals(RedisClusterProcess.SLOTS, spread.get(masters - 1)[1]);
+            for (int i = 1; i < masters; i++) {
+                assertEquals(spread.get(i - 1)[1], spread.get(i)[0], "ranges of " + masters + " masters must touch");
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseFewerThanThreeMasters() {
         assertThrows(IllegalArgumentException.class, () -> RedisClusterProcess.start(2));
     }

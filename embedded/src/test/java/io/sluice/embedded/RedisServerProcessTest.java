@@ -122,15 +122,27 @@ class RedisServerProcessTest {
     }
 
     @Test
-    void shouldExplainHowToInstallRedisWhenTheBinaryIsMissing() {
+    void shouldSayWhatToDoWhenTheConfiguredBinaryIsMissing() {
         System.setProperty(RedisBinaries.SERVER_SETTING, "/nonexistent");
         try {
             IllegalStateException error = assertThrows(IllegalStateException.class, RedisServerProcess::start);
 
-            assertTrue(error.getMessage().startsWith("redis-server is not installed or not on PATH"), error.getMessage());
-            assertTrue(error.getMessage().contains("/nonexistent"), error.getMessage());
-            assertTrue(error.getMessage().contains("sudo apt-get install -y redis-server"), error.getMessage());
-            assertTrue(error.getMessage().contains("brew install redis"), error.getMessage());
+            assertTrue(error.getMessage().startsWith("SLUICE_REDIS_SERVER=/nonexistent is not an executable file"),
+                    error.getMessage());
+            assertTrue(error.getMessage().contains("set it to bundled"), error.getMessage());
+        } finally {
+            System.clearProperty(RedisBinaries.SERVER_SETTING);
+        }
+    }
+
+    @Test
+    void shouldRunTheRedisServerThatMavenBringsWhenAskedFor() throws Exception {
+        System.setProperty(RedisBinaries.SERVER_SETTING, RedisBinaries.BUNDLED);
+        try (RedisServerProcess redis = RedisServerProcess.start()) {
+            String info = Resp.call(redis.port(), "INFO server");
+
+            assertTrue(info.contains("redis_version:" + BundledRedisServer.VERSION + "\r\n"), info);
+            assertTrue(info.contains("executable:" + BundledRedisServer.extracted() + "\r\n"), info);
         } finally {
             System.clearProperty(RedisBinaries.SERVER_SETTING);
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.ScriptOutputType;
+import io.sluice.embedded.RedisBinaries;
 import io.sluice.schemas.config.RedisConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code rediss://} against a real {@code redis-server} that speaks only TLS and requires a
  * password, with a certificate made for the test (openssl) and trusted through the JVM's trust
- * store properties, as README tells users to do.
+ * store properties, as README tells users to do. The server is the one the other tests run
+ * ({@link RedisBinaries}: installed or bundled, both built with TLS).
  */
 class RedisTlsIT {
   private static final String PASSWORD = "tls-S3cret-pw";
@@ -40,7 +42,8 @@ class RedisTlsIT {
     try (ServerSocket probe = new ServerSocket(0)) {
       port = probe.getLocalPort();
     }
-    server = new ProcessBuilder("redis-server", "--port", "0", "--tls-port", Integer.toString(port),
+    server = new ProcessBuilder(RedisBinaries.server().toString(),
+        "--port", "0", "--tls-port", Integer.toString(port),
         "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
         "--tls-cert-file", "cert.pem", "--tls-key-file", "key.pem",
         "--tls-ca-cert-file", "cert.pem", "--tls-auth-clients", "no",
