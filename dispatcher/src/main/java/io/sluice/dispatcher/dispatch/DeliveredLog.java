@@ -28,9 +28,10 @@ public interface DeliveredLog {
 
   /**
    * Adds {@code delivered} to the partition's log, and drops from it the offsets below
-   * {@code keepFrom} (committed: never read again; -1 drops nothing). Does not wait.
+   * {@code keepFrom} (committed: never read again; -1 drops nothing). Does not wait: the stage
+   * completes once written, or written off (it never fails).
    */
-  void record(TopicPartition partition, long keepFrom, List<Delivered> delivered);
+  CompletionStage<Void> record(TopicPartition partition, long keepFrom, List<Delivered> delivered);
 
   /** The partition's delivered offsets at or beyond {@code from} (empty if unknown). */
   CompletionStage<Map<Long, Delivered>> since(TopicPartition partition, long from);
@@ -38,7 +39,9 @@ public interface DeliveredLog {
   /** Keeps nothing: a new owner calls again what was delivered since the last commit. */
   DeliveredLog NONE = new DeliveredLog() {
     @Override
-    public void record(TopicPartition partition, long keepFrom, List<Delivered> delivered) {}
+    public CompletionStage<Void> record(TopicPartition partition, long keepFrom, List<Delivered> delivered) {
+      return CompletableFuture.completedFuture(null);
+    }
 
     @Override
     public CompletionStage<Map<Long, Delivered>> since(TopicPartition partition, long from) {

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -152,6 +153,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
+  /** Longest wait at a hand-over for the revoked partitions' calls in flight (rebalances wait). */
+  private static final long HAND_OVER_CALLS_MILLIS = 5_000;
+  /** Longest wait at a hand-over for the delivered log's write. */
+  private static final long HAND_OVER_LOG_MILLIS = 1_000;
 
   /**
    * @param providers one per configured provider, by name; closed when the dispatcher closes
@@ -503,10 +508,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * A partition no longer ours is written too (its new owner may not have read that far), without
    * dropping anything.
    */
-  private void logDeliveriesIfDue() {
+  private List<CompletableFuture<Void>> logDeliveriesIfDue() {
     long t = clock.millis();
     if (deliveries.isEmpty() || t - lastLogWrite < COMMIT_EVERY_MILLIS) {
-      return;
+      return List.of();
     }
     lastLogWrite = t;
     Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new HashMap<>();
@@ -514,7 +519,20 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     while ((d = deliveries.poll()) != null) {
       byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
     }
-    byPartition.forEach((tp, list) -> deliveredLog.record(tp, confirmedCommit.getOrDefault(tp, -1L), list));
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    byPartition.forEach((tp, list) -> writes.add(
+        deliveredLog.record(tp, confirmedCommit.getOrDefault(tp, -1L), list).toCompletableFuture()));
+    return writes;
+  }
+
+  private static void awaitQuietly(List<CompletableFuture<Void>> writes, long millis) {
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.debug("dispatcher: delivered log not written at the hand-over ({})", e.toString());
+    }
   }
 
   private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> which) {
@@ -615,6 +633,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (abrupt) {
         return;
       }
+      handOver(partitions);
       applySettlements();
       Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
       if (!offsets.isEmpty()) {
@@ -631,8 +650,35 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
       // What was delivered and not yet logged goes to the log before the next owner reads it.
       lastLogWrite = 0;
-      logDeliveriesIfDue();
+      awaitQuietly(logDeliveriesIfDue(), HAND_OVER_LOG_MILLIS);
       forget(partitions);
+    }
+
+    /**
+     * Before a partition goes to its next owner: no new call starts for it (its queue is dropped,
+     * the next owner reads those records again), and the calls in flight are waited for, at most
+     * {@link #HAND_OVER_CALLS_MILLIS}, so that what they delivered is in the log and the commit the
+     * next owner starts from. Without this, every rebalance (each member joining or leaving)
+     * called again whatever was in flight, however long the calls took.
+     */
+    private void handOver(Collection<TopicPartition> partitions) {
+      Set<TopicPartition> gone = Set.copyOf(partitions);
+      for (ProviderLane lane : lanes.values()) {
+        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+          Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
+      try {
+        for (ProviderLane lane : lanes.values()) {
+          if (!lane.awaitCalls(gone, deadline)) {
+            LOG.info("dispatcher: calls of {} still in flight at the hand-over; the next owner may call "
+                + "them again", gone);
+            break;
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
     private void commitQuietly(Map<TopicPartition, OffsetAndMetadata> offsets) {

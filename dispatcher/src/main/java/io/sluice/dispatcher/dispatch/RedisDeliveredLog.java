@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -41,9 +42,9 @@ public final class RedisDeliveredLog implements DeliveredLog {
   }
 
   @Override
-  public void record(TopicPartition partition, long keepFrom, List<Delivered> delivered) {
+  public CompletionStage<Void> record(TopicPartition partition, long keepFrom, List<Delivered> delivered) {
     if (delivered.isEmpty()) {
-      return;
+      return CompletableFuture.completedFuture(null);
     }
     List<String> args = new ArrayList<>(delivered.size() + 3);
     args.add("add");
@@ -53,15 +54,17 @@ public final class RedisDeliveredLog implements DeliveredLog {
       args.add(d.offset() + ":" + d.status() + ":" + d.attempts());
     }
     try {
-      script.run(commands, new String[] {redisKey(group, partition)}, args.toArray(String[]::new), () -> {})
-          .whenComplete((reply, error) -> {
+      return script.run(commands, new String[] {redisKey(group, partition)}, args.toArray(String[]::new), () -> {})
+          .handle((reply, error) -> {
             if (error != null) {
               LOG.debug("dispatcher: could not record {} deliveries of {} ({})", delivered.size(), partition,
                   error.toString());
             }
+            return null;
           });
     } catch (RuntimeException e) {
       LOG.debug("dispatcher: could not record deliveries of {} ({})", partition, e.toString());
+      return CompletableFuture.completedFuture(null);
     }
   }
 
