@@ -66,13 +66,21 @@ import org.slf4j.LoggerFactory;
  * acknowledged by Kafka. A crash before that leaves the offset uncommitted and the next owner reads
  * the event again, so provider calls are at least once; each carries the event id as its
  * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
- * them again); its calls in flight finish, and their settlements are ignored.
+ * them again); its calls in flight are waited for, a few seconds at most, before it is handed over
+ * ({@code handOver}), and settlements that come later are ignored.
  *
  * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
  * long time; so each commit's metadata also lists the offsets settled beyond it
  * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
  * owner skips those. A crash then repeats only the calls in flight and those settled since the
  * last commit, not everything behind the oldest held record.
+ *
+ * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
+ * away calls go on and nothing commits, and after its restart the group forgets its members and
+ * another instance takes the partition from the last commit that went through. So the calls
+ * delivered beyond the commit are also written to a {@link DeliveredLog} in Redis, once per
+ * partition per commit round; a new owner reads it when a partition is assigned and writes the
+ * outcome of those records instead of calling them again.
  *
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
