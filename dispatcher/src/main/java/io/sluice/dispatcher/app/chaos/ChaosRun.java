@@ -186,7 +186,8 @@ public final class ChaosRun {
     writeArrivals(arrivals, work.resolve("arrivals.csv"));
     ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
     DuplicateCauses.Attribution causes = DuplicateCauses.of(arrivals,
-        Admissions.identicalCopies(bootstrap, topics.ready(), timeout), producedTwice, faultLog);
+        Admissions.identicalCopies(bootstrap, topics.ready(), timeout), producedTwice, faultLog,
+        ChaosScenario.PROVIDER_TIMEOUT_MILLIS);
     Map<String, Long> gaps = new TreeMap<>();
     calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
     int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
@@ -209,7 +210,8 @@ public final class ChaosRun {
     long since = (System.currentTimeMillis() - loadStart) / 1000;
     long at = System.currentTimeMillis();
     faultLog.add(new DuplicateCauses.Fault(at, String.format("%.1f s %s %s",
-        (at - loadStart) / 1000.0, f.kind(), f.target())));
+        (at - loadStart) / 1000.0, f.kind(), f.target()),
+        f.kind() == FaultPlan.Kind.KILL_ROLE && f.target().startsWith("dispatch")));
     switch (f.kind()) {
       case KILL_ROLE -> {
         ChildJvm role = roles.stream().filter(r -> r.name().equals(f.target())).findFirst()

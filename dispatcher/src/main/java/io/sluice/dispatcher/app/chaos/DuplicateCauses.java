@@ -19,6 +19,9 @@ import java.util.TreeMap;
  *   <li>{@link #RELAY_TWICE}, {@link #GATE_TWICE}: {@code sluice.ready} holds byte-identical copies
  *       of one record (same timestamp, headers and value): it was released twice upstream, by the
  *       relay (the copies carry {@code sluice-return-to}) or by the gate.
+ *   <li>{@link #IN_FLIGHT_AT_KILL}: the ready record is there once, and its first call reached the
+ *       provider at most one provider timeout before a dispatcher was SIGKILLed: the call was in
+ *       flight, its answer died with the process. No record of any kind can save it.
  *   <li>{@link #DISPATCHER_AGAIN}: the rest. The ready record is there once, and a dispatcher
  *       called it again (a crash or a lost partition replayed it from the last commit).
  * </ul>
@@ -29,11 +32,15 @@ final class DuplicateCauses {
   static final String PRODUCED_TWICE = "written twice by the load's producer";
   static final String RELAY_TWICE = "released twice by the relay (identical ready records)";
   static final String GATE_TWICE = "written twice by the gate (identical ready records)";
+  static final String IN_FLIGHT_AT_KILL = "in flight at a dispatcher's SIGKILL (one ready record)";
   static final String DISPATCHER_AGAIN = "called again by a dispatcher (one ready record)";
   static final String NO_FAULT_BEFORE = "before any fault";
 
-  /** A fault of the run: when, and a label ({@code "52.3 s KILL_ROLE dispatch-a"}). */
-  record Fault(long atMillis, String label) {}
+  /**
+   * A fault of the run: when, a label ({@code "52.3 s KILL_ROLE dispatch-a"}), and whether it
+   * SIGKILLed a dispatcher.
+   */
+  record Fault(long atMillis, String label, boolean killsDispatcher) {}
 
   /** Extra identical copies of an id's records in ready, by who released them. */
   record ReadyCopies(int byRelay, int byGate) {}
@@ -43,8 +50,9 @@ final class DuplicateCauses {
 
   private DuplicateCauses() {}
 
+  /** @param inFlightMillis the providers' timeout: how long before a kill a call may still be in flight */
   static Attribution of(List<Arrival> arrivals, Map<String, ReadyCopies> copies,
-      Set<String> producedTwice, List<Fault> faults) {
+      Set<String> producedTwice, List<Fault> faults, long inFlightMillis) {
     Map<String, List<Long>> successes = new HashMap<>();
     for (Arrival a : arrivals) {
       if (a.succeeded()) {
@@ -67,9 +75,13 @@ final class DuplicateCauses {
       left -= count(byCause, PRODUCED_TWICE, Math.min(left, produced));
       left -= count(byCause, RELAY_TWICE, Math.min(left, c.byRelay()));
       left -= count(byCause, GATE_TWICE, Math.min(left, c.byGate()));
-      count(byCause, DISPATCHER_AGAIN, left);
+      Fault before = precedingFault(sorted, times.get(1));
+      boolean inFlight = before != null && before.killsDispatcher()
+          && times.get(0) <= before.atMillis() && times.get(0) >= before.atMillis() - inFlightMillis;
+      count(byCause, inFlight ? IN_FLIGHT_AT_KILL : DISPATCHER_AGAIN, left);
       for (long at : times.subList(1, times.size())) {
-        byFault.merge(precedingFault(sorted, at), 1L, Long::sum);
+        Fault f = precedingFault(sorted, at);
+        byFault.merge(f == null ? NO_FAULT_BEFORE : f.label(), 1L, Long::sum);
       }
     });
     return new Attribution(byCause, byFault);
@@ -82,14 +94,15 @@ final class DuplicateCauses {
     return n;
   }
 
-  private static String precedingFault(List<Fault> sorted, long at) {
-    String label = NO_FAULT_BEFORE;
+  /** The last fault at or before {@code at}, or null. */
+  private static Fault precedingFault(List<Fault> sorted, long at) {
+    Fault last = null;
     for (Fault f : sorted) {
       if (f.atMillis() > at) {
         break;
       }
-      label = f.label();
+      last = f;
     }
-    return label;
+    return last;
   }
 }
