@@ -345,6 +345,8 @@ public final class Relay implements Runnable, AutoCloseable {
         first = first == null ? cause : first;
         if (SendFailure.isTheRecords(cause)) {
           refused.put(sent.source(), new Refusal(sent.topic(), SendFailure.of(cause), cause.toString()));
+          // A dead letter refused has nowhere else to go: its next try waits, as a retry does.
+          pause |= sent.topic().equals(topics.dlq());
         } else {
           pause = true; // the broker, the transaction: not this record's doing
         }

@@ -178,7 +178,7 @@ class RelayTest {
     long offset = s.append("huge", now - 1000, paid(now - 10));
     s.producer.failing = new RecordTooLargeException("too large");
     s.producer.failOnly = r -> r.value() != null;
-    s.then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {});
+    s.then(() -> {}).then(() -> {}).then(() -> s.clock.setMillis(now + Relay.RETRY_MILLIS)).then(() -> {}).then(() -> {});
     s.run();
 
     List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
@@ -186,6 +186,26 @@ class RelayTest {
     assertNull(out.get(0).value(), "the value left out");
     DeadLetter why = DeadLetter.fromHeaders(out.get(0).headers());
     assertTrue(why.detail().contains(ONE_SECOND.topic() + "-0@" + offset), why.detail());
+    assertEquals(1, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a dead letter the DLQ refuses (not authorised) is tried again after a pause, never in a busy loop")
+  void shouldPauseBeforeSendingARefusedDeadLetterAgain() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("huge", now - 1000, paid(now - 10));
+    s.producer.failing = new org.apache.kafka.common.errors.TopicAuthorizationException("not authorised");
+    s.producer.failOnly = r -> true;
+    s.then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {});
+    s.then(() -> {
+      assertEquals(2, s.producer.aborts, "the record to ready, then its dead letter; then a wait");
+      s.producer.failing = null; // an operator fixed the ACL
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of(TOPICS.dlq()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
     assertEquals(1, s.highestCommitted(ONE_SECOND));
   }
 
