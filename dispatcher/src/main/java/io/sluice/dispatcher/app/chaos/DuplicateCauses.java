@@ -20,8 +20,10 @@ import java.util.TreeMap;
  *       of one record (same timestamp, headers and value): it was released twice upstream, by the
  *       relay (the copies carry {@code sluice-return-to}) or by the gate.
  *   <li>{@link #IN_FLIGHT_AT_KILL}: the ready record is there once, and its first call reached the
- *       provider at most one provider timeout before a dispatcher was SIGKILLed: the call was in
- *       flight, its answer died with the process. No record of any kind can save it.
+ *       provider at most one provider timeout before a dispatcher was SIGKILLed (or within
+ *       {@link #KILL_SLACK_MILLIS} after: sent before, arrived after), and was made again after
+ *       that kill: the call was in flight, its answer died with the process. No record of any
+ *       kind can save it.
  *   <li>{@link #DISPATCHER_AGAIN}: the rest. The ready record is there once, and a dispatcher
  *       called it again (a crash or a lost partition replayed it from the last commit).
  * </ul>
@@ -35,6 +37,8 @@ final class DuplicateCauses {
   static final String IN_FLIGHT_AT_KILL = "in flight at a dispatcher's SIGKILL (one ready record)";
   static final String DISPATCHER_AGAIN = "called again by a dispatcher (one ready record)";
   static final String NO_FAULT_BEFORE = "before any fault";
+  /** A call sent just before a SIGKILL may reach the provider a little after it. */
+  static final long KILL_SLACK_MILLIS = 200;
 
   /**
    * A fault of the run: when, a label ({@code "52.3 s KILL_ROLE dispatch-a"}), and whether it
@@ -75,9 +79,10 @@ final class DuplicateCauses {
       left -= count(byCause, PRODUCED_TWICE, Math.min(left, produced));
       left -= count(byCause, RELAY_TWICE, Math.min(left, c.byRelay()));
       left -= count(byCause, GATE_TWICE, Math.min(left, c.byGate()));
-      Fault before = precedingFault(sorted, times.get(1));
-      boolean inFlight = before != null && before.killsDispatcher()
-          && times.get(0) <= before.atMillis() && times.get(0) >= before.atMillis() - inFlightMillis;
+      long first = times.get(0);
+      long again = times.get(1);
+      boolean inFlight = sorted.stream().anyMatch(f -> f.killsDispatcher() && f.atMillis() <= again
+          && first >= f.atMillis() - inFlightMillis && first <= f.atMillis() + KILL_SLACK_MILLIS);
       count(byCause, inFlight ? IN_FLIGHT_AT_KILL : DISPATCHER_AGAIN, left);
       for (long at : times.subList(1, times.size())) {
         Fault f = precedingFault(sorted, at);

@@ -47,6 +47,17 @@ class DuplicateCausesTest {
   }
 
   @Test
+  void aCallInFlightAtAKillStaysSoWhateverFaultCameBetween() {
+    List<Fault> faults = List.of(new Fault(5000, "5.0 s KILL_ROLE dispatch-a", true),
+        new Fault(7000, "7.0 s RESTART_REDIS redis", false));
+    Attribution a = DuplicateCauses.of(List.of(
+            new Arrival(5100, "p", "v", 200, false), new Arrival(9000, "p", "v", 200, false)),
+        Map.of(), Set.of(), faults, TIMEOUT);
+    assertEquals(Map.of(DuplicateCauses.IN_FLIGHT_AT_KILL, 1L), a.byCause(), "arrived 100 ms after the kill: sent before");
+    assertEquals(Map.of("7.0 s RESTART_REDIS redis", 1L), a.byPrecedingFault());
+  }
+
+  @Test
   void theProducersOwnDuplicateComesFirstAndOneDeliveryIsNoDuplicate() {
     Attribution a = DuplicateCauses.of(List.of(
             new Arrival(100, "p", "y", 200, false), new Arrival(200, "p", "y", 200, false),
