@@ -19,6 +19,7 @@ import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -64,13 +66,21 @@ import org.slf4j.LoggerFactory;
  * acknowledged by Kafka. A crash before that leaves the offset uncommitted and the next owner reads
  * the event again, so provider calls are at least once; each carries the event id as its
  * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
- * them again); its calls in flight finish, and their settlements are ignored.
+ * them again); its calls in flight are waited for, a few seconds at most, before it is handed over
+ * ({@code handOver}), and settlements that come later are ignored.
  *
  * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
  * long time; so each commit's metadata also lists the offsets settled beyond it
  * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
  * owner skips those. A crash then repeats only the calls in flight and those settled since the
  * last commit, not everything behind the oldest held record.
+ *
+ * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
+ * away calls go on and nothing commits, and after its restart the group forgets its members and
+ * another instance takes the partition from the last commit that went through. So the calls
+ * delivered beyond the commit are also written to a {@link DeliveredLog} in Redis, once per
+ * partition per commit round; a new owner reads it when a partition is assigned and writes the
+ * outcome of those records instead of calling them again.
  *
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
@@ -99,6 +109,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
   private final Map<String, Provider> providers;
   private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
+  /** Each owned partition's assignment generation, for the writer's threads. */
+  private final Map<TopicPartition, Long> owners = new java.util.concurrent.ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final int maxUnsettled;
@@ -119,6 +131,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Map<TopicPartition, SettledOffsets> settledWhenLost = new HashMap<>();
   /** Records skipped because the previous owner's commit said they were settled. */
   private volatile long skipped;
+  /**
+   * Calls delivered beyond the commit, outside Kafka ({@link DeliveredLog}): a partition's next
+   * owner, or this instance after a broker restart, writes their outcome instead of calling again.
+   */
+  private final DeliveredLog deliveredLog;
+  /** Deliveries not yet written to the log, from the providers' threads. */
+  private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+  /** Each owned partition's last commit known to have gone through: the log keeps nothing below. */
+  private final Map<TopicPartition, Long> confirmedCommit = new HashMap<>();
+  /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
+  private volatile long skippedAsDelivered;
+  private long lastLogWrite;
   private volatile boolean abrupt;
   private volatile boolean consuming;
   private volatile int assigned;
@@ -126,8 +150,21 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private boolean dirty;
   private long lastCommit;
 
-  /** One assignment of a partition: its offsets, and which assignment it is. */
-  private record Assignment(long generation, OffsetTracker offsets) {}
+  /**
+   * One assignment of a partition: its offsets, which assignment it is, and the calls delivered
+   * beyond its commit before it was assigned (offset → delivery; emptied as they are read).
+   */
+  private record Assignment(long generation, OffsetTracker offsets, Map<Long, DeliveredLog.Delivered> deliveredBefore) {}
+
+  /** A call the provider accepted, for the {@link DeliveredLog}. */
+  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
+
+  /** How long a new owner waits for the delivered log of the partitions it gets. */
+  private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
+  /** Longest wait at a hand-over for the revoked partitions' calls in flight (rebalances wait). */
+  private static final long HAND_OVER_CALLS_MILLIS = 5_000;
+  /** Longest wait at a hand-over for the delivered log's write. */
+  private static final long HAND_OVER_LOG_MILLIS = 1_000;
 
   /**
    * @param providers one per configured provider, by name; closed when the dispatcher closes
@@ -136,7 +173,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
       Clock clock, DispatchListener listener) {
+    this(config, consumer, producer, providers, leak, DeliveredLog.NONE, clock, listener);
+  }
+
+  /** @param deliveredLog where calls delivered beyond the commit are kept for the next owner */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, Clock clock, DispatchListener listener) {
     this.config = config;
+    this.deliveredLog = deliveredLog;
     this.consumer = consumer;
     this.producer = producer;
     this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -151,7 +196,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       return t;
     });
     this.timer.setRemoveOnCancelPolicy(true);
-    this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer);
+    this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
+        e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
     this.providers = Map.copyOf(providers);
     Map<String, Double> weights = new HashMap<>();
     for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
@@ -188,6 +234,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
         applySettlements();
         commitIfDue(false);
+        logDeliveriesIfDue();
         applyBackpressure();
       }
     } catch (WakeupException e) {
@@ -226,6 +273,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Records not called again because the previous owner's last commit said they were settled. */
   public long skippedAsSettled() {
     return skipped;
+  }
+
+  /** Records not called again because the delivered log said a call of theirs had been accepted. */
+  public long skippedAsDelivered() {
+    return skippedAsDelivered;
   }
 
   /**
@@ -303,17 +355,20 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // Judged before this entry is counted: does its provider's share have room for it?
     boolean fits = budget.admits(accountOf(entry), sizeOf(entry));
     hold(entry);
+    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
+    if (before != null) {
+      // Delivered already (by the previous owner, or by us before a broker restart), its outcome
+      // perhaps never written: written now, and the provider is not called again.
+      writer.delivered(entry, before.status(), before.attempts());
+      skippedAsDelivered++;
+      return;
+    }
     if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
       deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
       return;
     }
+    // Every configured provider has a lane, and the check dead-letters any other (EventRules).
     ProviderLane lane = lanes.get(event.provider());
-    if (lane == null) {
-      deadNow(entry, Reason.UNKNOWN_PROVIDER,
-          "provider \"" + event.provider() + "\" is not configured (providers: "
-              + String.join(", ", lanes.keySet()) + ")");
-      return;
-    }
     if (!fits) {
       overflow(lane, entry, "provider " + lane.name() + " holds its share of "
           + "dispatcher.bufferBytes");
@@ -369,6 +424,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
         () -> ThreadLocalRandom.current().nextDouble());
     if (verdict instanceof Verdict.Delivered d) {
+      deliveries.add(new Delivery(entry.partition(),
+          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1)));
       writer.delivered(entry, d.status(), entry.attempts() + 1);
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
@@ -420,13 +477,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (now) {
       try {
         consumer.commitSync(offsets);
+        confirmed(offsets);
       } catch (OffsetMetadataTooLarge e) {
         metadataTooLarge(e);
-        consumer.commitSync(committable(assignments.keySet()));
+        Map<TopicPartition, OffsetAndMetadata> smaller = committable(assignments.keySet());
+        consumer.commitSync(smaller);
+        confirmed(smaller);
       }
     } else {
       consumer.commitAsync(offsets, (o, error) -> {
-        if (error instanceof OffsetMetadataTooLarge e) {
+        if (error == null) {
+          confirmed(o);
+        } else if (error instanceof OffsetMetadataTooLarge e) {
           metadataTooLarge(e);
           dirty = true; // commit again soon, with less metadata
         } else if (error != null) {
@@ -436,6 +498,48 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           LOG.warn("dispatcher: commit failed ({}); retrying with the next round", error.toString());
         }
       });
+    }
+  }
+
+  /** Commits that went through (consumer thread): the delivered log may drop what is below them. */
+  private void confirmed(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    offsets.forEach((tp, o) -> {
+      if (assignments.containsKey(tp)) {
+        confirmedCommit.merge(tp, o.offset(), Math::max);
+      }
+    });
+  }
+
+  /**
+   * Writes the deliveries since the last write to the {@link DeliveredLog}, at most every
+   * {@link #COMMIT_EVERY_MILLIS}: one write per partition with new deliveries, none per event.
+   * A partition no longer ours is written too (its new owner may not have read that far), without
+   * dropping anything.
+   */
+  private List<CompletableFuture<Void>> logDeliveriesIfDue() {
+    long t = clock.millis();
+    if (deliveries.isEmpty() || t - lastLogWrite < COMMIT_EVERY_MILLIS) {
+      return List.of();
+    }
+    lastLogWrite = t;
+    Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new HashMap<>();
+    Delivery d;
+    while ((d = deliveries.poll()) != null) {
+      byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
+    }
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    byPartition.forEach((tp, list) -> writes.add(
+        deliveredLog.record(tp, confirmedCommit.getOrDefault(tp, -1L), list).toCompletableFuture()));
+    return writes;
+  }
+
+  private static void awaitQuietly(List<CompletableFuture<Void>> writes, long millis) {
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.debug("dispatcher: delivered log not written at the hand-over ({})", e.toString());
     }
   }
 
@@ -537,22 +641,66 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (abrupt) {
         return;
       }
+      handOver(partitions);
       applySettlements();
       Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
       if (!offsets.isEmpty()) {
         try {
           consumer.commitSync(offsets);
+        } catch (OffsetMetadataTooLarge e) {
+          // Shrunk and sent again: the partition's next owner needs this commit most of all.
+          metadataTooLarge(e);
+          commitQuietly(committable(partitions));
         } catch (RuntimeException e) {
           LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads",
               e.toString());
         }
       }
+      // What was delivered and not yet logged goes to the log before the next owner reads it.
+      lastLogWrite = 0;
+      awaitQuietly(logDeliveriesIfDue(), HAND_OVER_LOG_MILLIS);
       forget(partitions);
+    }
+
+    /**
+     * Before a partition goes to its next owner: no new call starts for it (its queue is dropped,
+     * the next owner reads those records again), and the calls in flight are waited for, at most
+     * {@link #HAND_OVER_CALLS_MILLIS}, so that what they delivered is in the log and the commit the
+     * next owner starts from. Without this, every rebalance (each member joining or leaving)
+     * called again whatever was in flight, however long the calls took.
+     */
+    private void handOver(Collection<TopicPartition> partitions) {
+      Set<TopicPartition> gone = Set.copyOf(partitions);
+      for (ProviderLane lane : lanes.values()) {
+        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+      }
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+          Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
+      try {
+        for (ProviderLane lane : lanes.values()) {
+          if (!lane.awaitCalls(gone, deadline)) {
+            LOG.info("dispatcher: calls of {} still in flight at the hand-over; the next owner may call "
+                + "them again", gone);
+            break;
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    private void commitQuietly(Map<TopicPartition, OffsetAndMetadata> offsets) {
+      try {
+        consumer.commitSync(offsets);
+      } catch (RuntimeException e) {
+        LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads", e.toString());
+      }
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
+      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = deliveredSince(partitions, committed);
       for (TopicPartition tp : partitions) {
         OffsetAndMetadata last = committed.get(tp);
         SettledOffsets inherited = last == null ? SettledOffsets.NONE
@@ -568,9 +716,49 @@ public final class Dispatcher implements Runnable, AutoCloseable {
               + "(up to {}), which are not called again", tp, last.offset(), inherited.count(),
               inherited.end());
         }
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited)));
+        Map<Long, DeliveredLog.Delivered> before = new HashMap<>(delivered.getOrDefault(tp, Map.of()));
+        if (!before.isEmpty()) {
+          LOG.info("dispatcher: {}: {} calls beyond offset {} were delivered already (delivered log); their "
+              + "outcomes are written, the provider is not called again", tp, before.size(),
+              last == null ? 0 : last.offset());
+        }
+        confirmedCommit.put(tp, last == null ? -1L : last.offset());
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited), before));
+        owners.put(tp, generation);
       }
       assigned = assignments.size();
+    }
+
+    /**
+     * The calls delivered beyond each partition's last commit, from the {@link DeliveredLog}:
+     * asked for every partition at once, waited for at most {@link #DELIVERED_LOG_TIMEOUT} in
+     * all. A partition whose answer fails or comes late has none (its calls are made again).
+     */
+    private Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> deliveredSince(
+        Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
+      Map<TopicPartition, java.util.concurrent.CompletableFuture<Map<Long, DeliveredLog.Delivered>>> asked =
+          new HashMap<>();
+      for (TopicPartition tp : partitions) {
+        OffsetAndMetadata last = committed.get(tp);
+        try {
+          asked.put(tp, deliveredLog.since(tp, last == null ? 0 : last.offset()).toCompletableFuture());
+        } catch (RuntimeException e) {
+          LOG.debug("dispatcher: delivered log of {} not read ({})", tp, e.toString());
+        }
+      }
+      long deadline = System.nanoTime() + DELIVERED_LOG_TIMEOUT.toNanos();
+      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = new HashMap<>();
+      asked.forEach((tp, f) -> {
+        try {
+          delivered.put(tp, f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          LOG.warn("dispatcher: could not read the delivered log of {} ({}); calls delivered beyond its "
+              + "commit are made again", tp, e.toString());
+        }
+      });
+      return delivered;
     }
 
     /**
@@ -610,6 +798,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
       }
       partitions.forEach(assignments::remove);
+      partitions.forEach(confirmedCommit::remove);
+      partitions.forEach(owners::remove);
       assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);

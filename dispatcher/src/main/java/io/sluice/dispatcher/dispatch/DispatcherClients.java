@@ -5,6 +5,7 @@ import io.sluice.schemas.config.SluiceConfig;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -33,6 +34,11 @@ public final class DispatcherClients {
     c.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG,
         Math.max(1 << 20, config.dispatcher().bufferBytes() / 4));
     c.putAll(GroupMembership.fastTakeover()); // a killed dispatcher's partitions move within 6 s
+    // Cooperative: a member joining or leaving moves only the partitions that change owner. With
+    // the eager default (range) every rebalance revoked every partition of every member, and each
+    // revocation hands over calls in flight (Dispatcher.handOver) and refetches the queues.
+    c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+        java.util.List.of(CooperativeStickyAssignor.class.getName()));
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 

@@ -69,7 +69,8 @@ public final class DispatcherService implements AutoCloseable {
           return mine == 0 ? 1 : (int) Math.ceil(readyPartitions / (double) mine);
         });
     Dispatcher dispatcher = new Dispatcher(config, consumer,
-        DispatcherClients.producer(config, clientId), providers, leak, Clock.systemUTC(),
+        DispatcherClients.producer(config, clientId), providers, leak,
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), Clock.systemUTC(),
         listener);
     self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, circuit);

@@ -86,6 +86,11 @@ final class ProviderLane implements AutoCloseable {
   private boolean warm;
 
   private int inFlight;
+  /**
+   * Calls per partition that have not yet been handed to the result handler: a call counts here
+   * until its settlement has begun, so a revoked partition can wait for its calls to be judged.
+   */
+  private final Map<org.apache.kafka.common.TopicPartition, Integer> unjudged = new java.util.HashMap<>();
   private int pendingSlots;
   /** Moving average of call latency (weight 1/16 per call), 0 until a call has come back. */
   private double latencyNanos;
@@ -154,6 +159,23 @@ final class ProviderLane implements AutoCloseable {
 
   synchronized int queued() {
     return queue.size();
+  }
+
+  /**
+   * Waits until every call of {@code partitions} has come back and been handed to the result
+   * handler, at most until {@code deadlineNanos} (System.nanoTime). Queued entries of those
+   * partitions must have been dropped first, or new calls may start. True if none is left.
+   */
+  synchronized boolean awaitCalls(java.util.Collection<org.apache.kafka.common.TopicPartition> partitions,
+      long deadlineNanos) throws InterruptedException {
+    while (partitions.stream().anyMatch(unjudged::containsKey)) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
   }
 
   synchronized int inFlight() {
@@ -290,6 +312,7 @@ final class ProviderLane implements AutoCloseable {
         next = queue.poll().orElse(null);
         if (next != null) {
           inFlight++;
+          unjudged.merge(next.partition(), 1, Integer::sum);
           pacer.handed(now, now);
         }
       }
@@ -330,6 +353,10 @@ final class ProviderLane implements AutoCloseable {
       try {
         results.handle(this, entry, r, claimedAtMicros);
       } finally {
+        synchronized (this) {
+          unjudged.computeIfPresent(entry.partition(), (tp, n) -> n == 1 ? null : n - 1);
+          notifyAll();
+        }
         kick();
       }
     });

@@ -9,6 +9,7 @@ import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.delay.DelayLadder;
+import io.sluice.topology.delay.SendFailure;
 import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.Map;
@@ -18,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -60,6 +62,8 @@ final class SettlementWriter {
   private final Consumer<DispatchEntry> onSettled;
   private final ScheduledExecutorService timer;
   private final long resendMillis;
+  /** Whether the entry's partition is still read by the assignment that read it. */
+  private final Predicate<DispatchEntry> owned;
   /** Settlements refused permanently and not yet written, by source: what makes us unhealthy. */
   private final Map<String, String> stuck = new ConcurrentHashMap<>();
   /** "topic: error class" already logged, so a stuck topic is logged once, not per event. */
@@ -68,13 +72,21 @@ final class SettlementWriter {
 
   SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
       Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer) {
-    this(producer, topics, clock, onSettled, timer, 1000);
+    this(producer, topics, clock, onSettled, timer, 1000, e -> true);
   }
 
-  /** @param resendMillis wait before a failed produce is sent again (doubling when permanent) */
+  /**
+   * @param resendMillis wait before a failed produce is sent again (doubling when permanent)
+   * @param owned        false once the entry's partition was revoked or lost: a failed produce is
+   *                     then not sent again. The partition's new owner reads the record again and
+   *                     settles it itself; a resend landing too would settle it twice (a deferral
+   *                     written twice brings the event back twice, and it is called twice).
+   */
   SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
-      Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer, long resendMillis) {
+      Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer, long resendMillis,
+      Predicate<DispatchEntry> owned) {
     this.resendMillis = resendMillis;
+    this.owned = owned;
     this.producer = producer;
     this.topics = topics;
     this.ladder = new DelayLadder(topics.ladder());
@@ -214,7 +226,14 @@ final class SettlementWriter {
   private void resendAfter(DispatchEntry e, ProducerRecord<byte[], byte[]> record, long millis,
       int failures) {
     try {
-      timer.schedule(() -> send(e, record, failures), millis, TimeUnit.MILLISECONDS);
+      timer.schedule(() -> {
+        if (owned.test(e)) {
+          send(e, record, failures);
+        } else if (stuck.remove(e.source()) != null) {
+          LOG.warn("{} for {} no longer written by this instance: its partition moved", record.topic(),
+              e.source());
+        }
+      }, millis, TimeUnit.MILLISECONDS);
     } catch (RuntimeException rejected) {
       // The timer is shut down: we are closing, and the event stays unsettled.
     }

@@ -11,6 +11,7 @@ import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.delay.SendFailure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -41,8 +42,9 @@ class SettlementWriterTest {
       new ByteArraySerializer(), new ByteArraySerializer());
   private final List<DispatchEntry> settled = new CopyOnWriteArrayList<>();
   private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
+  private volatile boolean owned = true;
   private final SettlementWriter writer = new SettlementWriter(producer, topics, Clock.systemUTC(),
-      settled::add, timer, 10);
+      settled::add, timer, 10, e -> owned);
 
   @AfterEach
   void stop() {
@@ -122,6 +124,18 @@ class SettlementWriterTest {
     await("the resend", () -> producer.history().size() == 2);
     assertTrue(producer.completeNext());
     assertEquals(List.of(e), settled);
+  }
+
+  @Test
+  @DisplayName("a failed settlement of a partition since revoked is not sent again: its new owner settles it")
+  void revokedPartitionNotResent() {
+    DispatchEntry e = entry("{}".getBytes(UTF_8));
+    writer.defer(e, Reason.PROVIDER_5XX, "500", 100, 1);
+    owned = false; // the partition moved to another instance
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
+    await("the resend's turn", () -> timer.getCompletedTaskCount() >= 1);
+    assertEquals(1, producer.history().size(), "not sent again");
+    assertEquals(List.of(), settled);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.it;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.sluice.dispatcher.dispatch.DeliveredLog;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.Dispatcher;
 import io.sluice.dispatcher.dispatch.DispatcherClients;
@@ -159,8 +160,14 @@ final class Pipeline {
 
     Running(SluiceConfig config, String name, Map<String, Provider> providers, LeakyBucket leak,
         DispatchListener listener) {
+      this(config, name, providers, leak, DeliveredLog.NONE, listener);
+    }
+
+    Running(SluiceConfig config, String name, Map<String, Provider> providers, LeakyBucket leak,
+        DeliveredLog deliveredLog, DispatchListener listener) {
       this.dispatcher = new Dispatcher(config, DispatcherClients.consumer(config, name),
-          DispatcherClients.producer(config, name), providers, leak, Clock.systemUTC(), listener);
+          DispatcherClients.producer(config, name), providers, leak, deliveredLog, Clock.systemUTC(),
+          listener);
       this.thread = new Thread(dispatcher, name);
       thread.start();
     }

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -49,16 +50,32 @@ import org.slf4j.LoggerFactory;
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
  * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's.
  *
- * <p>At least once: an offset is committed only once the produces of every record below it are
- * acknowledged, and a partition with a failed produce is relayed again from that record; a crash
- * in between returns a record twice, which the consumers downstream absorb (the gate charges a
- * replay, which is stricter; providers get an idempotency key).
+ * <h2>Exactly once to read_committed readers</h2>
+ * Each round (what one poll let through) is one Kafka transaction: the records it relays and the
+ * delay offsets past them are committed together ({@code sendOffsetsToTransaction} with the
+ * consumer's group metadata, so a relay that lost its partitions in a rebalance cannot commit for
+ * them). A SIGKILL between the produces and the commit, which used to release the round a second
+ * time, now leaves an open transaction that the coordinator aborts (after
+ * {@code transaction.timeout.ms}): its records are never seen by the dispatcher, the gate or the
+ * next relay, which all read committed, and the next owner relays them once. A produce that fails
+ * aborts the whole round; each partition of the round is relayed again from its first record of
+ * the round. Nothing is committed past a record whose produce was not acknowledged, because
+ * nothing is committed at all unless every produce of the round was.
+ *
+ * <h2>A record Kafka will never take</h2>
+ * A produce refused for a reason of the record's own ({@link SendFailure#isTheRecords}: too large,
+ * a topic that may not be written) would abort its round for ever. The relay remembers it, and on
+ * reading it again dead-letters it with that reason instead; a dead letter too large for the DLQ
+ * goes without its value. Any other failure (a timeout, a leader moving, the broker away) is tried
+ * again after {@link #RETRY_MILLIS}.
  */
 public final class Relay implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
   private static final long MAX_POLL_MILLIS = 500;
-  /** How long a partition waits after a failed produce before the relay sends from it again. */
+  /** How long a partition waits after a failed round before the relay sends from it again. */
   static final long RETRY_MILLIS = 1000;
+  /** Times a commit or an abort that timed out is tried again before the relay gives up. */
+  private static final int END_ATTEMPTS = 3;
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -69,15 +86,19 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Clock clock;
   private final RelayListener listener;
   private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
-  // The round: one produce per record relayed since the relay last settled, in the order of each
-  // partition. A partition's offset moves to `acknowledged` only up to its first produce that was
-  // not acknowledged, and only `acknowledged` is ever committed: no commit can cover a record
-  // whose produce was not acknowledged.
+  /** The open transaction's produces, one per record relayed, in each partition's order. */
   private final List<Sent> inFlight = new ArrayList<>();
-  /** Offsets below which every produce was acknowledged, not yet committed. */
-  private final Map<TopicPartition, OffsetAndMetadata> acknowledged = new HashMap<>();
+  /** Each partition's first offset relayed in the open transaction: where an abort goes back to. */
+  private final Map<TopicPartition, Long> roundStart = new HashMap<>();
+  /** Records Kafka refused for a reason of their own, dead-lettered when read again. */
+  private final Map<Source, Refusal> refused = new HashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
+  private boolean inTransaction;
 
+  /**
+   * @param producer a transactional producer ({@code transactional.id} set), not yet initialised:
+   *                 the relay's thread initialises it
+   */
   public Relay(
       Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
       Clock clock, RelayListener listener) {
@@ -95,8 +116,9 @@ public final class Relay implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    consumer.subscribe(topics.delays(), new Rebalance());
     try {
+      initTransactions();
+      consumer.subscribe(topics.delays(), new Rebalance());
       while (running.get()) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeout()));
         resumeDue();
@@ -127,13 +149,37 @@ public final class Relay implements Runnable, AutoCloseable {
     consumer.wakeup();
   }
 
+  /**
+   * Registers the transactional id with its coordinator (which aborts a transaction a previous
+   * producer of that id left open). A broker still starting answers late: tried until it does,
+   * or the relay is closed.
+   */
+  private void initTransactions() {
+    while (true) {
+      try {
+        producer.initTransactions();
+        return;
+      } catch (TimeoutException e) {
+        if (!running.get()) {
+          throw e;
+        }
+        LOG.warn("relay: the transaction coordinator did not answer ({}); trying again", e.toString());
+      }
+    }
+  }
+
   private void relay(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
     Duration step = stepOfTopic.get(tp.topic());
     for (ConsumerRecord<byte[], byte[]> record : batch) {
       long now = clock.millis();
+      Refusal refusal = refused.remove(new Source(tp, record.offset()));
+      if (refusal != null) {
+        unsendable(record, refusal, now);
+        continue;
+      }
       HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
       if (!held.valid()) {
-        deadLetter(record, held.problem(), now);
+        deadLetter(record, held.problem(), record.value(), now);
       } else {
         // (each branch below sends exactly one record, for this source record)
         long release = DelayLadder.releaseAt(record.timestamp(), held.notBefore(), step);
@@ -180,18 +226,49 @@ public final class Relay implements Runnable, AutoCloseable {
     listener.hopped(record.topic(), next);
   }
 
-  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String detail, long now) {
+  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String detail, byte[] value, long now) {
     Headers headers = copy(record.headers());
     String source = record.topic() + "-" + record.partition() + "@" + record.offset();
     new DeadLetter(Reason.INVALID.code(), detail, source, null,
         HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(now), null).writeTo(headers);
-    send(record, new ProducerRecord<>(topics.dlq(), null, now, record.key(), record.value(), headers));
+    send(record, new ProducerRecord<>(topics.dlq(), null, now, record.key(), value, headers));
     listener.deadLettered(detail);
   }
 
-  /** Sends what {@code source} becomes: the only produce for it, which settles its offset. */
+  /**
+   * A record whose produce Kafka refused for a reason of its own. To its return topic: it is
+   * dead-lettered with that reason. Its dead letter, too large for the DLQ: without its value (the
+   * detail says where the original is, kept for the delay topic's retention). Its dead letter,
+   * refused otherwise (the DLQ may not be written): sent again, and it fails again until an
+   * operator fixes the DLQ; the partition waits behind it, as it must, since nothing else may take
+   * the record.
+   */
+  private void unsendable(ConsumerRecord<byte[], byte[]> record, Refusal refusal, long now) {
+    String source = record.topic() + "-" + record.partition() + "@" + record.offset();
+    if (!refusal.topic().equals(topics.dlq())) {
+      deadLetter(record, "cannot be relayed to " + refusal.topic() + ": " + refusal.error(), record.value(), now);
+    } else if (refusal.kind() == SendFailure.TOO_LARGE && record.value() != null) {
+      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
+      String why = held.valid() ? "cannot be relayed (" + refusal.error() + ")" : held.problem();
+      deadLetter(record, why + " [value of " + record.value().length + " bytes left out, too large for "
+          + topics.dlq() + "; the original is at " + source + "]", null, now);
+    } else {
+      LOG.error("relay: {} refuses the dead letter of {} ({}); sending it again", topics.dlq(), source,
+          refusal.error());
+      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
+      deadLetter(record, held.valid() ? "cannot be relayed: " + refusal.error() : held.problem(),
+          record.value(), now);
+    }
+  }
+
+  /** Sends what {@code source} becomes, in the open transaction: the only produce for it. */
   private void send(ConsumerRecord<byte[], byte[]> source, ProducerRecord<byte[], byte[]> out) {
     TopicPartition from = new TopicPartition(source.topic(), source.partition());
+    if (!inTransaction) {
+      producer.beginTransaction();
+      inTransaction = true;
+    }
+    roundStart.putIfAbsent(from, source.offset());
     Future<RecordMetadata> ack;
     try {
       ack = producer.send(out);
@@ -201,100 +278,106 @@ public final class Relay implements Runnable, AutoCloseable {
       // Refused before it left (e.g. no metadata in time): a failed produce like any other.
       ack = CompletableFuture.failedFuture(e);
     }
-    inFlight.add(new Sent(from, source.offset(), ack));
+    inFlight.add(new Sent(new Source(from, source.offset()), out.topic(), ack));
   }
 
-  /** A produce in flight, and the record on a delay partition it stands for. */
-  private record Sent(TopicPartition source, long offset, Future<RecordMetadata> ack) {}
+  /** A record on a delay partition. */
+  private record Source(TopicPartition partition, long offset) {}
 
-  /** Waits for every produce of this round, then commits what is acknowledged. */
-  private void settle() {
-    if (inFlight.isEmpty() && acknowledged.isEmpty()) {
-      return;
-    }
-    awaitRound();
-    commit();
-  }
+  /** A produce in flight: the record it stands for, and where it goes. */
+  private record Sent(Source source, String topic, Future<RecordMetadata> ack) {}
+
+  /** Why Kafka refused a record for a reason of its own, and where it was sent. */
+  private record Refusal(String topic, SendFailure kind, String error) {}
 
   /**
-   * Waits for the round's produces. On each partition, the offsets up to its first produce that
-   * failed are acknowledged; from that record on, the partition is relayed again after
-   * {@link #RETRY_MILLIS} (duplicates of what did get written after it, never a loss). The round
-   * is forgotten before anything that can throw, so nothing of it can be committed unless it was
-   * acknowledged.
+   * Ends the open transaction: commits it with the offsets past its records if every produce was
+   * acknowledged, else aborts it and goes back to each partition's first record of the round.
    */
-  private void awaitRound() {
+  private void settle() {
+    if (!inTransaction) {
+      return;
+    }
     List<Sent> round = List.copyOf(inFlight);
+    Map<TopicPartition, Long> starts = Map.copyOf(roundStart);
     inFlight.clear();
-    producer.flush(); // throws only if interrupted: the loop ends, nothing of this round acknowledged
-    Set<TopicPartition> ours = consumer.assignment();
-    Map<TopicPartition, Long> written = new HashMap<>();
-    Map<TopicPartition, Long> failedAt = new HashMap<>();
-    Throwable failure = null;
-    for (Sent sent : round) {
-      if (failedAt.containsKey(sent.source())) {
-        continue; // after a failure on its partition: relayed again whatever became of it
+    roundStart.clear();
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    Failure failure;
+    try {
+      failure = awaitRound(round, offsets);
+      if (failure == null && !consumer.assignment().containsAll(offsets.keySet())) {
+        failure = new Failure("a partition of the round is no longer ours", true);
       }
+      if (failure == null) {
+        commitRound(offsets);
+        return;
+      }
+    } catch (WakeupException | InterruptException e) {
+      abortQuietly();
+      throw e;
+    } catch (KafkaException e) {
+      // Abortable: the group fenced us (a rebalance), the transaction timed out, a coordinator
+      // moved. A fatal error (a fenced producer) fails the abort too, and ends the loop.
+      failure = new Failure(e.toString(), true);
+    }
+    abortRound(starts, failure);
+  }
+
+  /** Why a round was aborted; {@code pause}: wait {@link #RETRY_MILLIS} before the next try. */
+  private record Failure(String why, boolean pause) {}
+
+  /**
+   * Waits for the round's produces and puts the offsets past them in {@code offsets}. Returns null
+   * if every produce was acknowledged, else why not (a refusal of the record's own is remembered).
+   */
+  private Failure awaitRound(List<Sent> round, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    producer.flush(); // throws only if interrupted: the round is aborted
+    Throwable first = null;
+    boolean pause = false;
+    for (Sent sent : round) {
       try {
         sent.ack().get();
-        written.put(sent.source(), sent.offset() + 1);
+        offsets.merge(sent.source().partition(), new OffsetAndMetadata(sent.source().offset() + 1),
+            (a, b) -> a.offset() >= b.offset() ? a : b);
       } catch (ExecutionException e) {
-        failedAt.put(sent.source(), sent.offset());
-        failure = e.getCause();
+        Throwable cause = e.getCause();
+        first = first == null ? cause : first;
+        if (SendFailure.isTheRecords(cause)) {
+          refused.put(sent.source(), new Refusal(sent.topic(), SendFailure.of(cause), cause.toString()));
+          // A dead letter refused has nowhere else to go: its next try waits, as a retry does.
+          pause |= sent.topic().equals(topics.dlq());
+        } else {
+          pause = true; // the broker, the transaction: not this record's doing
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new InterruptException(e); // nothing of this round is acknowledged
+        throw new InterruptException(e);
       }
     }
-    written.forEach((tp, next) -> {
-      if (ours.contains(tp)) {
-        acknowledged.merge(tp, new OffsetAndMetadata(next), (a, b) -> a.offset() >= b.offset() ? a : b);
-      }
-    });
-    if (!failedAt.isEmpty()) {
-      LOG.warn("relay: a produce failed ({}); relaying again from {} in {} ms", failure, failedAt, RETRY_MILLIS);
-      retry(failedAt, ours);
-    }
+    return first == null ? null : new Failure(first.toString(), pause);
   }
 
-  private void commit() {
-    if (acknowledged.isEmpty()) {
-      return;
+  private void commitRound(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    if (!offsets.isEmpty()) {
+      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
     }
-    try {
-      consumer.commitSync(new HashMap<>(acknowledged));
-      acknowledged.clear();
-    } catch (WakeupException | InterruptException e) {
-      throw e; // close() or an interrupt: the loop ends (and tries once more on its way out)
-    } catch (KafkaException e) {
-      // A rebalance, a group coordinator change or a timeout. The records are relayed already;
-      // keep the offsets of partitions still ours and commit them with the next round (a partition
-      // lost meanwhile is relayed again by its new owner: duplicates, never a loss). Letting the
-      // exception end the loop would stop the relay silently.
-      acknowledged.keySet().retainAll(consumer.assignment());
-      LOG.warn("relay: commit failed ({}); retrying with the next round", e.toString());
-    }
-  }
-
-  /** On the way out or before a rebalance: commits what is acknowledged, and never more. */
-  private void settleQuietly() {
-    try {
-      settle();
-    } catch (RuntimeException e) {
-      LOG.warn("relay: could not commit on shutdown ({}); the records will be relayed again", e.toString());
-    }
+    // A commit that timed out may still complete: only the same call may be made again, never an abort.
+    endTransaction(producer::commitTransaction, "committing");
   }
 
   /**
-   * Back to the first record whose produce failed, on each partition still ours, and a pause of
-   * {@link #RETRY_MILLIS} there (a broker refusing every produce is not asked again at once). A
-   * local seek, no broker call: it cannot time out, so a failed produce cannot leave a partition
-   * positioned past records that were never written.
+   * Aborts the round: none of its records is seen by a read_committed reader, and no offset of it
+   * is committed. Each partition of the round still ours goes back to its first record of the
+   * round, after {@link #RETRY_MILLIS} unless only refusals of the records' own caused it (those
+   * are dead-lettered on the next read, at once).
    */
-  private void retry(Map<TopicPartition, Long> firstFailed, Set<TopicPartition> ours) {
-    long at = clock.millis() + RETRY_MILLIS;
+  private void abortRound(Map<TopicPartition, Long> starts, Failure failure) {
+    abortTransaction();
+    Set<TopicPartition> ours = consumer.assignment();
+    long at = clock.millis() + (failure.pause() ? RETRY_MILLIS : 0);
     List<TopicPartition> pause = new ArrayList<>();
-    firstFailed.forEach((tp, offset) -> {
+    starts.forEach((tp, offset) -> {
       if (ours.contains(tp)) {
         consumer.seek(tp, offset);
         resumeAt.put(tp, at);
@@ -302,6 +385,46 @@ public final class Relay implements Runnable, AutoCloseable {
       }
     });
     consumer.pause(pause);
+    LOG.warn("relay: round aborted ({}); relaying again from {}{}", failure.why(), starts,
+        failure.pause() ? " in " + RETRY_MILLIS + " ms" : "");
+  }
+
+  private void abortTransaction() {
+    endTransaction(producer::abortTransaction, "aborting");
+  }
+
+  /** Commits or aborts the open transaction, trying again (at most {@link #END_ATTEMPTS}) if it times out. */
+  private void endTransaction(Runnable end, String doing) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        end.run();
+        inTransaction = false;
+        return;
+      } catch (TimeoutException e) {
+        if (attempt == END_ATTEMPTS) {
+          throw e;
+        }
+        LOG.warn("relay: {} the round timed out ({}); trying again", doing, e.toString());
+      }
+    }
+  }
+
+  private void abortQuietly() {
+    try {
+      producer.abortTransaction();
+      inTransaction = false;
+    } catch (RuntimeException e) {
+      LOG.warn("relay: could not abort the round ({}); the coordinator aborts it after its timeout", e.toString());
+    }
+  }
+
+  /** On the way out or before a rebalance: ends the open transaction, committing only what is acknowledged. */
+  private void settleQuietly() {
+    try {
+      settle();
+    } catch (RuntimeException e) {
+      LOG.warn("relay: could not end the round ({}); its records will be relayed again", e.toString());
+    }
   }
 
   private long pollTimeout() {
@@ -334,8 +457,8 @@ public final class Relay implements Runnable, AutoCloseable {
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-      settleQuietly();
-      partitions.forEach(resumeAt::remove);
+      settleQuietly(); // (the loop ends each round before it polls: nothing is open here, normally)
+      forget(partitions);
     }
 
     @Override
@@ -350,11 +473,13 @@ public final class Relay implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      // Their new owner relays them again. The produces in flight still settle the round: those of
-      // the partitions kept must be acknowledged before their offsets are committed (the lost ones
-      // are no longer in the assignment, so they are not acknowledged).
-      acknowledged.keySet().removeAll(partitions);
+      // Their new owner relays them; no round is open while the consumer polls.
+      forget(partitions);
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
       partitions.forEach(resumeAt::remove);
+      refused.keySet().removeIf(s -> partitions.contains(s.partition()));
     }
   }
 }

@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -19,6 +20,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class RelayService implements AutoCloseable {
   /** Consumer group of every relay instance: they share the delay partitions. */
   public static final String GROUP_SUFFIX = "relay";
+  /** How long a relay's transaction may stay open before its coordinator aborts it. */
+  static final int TRANSACTION_TIMEOUT_MS = 5000;
 
   private final Relay relay;
   private final RedisTimeClock clock;
@@ -85,6 +88,14 @@ public final class RelayService implements AutoCloseable {
     p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    // Each round is a transaction (Relay). One id per relay instance: zombies are fenced by the
+    // group metadata sent with the offsets (KIP-447), not by the id, so two instances never share
+    // one. A SIGKILLed relay's open transaction holds read_committed readers of the partitions it
+    // wrote (ready among them) until the coordinator aborts it: after 5 s, as for the gate, since a
+    // round lasts milliseconds. A round stuck longer is aborted and relayed again, never lost.
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+        config.kafka().topicPrefix() + GROUP_SUFFIX + "-" + UUID.randomUUID());
+    p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     // KAFKA-15591 (fixed on the broker after 4.3): right after a partition is created, an
     // idempotent producer with several requests in flight can have its first batch refused with

@@ -15,12 +15,15 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -48,7 +51,7 @@ class RelayTest {
     s.run();
 
     assertEquals(List.of(), s.acknowledged(), "nothing was written");
-    assertEquals(0, s.highestCommitted(ONE_SECOND), "no commit covers a record that was never written: " + s.consumer.commits);
+    assertEquals(0, s.highestCommitted(ONE_SECOND), "no commit covers a record that was never written: " + s.commits());
     assertNull(s.died(), "the relay closed cleanly");
   }
 
@@ -79,8 +82,8 @@ class RelayTest {
   }
 
   @Test
-  @DisplayName("a failed produce holds back only its own partition, from its own record on")
-  void shouldCommitEachPartitionUpToItsFirstFailedProduce() {
+  @DisplayName("a failed produce aborts its round: nothing of it is seen or committed, and every partition of it is relayed again, once")
+  void shouldAbortTheRoundOfAFailedProduceAndRelayItAgainOnce() {
     ScriptedRelay s = new ScriptedRelay();
     long now = s.clock.millis();
     s.append("a", now - 1000, paid(now - 10));
@@ -90,17 +93,120 @@ class RelayTest {
     s.producer.failing = new TimeoutException("batch expired");
     s.producer.failOnly = r -> text(r.value()).equals("b");
     s.then(() -> {
-      assertEquals(1, s.highestCommitted(ONE_SECOND), "up to the failed record only");
-      assertEquals(1, s.highestCommitted(ScriptedRelay.ONE_SECOND_1), "the other partition in full");
-      assertEquals(1, s.consumer.position(ONE_SECOND), "back to the failed record");
+      assertEquals(1, s.producer.aborts, "the round was aborted");
+      assertEquals(List.of(), s.acknowledged(), "a, c and d were acknowledged, but in the aborted transaction");
+      assertEquals(List.of(), s.commits(), "no offset committed");
+      assertEquals(0, s.consumer.position(ONE_SECOND), "back to the round's first record");
+      assertEquals(0, s.consumer.position(ScriptedRelay.ONE_SECOND_1), "the other partition of the round too");
       s.producer.failing = null;
       s.clock.setMillis(now + Relay.RETRY_MILLIS);
     });
     s.run();
 
-    assertEquals(List.of("a", "b", "c", "c", "d"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
-        "b again, and c after it again (a duplicate, never a loss)");
+    assertEquals(List.of("a", "b", "c", "d"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "each record seen once");
     assertEquals(3, s.highestCommitted(ONE_SECOND));
+    assertEquals(1, s.highestCommitted(ScriptedRelay.ONE_SECOND_1));
+  }
+
+  @Test
+  @DisplayName("commits each round in a transaction, with the offsets past its records sent for the relay's group, never by the consumer")
+  void shouldCommitTheOffsetsWithTheRecordsInOneTransaction() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.then(() -> {
+      assertTrue(s.producer.transactionCommitted(), "the first round committed");
+      assertEquals(List.of(Map.of(ONE_SECOND, new OffsetAndMetadata(1))), s.commits());
+      s.append("b", now - 1000, paid(now - 10));
+    });
+    s.run();
+
+    assertEquals(List.of("a", "b"), s.acknowledged().stream().map(r -> text(r.value())).toList());
+    assertEquals(List.of(Map.of(ONE_SECOND, new OffsetAndMetadata(1)), Map.of(ONE_SECOND, new OffsetAndMetadata(2))),
+        s.commits(), "one commit per round, each in its transaction");
+    assertEquals(List.of(), s.consumer.commits, "the consumer itself commits nothing");
+    assertEquals(2, s.producer.commitCount());
+  }
+
+  @Test
+  @DisplayName("a commit the coordinator refuses (a rebalance fenced the group generation) aborts the round, which is relayed again")
+  void shouldAbortAndRelayAgainWhenTheCommitFails() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.producer.commitTransactionException = new org.apache.kafka.clients.consumer.CommitFailedException();
+    s.then(() -> {
+      assertEquals(1, s.producer.aborts);
+      assertEquals(List.of(), s.acknowledged());
+      s.producer.commitTransactionException = null;
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of("a"), s.acknowledged().stream().map(r -> text(r.value())).toList());
+    assertEquals(1, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a record too large for its return topic is dead-lettered with the reason, not sent again for ever")
+  void shouldDeadLetterARecordKafkaRefusesAsTooLarge() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("huge", now - 1000, paid(now - 10));
+    s.append("fine", now - 1000, paid(now - 10));
+    s.producer.failing = new RecordTooLargeException("The message is 2000000 bytes when serialized");
+    s.producer.failOnly = r -> r.topic().equals(TOPICS.ready()) && text(r.value()).equals("huge");
+    s.then(() -> {});
+    s.run();
+
+    List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
+    assertEquals(List.of(TOPICS.dlq(), TOPICS.ready()), out.stream().map(ProducerRecord::topic).toList(), "" + out);
+    assertEquals("huge", text(out.get(0).value()), "dead-lettered with its value");
+    DeadLetter why = DeadLetter.fromHeaders(out.get(0).headers());
+    assertTrue(why.detail().contains(TOPICS.ready()) && why.detail().contains("2000000 bytes"), why.detail());
+    assertEquals("fine", text(out.get(1).value()));
+    assertEquals(2, s.highestCommitted(ONE_SECOND));
+    assertEquals(1, s.producer.aborts, "one round aborted, then no retry wait");
+  }
+
+  @Test
+  @DisplayName("a dead letter too large for the DLQ goes without its value, naming where the original is")
+  void shouldDeadLetterWithoutTheValueWhatTheDlqRefusesAsTooLarge() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    long offset = s.append("huge", now - 1000, paid(now - 10));
+    s.producer.failing = new RecordTooLargeException("too large");
+    s.producer.failOnly = r -> r.value() != null;
+    s.then(() -> {}).then(() -> {}).then(() -> s.clock.setMillis(now + Relay.RETRY_MILLIS)).then(() -> {}).then(() -> {});
+    s.run();
+
+    List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
+    assertEquals(List.of(TOPICS.dlq()), out.stream().map(ProducerRecord::topic).toList(), "" + out);
+    assertNull(out.get(0).value(), "the value left out");
+    DeadLetter why = DeadLetter.fromHeaders(out.get(0).headers());
+    assertTrue(why.detail().contains(ONE_SECOND.topic() + "-0@" + offset), why.detail());
+    assertEquals(1, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a dead letter the DLQ refuses (not authorised) is tried again after a pause, never in a busy loop")
+  void shouldPauseBeforeSendingARefusedDeadLetterAgain() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("huge", now - 1000, paid(now - 10));
+    s.producer.failing = new org.apache.kafka.common.errors.TopicAuthorizationException("not authorised");
+    s.producer.failOnly = r -> true;
+    s.then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {}).then(() -> {});
+    s.then(() -> {
+      assertEquals(2, s.producer.aborts, "the record to ready, then its dead letter; then a wait");
+      s.producer.failing = null; // an operator fixed the ACL
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of(TOPICS.dlq()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
+    assertEquals(1, s.highestCommitted(ONE_SECOND));
   }
 
   @Test
@@ -115,7 +221,7 @@ class RelayTest {
     // Every commit the relay made covers only records the producer had acknowledged by then.
     List<ProducerRecord<byte[], byte[]>> written = s.acknowledged();
     assertEquals(List.of("a", "b"), written.stream().map(r -> text(r.value())).toList());
-    for (var commit : s.consumer.commits) {
+    for (var commit : s.commits()) {
       assertTrue(commit.get(ONE_SECOND).offset() <= written.size(), "commit " + commit + " past what was written");
     }
     assertEquals(2, s.highestCommitted(ONE_SECOND));

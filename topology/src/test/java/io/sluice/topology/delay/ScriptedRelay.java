@@ -124,13 +124,28 @@ final class ScriptedRelay {
 
   /** The highest offset a commit of the relay ever covered on {@code tp} (exclusive), or 0. */
   long highestCommitted(TopicPartition tp) {
-    return consumer.commits.stream().filter(c -> c.containsKey(tp))
+    return commits().stream().filter(c -> c.containsKey(tp))
         .mapToLong(c -> c.get(tp).offset()).max().orElse(0);
   }
 
-  /** Records the producer acknowledged, in order. */
+  /**
+   * The offsets of each committed transaction, in order (sent with the transaction, for the
+   * consumer's group), and any the consumer committed by itself (the relay should commit none).
+   */
+  List<Map<TopicPartition, OffsetAndMetadata>> commits() {
+    List<Map<TopicPartition, OffsetAndMetadata>> all = new ArrayList<>(consumer.commits);
+    for (Map<String, Map<TopicPartition, OffsetAndMetadata>> byGroup : producer.consumerGroupOffsetsHistory()) {
+      all.addAll(byGroup.values());
+    }
+    return all;
+  }
+
+  /**
+   * Records a read_committed reader sees, in order: those of committed transactions. A record
+   * acknowledged in a transaction that was then aborted is not among them.
+   */
   List<ProducerRecord<byte[], byte[]>> acknowledged() {
-    return List.copyOf(producer.acknowledged);
+    return producer.history();
   }
 
   static byte[] bytes(String s) {
@@ -182,15 +197,35 @@ final class ScriptedRelay {
   }
 
   /**
-   * A producer whose sends complete at {@code flush}: successfully, or, while {@link #failing} is
-   * set, with that error (as a broker refusing or timing out the batch) for the records
-   * {@link #failOnly} picks (all of them unless told).
+   * A transactional producer whose sends complete at {@code flush}: successfully, or, while
+   * {@link #failing} is set, with that error (as a broker refusing or timing out the batch) for the
+   * records {@link #failOnly} picks (all of them unless told). As a real one, it refuses to commit
+   * a transaction in which a send failed (the transaction must be aborted), and counts aborts.
    */
   static final class FailingProducer extends MockProducer<byte[], byte[]> {
     RuntimeException failing;
     Predicate<ProducerRecord<byte[], byte[]>> failOnly = r -> true;
+    /** Every record whose send succeeded, committed or not. */
     final List<ProducerRecord<byte[], byte[]>> acknowledged = new ArrayList<>();
+    int aborts;
+    private boolean sendFailed;
     private final List<ProducerRecord<byte[], byte[]>> unsettled = new ArrayList<>();
+
+    @Override
+    public synchronized void commitTransaction() {
+      if (sendFailed) {
+        throw new org.apache.kafka.common.KafkaException(
+            "Cannot execute transactional method because we are in an error state");
+      }
+      super.commitTransaction();
+    }
+
+    @Override
+    public synchronized void abortTransaction() {
+      super.abortTransaction();
+      sendFailed = false;
+      aborts++;
+    }
 
     FailingProducer() {
       super(false, null, new ByteArraySerializer(), new ByteArraySerializer());
@@ -208,6 +243,7 @@ final class ScriptedRelay {
       for (ProducerRecord<byte[], byte[]> r : unsettled) {
         if (failing != null && failOnly.test(r)) {
           errorNext(failing);
+          sendFailed = true;
         } else {
           completeNext();
           acknowledged.add(r);

@@ -4,10 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.time.Duration;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.header.Header;
 
 /**
  * The gate's admission instants, read from {@code sluice.ready}: the gate stamps an admitted record
@@ -22,10 +29,17 @@ final class Admissions {
 
   private Admissions() {}
 
-  /** (provider, tenant) → admissions sorted by time. */
-  static Map<Key, List<OverAdmission.Admission>> read(String bootstrap, String readyTopic,
-      Duration timeout) {
+  /**
+   * What {@code sluice.ready} says was admitted: per (provider, tenant), the admissions sorted by
+   * time, and among them the paid ones (reservations Redis charged ahead, returned by the relay
+   * with {@code sluice-paid} at their due time).
+   */
+  record Read(Map<Key, List<OverAdmission.Admission>> admissions,
+      Map<Key, List<OverAdmission.Admission>> paid) {}
+
+  static Read read(String bootstrap, String readyTopic, Duration timeout) {
     Map<String, Long> earliest = new HashMap<>();
+    Map<String, Boolean> paidAtEarliest = new HashMap<>();
     Map<String, Key> keyOf = new HashMap<>();
     Map<String, Double> costOf = new HashMap<>();
     TopicScan.each(bootstrap, readyTopic, timeout, r -> {
@@ -34,16 +48,27 @@ final class Admissions {
         return;
       }
       String id = event.get("id").asText();
-      earliest.merge(id, r.timestamp(), Math::min);
+      Long before = earliest.get(id);
+      if (before == null || r.timestamp() < before) {
+        earliest.put(id, r.timestamp());
+        paidAtEarliest.put(id, HeaderValues.last(r.headers(), HeaderNames.PAID)
+            .map("true"::equals).orElse(false));
+      }
       keyOf.putIfAbsent(id, new Key(event.path("provider").asText(),
           event.path("tenant").asText()));
       costOf.putIfAbsent(id, event.path("cost").asDouble(1));
     });
     Map<Key, List<OverAdmission.Admission>> byKey = new HashMap<>();
-    earliest.forEach((id, at) -> byKey.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>())
-        .add(new OverAdmission.Admission(at, costOf.get(id))));
+    Map<Key, List<OverAdmission.Admission>> paid = new HashMap<>();
+    earliest.forEach((id, at) -> {
+      OverAdmission.Admission a = new OverAdmission.Admission(at, costOf.get(id));
+      byKey.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>()).add(a);
+      if (paidAtEarliest.get(id)) {
+        paid.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>()).add(a);
+      }
+    });
     byKey.values().forEach(l -> l.sort((a, b) -> Long.compare(a.atMillis(), b.atMillis())));
-    return byKey;
+    return new Read(byKey, paid);
   }
 
   /**
@@ -51,7 +76,7 @@ final class Admissions {
    * had written): records without any header are the producer's, the gate's own returns to
    * inbound carry {@code sluice-*} headers.
    */
-  static long producedTwice(String bootstrap, String inboundTopic, Duration timeout) {
+  static Set<String> producedTwice(String bootstrap, String inboundTopic, Duration timeout) {
     Map<String, Integer> copies = new HashMap<>();
     TopicScan.each(bootstrap, inboundTopic, timeout, r -> {
       JsonNode event = parse(r.value());
@@ -59,7 +84,46 @@ final class Admissions {
         copies.merge(event.get("id").asText(), 1, Integer::sum);
       }
     });
-    return copies.values().stream().filter(n -> n > 1).count();
+    Set<String> twice = new HashSet<>();
+    copies.forEach((id, n) -> {
+      if (n > 1) {
+        twice.add(id);
+      }
+    });
+    return twice;
+  }
+
+  /**
+   * Ids with byte-identical records in {@code sluice.ready} (same timestamp, headers and value):
+   * one record released twice. A record the relay returned carries {@code sluice-return-to}; one
+   * the gate wrote directly does not. A retry or an overflow comes back with other headers, so it
+   * is not a copy.
+   */
+  static Map<String, DuplicateCauses.ReadyCopies> identicalCopies(String bootstrap,
+      String readyTopic, Duration timeout) {
+    Map<String, Integer> seen = new HashMap<>();
+    Map<String, int[]> extra = new HashMap<>();
+    TopicScan.each(bootstrap, readyTopic, timeout, r -> {
+      JsonNode event = parse(r.value());
+      if (event == null || !event.hasNonNull("id")) {
+        return;
+      }
+      String id = event.get("id").asText();
+      StringBuilder signature = new StringBuilder(id).append('|').append(r.timestamp());
+      boolean relayed = false;
+      for (Header h : r.headers()) {
+        relayed |= h.key().equals(HeaderNames.RETURN_TO);
+        signature.append('|').append(h.key()).append('=')
+            .append(h.value() == null ? "" : Base64.getEncoder().encodeToString(h.value()));
+      }
+      signature.append('|').append(Arrays.hashCode(r.value()));
+      if (seen.merge(signature.toString(), 1, Integer::sum) > 1) {
+        extra.computeIfAbsent(id, k -> new int[2])[relayed ? 0 : 1]++;
+      }
+    });
+    Map<String, DuplicateCauses.ReadyCopies> copies = new HashMap<>();
+    extra.forEach((id, n) -> copies.put(id, new DuplicateCauses.ReadyCopies(n[0], n[1])));
+    return copies;
   }
 
   private static JsonNode parse(byte[] value) {

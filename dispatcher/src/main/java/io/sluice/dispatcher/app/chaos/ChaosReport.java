@@ -36,6 +36,8 @@ public record ChaosReport(
     long duplicates,
     double duplicatePercent,
     int maxDeliveriesOfOneId,
+    Map<String, Long> duplicatesByCause,
+    Map<String, Long> duplicatesByPrecedingFault,
     long longestGapMillis,
     double longestGapAtSecond,
     Map<String, Long> longestGapMillisByProvider,
@@ -100,6 +102,8 @@ public record ChaosReport(
     row(out, "provider calls", Long.toString(providerCalls));
     row(out, "duplicates (2xx beyond first)", String.format("%d (%.2f%% of events, max %d for "
         + "one id)", duplicates, duplicatePercent, maxDeliveriesOfOneId));
+    duplicatesByCause.forEach((cause, n) -> row(out, "  " + cause, Long.toString(n)));
+    row(out, "duplicates after each fault", duplicatesByPrecedingFault.toString());
     row(out, "longest gap in calls", String.format("%.1f s at %.0f s %s", longestGapMillis / 1000.0,
         longestGapAtSecond, longestGapMillisByProvider));
     row(out, "429s outside the storm", tooManyOutsideStormByProvider + " (storm answers "

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -49,7 +50,7 @@ public final class ChaosRun {
   private final ChildJvm.Launch launch;
   private final Map<String, Integer> kills = new TreeMap<>();
   private final List<long[]> redisOutages = new CopyOnWriteArrayList<>();
-  private final List<String> faultLog = new CopyOnWriteArrayList<>();
+  private final List<DuplicateCauses.Fault> faultLog = new CopyOnWriteArrayList<>();
   private final List<ChildJvm> roles = new CopyOnWriteArrayList<>();
   private int roleRestarts;
   private int redisRestarts;
@@ -180,30 +181,37 @@ public final class ChaosRun {
     long lost = verify.missing().size() + Math.max(0, events - verify.uniqueIds());
     List<ChaosReport.PairFigure> pairs = overAdmission(config,
         Admissions.read(bootstrap, topics.ready(), timeout));
-    long producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(), timeout);
+    Set<String> producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(), timeout);
     List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
     writeArrivals(arrivals, work.resolve("arrivals.csv"));
     ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
+    DuplicateCauses.Attribution causes = DuplicateCauses.of(arrivals,
+        Admissions.identicalCopies(bootstrap, topics.ready(), timeout), producedTwice, faultLog,
+        ChaosScenario.PROVIDER_TIMEOUT_MILLIS);
     Map<String, Long> gaps = new TreeMap<>();
     calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
     int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
         + broker.unexpectedExits();
-    return new ChaosReport(options.asMap(), events, load.failed(), producedTwice, kills,
+    return new ChaosReport(options.asMap(), events, load.failed(), producedTwice.size(), kills,
         roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
         verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
         lost, verify.missing().stream().limit(20).toList(), calls.calls(),
         calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
-        calls.maxDeliveriesOfOneId(), calls.longestGap().millis(),
+        calls.maxDeliveriesOfOneId(), causes.byCause(), causes.byPrecedingFault(),
+        calls.longestGap().millis(),
         (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps,
         calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
-        List.copyOf(faultLog), ChaosReport.judge(lost, pairs, settled));
+        faultLog.stream().map(DuplicateCauses.Fault::label).toList(),
+        ChaosReport.judge(lost, pairs, settled));
   }
 
   private void inject(FaultPlan.Fault f, RedisServerProcess redis, ChildJvm broker,
       String bootstrap) throws InterruptedException {
     long since = (System.currentTimeMillis() - loadStart) / 1000;
-    faultLog.add(String.format("%.1f s %s %s", (System.currentTimeMillis() - loadStart) / 1000.0,
-        f.kind(), f.target()));
+    long at = System.currentTimeMillis();
+    faultLog.add(new DuplicateCauses.Fault(at, String.format("%.1f s %s %s",
+        (at - loadStart) / 1000.0, f.kind(), f.target()),
+        f.kind() == FaultPlan.Kind.KILL_ROLE && f.target().startsWith("dispatch")));
     switch (f.kind()) {
       case KILL_ROLE -> {
         ChildJvm role = roles.stream().filter(r -> r.name().equals(f.target())).findFirst()
@@ -238,11 +246,12 @@ public final class ChaosRun {
   /**
    * Over-admission per (provider, tenant). Windows overlapping a Redis outage (until the circuit's
    * grace has passed) are judged by the policy's own bound: {@code fail_open} admits without a
-   * bucket (not judged), {@code local} may admit one more capacity (README), {@code fail_closed}
-   * admits nothing without Redis (judged as usual).
+   * bucket (not judged), {@code local} may admit one more capacity plus the paid reservations
+   * falling due in the outage (README: Redis charged them ahead, the in-process bucket does not
+   * know them), {@code fail_closed} admits nothing without Redis (judged as usual).
    */
-  private List<ChaosReport.PairFigure> overAdmission(SluiceConfig config,
-      Map<Admissions.Key, List<OverAdmission.Admission>> admissions) {
+  private List<ChaosReport.PairFigure> overAdmission(SluiceConfig config, Admissions.Read read) {
+    Map<Admissions.Key, List<OverAdmission.Admission>> admissions = read.admissions();
     List<ChaosReport.PairFigure> pairs = new ArrayList<>();
     List<Admissions.Key> keys = new ArrayList<>(admissions.keySet());
     keys.sort(Comparator.comparing(Admissions.Key::provider).thenComparing(Admissions.Key::tenant));
@@ -260,7 +269,11 @@ public final class ChaosRun {
       List<OverAdmission.Excuse> excuses = new ArrayList<>();
       if (extra > 0) {
         for (long[] o : redisOutages) {
-          excuses.add(new OverAdmission.Excuse(o[0], o[1] + CIRCUIT_GRACE_MILLIS, extra));
+          long to = o[1] + CIRCUIT_GRACE_MILLIS;
+          double paidDue = "local".equals(policy) ? read.paid().getOrDefault(k, List.of()).stream()
+              .filter(a -> a.atMillis() >= o[0] && a.atMillis() <= to)
+              .mapToDouble(OverAdmission.Admission::cost).sum() : 0;
+          excuses.add(new OverAdmission.Excuse(o[0], to, extra + paidDue));
         }
       }
       List<OverAdmission.Admission> list = admissions.get(k);
