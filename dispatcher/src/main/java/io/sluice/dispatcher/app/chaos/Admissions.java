@@ -5,7 +5,6 @@ import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.time.Duration;
 import io.sluice.schemas.topic.HeaderNames;
-import io.sluice.schemas.topic.HeaderValues;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -29,17 +28,10 @@ final class Admissions {
 
   private Admissions() {}
 
-  /**
-   * What {@code sluice.ready} says was admitted: per (provider, tenant), the admissions sorted by
-   * time, and among them the paid ones (reservations Redis charged ahead, returned by the relay
-   * with {@code sluice-paid} at their due time).
-   */
-  record Read(Map<Key, List<OverAdmission.Admission>> admissions,
-      Map<Key, List<OverAdmission.Admission>> paid) {}
-
-  static Read read(String bootstrap, String readyTopic, Duration timeout) {
+  /** (provider, tenant) → admissions sorted by time. */
+  static Map<Key, List<OverAdmission.Admission>> read(String bootstrap, String readyTopic,
+      Duration timeout) {
     Map<String, Long> earliest = new HashMap<>();
-    Map<String, Boolean> paidAtEarliest = new HashMap<>();
     Map<String, Key> keyOf = new HashMap<>();
     Map<String, Double> costOf = new HashMap<>();
     TopicScan.each(bootstrap, readyTopic, timeout, r -> {
@@ -48,27 +40,16 @@ final class Admissions {
         return;
       }
       String id = event.get("id").asText();
-      Long before = earliest.get(id);
-      if (before == null || r.timestamp() < before) {
-        earliest.put(id, r.timestamp());
-        paidAtEarliest.put(id, HeaderValues.last(r.headers(), HeaderNames.PAID)
-            .map("true"::equals).orElse(false));
-      }
+      earliest.merge(id, r.timestamp(), Math::min);
       keyOf.putIfAbsent(id, new Key(event.path("provider").asText(),
           event.path("tenant").asText()));
       costOf.putIfAbsent(id, event.path("cost").asDouble(1));
     });
     Map<Key, List<OverAdmission.Admission>> byKey = new HashMap<>();
-    Map<Key, List<OverAdmission.Admission>> paid = new HashMap<>();
-    earliest.forEach((id, at) -> {
-      OverAdmission.Admission a = new OverAdmission.Admission(at, costOf.get(id));
-      byKey.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>()).add(a);
-      if (paidAtEarliest.get(id)) {
-        paid.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>()).add(a);
-      }
-    });
+    earliest.forEach((id, at) -> byKey.computeIfAbsent(keyOf.get(id), k -> new ArrayList<>())
+        .add(new OverAdmission.Admission(at, costOf.get(id))));
     byKey.values().forEach(l -> l.sort((a, b) -> Long.compare(a.atMillis(), b.atMillis())));
-    return new Read(byKey, paid);
+    return byKey;
   }
 
   /**

@@ -246,12 +246,11 @@ public final class ChaosRun {
   /**
    * Over-admission per (provider, tenant). Windows overlapping a Redis outage (until the circuit's
    * grace has passed) are judged by the policy's own bound: {@code fail_open} admits without a
-   * bucket (not judged), {@code local} may admit one more capacity plus the paid reservations
-   * falling due in the outage (README: Redis charged them ahead, the in-process bucket does not
-   * know them), {@code fail_closed} admits nothing without Redis (judged as usual).
+   * bucket (not judged), {@code local} may admit one more capacity (README), {@code fail_closed}
+   * admits nothing without Redis (judged as usual).
    */
-  private List<ChaosReport.PairFigure> overAdmission(SluiceConfig config, Admissions.Read read) {
-    Map<Admissions.Key, List<OverAdmission.Admission>> admissions = read.admissions();
+  private List<ChaosReport.PairFigure> overAdmission(SluiceConfig config,
+      Map<Admissions.Key, List<OverAdmission.Admission>> admissions) {
     List<ChaosReport.PairFigure> pairs = new ArrayList<>();
     List<Admissions.Key> keys = new ArrayList<>(admissions.keySet());
     keys.sort(Comparator.comparing(Admissions.Key::provider).thenComparing(Admissions.Key::tenant));
@@ -269,11 +268,7 @@ public final class ChaosRun {
       List<OverAdmission.Excuse> excuses = new ArrayList<>();
       if (extra > 0) {
         for (long[] o : redisOutages) {
-          long to = o[1] + CIRCUIT_GRACE_MILLIS;
-          double paidDue = "local".equals(policy) ? read.paid().getOrDefault(k, List.of()).stream()
-              .filter(a -> a.atMillis() >= o[0] && a.atMillis() <= to)
-              .mapToDouble(OverAdmission.Admission::cost).sum() : 0;
-          excuses.add(new OverAdmission.Excuse(o[0], to, extra + paidDue));
+          excuses.add(new OverAdmission.Excuse(o[0], o[1] + CIRCUIT_GRACE_MILLIS, extra));
         }
       }
       List<OverAdmission.Admission> list = admissions.get(k);
