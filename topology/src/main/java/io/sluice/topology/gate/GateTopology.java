@@ -47,8 +47,8 @@ public final class GateTopology {
         GateNodes.VALIDATE);
     topology.addProcessor(
         GateNodes.LIMIT,
-        () -> new LimitProcessor(config, topics, limiter(wiring), new LocalBuckets(wiring.localShare()),
-            wiring.clock(), wiring.listener()),
+        () -> new LimitProcessor(config, topics, limiter(wiring),
+            new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),
         GateNodes.RESOLVE_TIER);
 
     ByteArraySerializer bytes = new ByteArraySerializer();

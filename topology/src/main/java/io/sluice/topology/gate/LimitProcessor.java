@@ -113,8 +113,17 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     return switch (policy) {
       case FAIL_OPEN -> new LimiterDecision.Admit(now);
       case FAIL_CLOSED -> new LimiterDecision.Unavailable("fail_closed");
-      case LOCAL -> local.decide(key, spec, in.event().cost(), now, shadow);
+      case LOCAL -> local(key, spec, in.event().cost(), now, shadow);
     };
+  }
+
+  /** The local bucket's decision, started from Redis's last answer; its charge is owed to Redis. */
+  private LimiterDecision local(BucketKey key, BucketSpec spec, int cost, long now, boolean shadow) {
+    LimiterDecision decision = local.decide(key, spec, cost, now, shadow, limiter.known(key));
+    if (!shadow) {
+      limiter.owe(key, cost);
+    }
+    return decision;
   }
 
   /** When a decision other than Admit would have let the event go (fail_closed: after its hold). */

@@ -1,9 +1,13 @@
 package io.sluice.topology.gate;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.serde.Json;
+import java.io.IOException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -193,8 +197,38 @@ public final class TooLargeOutputs {
     }
     String detail = before + "dead-lettered without " + dropped + ": " + why
         + (recordSource == null ? "" : "; read at " + recordSource);
-    new DeadLetter(reason, detail, recordSource, null, null, null).writeTo(headers);
+    // The event's id goes with it (a dead letter already carries its own): without the value,
+    // the id is what names the event to the one who looks for it (and to verify).
+    String eventId = wasDeadLetter ? null : idIn(record.value());
+    new DeadLetter(reason, detail, recordSource, eventId, null, null).writeTo(headers);
     return new ProducerRecord<>(deadLetterTopic, null, record.timestamp(), key, null, headers);
+  }
+
+  /**
+   * The top-level string {@code id} of a JSON object, read by streaming (the value is large, by
+   * definition here) and skipping every nested structure; null if there is none or the bytes are
+   * not such an object.
+   */
+  static String idIn(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    try (JsonParser p = Json.mapper().getFactory().createParser(value)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean isId = "id".equals(p.currentName());
+        JsonToken v = p.nextToken();
+        if (isId) {
+          return v == JsonToken.VALUE_STRING ? p.getText() : null;
+        }
+        p.skipChildren();
+      }
+      return null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** Identifies a record refused by Kafka well enough to recognise it when it is built again. */

@@ -59,6 +59,10 @@ public final class GateLimiter {
     final DemandEstimate demand = new DemandEstimate();
     Lease lease;
     LinePlaces places;
+    /** The bucket after Redis's last answer; null before the first. */
+    KnownLevel known;
+    /** Units the local fallback charged while Redis was down, not yet charged in Redis. */
+    int owed;
   }
 
   public GateLimiter(
@@ -151,6 +155,14 @@ public final class GateLimiter {
     Acquisition acquisition;
     long sent = nanoTime.getAsLong();
     try {
+      if (r.owed > 0) {
+        // What the local fallback admitted while Redis was down is charged first, as a ticket
+        // holder's units (no horizon check): Redis's ledger then holds every unit admitted, and
+        // a bucket that refilled unseen during the outage does not pay its refill out twice.
+        store.acquire(key, spec, AcquireRequest.holding(r.owed)).toCompletableFuture()
+            .get(timeoutNanos, TimeUnit.NANOSECONDS);
+        r.owed = 0;
+      }
       CompletableFuture<Acquisition> f = store.acquire(key, spec, request).toCompletableFuture();
       acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
@@ -164,6 +176,7 @@ public final class GateLimiter {
     long received = nanoTime.getAsLong();
     permit.get().succeeded();
     onStoreCall.called(key, received - sent);
+    r.known = new KnownLevel(acquisition.levelBefore() - acquisition.granted(), received);
 
     if (!acquisition.isGranted() && shadow) {
       return new LimiterDecision.WouldDefer(
@@ -182,6 +195,23 @@ public final class GateLimiter {
       r.lease = lease.remaining() > 0 ? lease : null;
     }
     return toDecision(slot);
+  }
+
+  /**
+   * The bucket as Redis last left it, for the {@code local} fallback to start from; null when
+   * this task never heard of it (the fallback then starts it full, at its share).
+   */
+  public KnownLevel known(BucketKey key) {
+    Remembered r = buckets.get(key);
+    return r == null ? null : r.known;
+  }
+
+  /**
+   * Records {@code units} that the local fallback charged to the bucket while Redis was down;
+   * the next call to Redis for it charges them there first.
+   */
+  public void owe(BucketKey key, int units) {
+    buckets.computeIfAbsent(key, k -> new Remembered()).owed += units;
   }
 
   private static LimiterDecision toDecision(Lease.Slot slot) {

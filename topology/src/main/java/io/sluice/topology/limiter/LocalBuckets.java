@@ -1,44 +1,78 @@
 package io.sluice.topology.limiter;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The {@code local} answer to a Redis outage: the same bucket math ({@link TokenBucketMath}) run
  * in-process on the local clock, each bucket at this instance's share of the quota (capacity and
  * refill times {@code 1 / gate instances}), so that N instances together stay near the quota
- * without talking to each other. It starts full: an instance cannot know what Redis held, and a
- * full bucket at 1/N of the capacity bounds the surplus of the whole fleet by one capacity.
+ * without talking to each other.
+ *
+ * <p>Where it starts: from the level Redis gave in its last answer for the bucket ({@link
+ * KnownLevel}), refilled since and scaled to the share. That level is negative while units are
+ * reserved ahead, so the time Redis already sold (the relay releases those reservations when they
+ * fall due, outage or not) is not sold again. Only a bucket this task never heard of (the gate
+ * restarted or the partition moved during the outage) starts full: a full bucket at 1/N of the
+ * capacity bounds the surplus of the whole fleet by one capacity. What it charges is owed to Redis
+ * ({@link GateLimiter#owe}) and paid there on the bucket's first call once Redis answers again.
+ * A bucket is started afresh whenever Redis has answered for it since (its {@code KnownLevel}
+ * changed), so one outage's local state never leaks into the next.
  *
  * <p>One instance per stream task, like {@link GateLimiter}; not thread-safe.
  */
 public final class LocalBuckets {
   private final DoubleSupplier share;
-  private final Map<BucketKey, BucketState> states =
+  private final LongSupplier nanoTime;
+  private final Map<BucketKey, Local> states =
       new LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<BucketKey, BucketState> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<BucketKey, Local> eldest) {
           return size() > GateLimiter.MAX_REMEMBERED;
         }
       };
 
-  /** @param share this instance's fraction of every quota, in (0, 1] */
-  public LocalBuckets(DoubleSupplier share) {
+  /** A local bucket and the Redis answer it was started from (null: none, it started full). */
+  private record Local(BucketState state, KnownLevel startedFrom) {}
+
+  /**
+   * @param share    this instance's fraction of every quota, in (0, 1]
+   * @param nanoTime the monotonic clock {@link KnownLevel#atNanos()} is read on
+   */
+  public LocalBuckets(DoubleSupplier share, LongSupplier nanoTime) {
     this.share = share;
+    this.nanoTime = nanoTime;
   }
 
   public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, long nowMillis) {
-    return decide(key, spec, cost, nowMillis, false);
+    return decide(key, spec, cost, nowMillis, false, null);
   }
 
-  /** As above; in shadow mode only what the local bucket holds now is charged (see GateLimiter). */
-  public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, long nowMillis, boolean shadow) {
-    BucketSpec mine = spec.share(Math.min(1, Math.max(1e-6, share.getAsDouble())));
+  /**
+   * Decides one event on the local bucket; in shadow mode only what the local bucket holds now is
+   * charged (see GateLimiter).
+   *
+   * @param known Redis's last answer for the bucket, or null if this task never had one
+   */
+  public LimiterDecision decide(
+      BucketKey key, BucketSpec spec, int cost, long nowMillis, boolean shadow, KnownLevel known) {
+    double fraction = Math.min(1, Math.max(1e-6, share.getAsDouble()));
+    BucketSpec mine = spec.share(fraction);
     long nowMicros = nowMillis * 1000;
+    Local local = states.get(key);
+    BucketState state = local == null ? null : local.state();
+    if (known != null && (local == null || !Objects.equals(local.startedFrom(), known))) {
+      // Redis's level scaled to the share: a debt of D units (D/refill seconds of sold time) is
+      // D*fraction units at the local refill, the same time.
+      state = new BucketState(known.at(nanoTime.getAsLong(), spec) * fraction, nowMicros, 0, 0, List.of());
+    }
     AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.holding(cost);
-    TokenBucketMath.Step step = TokenBucketMath.acquire(states.get(key), mine, request, nowMicros);
-    states.put(key, step.next());
+    TokenBucketMath.Step step = TokenBucketMath.acquire(state, mine, request, nowMicros);
+    states.put(key, new Local(step.next(), known));
     Acquisition a = step.acquisition();
     if (shadow && !a.isGranted()) {
       return new LimiterDecision.WouldDefer(LimiterDecision.ceilMillis(a.nowMicros() + a.ticketMicros()));
@@ -48,10 +82,5 @@ public final class LocalBuckets {
       return new LimiterDecision.Admit(nowMillis);
     }
     return new LimiterDecision.Reserved(LimiterDecision.ceilMillis(due));
-  }
-
-  /** Forgets every local bucket (when Redis is back, its state is the truth again). */
-  public void clear() {
-    states.clear();
   }
 }

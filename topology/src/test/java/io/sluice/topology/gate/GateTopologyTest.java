@@ -308,4 +308,44 @@ class GateTopologyTest {
     assertEquals(2, ready.readRecordsToList().size());
     assertEquals("true", header(delay(Duration.ofSeconds(1)).readRecord(), HeaderNames.PAID));
   }
+
+  @Test
+  void shouldNotLetTheLocalBucketSellAgainTheTimeRedisReservedBeforeItWentDown() {
+    start(CONFIG);
+    long t0 = clock.millis();
+    // local-api: capacity 2 at 1/s. Five events: two go now, three are paid reservations due at
+    // t0 + 1, 2 and 3 s, which the relay releases then whether Redis is up or not.
+    for (int i = 0; i < 5; i++) {
+      send("acme", event("before" + i, "acme", "local-api", 1));
+    }
+    assertEquals(2, ready.readRecordsToList().size());
+
+    store.failing(true);
+    send("acme", event("during", "acme", "local-api", 1));
+    assertTrue(ready.isEmpty(), "a bucket started full would admit it at once: a fourth unit in the first second");
+    TestRecord<byte[], byte[]> reserved = delay(Duration.ofSeconds(1)).readRecordsToList().stream()
+        .filter(r -> new String(r.value(), StandardCharsets.UTF_8).contains("\"during\"")).findFirst().orElseThrow();
+    assertEquals("true", header(reserved, HeaderNames.PAID));
+    assertTrue(Long.parseLong(header(reserved, HeaderNames.NOT_BEFORE)) >= t0 + 4_000,
+        "its turn comes after the three units Redis sold: " + (Long.parseLong(header(reserved, HeaderNames.NOT_BEFORE)) - t0) + " ms");
+  }
+
+  @Test
+  void shouldChargeRedisWhatTheLocalBucketAdmittedOnceRedisAnswersAgain() {
+    start(CONFIG);
+    send("acme", event("redis", "acme", "local-api", 1));
+    store.failing(true);
+    send("acme", event("local", "acme", "local-api", 1));
+    assertEquals(2, ready.readRecordsToList().size(), "the bucket's two units: one in Redis, one locally");
+
+    // 1.1 s on (past the circuit's backoff), Redis answers again. Its bucket refilled to 2 units
+    // unseen; one of them was spent locally, so one event goes now and the next waits. Admitting
+    // both would put 4 units in 1.1 s where capacity + rate*T allows 3.1.
+    clock.advance(Duration.ofMillis(1_100));
+    store.failing(false);
+    send("acme", event("after1", "acme", "local-api", 1));
+    send("acme", event("after2", "acme", "local-api", 1));
+    assertEquals(1, ready.readRecordsToList().size());
+    assertEquals("true", header(delay(Duration.ofSeconds(1)).readRecord(), HeaderNames.PAID));
+  }
 }

@@ -55,6 +55,26 @@ class TooLargeOutputsTest {
   }
 
   @Test
+  void anEventTooLargeToCarryIsNamedByItsIdSoThatItsEndCanBeFound() {
+    String big = "x".repeat(20_000);
+    byte[] value = ("{\"payload\":{\"id\":\"nested\",\"blob\":\"" + big + "\"},\"id\":\"ev-42\",\"tenant\":\"t\"}")
+        .getBytes(UTF_8);
+    ProducerRecord<byte[], byte[]> ready = new ProducerRecord<>(READY, null, 42L, null, value, new RecordHeaders());
+    ProducerRecord<byte[], byte[]> out = outputs(10_000, Map.of()).sendable(ready);
+    assertNull(out.value());
+    assertEquals("ev-42", DeadLetter.fromHeaders(out.headers()).eventId(), "the top-level id, not the payload's");
+  }
+
+  @Test
+  void anIdIsReadOnlyFromATopLevelString() {
+    assertNull(TooLargeOutputs.idIn("{\"id\":7}".getBytes(UTF_8)));
+    assertNull(TooLargeOutputs.idIn("[\"id\"]".getBytes(UTF_8)));
+    assertNull(TooLargeOutputs.idIn(new byte[] {(byte) 0xff, 0x00}));
+    assertNull(TooLargeOutputs.idIn(null));
+    assertEquals("a", TooLargeOutputs.idIn("{\"x\":[1,{\"id\":\"b\"}],\"id\":\"a\"}".getBytes(UTF_8)));
+  }
+
+  @Test
   void aRecordAboveItsTopicsLimitIsCaughtBeforeSending() {
     ProducerRecord<byte[], byte[]> out = outputs(100_000, Map.of(READY, 50_000, DLQ, 5_000))
         .sendable(record(DLQ, 8_000));

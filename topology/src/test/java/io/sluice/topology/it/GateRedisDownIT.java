@@ -31,15 +31,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(RealServers.class)
 class GateRedisDownIT {
 
+  /**
+   * Every tier at one quota, and no leases: a unit leased before the outage would (rightly) admit
+   * an event without Redis, and these tests are about the decisions that need Redis (one call per
+   * event, so each answer is seen).
+   */
+  private static SluiceConfig withoutLeases(int capacity, String refill, KafkaBroker broker, RedisServerProcess redis) {
+    String quota = "{ capacity: %d, refill: %s }".formatted(capacity, refill);
+    String quotas = "{ enterprise: %s, pro: %s, free: %s }".formatted(quota, quota, quota);
+    return TestConfigs.of(
+        GateIT.config(quotas, "10s").replace("gate: { maxPayloadBytes: 2048,", "gate: { maxLease: 0, maxPayloadBytes: 2048,"),
+        broker, redis.uri());
+  }
+
   @Test
   void shouldFollowEachProvidersPolicyWhileRedisIsDownAndRecoverWhenItIsBack(KafkaBroker broker) throws Exception {
-    String quotas = "{ enterprise: { capacity: 100, refill: 100/s }, pro: { capacity: 100, refill: 100/s }, free: { capacity: 100, refill: 100/s } }";
     try (RedisServerProcess redis = RedisServerProcess.start()) {
-      // No leases: a unit leased before the outage would (rightly) admit an event without Redis,
-      // and this test is about the decisions that need Redis.
-      SluiceConfig config = TestConfigs.of(
-          GateIT.config(quotas, "10s").replace("gate: { maxPayloadBytes: 2048,", "gate: { maxLease: 0, maxPayloadBytes: 2048,"),
-          broker, redis.uri());
+      SluiceConfig config = withoutLeases(100, "100/s", broker, redis);
       Topics topics = TestConfigs.createTopics(config, broker, 2);
       CountingListener counts = new CountingListener();
       List<String> out = new ArrayList<>(topics.delays());
@@ -83,6 +91,45 @@ class GateRedisDownIT {
         } finally {
           client.shutdown();
         }
+      }
+    }
+  }
+
+  @Test
+  void shouldStartTheLocalBucketFromRedisLastAnswerSoThatTimeAlreadySoldIsNotSoldAgain(KafkaBroker broker)
+      throws Exception {
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      SluiceConfig config = withoutLeases(2, "1/s", broker, redis);
+      Topics topics = TestConfigs.createTopics(config, broker, 2);
+      List<String> out = new ArrayList<>(topics.delays());
+      out.add(topics.ready());
+      try (Gate gate = Gate.start(config, new CountingListener(), Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
+           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+        // Two go now; three are paid reservations, due 1, 2 and 3 s on.
+        for (int i = 0; i < 5; i++) {
+          GateIT.send(p, topics, "acme", GateIT.event("sold-" + i, "acme", "local-api", 1));
+        }
+        p.flush();
+        List<ConsumerRecord<byte[], byte[]>> before = Kafka.readUntil(broker.bootstrapServers(), out,
+            all -> all.size() >= 5, Duration.ofSeconds(60));
+        long lastSold = before.stream().filter(r -> !r.topic().equals(topics.ready()))
+            .mapToLong(r -> Long.parseLong(HeaderValues.last(r.headers(), HeaderNames.NOT_BEFORE).orElseThrow()))
+            .max().orElseThrow();
+        assertEquals(2, before.stream().filter(r -> r.topic().equals(topics.ready())).count());
+
+        redis.kill();
+        GateIT.send(p, topics, "acme", GateIT.event("during", "acme", "local-api", 1));
+        p.flush();
+        ConsumerRecord<byte[], byte[]> during = Kafka.readUntil(broker.bootstrapServers(), out,
+                all -> all.stream().anyMatch(r -> GateIT.idOf(r).equals("during")), Duration.ofSeconds(60))
+            .stream().filter(r -> GateIT.idOf(r).equals("during")).findFirst().orElseThrow();
+        assertTrue(!during.topic().equals(topics.ready()),
+            "a local bucket started full would admit it at once, a fourth unit within the first seconds");
+        long notBefore = Long.parseLong(HeaderValues.last(during.headers(), HeaderNames.NOT_BEFORE).orElseThrow());
+        // Its unit comes after the last one Redis sold (one unit a second later; 50 ms for the
+        // two clocks' reading of the same instant).
+        assertTrue(notBefore >= lastSold + 950,
+            "reserved " + (notBefore - lastSold) + " ms after the last unit Redis sold");
       }
     }
   }
