@@ -24,8 +24,8 @@ package io.sluice.topology.limiter;
  * unused ones go back and the cap rises at once instead of at the lease's end. A lease that is
  * never released (its holder crashed, or moved on) ends at its deadline: its unused units are lost,
  * which is stricter, never looser. While a lease lives, its units already used still lower the cap;
- * so a tenant's burst room is short by at most one lease (at most {@code gate.maxLease} units) for
- * at most the lease's life.
+ * so a tenant's burst room is short by at most two leases (the one in use and its renewal, at most
+ * {@code gate.maxLease} units each) for at most a lease's life.
  *
  * <h2>Reserved units: only before their due time</h2>
  *
