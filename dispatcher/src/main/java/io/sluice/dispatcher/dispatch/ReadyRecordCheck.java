@@ -57,7 +57,8 @@ final class ReadyRecordCheck {
       }
       attempts = parsed.get().intValue();
     }
-    ValidationResult structure = validator.validate(value);
+    // The payload is never read as a tree here: the provider call slices it from the bytes.
+    ValidationResult structure = validator.validateLeavingPayload(value);
     if (structure instanceof ValidationResult.Invalid invalid) {
       return new Reject(invalid.reason(), invalid.detail());
     }

@@ -2,15 +2,23 @@ package io.sluice.schemas.validation;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,6 +40,16 @@ import java.util.Map;
  * attributes ({@link AttributeHeader}) and the path ({@link RelativePath}, the same rule object the
  * HTTP provider resolves paths with).
  *
+ * <p>Two readings, one verdict. The hot path ({@link #validateLeavingPayload}, the gate and the
+ * dispatcher) reads the value with the streaming parser: the few fields with rules become small
+ * nodes, every other value (above all the payload) is skipped by the tokenizer without building a
+ * tree, and the rules below run on those nodes, the same code the tree reading runs. It is only
+ * ever the judge of a valid value: whenever it finds anything wrong, or anything it does not
+ * read itself (a non-integral or long cost, an attribute that is not a string), the value is read
+ * again as a tree ({@link #validate}) and that reading decides, so every detail sentence is the
+ * tree reading's. The parser is the same (one {@link ObjectReader}), so its own rules (duplicate
+ * keys at any depth, number lengths, nesting depth, UTF-8) hold in both.
+ *
  * <p>Configuration-dependent rules (the provider is configured, cost within its maxCost, value
  * size) are {@link EventRules}'s. Thread-safe and stateless.
  */
@@ -44,6 +62,122 @@ public final class EventValidator {
   private static final ObjectReader READER = Json.reader()
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  /**
+   * The verdict of {@link #validate}, read without building the payload: a valid value's event
+   * has every field but {@code payload}, which is null (whoever needs the payload slices it from
+   * the value's bytes). The gate and the dispatcher never read the payload as a tree.
+   */
+  public ValidationResult validateLeavingPayload(byte[] value) {
+    Fields fields = value == null || value.length == 0 || notUtf8(value) != null ? null : streamed(value);
+    if (fields != null && firstProblem(fields) == null) {
+      return new ValidationResult.Valid(bind(fields, null));
+    }
+    // Something is wrong, or not read here: the tree reading decides and says why.
+    ValidationResult tree = validate(value);
+    if (tree instanceof ValidationResult.Valid valid) {
+      WorkEvent e = valid.event();
+      return new ValidationResult.Valid(new WorkEvent(
+          e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes()));
+    }
+    return tree;
+  }
+
+  /**
+   * The rule fields of a value that is one JSON object, read with the streaming parser; null
+   * when the value is not that, or when a rule field holds something not read here (the tree
+   * reading then decides). Unknown fields and the payload are skipped by the tokenizer, which
+   * still checks them (duplicate keys, nesting, number lengths).
+   */
+  static Fields streamed(byte[] value) {
+    try (JsonParser p = READER.createParser(value)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      Fields f = new Fields();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken token = p.nextToken();
+        JsonNode node;
+        switch (name) {
+          case "id", "tenant", "provider", "deadline", "path" -> node = scalar(p, token);
+          case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
+              && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
+          case "attributes" -> node = token == JsonToken.START_OBJECT ? textObject(p) : scalar(p, token);
+          default -> {
+            p.skipChildren();
+            continue;
+          }
+        }
+        if (node == null) {
+          return null;
+        }
+        f.put(name, node);
+      }
+      // The object must be the whole value (FAIL_ON_TRAILING_TOKENS in the tree reading).
+      return p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null ? f : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** A string or null as a node; null for anything else (the tree reading then decides). */
+  private static JsonNode scalar(JsonParser p, JsonToken token) throws IOException {
+    if (token == JsonToken.VALUE_STRING) {
+      return TextNode.valueOf(p.getText());
+    }
+    return token == JsonToken.VALUE_NULL ? NullNode.getInstance() : null;
+  }
+
+  /** An object of string values as a node, the parser at its start; null if any value is not a string. */
+  private static ObjectNode textObject(JsonParser p) throws IOException {
+    ObjectNode object = JsonNodeFactory.instance.objectNode();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      if (p.nextToken() != JsonToken.VALUE_STRING) {
+        return null;
+      }
+      object.put(name, p.getText());
+    }
+    return object;
+  }
+
+  /** The fields the rules read, from either reading; absent ones are null. */
+  static final class Fields {
+    JsonNode id;
+    JsonNode tenant;
+    JsonNode provider;
+    JsonNode cost;
+    JsonNode deadline;
+    JsonNode path;
+    JsonNode attributes;
+
+    static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path", "attributes");
+
+    static Fields of(JsonNode root) {
+      Fields f = new Fields();
+      for (String name : NAMES) {
+        JsonNode node = root.get(name);
+        if (node != null) {
+          f.put(name, node);
+        }
+      }
+      return f;
+    }
+
+    void put(String name, JsonNode node) {
+      switch (name) {
+        case "id" -> id = node;
+        case "tenant" -> tenant = node;
+        case "provider" -> provider = node;
+        case "cost" -> cost = node;
+        case "deadline" -> deadline = node;
+        case "path" -> path = node;
+        case "attributes" -> attributes = node;
+        default -> throw new IllegalArgumentException("no rule reads field " + name);
+      }
+    }
+  }
 
   /** Parses UTF-8 JSON bytes and checks every structural rule of the WorkEvent contract. */
   public ValidationResult validate(byte[] value) {
@@ -68,8 +202,9 @@ public final class EventValidator {
     if (!root.isObject()) {
       return invalid("value must be a JSON object, got " + Shown.kind(root));
     }
-    String problem = firstProblem(root);
-    return problem == null ? new ValidationResult.Valid(bind(root)) : invalid(problem);
+    Fields fields = Fields.of(root);
+    String problem = firstProblem(fields);
+    return problem == null ? new ValidationResult.Valid(bind(fields, root.get("payload"))) : invalid(problem);
   }
 
   /**
@@ -98,34 +233,33 @@ public final class EventValidator {
   }
 
   /** The first broken rule, in field order, or null when the event is valid. */
-  private static String firstProblem(JsonNode root) {
-    String problem = requiredText(root, "id", MAX_ID_LENGTH);
+  private static String firstProblem(Fields f) {
+    String problem = requiredText(f.id, "id", MAX_ID_LENGTH);
     if (problem == null) {
-      problem = IdempotencyKey.problem(root.get("id").textValue());
+      problem = IdempotencyKey.problem(f.id.textValue());
     }
     if (problem == null) {
-      problem = tenantProblem(root.get("tenant"));
+      problem = tenantProblem(f.tenant);
     }
     if (problem == null) {
-      problem = requiredText(root, "provider", MAX_PROVIDER_LENGTH);
+      problem = requiredText(f.provider, "provider", MAX_PROVIDER_LENGTH);
     }
     if (problem == null) {
-      problem = costProblem(root.get("cost"));
+      problem = costProblem(f.cost);
     }
     if (problem == null) {
-      problem = deadlineProblem(root.get("deadline"));
+      problem = deadlineProblem(f.deadline);
     }
     if (problem == null) {
-      problem = pathProblem(root.get("path"));
+      problem = pathProblem(f.path);
     }
     if (problem == null) {
-      problem = attributesProblem(root.get("attributes"));
+      problem = attributesProblem(f.attributes);
     }
     return problem;
   }
 
-  private static String requiredText(JsonNode root, String field, int maxLength) {
-    JsonNode node = root.get(field);
+  private static String requiredText(JsonNode node, String field, int maxLength) {
     if (node == null) {
       return "field '" + field + "' is required";
     }
@@ -226,12 +360,12 @@ public final class EventValidator {
     return null;
   }
 
-  /** Builds the event from a tree that passed every check (so no check is repeated here). */
-  private static WorkEvent bind(JsonNode root) {
-    JsonNode cost = root.get("cost");
-    JsonNode deadline = root.get("deadline");
-    JsonNode path = root.get("path");
-    JsonNode attributes = root.get("attributes");
+  /** Builds the event from fields that passed every check (so no check is repeated here). */
+  private static WorkEvent bind(Fields f, JsonNode payload) {
+    JsonNode cost = f.cost;
+    JsonNode deadline = f.deadline;
+    JsonNode path = f.path;
+    JsonNode attributes = f.attributes;
     Map<String, String> attributeMap = Map.of();
     if (attributes != null && attributes.isObject() && !attributes.isEmpty()) {
       attributeMap = new HashMap<>();
@@ -240,13 +374,13 @@ public final class EventValidator {
       }
     }
     return new WorkEvent(
-        root.get("id").textValue(),
-        root.get("tenant").textValue(),
-        root.get("provider").textValue(),
+        f.id.textValue(),
+        f.tenant.textValue(),
+        f.provider.textValue(),
         cost == null || cost.isNull() ? WorkEvent.DEFAULT_COST : cost.intValue(),
         deadline == null || deadline.isNull() ? null : DeadlineText.parse(deadline.textValue()),
         path == null || path.isNull() ? null : path.textValue(),
-        root.get("payload"),
+        payload,
         attributeMap);
   }
 

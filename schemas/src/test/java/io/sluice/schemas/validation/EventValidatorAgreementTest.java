@@ -65,6 +65,7 @@ class EventValidatorAgreementTest {
 
     Set<ValidationMessage> schemaErrors = schemaVerdict(value);
     ValidationResult result = validator.validate(value);
+    LeavingPayloadTest.assertSameVerdict(validator, value, result);
 
     assertEquals(expectValid, schemaErrors.isEmpty(), () -> "schema on " + name + ": " + schemaErrors);
     assertEquals(expectValid, result.isValid(), () -> "validator on " + name + ": " + result);
@@ -180,6 +181,7 @@ class EventValidatorAgreementTest {
     byte[] value = json.getBytes(StandardCharsets.UTF_8);
     Set<ValidationMessage> schemaErrors = schemaVerdict(value);
     ValidationResult result = validator.validate(value);
+    LeavingPayloadTest.assertSameVerdict(validator, value, result);
     if (schemaErrors.isEmpty() != result.isValid()) {
       fail("disagreement on " + json + ": schema " + schemaErrors + ", validator " + result);
     }

@@ -44,7 +44,8 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
       dead(record, raw, oversize.get().reason(), oversize.get().detail(), null);
       return;
     }
-    ValidationResult parsed = validator.validate(raw);
+    // The payload stays bytes: every sink writes the value as it came.
+    ValidationResult parsed = validator.validateLeavingPayload(raw);
     if (parsed instanceof ValidationResult.Invalid invalid) {
       dead(record, raw, invalid.reason(), invalid.detail(), null);
       return;

@@ -5,7 +5,8 @@ package io.sluice.topology.limiter;
  *
  * @param want       units it would like, &ge; need; the extra ones form a lease for later events,
  *                   or, when the event is queued, places in line for them
- * @param need       units the current event must have (its cost), &ge; 1
+ * @param need       units the current event must have (its cost), &ge; 1; 0 only for a
+ *                   {@link #renewal}, which is asked for no event
  * @param holder     the event holds a ticket: it waited its turn, reserve without the horizon check
  * @param holdMicros how long the bucket holds a lease of the extra units against its cap; &gt; 0
  *                   when want &gt; need (see {@link Lease})
@@ -23,8 +24,8 @@ public record AcquireRequest(
   }
 
   public AcquireRequest {
-    if (need < 1 || want < need) {
-      throw new IllegalArgumentException("need >= 1 and want >= need: want=" + want + " need=" + need);
+    if (need < (shadow ? 0 : 1) || want < Math.max(1, need)) {
+      throw new IllegalArgumentException("need >= 1 (0 only for a renewal) and want >= need: want=" + want + " need=" + need);
     }
     if (want > need && holdMicros <= 0) {
       throw new IllegalArgumentException("a lease (want > need) needs a hold time > 0: " + holdMicros);
@@ -56,6 +57,18 @@ public record AcquireRequest(
   /** Shadow mode: units the bucket holds now and, beyond {@code need}, a lease of held units only. */
   public static AcquireRequest shadowing(int want, int need, long holdMicros) {
     return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null, true);
+  }
+
+  /**
+   * A lease taken ahead for a busy tenant's coming events, while its current lease still serves
+   * (so the stream thread need not wait for it): {@code want} units, none for an event now. It
+   * follows the shadow rule of the script: only units the bucket holds now are charged, never a
+   * reserved one, and a bucket that holds fewer charges nothing, queues nothing and writes no
+   * line. So a renewal can only ever hold units that a call made when the next event comes could
+   * have had too; when it comes back short, that event asks the bucket itself.
+   */
+  public static AcquireRequest renewal(int want, long holdMicros) {
+    return new AcquireRequest(want, 0, false, holdMicros, null, null, true);
   }
 
   /** The same request, releasing {@code lease} first. */

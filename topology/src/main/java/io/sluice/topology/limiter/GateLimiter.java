@@ -15,6 +15,20 @@ import java.util.function.LongSupplier;
  * call. See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
  * and {@link DemandEstimate} for the sizing.
  *
+ * <h2>Renewals: the stream thread waits only for a tenant it does not know, or a lease run dry</h2>
+ *
+ * A blocking call costs the stream thread a round trip, and at a few hundred microseconds that is
+ * more than the rest of an event's work. So while a busy tenant's lease still serves, a renewal
+ * is asked for without waiting ({@link RenewalPolicy} says when: about halfway through the lease),
+ * and when the lease is spent the renewal's answer, usually long there, becomes the lease. The
+ * renewal carries the release of the lease before the current one, so each lease is still given
+ * back with the next request. A renewal is exact for the same reasons a lease is, and takes only
+ * units the bucket holds at once ({@link AcquireRequest#renewal}): it never reserves ahead and
+ * never queues, so it is asked for only while the tenant's events go at once (a tenant beyond its
+ * rate is served by leases of reservations and places in line, from blocking calls, as before),
+ * and one that comes back empty leaves the next event to ask the bucket itself. At most one
+ * renewal per bucket is out at a time.
+ *
  * <p>One instance per stream task: a task's events arrive on one thread, so nothing here is
  * synchronised except the shared {@link RedisCircuit}. Keys are tenant-partitioned, so a tenant's
  * lease and demand live in the one task that sees its events.
@@ -47,6 +61,7 @@ public final class GateLimiter {
   private final int maxLease;
   private final long useMicros;
   private final long holdMicros;
+  private final RenewalPolicy renewalPolicy;
   private final Map<BucketKey, Remembered> buckets =
       new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
@@ -63,7 +78,16 @@ public final class GateLimiter {
     KnownLevel known;
     /** Units the local fallback charged while Redis was down, not yet charged in Redis. */
     int owed;
+    /** A renewal asked for while {@link #lease} served: in flight or answered; null when none. */
+    Renewal renewal;
+    /** A lease that a renewal took over from, to be released with the next request. */
+    Lease retired;
   }
+
+  /** A renewal's answer, with the local time it arrived (on the thread that completed it). */
+  private record Answer(Acquisition acquisition, long receivedNanos) {}
+
+  private record Renewal(CompletableFuture<Answer> answer, long sentNanos) {}
 
   public GateLimiter(
       TokenBucketStore store,
@@ -83,6 +107,7 @@ public final class GateLimiter {
     long target = Math.max(1, leaseTarget.toNanos() / 1000);
     this.useMicros = USE_FACTOR * target;
     this.holdMicros = HOLD_FACTOR * target;
+    this.renewalPolicy = RenewalPolicy.forLeaseTarget(target);
   }
 
   /**
@@ -116,7 +141,22 @@ public final class GateLimiter {
     if (!holder && r.lease != null) {
       Lease.Slot slot = r.lease.take(cost, now);
       if (slot != null) {
+        renewIfDue(key, spec, r, cost, slot, now);
         return toDecision(slot);
+      }
+    }
+    if (!holder && r.renewal != null) {
+      // The lease is spent: the renewal takes over (waiting for its answer only if it is not in).
+      Lease next = takeRenewal(spec, r);
+      if (next != null) {
+        r.retired = r.lease;
+        r.lease = next;
+        long at = nanoTime.getAsLong();
+        Lease.Slot slot = next.take(cost, at);
+        if (slot != null) {
+          renewIfDue(key, spec, r, cost, slot, at);
+          return toDecision(slot);
+        }
       }
     }
     if (!holder && !shadow && r.places != null) {
@@ -139,11 +179,16 @@ public final class GateLimiter {
       request = shadow
           ? AcquireRequest.shadowing(cost + extra, cost, holdMicros)
           : AcquireRequest.leasing(cost + extra, cost, holdMicros);
-      // What is in hand is done with: this request gives its unused units or places back.
+      // What is in hand is done with: this request gives its unused units or places back. (One
+      // lease per request: when a renewal has just taken over and cannot serve this event either,
+      // the lease it took over from is not named and ends at its deadline: stricter, never looser.)
       if (r.lease != null) {
         request = request.releasing(r.lease.release(now));
         r.lease = null;
+      } else if (r.retired != null) {
+        request = request.releasing(r.retired.release(now));
       }
+      r.retired = null;
       if (r.places != null) {
         // (A shadow bucket never has places; were there any, they stay as a gap: stricter.)
         if (!shadow) {
@@ -203,7 +248,13 @@ public final class GateLimiter {
    */
   public KnownLevel known(BucketKey key) {
     Remembered r = buckets.get(key);
-    return r == null ? null : r.known;
+    if (r == null) {
+      return null;
+    }
+    if (r.renewal != null && r.renewal.answer().isDone() && !r.renewal.answer().isCompletedExceptionally()) {
+      note(r, r.renewal.answer().join());
+    }
+    return r.known;
   }
 
   /**
@@ -212,6 +263,90 @@ public final class GateLimiter {
    */
   public void owe(BucketKey key, int units) {
     buckets.computeIfAbsent(key, k -> new Remembered()).owed += units;
+  }
+
+  /**
+   * Asks for the next lease without waiting, if the tenant's events go at once and its lease is
+   * expected to end soon ({@link RenewalPolicy}). The answer is picked up by the event that finds
+   * the lease spent ({@link #takeRenewal}); the circuit and the store-call listener are told when it
+   * arrives, on the thread that completes it.
+   */
+  private void renewIfDue(BucketKey key, BucketSpec spec, Remembered r, int cost, Lease.Slot slot, long now) {
+    if (maxLease == 0 || r.renewal != null || r.owed > 0 || !slot.isImmediate()
+        || !renewalPolicy.shouldRenew(r.lease.remaining(), r.lease.useLeftMicros(now), r.demand.perSecond())) {
+      return;
+    }
+    // As much as a blocking call would take: the next event's units (this one's cost stands in
+    // for them) and the demand expected within the lease target.
+    int want = cost + r.demand.extraUnits(leaseTargetSeconds, maxLease);
+    java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
+    if (permit.isEmpty()) {
+      return;
+    }
+    AcquireRequest request = AcquireRequest.renewal(want, holdMicros);
+    if (r.retired != null) {
+      request = request.releasing(r.retired.release(now));
+      r.retired = null;
+    }
+    long sent = nanoTime.getAsLong();
+    CompletableFuture<Answer> answer;
+    try {
+      answer = store.acquire(key, spec, request).toCompletableFuture()
+          .thenApply(a -> new Answer(a, nanoTime.getAsLong()));
+    } catch (RuntimeException e) {
+      permit.get().failed(e);
+      return;
+    }
+    answer.whenComplete((a, e) -> {
+      if (e != null) {
+        permit.get().failed(e);
+      } else {
+        permit.get().succeeded();
+        onStoreCall.called(key, a.receivedNanos() - sent);
+      }
+    });
+    r.renewal = new Renewal(answer, sent);
+  }
+
+  /**
+   * The renewal's lease, waiting for its answer for what is left of the timeout; null when it
+   * failed, timed out or came back empty (the event then asks the bucket itself).
+   */
+  private Lease takeRenewal(BucketSpec spec, Remembered r) {
+    Renewal renewal = r.renewal;
+    r.renewal = null;
+    Answer answer;
+    try {
+      long left = timeoutNanos - (nanoTime.getAsLong() - renewal.sentNanos());
+      answer = renewal.answer().getNow(null);
+      if (answer == null) {
+        answer = renewal.answer().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    } catch (Exception e) {
+      // Failed: the circuit was told when it completed. Not answered in time: it is told here
+      // (the first report of a permit counts, so a late answer changes nothing).
+      if (e instanceof java.util.concurrent.TimeoutException) {
+        renewal.answer().completeExceptionally(e);
+      }
+      return null;
+    }
+    note(r, answer);
+    Acquisition a = answer.acquisition();
+    if (!a.isGranted()) {
+      return null;
+    }
+    return new Lease(spec, a, 0, useMicros, renewal.sentNanos(), answer.receivedNanos());
+  }
+
+  /** A renewal's answer is Redis's latest word on the bucket, for the local fallback too. */
+  private static void note(Remembered r, Answer answer) {
+    if (r.known == null || answer.receivedNanos() > r.known.atNanos()) {
+      Acquisition a = answer.acquisition();
+      r.known = new KnownLevel(a.levelBefore() - a.granted(), answer.receivedNanos());
+    }
   }
 
   private static LimiterDecision toDecision(Lease.Slot slot) {

@@ -24,8 +24,8 @@ package io.sluice.topology.limiter;
  * unused ones go back and the cap rises at once instead of at the lease's end. A lease that is
  * never released (its holder crashed, or moved on) ends at its deadline: its unused units are lost,
  * which is stricter, never looser. While a lease lives, its units already used still lower the cap;
- * so a tenant's burst room is short by at most one lease (at most {@code gate.maxLease} units) for
- * at most the lease's life.
+ * so a tenant's burst room is short by at most two leases (the one in use and its renewal, at most
+ * {@code gate.maxLease} units each) for at most a lease's life.
  *
  * <h2>Reserved units: only before their due time</h2>
  *
@@ -60,7 +60,8 @@ public final class Lease {
 
   /**
    * @param grant         a granted acquisition
-   * @param need          the asking event's units (the first {@code need} of the grant)
+   * @param need          the asking event's units (the first {@code need} of the grant); 0 for a
+   *                      renewal ({@link AcquireRequest#renewal}), whose units are all for later
    * @param useMicros     how long after the grant (bucket clock) units may be handed out; less
    *                      than the time the bucket holds the lease
    * @param sentNanos     local monotonic time the request was sent
@@ -124,6 +125,11 @@ public final class Lease {
     }
     used += cost;
     return new Slot(due, clock.lowerMicros(localNanos));
+  }
+
+  /** How long units may still be handed out, on the upper bound of the bucket's clock; 0 when over. */
+  public long useLeftMicros(long localNanos) {
+    return Math.max(0, useUntilMicros - clock.upperMicros(localNanos));
   }
 
   /** Extra units not handed out yet. */

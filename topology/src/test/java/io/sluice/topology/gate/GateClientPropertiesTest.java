@@ -39,6 +39,19 @@ class GateClientPropertiesTest {
   }
 
   @Test
+  void shouldProcessWhatIsBufferedWithoutIdlingForTheOtherInputPartition() {
+    SluiceConfig config = ConfigLoader.parse("""
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    StreamsConfig streams = new StreamsConfig(Gate.properties(config, Map.of()));
+
+    assertEquals(-1L, streams.getLong(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG));
+  }
+
+  @Test
   void shouldHandAKilledGatesPartitionsOverWithinTheShortSessionTimeout() {
     SluiceConfig config = ConfigLoader.parse("""
         tiers: { free: { weight: 1 } }

@@ -23,7 +23,7 @@ class GateLimiterTest {
     return limiter(store, leaseTarget, maxLease);
   }
 
-  private GateLimiter limiter(InMemoryTokenBucketStore store, Duration leaseTarget, int maxLease) {
+  private GateLimiter limiter(TokenBucketStore store, Duration leaseTarget, int maxLease) {
     return new GateLimiter(store, new RedisCircuit(100, 1_000, s -> {}),
         () -> clockMicros.get() * 1000,
         Duration.ofSeconds(1), leaseTarget, maxLease, (k, n) -> {});
@@ -138,6 +138,82 @@ class GateLimiterTest {
     assertTrue(queued > 200, "most events queued: " + queued);
     assertEquals(300, perEventStore.calls());
     assertTrue(store.calls() <= 300 / 4, store.calls() + " calls instead of 300");
+  }
+
+  @Test
+  void shouldKeepTheStreamThreadFromWaitingOnABusyTenantWithinItsQuota() {
+    // 50 events/s against a bucket of 100 at 100/s for 10 s, each renewal answered before the
+    // next event: only the tenant's first event waits for Redis; every lease after the first is
+    // a renewal asked for while the one before still served.
+    try (LateRenewals late = new LateRenewals(store)) {
+      List<LimiterDecision> decisions = steadily(late, new BucketKey("api", "busy"),
+          new BucketSpec(100, 100, 1_000_000), 500, 20_000);
+      for (LimiterDecision d : decisions) {
+        assertTrue(d instanceof LimiterDecision.Admit, "inside its quota every event goes at once: " + d);
+      }
+      assertEquals(1, late.blockingCalls(), "only the first event waited for Redis");
+      // Leases grow with the demand to 51 units (50/s for a 1 s target): a few dozen renewals.
+      assertTrue(late.renewals() >= 500 / 51 && late.renewals() <= 500 / 10, "renewals: " + late.renewals());
+    }
+  }
+
+  @Test
+  void shouldNotRenewForATenantOverItsRate() {
+    // The over-rate traffic below: its events are reservations or queued, never served at once
+    // from a lease after the burst, so no renewal is asked for (one would come back empty).
+    try (LateRenewals late = new LateRenewals(store)) {
+      steadily(late, new BucketKey("api", "loud"), new BucketSpec(5, 10, 1_000_000), 300, 10_000);
+      // (Only while the first burst of 5 still went at once.)
+      assertTrue(late.renewals() <= 5, "renewals: " + late.renewals());
+    }
+  }
+
+  /**
+   * {@code events} of cost 1 for one bucket, {@code everyMicros} apart, through a limiter with a
+   * 1 s lease target, every renewal answered before the next event.
+   */
+  private List<LimiterDecision> steadily(LateRenewals late, BucketKey key, BucketSpec spec, int events, long everyMicros) {
+    GateLimiter gate = limiter(late, Duration.ofSeconds(1), 64);
+    List<LimiterDecision> decisions = new ArrayList<>();
+    for (int i = 0; i < events; i++) {
+      clockMicros.addAndGet(everyMicros);
+      late.deliverAll();
+      decisions.add(gate.decide(key, spec, 1, false));
+    }
+    return decisions;
+  }
+
+  @Test
+  void shouldNeverAdmitMoreThanCapacityPlusRateTimesWindowWithRenewalsAnsweredLate() {
+    // As the three-holder test above, with every renewal answered a random number of events
+    // later (or, when an event finds the lease dry, after a short real wait), decided on the
+    // bucket's clock when it is answered: renewals charged while older leases still serve.
+    BucketSpec spec = new BucketSpec(20, 100, 500_000);
+    BucketKey key = new BucketKey("api", "bursty-late");
+    try (LateRenewals late = new LateRenewals(store)) {
+      List<GateLimiter> holders = List.of(limiter(late, Duration.ofMillis(100), 16),
+          limiter(late, Duration.ofMillis(100), 16), limiter(late, Duration.ofMillis(100), 16));
+      Random random = new Random(7);
+      List<Admission> admitted = new ArrayList<>();
+      for (int round = 0; round < 300; round++) {
+        // Busy stretches near the rate (where leases go at once and are renewed), and bursts far
+        // above it that empty the bucket.
+        boolean burst = random.nextInt(6) == 0;
+        int events = burst ? 20 + random.nextInt(40) : 5 + random.nextInt(20);
+        for (int e = 0; e < events; e++) {
+          clockMicros.addAndGet(burst ? random.nextInt(500) : 15_000 + random.nextInt(20_000));
+          late.deliverSome(random, 0.5);
+          int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(3) : 0);
+          Admission a = admission(holders.get(random.nextInt(3)).decide(key, spec, cost, false), cost);
+          if (a != null) {
+            admitted.add(a);
+          }
+        }
+      }
+      assertWithinBucket(admitted, spec, "three holders, late renewals");
+      assertTrue(admitted.size() > 1000, "enough admissions to mean something: " + admitted.size());
+      assertTrue(late.renewals() > 100, "renewals were asked for: " + late.renewals());
+    }
   }
 
   @Test

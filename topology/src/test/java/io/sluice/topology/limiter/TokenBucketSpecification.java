@@ -96,6 +96,13 @@ final class TokenBucketSpecification {
         expectLevel, expectTicketMillis, Loss.NONE, true);
   }
 
+  /** A renewal (need 0, the shadow rule): only units the bucket holds now; else nothing written. */
+  private static Step renewal(String why, long advanceMillis, int want,
+                              int expectGranted, double expectLevel, long expectTicketMillis) {
+    return new Step(why, advanceMillis, want, 0, false, 200, -1, 0, expectGranted, expectLevel,
+        expectTicketMillis, Loss.NONE, true);
+  }
+
   static final List<Step> STEPS = List.of(
       /* 0 */ ask("a new bucket is full: one unit is granted from 10", 0, 1, 1, false, 1, 10, 0),
       /* 1 */ ask("a lease takes the nine it asked for", 0, 9, 1, false, 9, 9, 0),
@@ -149,7 +156,13 @@ final class TokenBucketSpecification {
       /* 44 */ shadow("shadow in debt: cost 1 would have queued behind that line (200 ms); nothing written", 0, 1, 1, 0, -10, 200),
       /* 45 */ ask("enforced cost 1 queues behind the enforced line only: 200 ms", 0, 1, 1, false, 0, -10, 200),
       /* 46 */ shadow("shadow, full again: a lease takes only the 10 units held (asked 16), none reserved", 3000, 16, 1, 10, 10, 0),
-      /* 47 */ ask("enforced right after: the shadow lease left 0, not a debt, so cost 10 still fits the horizon", 0, 10, 10, false, 10, 0, 0));
+      /* 47 */ ask("enforced right after: the shadow lease left 0, not a debt, so cost 10 still fits the horizon", 0, 10, 10, false, 10, 0, 0),
+      // Renewals: a lease asked for no event, ahead of need; only units the bucket holds now.
+      /* 48 */ renewal("3 s on, full: a renewal of 6 takes 6 held units", 3000, 6, 6, 10, 0),
+      /* 49 */ ask("the renewal is held against the cap: 4 left, cost 14 fits the horizon", 0, 14, 14, false, 14, 4, 0),
+      /* 50 */ renewal("a renewal in debt charges nothing, reserves nothing and takes no place in line", 0, 5, 0, -10, 1000),
+      /* 51 */ ask("enforced cost 1 right after is queued at 100 ms: the renewal left no line", 0, 1, 1, false, 0, -10, 100),
+      /* 52 */ release("releasing the renewal with 2 of its 6 used gives 4 back: -10 + 4", 0, 48, 2, 1, -6));
 
   private TokenBucketSpecification() {}
 }
