@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Headless Chromium as a child process, one run per call, each with a fresh profile directory
@@ -26,11 +27,21 @@ final class HeadlessChromium {
   }
 
   /** Fails the test, saying how to install it, when Chromium is not there. */
+  /**
+   * Skips the calling test where Chromium is not installed, so that the test command works on a
+   * machine with only a JDK and Maven; fails instead when {@code SLUICE_REQUIRE_CHROMIUM} is set
+   * (CI sets it after installing Debian's chromium, so the report is always checked there).
+   */
   static void requireInstalled() {
-    if (!Files.isExecutable(BINARY)) {
-      fail(BINARY + " is missing: the HTML report is checked in a real browser. Install it "
-          + "with `sudo apt-get install -y chromium` (CI installs Debian's chromium package).");
+    if (Files.isExecutable(BINARY)) {
+      return;
     }
+    String why = BINARY + " is missing: the HTML report is checked in a real browser. Install it "
+        + "with `sudo apt-get install -y chromium`.";
+    if (System.getenv("SLUICE_REQUIRE_CHROMIUM") != null) {
+      fail(why + " (SLUICE_REQUIRE_CHROMIUM is set)");
+    }
+    Assumptions.abort(why + " Skipped.");
   }
 
   /** The DOM after Chromium parsed and laid out the page, serialised as HTML. */
