@@ -112,7 +112,7 @@ final class BenchReport {
       columns.forEach(c -> md.append("---|"));
       md.append('\n');
       for (ScenarioResult.Row row : r.rows()) {
-        md.append("| ").append(row.label()).append(" |");
+        md.append("| ").append(cell(row.label())).append(" |");
         for (String c : columns) {
           md.append(' ').append(cell(row.figures().get(c))).append(" |");
         }

@@ -20,7 +20,7 @@ final class LatencyScenario implements BenchScenario {
   @Override
   public ScenarioResult run(BenchContext ctx) throws Exception {
     ScenarioResult r = new ScenarioResult(name(), "end-to-end latency, produce to provider call");
-    double seconds = ctx.quick() ? 2 : 10;
+    double seconds = ctx.quick() ? 1 : 10;
     try (MockProvider mock = ProviderRun.start(100_000)) {
       BenchConfig spec = new BenchConfig().provider(mock.url().toString(), 5_000);
       try (BenchPipeline p = BenchPipeline.start(ctx, spec, 4, true, 1);

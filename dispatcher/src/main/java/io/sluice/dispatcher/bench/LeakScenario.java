@@ -27,7 +27,7 @@ final class LeakScenario implements BenchScenario {
     double worstRatio = 0;
     long all429 = 0;
     for (int rate : rates) {
-      double seconds = ctx.quick() ? 1.5 : rate == 10 ? 20 : 10;
+      double seconds = ctx.quick() ? 1 : rate == 10 ? 20 : 10;
       int limit = (int) Math.ceil(1.04 * rate);
       try (MockProvider mock = ProviderRun.start(limit)) {
         BenchConfig spec = new BenchConfig().provider(mock.url().toString(), rate);
