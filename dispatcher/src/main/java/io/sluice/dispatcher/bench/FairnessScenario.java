@@ -81,7 +81,9 @@ final class FairnessScenario implements BenchScenario {
                   BenchConfig.WEIGHTS.get(tier), TENANTS_PER_TIER),
               "calls", (long) tierCalls, "share", share, "weight share", weightShare,
               "deviation", String.format(Locale.ROOT, "%+.2f%%", 100 * deviation),
-              "Jain's index within the tier", jain);
+              "Jain's index within the tier", jain,
+              "calls per tenant (min–max)", String.format(Locale.ROOT, "%.0f–%.0f",
+                  BenchStats.min(calls), BenchStats.max(calls)));
         }
         r.note(String.format(Locale.ROOT, "%,d calls at %d/s (provider limit %d in any second) "
             + "through two dispatchers were counted in a %.0f s window.", total, rate,
