@@ -94,14 +94,14 @@ final class ScalingScenario implements BenchScenario {
         "tenants", "bytes per tenant", labels, memory), "Redis bytes per live tenant bucket");
     int last = tenantCounts.length - 1;
     r.note(String.format(Locale.ROOT, "**events/s** falls from %,.0f at %,d tenants to %,.0f at "
-            + "%,d tenants, and no further from %,d to %,d: with few, busy tenants a lease serves "
+            + "%,d tenants (%,.0f at %,d): with few, busy tenants a lease serves "
             + "most events without a round trip (**Redis calls per event** near 0); once each "
             + "tenant sends too few events to earn a lease, every event costs one blocking script "
             + "call (calls per event near 1) and the gate runs at the pace of those round trips. "
-            + "The number of buckets Redis holds costs nothing measurable: the rate is set by "
-            + "round trips per event, not by the size of the keyspace.",
+            + "Past that point the rate is set by round trips per event, not by how many "
+            + "buckets Redis holds.",
         perSecond[0], tenantCounts[0], perSecond[last], tenantCounts[last],
-        tenantCounts[Math.max(0, last - 1)], tenantCounts[last]));
+        perSecond[Math.max(0, last - 1)], tenantCounts[Math.max(0, last - 1)]));
     r.note(String.format(Locale.ROOT, "**used_memory growth per tenant** is Redis's "
             + "`used_memory` after creating the buckets minus before, over the tenants (left out "
             + "below 1,000, where allocator noise dominates); **MEMORY USAGE per bucket** is the "
