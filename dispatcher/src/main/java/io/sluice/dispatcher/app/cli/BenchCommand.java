@@ -1,36 +1,74 @@
 package io.sluice.dispatcher.app.cli;
 
-import io.sluice.dispatcher.bench.FairnessBench;
-import io.sluice.dispatcher.bench.GateBench;
+import io.sluice.dispatcher.app.Preflight;
+import io.sluice.dispatcher.bench.BenchRun;
+import io.sluice.schemas.config.ConfigLoader;
+import io.sluice.schemas.config.SluiceConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code sluice bench gate|fairness}: the benchmarks, on embedded servers. */
+/** {@code sluice bench [scenario...]}: the benchmarks of issue 10, into bench.json and Markdown. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-    description = {"Benchmarks on embedded Kafka and Redis.",
-        "  gate [events] [tenants] [threads]: gate throughput next to a bare pass-through "
-            + "topology, and Redis calls per event (default 100000 1000 2).",
-        "  fairness: the fair queue alone, 3 tiers 8:4:1 and 30 tenants, 1,000,000 polls."})
+    description = {"Run the benchmarks on an embedded Kafka broker and redis-server (or the "
+        + "servers --config names) and write bench.json, bench.md (Markdown tables) and SVG "
+        + "plots. Scenarios (all when none is named): gate, scaling, limiter, calls, leak, "
+        + "fairness, amplification, relay, latency. Exits 0 when every scenario ran, whether or "
+        + "not its targets were met."})
 final class BenchCommand implements Callable<Integer> {
-  @Parameters(index = "0", paramLabel = "WHICH", description = "gate or fairness")
-  String which;
+  @Parameters(paramLabel = "SCENARIO", arity = "0..*",
+      description = "Scenarios to run (default: all).")
+  List<String> scenarios = new ArrayList<>();
 
-  @Parameters(index = "1..*", paramLabel = "ARGS", description = "The benchmark's arguments.")
-  List<String> args = List.of();
+  @Option(names = "--quick", description = "Tiny sizes: every scenario in about a minute, for "
+      + "the smoke test; the figures mean nothing.")
+  boolean quick;
+
+  @Option(names = {"-c", "--config"}, paramLabel = "FILE",
+      description = "Use the Kafka and Redis this config names instead of embedded ones.")
+  Path config;
+
+  @Option(names = "--out", defaultValue = "bench-results", paramLabel = "DIR",
+      description = "Where to write bench.json, bench.md and the plots (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--markdown", paramLabel = "FILE",
+      description = "Also replace the generated section of this document (BENCHMARKS.md) with "
+          + "the results, and write its plots into bench/ beside it.")
+  Path markdown;
 
   @Override
   public Integer call() throws Exception {
-    String[] rest = args.toArray(String[]::new);
-    switch (which) {
-      case "gate" -> GateBench.main(rest);
-      case "fairness" -> FairnessBench.main(rest);
-      default -> {
-        System.err.println("unknown benchmark \"" + which + "\": expected gate or fairness");
-        return Sluice.BAD_INPUT;
-      }
+    List<String> unknown = new ArrayList<>(scenarios);
+    unknown.removeAll(BenchRun.names());
+    if (!unknown.isEmpty()) {
+      System.err.println("unknown scenario(s) " + unknown + ": expected some of "
+          + BenchRun.names());
+      return Sluice.BAD_INPUT;
     }
-    return 0;
+    SluiceConfig external = null;
+    if (config != null) {
+      external = ConfigLoader.load(config, System.getenv());
+      Preflight.kafka(external);
+      Preflight.redis(external);
+    }
+    List<String> words = new ArrayList<>(List.of("java -jar dispatcher/target/sluice.jar bench"));
+    words.addAll(scenarios);
+    if (quick) {
+      words.add("--quick");
+    }
+    if (config != null) {
+      words.add("--config " + config);
+    }
+    if (markdown != null) {
+      words.add("--markdown " + markdown);
+    }
+    boolean ran = BenchRun.run(new BenchRun.Options(List.copyOf(scenarios), quick, external, out,
+        markdown, String.join(" ", words)), System.out);
+    return ran ? 0 : Sluice.FOUND_PROBLEM;
   }
 }

@@ -1,0 +1,143 @@
+package io.sluice.dispatcher.bench;
+
+import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.function.LongFunction;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * Throughput of the gate, or of a bare pass-through topology with the same guarantee
+ * ({@code exactly_once_v2}), threads and partitions, over a pre-loaded inbound topic: output
+ * records per second between the first and the last output record, read committed, so start-up
+ * and rebalancing are left out. Outputs are counted on every topic the gate writes (ready, the
+ * delay steps, the dead letters).
+ */
+final class GateThroughput {
+  /** One measured run; the gate's tallies are zero for the pass-through. */
+  record Result(double eventsPerSecond, long events, long decided, long deferred,
+      long redisCalls, long admitted) {
+    double redisCallsPerEvent() {
+      return redisCalls / (double) events;
+    }
+
+    double deferredShare() {
+      return decided == 0 ? 0 : deferred / (double) decided;
+    }
+  }
+
+  private GateThroughput() {}
+
+  /** The gate configured by {@code spec}, event i of {@code tenantOf(i)}. */
+  static Result gate(BenchContext ctx, BenchConfig spec, int partitions, long events,
+      LongFunction<String> tenantOf) throws Exception {
+    SluiceConfig config = spec.load(ctx, BenchContext.unique("tp"));
+    BenchPipeline.createTopics(config, partitions);
+    try {
+      preload(config, events, tenantOf);
+      GateTally tally = new GateTally();
+      try (AutoCloseable gate = io.sluice.topology.gate.Gate.start(config, tally, Map.of())) {
+        double rate = measure(config, events);
+        return new Result(rate, events, tally.decided.sum(),
+            tally.reserved.sum() + tally.queued.sum(), tally.redisCalls.sum(),
+            tally.admitted.sum());
+      }
+    } finally {
+      BenchPipeline.deleteTopics(config);
+    }
+  }
+
+  /** Source to sink, bytes untouched, with the gate's guarantee and thread count. */
+  static Result passThrough(BenchContext ctx, int threads, int partitions, long events,
+      LongFunction<String> tenantOf) throws Exception {
+    SluiceConfig config = new BenchConfig().load(ctx, BenchContext.unique("tp"));
+    BenchPipeline.createTopics(config, partitions);
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    try {
+      preload(config, events, tenantOf);
+      Topology t = new Topology();
+      t.addSource("in", new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.inbound());
+      t.addSink("out", topics.ready(), new ByteArraySerializer(), new ByteArraySerializer(), "in");
+      Properties props = new Properties();
+      props.putAll(config.kafka().clientProperties());
+      props.put(StreamsConfig.APPLICATION_ID_CONFIG, BenchContext.unique("pass"));
+      props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+      props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
+      props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+      props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
+      props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+      props.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
+      props.put(StreamsConfig.STATE_DIR_CONFIG,
+          java.nio.file.Files.createTempDirectory("sluice-bench-pass-").toString());
+      KafkaStreams streams = new KafkaStreams(t, props);
+      streams.start();
+      try {
+        return new Result(measure(config, events), events, 0, 0, 0, 0);
+      } finally {
+        streams.close(Duration.ofSeconds(30));
+      }
+    } finally {
+      BenchPipeline.deleteTopics(config);
+    }
+  }
+
+  private static void preload(SluiceConfig config, long events, LongFunction<String> tenantOf) {
+    try (EventLoad load = new EventLoad(config, true)) {
+      load.preload(events, tenantOf);
+    }
+  }
+
+  /** Output records per second, from the first to the last of {@code events} outputs. */
+  private static double measure(SluiceConfig config, long events) {
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    List<String> outputs = new ArrayList<>(topics.delays());
+    outputs.add(topics.ready());
+    outputs.add(topics.dlq());
+    Map<String, Object> c = config.kafka().clientProperties(Map.of(
+        ConsumerConfig.GROUP_ID_CONFIG, "measure-" + UUID.randomUUID(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000));
+    long seen = 0;
+    long firstBatch = 0;
+    long first = 0;
+    long last = 0;
+    long began = System.nanoTime();
+    long deadline = began + Duration.ofMinutes(5).toNanos();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(outputs);
+      while (seen < events) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("only " + seen + " of " + events + " outputs in 5 minutes");
+        }
+        int n = consumer.poll(Duration.ofMillis(100)).count();
+        if (n > 0) {
+          long now = System.nanoTime();
+          if (seen == 0) {
+            first = now;
+            firstBatch = n;
+          }
+          seen += n;
+          last = now;
+        }
+      }
+    }
+    // All in one batch (a tiny --quick run): from the start of reading instead, start-up included.
+    return last == first ? seen / ((last - began) / 1e9)
+        : (seen - firstBatch) / ((last - first) / 1e9);
+  }
+}
