@@ -31,11 +31,20 @@ import java.util.TreeSet;
  *
  * <p>Variables apply shallowest first, so {@code SLUICE_KAFKA__BOOTSTRAP} refines a whole
  * {@code SLUICE_KAFKA} rather than being erased by it. {@code SLUICE_CONFIG} names the file
- * itself; it is the command line's business and is skipped here.
+ * itself; it is the command line's business and is skipped here, as are the other variables of
+ * {@link #NOT_SETTINGS}.
  */
 final class EnvOverrides {
   static final String PREFIX = "SLUICE_";
-  static final Set<String> NOT_SETTINGS = Set.of("SLUICE_CONFIG");
+  /**
+   * Variables of the {@code SLUICE_} family that are not configuration: the file's path, the
+   * redis-server binary the demo, chaos and bench start (embedded's RedisBinaries), and the
+   * switches of the test suite (the browser test required, the test broker's kind and image).
+   * Child processes inherit them, so reading them as settings would stop every role with
+   * "unknown setting".
+   */
+  static final Set<String> NOT_SETTINGS = Set.of(
+      "SLUICE_CONFIG", "SLUICE_REDIS_SERVER", "SLUICE_REQUIRE_CHROMIUM", "SLUICE_TEST_KAFKA", "SLUICE_KAFKA_IMAGE");
   private static final String SEPARATOR = "__";
   private static final String KAFKA_PROPERTIES = "kafka.properties";
   private static final YAMLMapper YAML = new YAMLMapper();

@@ -476,9 +476,10 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void shouldIgnoreSluiceConfigAndVariablesWithoutThePrefix() {
+  void shouldIgnoreVariablesThatAreNotSettingsAndThoseWithoutThePrefix() {
     SluiceConfig config = ConfigLoader.parse(MINIMAL, Map.of(
-        "SLUICE_CONFIG", "/etc/sluice.yaml", "PATH", "/usr/bin", "KAFKA__BOOTSTRAP", "x:1"));
+        "SLUICE_CONFIG", "/etc/sluice.yaml", "PATH", "/usr/bin", "KAFKA__BOOTSTRAP", "x:1",
+        "SLUICE_REDIS_SERVER", "bundled", "SLUICE_REQUIRE_CHROMIUM", "1", "SLUICE_TEST_KAFKA", "embedded"));
 
     assertEquals(ConfigDefaults.KAFKA_BOOTSTRAP, config.kafka().bootstrap());
   }
