@@ -39,15 +39,7 @@ class DeliveredLogTakeoverIT {
   void aNewOwnerSkipsWhatTheDeliveredLogHolds(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     try (MockProvider mock = MockProvider.start(10_000, 1000, Duration.ofMillis(2))) {
       String provider = Providers.uniqueName("delivered");
-      SluiceConfig config = Pipeline.config("""
-          tiers: { std: { weight: 1 } }
-          defaultTier: std
-          providers:
-            %s:
-              url: %s
-              rate: 200/s
-              quotas: { std: { capacity: 10, refill: 1/s } }
-          """.formatted(provider, mock.url()), kafka, redis.uri());
+      SluiceConfig config = Pipeline.oneProvider(provider, mock.url(), kafka, redis.uri());
       Topics topics = Pipeline.createTopics(config, kafka, 1);
       List<Ready> events = new ArrayList<>();
       for (int i = 0; i < 20; i++) {

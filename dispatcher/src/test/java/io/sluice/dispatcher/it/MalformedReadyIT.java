@@ -52,15 +52,7 @@ class MalformedReadyIT {
       throws Exception {
     try (MockProvider mock = MockProvider.start(10_000, 1000, Duration.ofMillis(2))) {
       String provider = Providers.uniqueName("malformed");
-      SluiceConfig config = Pipeline.config("""
-          tiers: { std: { weight: 1 } }
-          defaultTier: std
-          providers:
-            %s:
-              url: %s
-              rate: 200/s
-              quotas: { std: { capacity: 10, refill: 1/s } }
-          """.formatted(provider, mock.url()), kafka, redis.uri());
+      SluiceConfig config = Pipeline.oneProvider(provider, mock.url(), kafka, redis.uri());
       Topics topics = Pipeline.createTopics(config, kafka, 2);
       String ok = "\"tenant\":\"t\",\"provider\":\"" + provider + "\"";
       List<Bad> bad = List.of(

@@ -14,6 +14,7 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -62,6 +63,22 @@ final class Pipeline {
     env.put("SLUICE_REDIS__URI", redisUri);
     env.put("SLUICE_DISPATCHER__GROUP_ID", "dispatch-" + unique);
     return ConfigLoader.parse(yaml, env);
+  }
+
+  /**
+   * One provider at 200/s with one tier whose tenants have a bucket of 10 at 1/s: the pipeline of
+   * the tests about what reaches {@code sluice.ready} and how it is settled.
+   */
+  static SluiceConfig oneProvider(String provider, URI url, KafkaBroker broker, String redisUri) {
+    return config("""
+        tiers: { std: { weight: 1 } }
+        defaultTier: std
+        providers:
+          %s:
+            url: %s
+            rate: 200/s
+            quotas: { std: { capacity: 10, refill: 1/s } }
+        """.formatted(provider, url), broker, redisUri);
   }
 
   /** Every topic of the config: {@code partitions} for ready and the delays, 1 for the rest. */
