@@ -9,10 +9,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -37,35 +39,45 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The waiting room: holds each delay partition until its head record is due, then returns the
- * record to the topic named in its {@code sluice-return-to} header.
+ * The waiting room: reads each delay partition ahead, holds its records in memory, and returns
+ * each to the topic named in its {@code sluice-return-to} header when it falls due, whatever the
+ * records before it in the partition are doing.
  *
- * <p>No thread sleeps per record and nothing busy-polls. When a partition's head is not yet due,
- * the relay seeks back to it and pauses the partition; {@code poll} then waits (still heartbeating)
- * at most until the earliest paused partition is due, and returns sooner if an unpaused partition
- * has records. Records leave a step topic at {@code min(notBefore, placed + step)} (see
- * {@link DelayLadder}); a record whose not-before is still ahead then hops to a smaller step.
+ * <p>No thread sleeps per record and nothing busy-polls: {@code poll} waits (still heartbeating) at
+ * most until the earliest record held falls due, and returns sooner when records arrive. Records
+ * leave a step topic at {@code min(notBefore, placed + step)} (see {@link DelayLadder}); a record
+ * whose not-before is still ahead then hops to a smaller step.
+ *
+ * <h2>Out of order, bounded</h2>
+ * A partition's records are released in the order they fall due, not in offset order: a record
+ * never waits behind an earlier one that is due later (in the smallest step, records of all
+ * waits below it mix). The relay holds at most {@link #READ_AHEAD} records of a partition; at that
+ * many it pauses the partition, and resumes it when half have gone. What has gone is recorded in
+ * the commit by a {@link PartitionLedger}: the committed offset is the lowest record not released,
+ * and its metadata lists the offsets above it already released, so a relay that takes the partition
+ * over skips them.
  *
  * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
  * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's.
+ * The clock is the only source of time here (tests drive a fake one).
  *
  * <h2>Exactly once to read_committed readers</h2>
- * Each round (what one poll let through) is one Kafka transaction: the records it relays and the
- * delay offsets past them are committed together ({@code sendOffsetsToTransaction} with the
- * consumer's group metadata, so a relay that lost its partitions in a rebalance cannot commit for
- * them). A SIGKILL between the produces and the commit, which used to release the round a second
- * time, now leaves an open transaction that the coordinator aborts (after
- * {@code transaction.timeout.ms}): its records are never seen by the dispatcher, the gate or the
- * next relay, which all read committed, and the next owner relays them once. A produce that fails
- * aborts the whole round; each partition of the round is relayed again from its first record of
- * the round. Nothing is committed past a record whose produce was not acknowledged, because
- * nothing is committed at all unless every produce of the round was.
+ * Each round (the records due after one poll) is one Kafka transaction: the records it relays and
+ * each partition's commit (offset and ledger metadata) are committed together
+ * ({@code sendOffsetsToTransaction} with the consumer's group metadata, so a relay that lost its
+ * partitions in a rebalance cannot commit for them). A SIGKILL between the produces and the commit
+ * leaves an open transaction that the coordinator aborts (after {@code transaction.timeout.ms}):
+ * its records are never seen by the dispatcher, the gate or the next relay, which all read
+ * committed, and the next owner, reading from the last commit, relays them once. A produce that
+ * fails aborts the whole round; its records stay held and are sent again. Nothing is recorded as
+ * released unless every produce of its round was acknowledged, because nothing is committed at all
+ * unless they were.
  *
  * <h2>A record Kafka will never take</h2>
  * A produce refused for a reason of the record's own ({@link SendFailure#isTheRecords}: too large,
  * a topic that may not be written) would abort its round for ever. The relay remembers it, and on
- * reading it again dead-letters it with that reason instead; a dead letter too large for the DLQ
+ * sending it again dead-letters it with that reason instead; a dead letter too large for the DLQ
  * goes without its value. Any other failure (a timeout, a leader moving, the broker away) is tried
  * again after {@link #RETRY_MILLIS}.
  */
@@ -74,8 +86,12 @@ public final class Relay implements Runnable, AutoCloseable {
   private static final long MAX_POLL_MILLIS = 500;
   /** How long a partition waits after a failed round before the relay sends from it again. */
   static final long RETRY_MILLIS = 1000;
+  /** Records of one partition held at most; the partition is paused at this many. */
+  static final int READ_AHEAD = 1000;
   /** Times a commit or an abort that timed out is tried again before the relay gives up. */
   private static final int END_ATTEMPTS = 3;
+  /** How long the relay waits for a partition's commit when it gets the partition. */
+  private static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(5);
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -85,12 +101,16 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Map<String, Duration> stepOfTopic = new HashMap<>();
   private final Clock clock;
   private final RelayListener listener;
-  private final Map<TopicPartition, Long> resumeAt = new HashMap<>();
-  /** The open transaction's produces, one per record relayed, in each partition's order. */
+  /** The partitions this relay owns and knows the commit of. */
+  private final Map<TopicPartition, HeldPartition> held = new HashMap<>();
+  /** Partitions owned whose commit could not be read yet: paused, nothing of them is relayed. */
+  private final Set<TopicPartition> unknown = new HashSet<>();
+  /** Every record held and free to go, earliest due first. */
+  private final PriorityQueue<Waiting> byDue = new PriorityQueue<>(
+      Comparator.comparingLong(Waiting::due).thenComparingLong(w -> w.record().offset()));
+  /** The open transaction's produces, one per record relayed. */
   private final List<Sent> inFlight = new ArrayList<>();
-  /** Each partition's first offset relayed in the open transaction: where an abort goes back to. */
-  private final Map<TopicPartition, Long> roundStart = new HashMap<>();
-  /** Records Kafka refused for a reason of their own, dead-lettered when read again. */
+  /** Records Kafka refused for a reason of their own, dead-lettered when sent again. */
   private final Map<Source, Refusal> refused = new HashMap<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private boolean inTransaction;
@@ -98,6 +118,7 @@ public final class Relay implements Runnable, AutoCloseable {
   /**
    * @param producer a transactional producer ({@code transactional.id} set), not yet initialised:
    *                 the relay's thread initialises it
+   * @param clock    the only time the relay reads: when a record is due, how long poll may wait
    */
   public Relay(
       Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
@@ -121,11 +142,15 @@ public final class Relay implements Runnable, AutoCloseable {
       consumer.subscribe(topics.delays(), new Rebalance());
       while (running.get()) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeout()));
-        resumeDue();
+        lookUp(Set.copyOf(unknown));
         for (TopicPartition tp : records.partitions()) {
-          relay(tp, records.records(tp));
+          hold(tp, records.records(tp));
         }
+        long now = clock.millis();
+        endHolds(now);
+        releaseDue(now);
         settle();
+        pauseOrResume();
       }
     } catch (WakeupException e) {
       if (running.get()) {
@@ -168,33 +193,148 @@ public final class Relay implements Runnable, AutoCloseable {
     }
   }
 
-  private void relay(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
+  /**
+   * Reads the commits of partitions just got, so that what an earlier owner released is skipped.
+   * A partition whose commit cannot be read stays paused, and is looked up again after each poll.
+   */
+  private void lookUp(Set<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> commits;
+    try {
+      commits = consumer.committed(partitions, LOOKUP_TIMEOUT);
+    } catch (WakeupException | InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      LOG.warn("relay: could not read the commits of {} ({}); they wait", partitions, e.toString());
+      unknown.addAll(partitions);
+      consumer.pause(partitions);
+      return;
+    }
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata commit = commits.get(tp);
+      PartitionLedger ledger;
+      try {
+        ledger = commit == null ? new PartitionLedger(-1, null) : new PartitionLedger(commit.offset(), commit.metadata());
+      } catch (IllegalArgumentException e) {
+        // Not written by a relay of this version: every record from the commit on is relayed
+        // (at least once), none is lost.
+        LOG.error("relay: {}: {}; relaying from offset {}", tp, e.getMessage(), commit.offset());
+        ledger = new PartitionLedger(commit.offset(), null);
+      }
+      held.put(tp, new HeldPartition(ledger));
+      unknown.remove(tp);
+    }
+    consumer.resume(partitions);
+  }
+
+  /** Takes a partition's records into memory (skipping what an earlier owner released). */
+  private void hold(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
+    HeldPartition partition = held.get(tp);
+    if (partition == null) {
+      // Its commit is not known yet: read these again once it is.
+      consumer.seek(tp, batch.get(0).offset());
+      consumer.pause(Set.of(tp));
+      return;
+    }
     Duration step = stepOfTopic.get(tp.topic());
     for (ConsumerRecord<byte[], byte[]> record : batch) {
-      long now = clock.millis();
-      Refusal refusal = refused.remove(new Source(tp, record.offset()));
-      if (refusal != null) {
-        unsendable(record, refusal, now);
+      if (!partition.ledger.read(record.offset())) {
+        continue; // released by an earlier owner, in a committed transaction
+      }
+      HeldRecord what = HeldRecord.read(record.headers(), record.value(), returnTopics);
+      long due = what.valid() ? DelayLadder.releaseAt(record.timestamp(), what.notBefore(), step) : Long.MIN_VALUE;
+      byDue.add(new Waiting(tp, record, what, due));
+    }
+  }
+
+  /**
+   * Sends every record due, earliest first, in the open transaction. A record of a partition
+   * waiting after a failed round, or one its ledger cannot record yet, is set aside until then.
+   */
+  private void releaseDue(long now) {
+    while (!byDue.isEmpty() && byDue.peek().due() <= now) {
+      Waiting w = byDue.poll();
+      HeldPartition partition = held.get(w.partition());
+      if (partition.retryAt > now || !partition.ledger.mayRelease(w.record().offset())) {
+        partition.setAside.add(w);
         continue;
       }
-      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
-      if (!held.valid()) {
-        deadLetter(record, held.problem(), record.value(), now);
-      } else {
-        // (each branch below sends exactly one record, for this source record)
-        long release = DelayLadder.releaseAt(record.timestamp(), held.notBefore(), step);
-        if (now < release) {
-          consumer.seek(tp, record.offset());
-          consumer.pause(Set.of(tp));
-          resumeAt.put(tp, release);
-          return;
-        }
-        if (now >= held.notBefore()) {
-          returnHome(record, held, now);
-        } else {
-          hop(record, held.notBefore(), now);
-        }
+      partition.ledger.release(w.record().offset());
+      relay(w, now);
+    }
+  }
+
+  /** Sends exactly one record for {@code w}: home, a step down, or to the DLQ. */
+  private void relay(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    Refusal refusal = refused.remove(new Source(w.partition(), record.offset()));
+    if (refusal != null) {
+      unsendable(w, refusal, now);
+    } else if (!w.what().valid()) {
+      deadLetter(w, w.what().problem(), record.value(), now);
+    } else if (now >= w.what().notBefore()) {
+      returnHome(w, now);
+    } else {
+      hop(w, now);
+    }
+  }
+
+  /** Partitions whose retry wait is over: what they set aside may go again. */
+  private void endHolds(long now) {
+    held.values().forEach(p -> {
+      if (p.retryAt != Long.MIN_VALUE && p.retryAt <= now) {
+        p.retryAt = Long.MIN_VALUE;
+        p.putBack(byDue);
       }
+    });
+  }
+
+  /**
+   * Pauses a partition holding {@link #READ_AHEAD} records, so memory stays bounded; resumes it
+   * when half have gone (not at every record, which would fetch a record at a time).
+   */
+  private void pauseOrResume() {
+    List<TopicPartition> pause = new ArrayList<>();
+    List<TopicPartition> resume = new ArrayList<>();
+    held.forEach((tp, p) -> {
+      int size = p.ledger.size();
+      if (!p.full && size >= READ_AHEAD) {
+        p.full = true;
+        pause.add(tp);
+      } else if (p.full && size <= READ_AHEAD / 2) {
+        p.full = false;
+        resume.add(tp);
+      }
+    });
+    if (!pause.isEmpty()) {
+      consumer.pause(pause);
+    }
+    if (!resume.isEmpty()) {
+      consumer.resume(resume);
+    }
+  }
+
+  /** A record held, and when it may leave its step topic ({@link Long#MIN_VALUE}: at once, malformed). */
+  private record Waiting(TopicPartition partition, ConsumerRecord<byte[], byte[]> record, HeldRecord what, long due) {}
+
+  /** One owned partition: its ledger, and what waits on it rather than on the clock. */
+  private static final class HeldPartition {
+    final PartitionLedger ledger;
+    /** Due, but kept back: after a failed round until {@link #retryAt}, or until the ledger can record them. */
+    final List<Waiting> setAside = new ArrayList<>();
+    long retryAt = Long.MIN_VALUE;
+    /** Paused for holding {@link #READ_AHEAD} records. */
+    boolean full;
+
+    HeldPartition(PartitionLedger ledger) {
+      this.ledger = ledger;
+    }
+
+    void putBack(PriorityQueue<Waiting> byDue) {
+      byDue.addAll(setAside);
+      setAside.clear();
     }
   }
 
@@ -213,26 +353,32 @@ public final class Relay implements Runnable, AutoCloseable {
     return Set.copyOf(allowed);
   }
 
-  private void returnHome(ConsumerRecord<byte[], byte[]> record, HeldRecord held, long now) {
+  private void returnHome(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
     // Stamped with its due time: for a paid record that is the instant it was admitted.
-    send(record, new ProducerRecord<>(held.returnTo(), null, held.notBefore(), record.key(), record.value(),
+    send(w, new ProducerRecord<>(w.what().returnTo(), null, w.what().notBefore(), record.key(), record.value(),
         copy(record.headers())));
-    listener.released(held.returnTo(), now - held.notBefore());
+    listener.released(w.what().returnTo(), now - w.what().notBefore());
   }
 
-  private void hop(ConsumerRecord<byte[], byte[]> record, long due, long now) {
-    String next = topics.delay(ladder.stepFor(due - now));
-    send(record, new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
+  private void hop(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    String next = topics.delay(ladder.stepFor(w.what().notBefore() - now));
+    send(w, new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
     listener.hopped(record.topic(), next);
   }
 
-  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String detail, byte[] value, long now) {
+  private void deadLetter(Waiting w, String detail, byte[] value, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
     Headers headers = copy(record.headers());
-    String source = record.topic() + "-" + record.partition() + "@" + record.offset();
-    new DeadLetter(Reason.INVALID.code(), detail, source, null,
+    new DeadLetter(Reason.INVALID.code(), detail, where(record), null,
         HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(now), null).writeTo(headers);
-    send(record, new ProducerRecord<>(topics.dlq(), null, now, record.key(), value, headers));
+    send(w, new ProducerRecord<>(topics.dlq(), null, now, record.key(), value, headers));
     listener.deadLettered(detail);
+  }
+
+  private static String where(ConsumerRecord<byte[], byte[]> record) {
+    return record.topic() + "-" + record.partition() + "@" + record.offset();
   }
 
   /**
@@ -240,35 +386,31 @@ public final class Relay implements Runnable, AutoCloseable {
    * dead-lettered with that reason. Its dead letter, too large for the DLQ: without its value (the
    * detail says where the original is, kept for the delay topic's retention). Its dead letter,
    * refused otherwise (the DLQ may not be written): sent again, and it fails again until an
-   * operator fixes the DLQ; the partition waits behind it, as it must, since nothing else may take
-   * the record.
+   * operator fixes the DLQ; its partition's commit stays below it, as it must, since nothing else
+   * may take the record.
    */
-  private void unsendable(ConsumerRecord<byte[], byte[]> record, Refusal refusal, long now) {
-    String source = record.topic() + "-" + record.partition() + "@" + record.offset();
+  private void unsendable(Waiting w, Refusal refusal, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
     if (!refusal.topic().equals(topics.dlq())) {
-      deadLetter(record, "cannot be relayed to " + refusal.topic() + ": " + refusal.error(), record.value(), now);
+      deadLetter(w, "cannot be relayed to " + refusal.topic() + ": " + refusal.error(), record.value(), now);
     } else if (refusal.kind() == SendFailure.TOO_LARGE && record.value() != null) {
-      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
-      String why = held.valid() ? "cannot be relayed (" + refusal.error() + ")" : held.problem();
-      deadLetter(record, why + " [value of " + record.value().length + " bytes left out, too large for "
-          + topics.dlq() + "; the original is at " + source + "]", null, now);
+      String why = w.what().valid() ? "cannot be relayed (" + refusal.error() + ")" : w.what().problem();
+      deadLetter(w, why + " [value of " + record.value().length + " bytes left out, too large for "
+          + topics.dlq() + "; the original is at " + where(record) + "]", null, now);
     } else {
-      LOG.error("relay: {} refuses the dead letter of {} ({}); sending it again", topics.dlq(), source,
+      LOG.error("relay: {} refuses the dead letter of {} ({}); sending it again", topics.dlq(), where(record),
           refusal.error());
-      HeldRecord held = HeldRecord.read(record.headers(), record.value(), returnTopics);
-      deadLetter(record, held.valid() ? "cannot be relayed: " + refusal.error() : held.problem(),
+      deadLetter(w, w.what().valid() ? "cannot be relayed: " + refusal.error() : w.what().problem(),
           record.value(), now);
     }
   }
 
-  /** Sends what {@code source} becomes, in the open transaction: the only produce for it. */
-  private void send(ConsumerRecord<byte[], byte[]> source, ProducerRecord<byte[], byte[]> out) {
-    TopicPartition from = new TopicPartition(source.topic(), source.partition());
+  /** Sends what {@code w} becomes, in the open transaction: the only produce for it. */
+  private void send(Waiting w, ProducerRecord<byte[], byte[]> out) {
     if (!inTransaction) {
       producer.beginTransaction();
       inTransaction = true;
     }
-    roundStart.putIfAbsent(from, source.offset());
     Future<RecordMetadata> ack;
     try {
       ack = producer.send(out);
@@ -278,73 +420,78 @@ public final class Relay implements Runnable, AutoCloseable {
       // Refused before it left (e.g. no metadata in time): a failed produce like any other.
       ack = CompletableFuture.failedFuture(e);
     }
-    inFlight.add(new Sent(new Source(from, source.offset()), out.topic(), ack));
+    inFlight.add(new Sent(w, out.topic(), ack));
   }
 
   /** A record on a delay partition. */
   private record Source(TopicPartition partition, long offset) {}
 
   /** A produce in flight: the record it stands for, and where it goes. */
-  private record Sent(Source source, String topic, Future<RecordMetadata> ack) {}
+  private record Sent(Waiting source, String topic, Future<RecordMetadata> ack) {
+    Source from() {
+      return new Source(source.partition(), source.record().offset());
+    }
+  }
 
   /** Why Kafka refused a record for a reason of its own, and where it was sent. */
   private record Refusal(String topic, SendFailure kind, String error) {}
 
   /**
-   * Ends the open transaction: commits it with the offsets past its records if every produce was
-   * acknowledged, else aborts it and goes back to each partition's first record of the round.
+   * Ends the open transaction: commits it, with each partition's ledger as it stands with the
+   * round released, if every produce was acknowledged; else aborts it, and its records are held
+   * again.
    */
   private void settle() {
     if (!inTransaction) {
       return;
     }
     List<Sent> round = List.copyOf(inFlight);
-    Map<TopicPartition, Long> starts = Map.copyOf(roundStart);
     inFlight.clear();
-    roundStart.clear();
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     Failure failure;
     try {
-      failure = awaitRound(round, offsets);
-      if (failure == null && !consumer.assignment().containsAll(offsets.keySet())) {
+      failure = awaitRound(round);
+      Set<TopicPartition> partitions = new HashSet<>();
+      round.forEach(sent -> partitions.add(sent.source().partition()));
+      if (failure == null && !consumer.assignment().containsAll(partitions)) {
         failure = new Failure("a partition of the round is no longer ours", true);
       }
       if (failure == null) {
-        commitRound(offsets);
+        commitRound(partitions);
+        round.forEach(sent -> held.get(sent.source().partition()).ledger.committed());
+        partitions.forEach(tp -> held.get(tp).putBack(byDue)); // the ledger may record them now
         return;
       }
     } catch (WakeupException | InterruptException e) {
       abortQuietly();
+      unrelease(round, new Failure(e.toString(), false));
       throw e;
     } catch (KafkaException e) {
       // Abortable: the group fenced us (a rebalance), the transaction timed out, a coordinator
       // moved. A fatal error (a fenced producer) fails the abort too, and ends the loop.
       failure = new Failure(e.toString(), true);
     }
-    abortRound(starts, failure);
+    abortRound(round, failure);
   }
 
   /** Why a round was aborted; {@code pause}: wait {@link #RETRY_MILLIS} before the next try. */
   private record Failure(String why, boolean pause) {}
 
   /**
-   * Waits for the round's produces and puts the offsets past them in {@code offsets}. Returns null
-   * if every produce was acknowledged, else why not (a refusal of the record's own is remembered).
+   * Waits for the round's produces. Returns null if every one was acknowledged, else why not (a
+   * refusal of the record's own is remembered).
    */
-  private Failure awaitRound(List<Sent> round, Map<TopicPartition, OffsetAndMetadata> offsets) {
+  private Failure awaitRound(List<Sent> round) {
     producer.flush(); // throws only if interrupted: the round is aborted
     Throwable first = null;
     boolean pause = false;
     for (Sent sent : round) {
       try {
         sent.ack().get();
-        offsets.merge(sent.source().partition(), new OffsetAndMetadata(sent.source().offset() + 1),
-            (a, b) -> a.offset() >= b.offset() ? a : b);
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         first = first == null ? cause : first;
         if (SendFailure.isTheRecords(cause)) {
-          refused.put(sent.source(), new Refusal(sent.topic(), SendFailure.of(cause), cause.toString()));
+          refused.put(sent.from(), new Refusal(sent.topic(), SendFailure.of(cause), cause.toString()));
           // A dead letter refused has nowhere else to go: its next try waits, as a retry does.
           pause |= sent.topic().equals(topics.dlq());
         } else {
@@ -358,35 +505,47 @@ public final class Relay implements Runnable, AutoCloseable {
     return first == null ? null : new Failure(first.toString(), pause);
   }
 
-  private void commitRound(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    if (!offsets.isEmpty()) {
-      producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+  /** Commits the round with each of its partitions' commit: lowest record not released, and the ledger. */
+  private void commitRound(Set<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      PartitionLedger ledger = held.get(tp).ledger;
+      offsets.put(tp, new OffsetAndMetadata(ledger.commitOffset(), ledger.metadata()));
     }
+    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
     // A commit that timed out may still complete: only the same call may be made again, never an abort.
     endTransaction(producer::commitTransaction, "committing");
   }
 
   /**
    * Aborts the round: none of its records is seen by a read_committed reader, and no offset of it
-   * is committed. Each partition of the round still ours goes back to its first record of the
-   * round, after {@link #RETRY_MILLIS} unless only refusals of the records' own caused it (those
-   * are dead-lettered on the next read, at once).
+   * is committed. Its records are held again, and their partitions send nothing for
+   * {@link #RETRY_MILLIS} unless only refusals of the records' own caused it (those are
+   * dead-lettered at the next try, at once).
    */
-  private void abortRound(Map<TopicPartition, Long> starts, Failure failure) {
+  private void abortRound(List<Sent> round, Failure failure) {
     abortTransaction();
-    Set<TopicPartition> ours = consumer.assignment();
-    long at = clock.millis() + (failure.pause() ? RETRY_MILLIS : 0);
-    List<TopicPartition> pause = new ArrayList<>();
-    starts.forEach((tp, offset) -> {
-      if (ours.contains(tp)) {
-        consumer.seek(tp, offset);
-        resumeAt.put(tp, at);
-        pause.add(tp);
-      }
-    });
-    consumer.pause(pause);
-    LOG.warn("relay: round aborted ({}); relaying again from {}{}", failure.why(), starts,
+    unrelease(round, failure);
+    LOG.warn("relay: round of {} records aborted ({}); relaying them again{}", round.size(), failure.why(),
         failure.pause() ? " in " + RETRY_MILLIS + " ms" : "");
+  }
+
+  /** The round's records were not released after all: held again, in partitions still ours. */
+  private void unrelease(List<Sent> round, Failure failure) {
+    long retryAt = clock.millis() + RETRY_MILLIS;
+    for (Sent sent : round) {
+      HeldPartition partition = held.get(sent.source().partition());
+      if (partition == null) {
+        continue; // no longer ours: its new owner relays it from the last commit
+      }
+      partition.ledger.unrelease(sent.source().record().offset());
+      if (failure.pause()) {
+        partition.retryAt = retryAt;
+        partition.setAside.add(sent.source());
+      } else {
+        byDue.add(sent.source());
+      }
+    }
   }
 
   private void abortTransaction() {
@@ -427,27 +586,20 @@ public final class Relay implements Runnable, AutoCloseable {
     }
   }
 
+  /** Until the earliest record held falls due, or a partition's retry wait ends; at most {@link #MAX_POLL_MILLIS}. */
   private long pollTimeout() {
     long now = clock.millis();
     long wait = MAX_POLL_MILLIS;
-    for (long at : resumeAt.values()) {
-      wait = Math.min(wait, Math.max(0, at - now));
+    if (!byDue.isEmpty()) {
+      long due = byDue.peek().due();
+      wait = due <= now ? 0 : Math.min(wait, due - now);
+    }
+    for (HeldPartition p : held.values()) {
+      if (p.retryAt != Long.MIN_VALUE) {
+        wait = Math.min(wait, Math.max(0, p.retryAt - now));
+      }
     }
     return wait;
-  }
-
-  private void resumeDue() {
-    long now = clock.millis();
-    List<TopicPartition> due = new ArrayList<>();
-    resumeAt.forEach((tp, at) -> {
-      if (at <= now) {
-        due.add(tp);
-      }
-    });
-    if (!due.isEmpty()) {
-      consumer.resume(due);
-      due.forEach(resumeAt::remove);
-    }
   }
 
   private static Headers copy(Headers headers) {
@@ -463,12 +615,8 @@ public final class Relay implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      // A partition we get (back) starts from its committed offset; nothing of ours is paused.
-      List<TopicPartition> paused = new ArrayList<>(consumer.paused());
-      paused.removeIf(resumeAt::containsKey);
-      if (!paused.isEmpty()) {
-        consumer.resume(paused);
-      }
+      // A partition we get (back) starts from its commit, skipping what its ledger says went.
+      lookUp(Set.copyOf(partitions));
     }
 
     @Override
@@ -478,7 +626,9 @@ public final class Relay implements Runnable, AutoCloseable {
     }
 
     private void forget(Collection<TopicPartition> partitions) {
-      partitions.forEach(resumeAt::remove);
+      partitions.forEach(held::remove);
+      unknown.removeAll(partitions);
+      byDue.removeIf(w -> partitions.contains(w.partition()));
       refused.keySet().removeIf(s -> partitions.contains(s.partition()));
     }
   }
