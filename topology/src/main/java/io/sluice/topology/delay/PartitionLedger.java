@@ -1,5 +1,7 @@
 package io.sluice.topology.delay;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -142,29 +144,44 @@ final class PartitionLedger {
    */
   String metadata() {
     long commit = commitOffset();
-    StringBuilder out = new StringBuilder(FORMAT);
-    long previous = commit;
-    long start = -1;
-    long end = -1;
+    List<long[]> runs = new ArrayList<>();
     for (Map.Entry<Long, Boolean> e : read.tailMap(commit, false).entrySet()) {
       if (e.getValue()) {
-        start = start < 0 ? e.getKey() : start;
-        end = e.getKey();
-      } else if (start >= 0) {
-        previous = appendRun(out, previous, start, end);
-        start = -1;
+        extend(runs, e.getKey(), e.getKey(), read.lowerKey(e.getKey()));
       }
-    }
-    if (start >= 0) {
-      previous = appendRun(out, previous, start, end);
     }
     for (Map.Entry<Long, Long> run : releasedBefore.entrySet()) {
       long from = Math.max(run.getKey(), next);
       if (from > commit && run.getValue() >= from) {
-        previous = appendRun(out, previous, from, run.getValue());
+        extend(runs, from, run.getValue(), from == next ? Long.valueOf(next - 1) : null);
       }
     }
-    return out.length() == FORMAT.length() ? "" : out.toString();
+    if (runs.isEmpty()) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder(FORMAT);
+    long previous = commit;
+    for (long[] run : runs) {
+      if (previous != commit) {
+        out.append(',');
+      }
+      out.append(Long.toString(run[0] - previous, 36)).append('.').append(Long.toString(run[1] - run[0], 36));
+      previous = run[1];
+    }
+    return out.toString();
+  }
+
+  /**
+   * Adds the released offsets {@code start..end} to {@code runs}, joining the last run when it
+   * ends at {@code joinsAfter} (the record read just before, or the last offset read).
+   */
+  private static void extend(List<long[]> runs, long start, long end, Long joinsAfter) {
+    long[] last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+    if (last != null && joinsAfter != null && last[1] == joinsAfter) {
+      last[1] = end;
+    } else {
+      runs.add(new long[] {start, end});
+    }
   }
 
   /** Records read and kept (waiting, or released above the commit): what the read-ahead cap counts. */
@@ -198,14 +215,6 @@ final class PartitionLedger {
       throw new IllegalArgumentException("unreadable relay commit metadata '" + metadata + "': " + e.getMessage(), e);
     }
     return runs;
-  }
-
-  private static long appendRun(StringBuilder out, long previous, long start, long end) {
-    if (out.length() > FORMAT.length()) {
-      out.append(',');
-    }
-    out.append(Long.toString(start - previous, 36)).append('.').append(Long.toString(end - start, 36));
-    return end;
   }
 
   /** True if every record read below {@code offset} is released: it joins the commit's run. */

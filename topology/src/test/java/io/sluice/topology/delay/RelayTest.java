@@ -242,6 +242,104 @@ class RelayTest {
   }
 
   @Test
+  @DisplayName("releases a record due now although one before it in the partition is due later, and commits below the one still held")
+  void shouldReleaseARecordAsItFallsDueWithoutWaitingForEarlierOnes() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("later", now, paid(now + 900)); // offset 0, due in 900 ms
+    s.append("now", now, paid(now)); // offset 1, due now
+    s.then(() -> {
+      assertEquals(List.of("now"), s.acknowledged().stream().map(r -> text(r.value())).toList(),
+          "the record due now left; the one before it, due later, did not");
+      OffsetAndMetadata commit = s.lastCommit(ONE_SECOND);
+      assertEquals(0, commit.offset(), "the commit stays below the record still held");
+      assertEquals(Map.of(1L, 1L), PartitionLedger.decode(0, commit.metadata()), "and says offset 1 has gone");
+      s.clock.setMillis(now + 899);
+    });
+    s.then(() -> {
+      assertEquals(1, s.acknowledged().size(), "nothing released 1 ms before its not-before");
+      s.clock.setMillis(now + 900);
+    });
+    s.then(() -> assertEquals(new OffsetAndMetadata(2, ""), s.lastCommit(ONE_SECOND), "both gone: committed past both"));
+    s.run();
+
+    assertEquals(List.of("now", "later"), s.acknowledged().stream().map(r -> text(r.value())).toList());
+  }
+
+  @Test
+  @DisplayName("a relay that takes a partition over from one that released out of order releases the rest once and nothing twice")
+  void shouldNeitherRepeatNorLoseOutOfOrderReleasesAcrossATakeover() {
+    ScriptedRelay first = new ScriptedRelay();
+    long now = first.clock.millis();
+    first.append("a-later", now, paid(now + 900));
+    first.append("b-now", now, paid(now));
+    first.append("c-later", now, paid(now + 900));
+    first.append("d-now", now, paid(now));
+    first.run(); // closes before the later ones are due
+    assertEquals(List.of("b-now", "d-now"), first.acknowledged().stream().map(r -> text(r.value())).toList());
+
+    ScriptedRelay second = new ScriptedRelay().startingFrom(Map.of(ONE_SECOND, first.lastCommit(ONE_SECOND)));
+    second.append("a-later", now, paid(now + 900));
+    second.append("b-now", now, paid(now));
+    second.append("c-later", now, paid(now + 900));
+    second.append("d-now", now, paid(now));
+    second.then(() -> {
+      assertEquals(List.of(), second.acknowledged(), "what the first relay released is not released again");
+      second.clock.setMillis(now + 900);
+    });
+    second.run();
+
+    assertEquals(List.of("a-later", "c-later"), second.acknowledged().stream().map(r -> text(r.value())).toList(),
+        "the rest, once");
+    assertEquals(new OffsetAndMetadata(4, ""), second.lastCommit(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a record released out of order whose produce fails is not recorded as gone, and is relayed once when the broker is back")
+  void shouldNotRecordAFailedOutOfOrderRelease() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("later", now + 500, paid(now + 5000)); // leaves its 1 s step at now + 1500
+    s.append("now", now, paid(now));
+    s.producer.failing = new TimeoutException("batch expired");
+    s.then(() -> {
+      assertEquals(List.of(), s.commits(), "no commit records the failed release");
+      s.producer.failing = null;
+      s.clock.setMillis(now + Relay.RETRY_MILLIS);
+    });
+    s.run();
+
+    assertEquals(List.of("now"), s.acknowledged().stream().map(r -> text(r.value())).toList());
+    OffsetAndMetadata commit = s.lastCommit(ONE_SECOND);
+    assertEquals(0, commit.offset());
+    assertEquals(Map.of(1L, 1L), PartitionLedger.decode(0, commit.metadata()));
+  }
+
+  @Test
+  @DisplayName("relays nothing of a partition whose commit it cannot read, until it can")
+  void shouldWaitForThePartitionsCommitBeforeRelayingIt() {
+    ScriptedRelay s = new ScriptedRelay()
+        .startingFrom(Map.of(ONE_SECOND, new OffsetAndMetadata(1, PartitionLedger.FORMAT + "1.0")));
+    long now = s.clock.millis();
+    s.append("gone-before", now, paid(now));
+    s.append("held", now, paid(now + 100));
+    s.append("released-before", now, paid(now));
+    s.append("new", now, paid(now));
+    s.consumer.committedFails = new TimeoutException("committed offsets: no answer");
+    s.then(() -> {
+      assertEquals(List.of(), s.acknowledged(), "nothing relayed while its commit is unknown");
+      s.consumer.committedFails = null;
+      s.clock.setMillis(now + 100);
+    });
+    s.then(() -> {});
+    s.run();
+
+    assertEquals(List.of("held", "new"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "from its commit, skipping what its metadata says went");
+    assertEquals(new OffsetAndMetadata(4, ""), s.lastCommit(ONE_SECOND));
+  }
+
+  @Test
   @DisplayName("a record whose step ends before its not-before hops to a smaller step instead of leaving early")
   void shouldHopARecordWhoseStepEndsBeforeItsNotBefore() {
     ScriptedRelay s = new ScriptedRelay();

@@ -72,6 +72,26 @@ final class ScriptedRelay {
     return offset;
   }
 
+  /**
+   * Starts this relay from {@code commits}, as the group's commits it finds when it gets the
+   * partitions (an earlier relay's last transaction).
+   */
+  ScriptedRelay startingFrom(Map<TopicPartition, OffsetAndMetadata> commits) {
+    consumer.seed(commits);
+    return this;
+  }
+
+  /** The offsets and metadata of the last commit covering {@code tp}, or null. */
+  OffsetAndMetadata lastCommit(TopicPartition tp) {
+    List<Map<TopicPartition, OffsetAndMetadata>> all = commits();
+    for (int i = all.size() - 1; i >= 0; i--) {
+      if (all.get(i).containsKey(tp)) {
+        return all.get(i).get(tp);
+      }
+    }
+    return null;
+  }
+
   /** Headers as the gate writes them for a paid record returning to ready. */
   static Headers paid(long notBefore) {
     Headers headers = new RecordHeaders();
@@ -100,6 +120,8 @@ final class ScriptedRelay {
     consumer.updateBeginningOffsets(Map.of(ONE_SECOND, 0L, ONE_SECOND_1, 0L));
     consumer.schedulePollTask(() -> {
       consumer.rebalance(List.of(ONE_SECOND, ONE_SECOND_1));
+      // A real consumer starts a partition at its group's commit; the mock starts it at the beginning.
+      consumer.seeded.forEach((tp, commit) -> consumer.seek(tp, commit.offset()));
       feed();
     });
     for (Runnable step : steps) {
@@ -170,6 +192,7 @@ final class ScriptedRelay {
   /** A consumer that remembers every commit, and whose {@code committed()} can be made to fail. */
   static final class RecordingConsumer extends MockConsumer<byte[], byte[]> {
     final List<Map<TopicPartition, OffsetAndMetadata>> commits = new ArrayList<>();
+    final Map<TopicPartition, OffsetAndMetadata> seeded = new java.util.HashMap<>();
     RuntimeException committedFails;
 
     RecordingConsumer() {
@@ -182,12 +205,26 @@ final class ScriptedRelay {
       super.commitSync(offsets);
     }
 
+    /**
+     * The group's commits before this relay starts (not a commit of the relay's). Kept here: the
+     * mock's own store drops the metadata of commits made before an assignment.
+     */
+    synchronized void seed(Map<TopicPartition, OffsetAndMetadata> offsets) {
+      seeded.putAll(offsets);
+    }
+
     @Override
     public synchronized Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
       if (committedFails != null) {
         throw committedFails;
       }
-      return super.committed(partitions);
+      Map<TopicPartition, OffsetAndMetadata> found = new java.util.HashMap<>(super.committed(partitions));
+      seeded.forEach((tp, commit) -> {
+        if (partitions.contains(tp)) {
+          found.put(tp, commit);
+        }
+      });
+      return found;
     }
 
     @Override
