@@ -19,7 +19,7 @@ final class DelayPath {
     while (true) {
       Duration step = ladder.stepFor(notBefore - placedAt);
       placements++;
-      long released = DelayLadder.releaseAt(placedAt, notBefore, step);
+      long released = ladder.releaseAt(placedAt, notBefore, step);
       if (released >= notBefore) {
         return placements;
       }

@@ -26,16 +26,17 @@ class DelayPathTest {
   }
 
   @Test
-  @DisplayName("47 s takes 30 s + 5 s + 5 s + 5 s + 1 s + the rest, as the ladder's own comment says")
+  @DisplayName("47 s takes 30 s + 5 s + 5 s + 5 s + the rest, as the ladder's own comment says")
   void fortySeven() {
-    // 30 (17 left) 5 (12) 5 (7) 5 (2) 1 (1) 1 (0): six placements.
-    assertEquals(6, DelayPath.placements(DEFAULT, 47_000));
+    // 30 (17 left) 5 (12) 5 (7) 5 (2) 1 (1 left when its stay ends: held to its not-before).
+    assertEquals(5, DelayPath.placements(DEFAULT, 47_000));
   }
 
   @Test
   @DisplayName("a millisecond under 10 minutes hops down the whole ladder")
   void justUnderTenMinutes() {
-    // 2m x4 (1:59.999 left), 30s x3 (29.999), 5s x5 (4.999), 1s x4 (0.999), then the 1 s step.
-    assertEquals(17, DelayPath.placements(DEFAULT, 599_999));
+    // 2m x4 (1:59.999 left), 30s x3 (29.999), 5s x5 (4.999), 1s x4, the last held past its
+    // stay to its not-before (0.999 s left when the stay ends: less than the smallest step).
+    assertEquals(16, DelayPath.placements(DEFAULT, 599_999));
   }
 }

@@ -244,7 +244,7 @@ public final class Relay implements Runnable, AutoCloseable {
         continue; // released by an earlier owner, in a committed transaction
       }
       HeldRecord what = HeldRecord.read(record.headers(), record.value(), returnTopics);
-      long due = what.valid() ? DelayLadder.releaseAt(record.timestamp(), what.notBefore(), step) : Long.MIN_VALUE;
+      long due = what.valid() ? ladder.releaseAt(record.timestamp(), what.notBefore(), step) : Long.MIN_VALUE;
       byDue.add(new Waiting(tp, record, what, due));
     }
   }

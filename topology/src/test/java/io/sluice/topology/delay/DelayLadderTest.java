@@ -30,8 +30,23 @@ class DelayLadderTest {
 
   @Test
   void shouldReleaseAtNotBeforeOrAfterAWholeStepWhicheverIsFirst() {
-    assertEquals(10_400, DelayLadder.releaseAt(10_000, 10_400, Duration.ofSeconds(1)));
-    assertEquals(11_000, DelayLadder.releaseAt(10_000, 47_000, Duration.ofSeconds(1)), "then it hops");
+    assertEquals(10_400, ladder.releaseAt(10_000, 10_400, Duration.ofSeconds(1)));
+    assertEquals(40_000, ladder.releaseAt(10_000, 47_000, Duration.ofSeconds(30)), "then it hops");
+  }
+
+  @Test
+  void shouldHoldARecordToItsNotBeforeRatherThanHopItWithLessThanTheSmallestStepLeft() {
+    assertEquals(41_000, ladder.releaseAt(10_000, 41_000, Duration.ofSeconds(30)), "1 s left: held, no hop");
+    assertEquals(40_000, ladder.releaseAt(10_000, 41_001, Duration.ofSeconds(30)), "more: it hops");
+    assertEquals(11_900, ladder.releaseAt(10_000, 11_900, Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void shouldHoldAtLeastOneSecondOnALadderWithASmallerStep() {
+    DelayLadder fine = new DelayLadder(List.of(Duration.ofMillis(100), Duration.ofSeconds(1)));
+    assertEquals(1_000, fine.holdMillis());
+    assertEquals(1_950, fine.releaseAt(0, 1_950, Duration.ofSeconds(1)), "held, not hopped to the 100 ms step");
+    assertEquals(1_000, fine.releaseAt(0, 2_001, Duration.ofSeconds(1)));
   }
 
   @Test

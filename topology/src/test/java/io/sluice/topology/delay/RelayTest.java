@@ -344,14 +344,15 @@ class RelayTest {
   void shouldHopARecordWhoseStepEndsBeforeItsNotBefore() {
     ScriptedRelay s = new ScriptedRelay();
     long now = s.clock.millis();
-    long notBefore = now + 1500;
-    s.append("long", now, paid(notBefore)); // on the 1 s step: its stay ends at now + 1000
+    long notBefore = now + 2500;
+    s.append("long", now, paid(notBefore)); // on the 1 s step: its stay ends at now + 1000, 1.5 s before
     s.then(() -> s.clock.setMillis(now + 1000));
     s.run();
 
     List<ProducerRecord<byte[], byte[]>> out = s.acknowledged();
     assertEquals(1, out.size());
-    assertEquals(TOPICS.delay(java.time.Duration.ofMillis(250)), out.get(0).topic(), "hopped to the 250 ms step");
+    assertEquals(TOPICS.delay(java.time.Duration.ofSeconds(1)), out.get(0).topic(),
+        "hopped to the largest step not above the 1.5 s left: 1 s again");
     assertEquals(now + 1000, out.get(0).timestamp(), "placed there now");
   }
 

@@ -131,15 +131,15 @@ class RelayIT {
   @Test
   @DisplayName("hops a wait longer than the largest step down the ladder, each stay no longer than its step, and releases it at its not-before")
   void shouldHopALongWaitDownTheLadderAndReleaseItAtItsNotBefore(KafkaBroker broker) throws Exception {
-    // The default ladder scaled down: a 3.5 s wait on [100ms, 400ms, 1s] goes like a 35 s wait on
-    // [1s, 5s, 30s]: 1s -> 1s -> 1s -> 400ms -> 100ms, a stay of at most 1 s on each.
+    // A 4.5 s wait on [100ms, 400ms, 1s]: 1s -> 1s -> 1s -> 1s, a stay of at most 1 s on each but
+    // the last, which ends within the relay's hold (1 s) of the not-before, so it is held to it.
     Ladder s = Ladder.create(broker, "100ms, 400ms, 1s");
     RecordingRelayListener listener = new RecordingRelayListener();
     try (Arrivals arrivals = s.watchReturns(broker);
          KafkaProducer<byte[], byte[]> p = s.placer();
          RelayService relay = RelayService.start(s.config, listener)) {
       s.awaitRelaying(p, arrivals);
-      long notBefore = System.currentTimeMillis() + 3500;
+      long notBefore = System.currentTimeMillis() + 4500;
       acknowledged(p, List.of(s.place(p, "hopper", 1, notBefore)));
       List<Arrival> all = only(List.of("hopper"), arrivals.awaitIds(List.of("hopper"), ARRIVAL_DEADLINE));
       assertNoneEarly(all);
@@ -148,7 +148,8 @@ class RelayIT {
       List<ConsumerRecord<byte[], byte[]>> stays = Kafka.readUntil(broker.bootstrapServers(), s.topics.delays(),
           read -> read.stream().filter(r -> isHopper(r)).count() >= listener.hops().size() + 1, ARRIVAL_DEADLINE)
           .stream().filter(RelayIT::isHopper).sorted(Comparator.comparingLong(ConsumerRecord::timestamp)).toList();
-      assertTrue(stays.size() >= 4, "3.5 s on steps of at most 1 s takes at least four stays, saw " + stays.size());
+      assertTrue(stays.size() >= 4, "4.5 s on steps of at most 1 s, held at most 1 s, takes at least four stays, saw "
+          + stays.size());
       assertEquals(stays.size() - 1, listener.hops().size(), "the relay reported every hop");
       for (int i = 0; i < stays.size(); i++) {
         ConsumerRecord<byte[], byte[]> stay = stays.get(i);
@@ -156,7 +157,7 @@ class RelayIT {
             "stay " + i + " is on the largest step not above what is left of the wait");
         if (i > 0) {
           ConsumerRecord<byte[], byte[]> before = stays.get(i - 1);
-          long leftAt = DelayLadder.releaseAt(before.timestamp(), notBefore, stepOf(s, before.topic()));
+          long leftAt = s.ladder.releaseAt(before.timestamp(), notBefore, stepOf(s, before.topic()));
           assertTrue(stay.timestamp() >= leftAt, "stay " + (i - 1) + " on " + before.topic() + " ended early");
         }
       }
@@ -287,6 +288,47 @@ class RelayIT {
       assertNoneEarly(all);
       assertEquals(count, Arrivals.idsOf(all).size(), "every record arrived");
       assertTrue(firstReleased > 0, "the first relay had a share of the load before it stopped");
+    }
+  }
+
+  @Test
+  @DisplayName("a relay that released records ahead of earlier ones in their partition is replaced by one that releases the rest once, none twice")
+  void shouldReleaseTheRestOnceWhenARelayThatReleasedOutOfOrderIsReplaced(KafkaBroker broker) throws Exception {
+    // One step, 5 s: every wait below it shares the step's partitions, so waits of 4 s and of
+    // 0.2 s alternate in each partition.
+    Ladder s = Ladder.create(broker, "5s, 30s");
+    RecordingRelayListener first = new RecordingRelayListener();
+    RecordingRelayListener second = new RecordingRelayListener();
+    int count = 300;
+    try (Arrivals arrivals = s.watchReturns(broker);
+         KafkaProducer<byte[], byte[]> p = s.placer()) {
+      List<String> soon = new ArrayList<>();
+      List<String> later = new ArrayList<>();
+      List<Future<RecordMetadata>> sends = new ArrayList<>();
+      try (RelayService one = RelayService.start(s.config, first)) {
+        s.awaitRelaying(first, p, arrivals);
+        long placed = System.currentTimeMillis();
+        for (int i = 0; i < count; i++) {
+          boolean isLater = i % 2 == 0; // the first record of each partition is a later one
+          String id = (isLater ? "late" : "soon") + i;
+          (isLater ? later : soon).add(id);
+          sends.add(s.place(p, id, i % PARTITIONS, placed + (isLater ? 4000 : 200)));
+        }
+        acknowledged(p, sends);
+        arrivals.awaitIds(soon, ARRIVAL_DEADLINE);
+        assertEquals(List.of(), only(later, arrivals.snapshot()),
+            "every record due soon left while the earlier records of its partition, due later, were held");
+      } // a clean stop, while the later records are still held: its commits say which went
+      List<Arrival> all;
+      try (RelayService two = RelayService.start(s.config, second)) {
+        List<String> ids = new ArrayList<>(soon);
+        ids.addAll(later);
+        all = only(ids, arrivals.awaitIds(ids, ARRIVAL_DEADLINE));
+      }
+      assertNoneEarly(all);
+      assertEquals(count, Arrivals.idsOf(all).size(), "every record arrived");
+      assertEquals(count, all.size(), "no record was released twice to a read_committed reader");
+      assertEquals(count / 2, second.lateness().size(), "the second relay released the later half, nothing else");
     }
   }
 
