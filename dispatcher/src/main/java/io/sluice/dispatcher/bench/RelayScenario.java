@@ -10,8 +10,7 @@ import java.util.Locale;
  * Scenario 8: relay lateness, release time minus not-before (the relay's own report of each
  * release), under load: 100 tenants each offered twice its quota (bucket 10, 10/s) for the run,
  * so half the events are reserved with waits that grow through the run and cross ladder steps.
- * Once with the default ladder and once with a 100 ms step added below it (the README's advice
- * for finer release). Hops: the measured hops per released record, and, worked out from the
+ * Once with a 100 ms step added below the default ladder and once with the default ladder. Hops: the measured hops per released record, and, worked out from the
  * ladder's rules ({@link DelayPath}), the step topics a record waiting 10 minutes passes.
  */
 final class RelayScenario implements BenchScenario {
@@ -43,12 +42,15 @@ final class RelayScenario implements BenchScenario {
     r.note("**lateness** is the relay's release time minus the record's not-before, as the relay "
         + "reports each release; **min** shows it is never negative (a record never leaves "
         + "early).");
-    r.note("In the smallest step a record can wait behind one placed before it with a later "
-        + "not-before (a partition releases in order), by less than that step: the step's size "
-        + "bounds the tail, which is why the 100 ms step cuts p99.");
+    r.note("The relay reads each delay partition ahead (at most 1,000 records) and releases each "
+        + "record as it falls due, whatever the records before it do; a record with less than the "
+        + "hold (the smallest step, at least 1 s) left when its stay ends is held to its not-before "
+        + "rather than hopped, since a hop's record is read only after every transaction open "
+        + "before it on the step's partition (the gate's among them) has ended.");
     r.note("**hops per record** counts moves from one step topic to a smaller one per released "
         + "record; for 10 minutes it is worked out from the ladder's own rules with no time lost "
-        + "between steps (a wait just under a step size walks down every smaller step).");
+        + "between steps (a wait just under a step size walks down every smaller step, bar the "
+        + "hold).");
     return r;
   }
 
