@@ -74,11 +74,12 @@ public final class RelayService implements AutoCloseable {
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 1000);
     // Fast takeover: a killed relay's partitions move after 6 s, not the 45 s default.
     c.putAll(GroupMembership.fastTakeover());
-    // A partition resumed when its head falls due is fetched only with the next fetch request, and
-    // the consumer keeps one fetch in flight per broker: while the other partitions are idle, that
-    // fetch waits at the broker for data up to fetch.max.wait.ms. At the default 500 ms a lone
-    // record came out up to ~570 ms late, again on every hop (RelayIT); at 50 ms an idle relay
-    // sends 20 small fetches a second instead of 2, and releases within tens of ms.
+    // The relay reads ahead and releases from memory, so a fetch's timing matters only for records
+    // newly written (placed by the gate, hopped) and for a partition resumed after its read-ahead
+    // filled. The consumer keeps one fetch in flight per broker: while the other partitions are
+    // idle, it waits at the broker for data up to fetch.max.wait.ms. At the default 500 ms a lone
+    // record came out up to ~570 ms late (RelayIT); at 50 ms an idle relay sends 20 small fetches a
+    // second instead of 2, and reads within tens of ms.
     c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
     return c;
   }
