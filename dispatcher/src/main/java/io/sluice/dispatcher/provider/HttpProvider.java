@@ -88,8 +88,9 @@ public final class HttpProvider implements Provider {
     }
     return sent.handle((response, error) -> {
       if (error == null) {
-        return new ProviderResult.Answered(
-            response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+        return new ProviderResult.Answered(response.statusCode(),
+            response.headers().firstValue("Retry-After").orElse(null),
+            new ResponseHeaders(response.headers().map()));
       }
       return failure(error);
     });
