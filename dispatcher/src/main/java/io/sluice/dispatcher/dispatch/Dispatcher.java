@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
+import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
@@ -104,6 +105,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Clock clock;
   private final DispatchListener listener;
   private final FeedbackPolicy feedback;
+  /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
+  private final LimitLearner learner;
   private final ScheduledThreadPoolExecutor timer;
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
@@ -180,6 +183,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
       DeliveredLog deliveredLog, Clock clock, DispatchListener listener) {
+    this(config, consumer, producer, providers, leak, deliveredLog, LimitLearner.local(listener),
+        clock, listener);
+  }
+
+  /**
+   * @param learner learns the providers' limits from their answers; {@code leak} should pace by
+   *                it ({@link io.sluice.dispatcher.feedback.LearningLeakyBucket})
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener) {
+    this.learner = learner;
     this.config = config;
     this.deliveredLog = deliveredLog;
     this.consumer = consumer;
@@ -220,6 +235,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.maxUnsettled = 2 * buffers + 1000;
     this.check = new ReadyRecordCheck(config);
     this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
+  }
+
+  /** What this dispatcher learned about its providers' limits. */
+  public LimitLearner learner() {
+    return learner;
   }
 
   @Override
@@ -421,6 +441,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
     Instant now = clock.instant();
+    // Every answer may announce the provider's limits; one saying nothing remains holds the
+    // provider (for every instance, through the leak) without cutting its rate.
+    learner.answered(lane.name(), result, entry.event().cost())
+        .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
     Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
         () -> ThreadLocalRandom.current().nextDouble());
     if (verdict instanceof Verdict.Delivered d) {

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * every second).
  *
  * <p>What it learns is only ever used to lower a provider's limits below the configured ones
- * ({@link LearnedLimits}); a hold it returns pauses the provider for every instance through the
+ * ({@link LearnedRate}, {@link LearningLeakyBucket}); a hold it returns pauses the provider for every instance through the
  * leak, like a {@code Retry-After} that cuts nothing.
  *
  * <p>Thread-safe: answers arrive on the HTTP client's threads, reads on the leak's.
@@ -32,6 +32,8 @@ public final class LimitLearner {
   private static final Logger LOG = LoggerFactory.getLogger(LimitLearner.class);
   /** A limit stated again unchanged is written at most this often (its expiry moves on). */
   static final long REWRITE_MILLIS = 30_000;
+  /** How often an instance reads what the others learned, at most. */
+  static final long REFRESH_MILLIS = 1_000;
 
   /** What the learner reports, for metrics. */
   public interface Listener {
@@ -55,6 +57,10 @@ public final class LimitLearner {
   /** When each (provider, name) was last written to the store, and as what. */
   private final Map<String, LearnedLimit> written = new ConcurrentHashMap<>();
   private final Map<String, Long> writtenAt = new ConcurrentHashMap<>();
+  /** Moving average of each provider's call cost (weight 1/16 per answer). */
+  private final Map<String, Double> typicalCost = new ConcurrentHashMap<>();
+  /** When each provider's limits were last read from the store (this instance's clock). */
+  private final Map<String, Long> refreshedAt = new ConcurrentHashMap<>();
 
   public LimitLearner(LearnedLimitStore store, LongSupplier clockMillis, DoubleSupplier uniform01,
       Listener listener) {
@@ -77,6 +83,7 @@ public final class LimitLearner {
    * @return how long to hold the provider (jitter included), when the answer says nothing remains
    */
   public OptionalLong answered(String provider, ProviderResult result, long cost) {
+    typicalCost.merge(provider, (double) Math.max(1, cost), (avg, c) -> avg + (c - avg) / 16);
     if (!(result instanceof ProviderResult.Answered a) || a.headers().isEmpty()) {
       return OptionalLong.empty();
     }
@@ -89,13 +96,17 @@ public final class LimitLearner {
       return OptionalLong.empty();
     }
     LimitLearning.Step step;
+    boolean changed;
     synchronized (this) {
-      step = LimitLearning.learn(learned.getOrDefault(provider, Map.of()), said, now, cost,
-          uniform01);
+      Map<String, LearnedLimit> before = learned.getOrDefault(provider, Map.of());
+      step = LimitLearning.learn(before, said, now, cost, uniform01);
       learned.put(provider, step.limits());
+      changed = !sameLimits(before, step.limits());
     }
     share(provider, said, step.limits(), now);
-    listener.learned(provider, step.limits().values());
+    if (changed) {
+      listener.learned(provider, step.limits().values());
+    }
     step.holdMillis().ifPresent(h -> {
       if (h > 0) {
         listener.held(provider, h);
@@ -103,6 +114,13 @@ public final class LimitLearner {
     });
     return step.holdMillis().isPresent() && step.holdMillis().getAsLong() > 0
         ? step.holdMillis() : OptionalLong.empty();
+  }
+
+  private static boolean sameLimits(Map<String, LearnedLimit> a, Map<String, LearnedLimit> b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    return a.entrySet().stream().allMatch(e -> e.getValue().sameAs(b.get(e.getKey())));
   }
 
   /** Writes the limits this answer stated that the store does not have yet (or soon forgets). */
@@ -152,6 +170,7 @@ public final class LimitLearner {
         return null;
       }
       Map<String, LearnedLimit> merged;
+      boolean changed;
       synchronized (this) {
         merged = new HashMap<>();
         learned.getOrDefault(provider, Map.of()).forEach((name, l) -> {
@@ -162,11 +181,47 @@ public final class LimitLearner {
         for (LearnedLimit l : remote) {
           merged.put(l.name(), l);
         }
+        changed = !sameLimits(learned.getOrDefault(provider, Map.of()), merged);
         learned.put(provider, Map.copyOf(merged));
       }
-      listener.learned(provider, merged.values());
+      if (changed) {
+        listener.learned(provider, merged.values());
+      }
       return null;
     });
+  }
+
+  /**
+   * The pace for {@code provider}: the configured rate lowered to its learned limits
+   * ({@link LearnedRate}). Reads what other instances learned from the store at most once a
+   * second, in the background (this call never waits for Redis).
+   */
+  public double ratePerSecond(String provider, double configured) {
+    long now = clockMillis.getAsLong();
+    Long last = refreshedAt.get(provider);
+    if (last == null || now - last >= REFRESH_MILLIS) {
+      refreshedAt.put(provider, now);
+      refresh(provider);
+    }
+    return LearnedRate.perSecond(configured, current(provider),
+        typicalCost.getOrDefault(provider, 1.0));
+  }
+
+  /** The moving average of the cost of {@code provider}'s calls (1 before any answer). */
+  public double typicalCost(String provider) {
+    return typicalCost.getOrDefault(provider, 1.0);
+  }
+
+  /** The providers something was learned about, with their live limits (for {@code /health}). */
+  public Map<String, List<LearnedLimit>> snapshot() {
+    Map<String, List<LearnedLimit>> all = new java.util.TreeMap<>();
+    for (String provider : learned.keySet()) {
+      List<LearnedLimit> live = current(provider);
+      if (!live.isEmpty()) {
+        all.put(provider, live);
+      }
+    }
+    return all;
   }
 
   /** The limits learned for {@code provider} and still live, tightest window first. */
