@@ -47,7 +47,7 @@ class LearnedRateTest {
     List<LearnedLimit> all = List.of(calls(20, 1_000), calls(600, 60_000), cost(5000, 60_000));
     assertEquals(4980 / 60.0 / 10, LearnedRate.perSecond(100, all, 10), 1e-9);
     assertEquals(598 / 60.0, LearnedRate.perSecond(100, all, 5), 1e-9);
-    assertEquals(4980 / 60.0, LearnedRate.perSecond(100, List.of(cost(5000, 60_000)), 0.5), 1e-9,
+    assertEquals(4998 / 60.0, LearnedRate.perSecond(100, List.of(cost(5000, 60_000)), 0.5), 1e-9,
         "a cost below 1 counts as 1");
     assertEquals(3.0, LearnedRate.perSecond(3, all, 5), "never above the configured rate");
   }
