@@ -330,7 +330,8 @@ final class ProviderLane implements AutoCloseable {
     CompletionStage<ProviderResult> call;
     try {
       call = provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
-          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1));
+          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
+          entry.event().cost()));
     } catch (RuntimeException e) {
       call = java.util.concurrent.CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));
