@@ -1,6 +1,8 @@
 package io.sluice.dispatcher.feedback;
 
 import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitedClaim;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.leak.SlotClaim;
 import io.sluice.dispatcher.leak.ThrottleDecision;
 import java.util.concurrent.CompletionStage;
@@ -26,6 +28,22 @@ public final class LearningLeakyBucket implements LeakyBucket {
       long lookaheadMicros) {
     return leak.claim(provider, learner.ratePerSecond(provider, ratePerSecond), wanted,
         lookaheadMicros);
+  }
+
+  /**
+   * The multi-limit claim at the learned pace (the limits' rate lowered); the learned windows
+   * themselves come through the lane's {@link LearningLimitSource}.
+   */
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request) {
+    return leak.claim(provider, LearningLimitSource.paced(limits,
+        learner.ratePerSecond(provider, limits.ratePerSecond())), request);
+  }
+
+  @Override
+  public CompletionStage<Void> release(String provider, String leaseId) {
+    return leak.release(provider, leaseId);
   }
 
   @Override
