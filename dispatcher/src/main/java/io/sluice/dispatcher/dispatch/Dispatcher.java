@@ -441,10 +441,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
     Instant now = clock.instant();
-    // Every answer may announce the provider's limits; one saying nothing remains holds the
-    // provider (for every instance, through the leak) without cutting its rate.
-    learner.answered(lane.name(), result, entry.event().cost())
-        .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
     Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
         () -> ThreadLocalRandom.current().nextDouble());
     if (verdict instanceof Verdict.Delivered d) {
@@ -466,6 +462,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
       listener.dead(lane.name(), entry.tier(), dead.reason());
     }
+    // Every answer may announce the provider's limits; one saying nothing remains holds the
+    // provider (for every instance, through the leak) without cutting its rate. After the
+    // verdict: a 429's pause must not wait for the parsing.
+    learner.answered(lane.name(), result, entry.event().cost())
+        .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
   }
 
   /** How long the provider asked every caller to stay away: its Retry-After, else one backoff base. */
