@@ -43,6 +43,11 @@ ARGV[5]   retry_ms     the provider's Retry-After, milliseconds, >= 0
 ARGV[6]   started_us   when the throttled call was claimed or started, on this clock
 mode release:
 KEYS[1]   the provider's concurrency key; ARGV[2] the lease id. Returns 1 if it was held.
+mode settle (a slot's event cost less than the slot reserved: give the difference back):
+KEYS[i]   the provider's cost limit keys; ARGV[2] slot_us, ARGV[3] reserved, ARGV[4] actual,
+ARGV[5 + 3(i-1) ..] limit i: window ('sliding', 'fixed'), per_us, margin_us. Lowers each
+          window's record of that slot from reserved to actual, never below: the record stays at
+          least what was sent. Returns the number of windows lowered.
 
 Stored fields (all strings of integers, except cf):
   last     the latest slot ever granted, microseconds since the epoch (absent: treated as
@@ -72,6 +77,40 @@ have all passed): a provider idle for less than that does not pay the missing ke
 local mode = ARGV[1]
 if mode == 'release' then
   return redis.call('ZREM', KEYS[1], ARGV[2])
+end
+if mode == 'settle' then
+  local slot = tonumber(ARGV[2])
+  local reserved = tonumber(ARGV[3])
+  local actual = tonumber(ARGV[4])
+  local lowered = 0
+  if actual >= reserved then
+    return 0
+  end
+  for i = 1, #KEYS do
+    local b = 4 + (i - 1) * 3
+    local window = ARGV[b + 1]
+    local per = tonumber(ARGV[b + 2])
+    local margin = tonumber(ARGV[b + 3])
+    local s = string.format('%.0f', slot)
+    if window == 'sliding' then
+      if redis.call('ZREM', KEYS[i], s .. ':' .. string.format('%.0f', reserved)) == 1 then
+        redis.call('ZADD', KEYS[i], s, s .. ':' .. string.format('%.0f', actual))
+        lowered = lowered + 1
+      end
+    else
+      local k1 = math.floor(slot / per)
+      local k2 = math.floor((slot + margin) / per)
+      for _, k in ipairs(k2 ~= k1 and {k1, k2} or {k1}) do
+        local field = string.format('%.0f', k)
+        local used = tonumber(redis.call('HGET', KEYS[i], field))
+        if used ~= nil and used >= reserved then
+          redis.call('HINCRBY', KEYS[i], field, actual - reserved)
+          lowered = lowered + 1
+        end
+      end
+    end
+  end
+  return lowered
 end
 local rate = tonumber(ARGV[2])
 local min_factor = tonumber(ARGV[3])

@@ -2,10 +2,13 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
+import io.sluice.dispatcher.feedback.LearningLimitSource;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.config.DispatcherConfig;
@@ -183,17 +186,33 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
       DeliveredLog deliveredLog, Clock clock, DispatchListener listener) {
-    this(config, consumer, producer, providers, leak, deliveredLog, LimitLearner.local(listener),
-        clock, listener);
+    this(config, consumer, producer, providers, leak, deliveredLog, clock, listener,
+        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
   }
 
   /**
-   * @param learner learns the providers' limits from their answers; {@code leak} should pace by
-   *                it ({@link io.sluice.dispatcher.feedback.LearningLeakyBucket})
+   * @param limitSources the limits each provider's lane enforces, by provider name, asked on every
+   *                     claim (by default the configured ones); each is lowered to what this
+   *                     dispatcher learns from the provider's answers, in this process only
    */
   public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
-      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener) {
+      DeliveredLog deliveredLog, Clock clock, DispatchListener listener,
+      java.util.function.Function<String, LimitSource> limitSources) {
+    this(config, consumer, producer, providers, leak, deliveredLog, LimitLearner.local(listener),
+        clock, listener, limitSources);
+  }
+
+  /**
+   * @param learner      learns the providers' limits from their answers (shared through Redis in
+   *                     the application); each lane enforces {@code limitSources}' limits lowered
+   *                     to the learned ones ({@link LearningLimitSource})
+   * @param limitSources the configured limits of each provider, by name
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
+      java.util.function.Function<String, LimitSource> limitSources) {
     this.learner = learner;
     this.config = config;
     this.deliveredLog = deliveredLog;
@@ -225,9 +244,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         throw new IllegalArgumentException("no provider implementation for " + p.getKey());
       }
       ProviderConfig pc = p.getValue();
-      lanes.put(p.getKey(), new ProviderLane(p.getKey(), pc.rate().perSecond(), pc.maxInFlight(),
-          TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), weights, d.bufferSize(),
-          provider, leak, timer, this::settle, listener));
+      // A lease outlives its slot by the call's timeout and a second: a call still running then
+      // has been given up by the HTTP client.
+      long leaseMicros = TimeUnit.NANOSECONDS.toMicros(pc.timeout().toNanos()) + 1_000_000;
+      lanes.put(p.getKey(), new ProviderLane(p.getKey(),
+          new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
+          leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
+          weights, d.bufferSize(), provider, leak, timer, this::settle, listener));
       buffers += d.bufferSize();
     }
     // Records read but not settled are held in memory (queued, in flight, or being written); past

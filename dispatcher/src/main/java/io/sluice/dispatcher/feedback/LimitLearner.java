@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * every second).
  *
  * <p>What it learns is only ever used to lower a provider's limits below the configured ones
- * ({@link LearnedRate}, {@link LearningLeakyBucket}); a hold it returns pauses the provider for every instance through the
+ * ({@link LearnedRate}, {@link LearningLimitSource}); a hold it returns pauses the provider for every instance through the
  * leak, like a {@code Retry-After} that cuts nothing.
  *
  * <p>Thread-safe: answers arrive on the HTTP client's threads, reads on the leak's.

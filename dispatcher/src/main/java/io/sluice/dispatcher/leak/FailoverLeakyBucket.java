@@ -92,6 +92,15 @@ public final class FailoverLeakyBucket implements LeakyBucket {
         .exceptionally(error -> null);
   }
 
+  /** Settles in both, like a release: the slot may have come from either. */
+  @Override
+  public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual) {
+    local.settle(provider, limits, slotMicros, reserved, actual);
+    return circuit.call(() -> redis.settle(provider, limits, slotMicros, reserved, actual))
+        .exceptionally(error -> null);
+  }
+
   @Override
   public CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond,
       long retryAfterMillis, long startedAtMicros) {

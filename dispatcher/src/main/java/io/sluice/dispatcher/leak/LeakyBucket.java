@@ -60,4 +60,13 @@ public interface LeakyBucket {
    * call has ended or the slot went unused. A lease never released expires on its own.
    */
   CompletionStage<Void> release(String provider, String leaseId);
+
+  /**
+   * The event sent in a slot of a limited claim cost {@code actual}, less than the slot reserved:
+   * gives the difference back to every cost window ({@link WindowLedger#settle}). Optional for
+   * correctness (without it the reservation stays charged, which is conservative); it is what lets
+   * a lane reserve the dearest queued cost and still use a cost window fully.
+   */
+  CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual);
 }

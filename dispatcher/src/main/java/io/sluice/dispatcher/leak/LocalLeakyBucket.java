@@ -86,6 +86,20 @@ public final class LocalLeakyBucket implements LeakyBucket {
     return CompletableFuture.completedFuture(null);
   }
 
+  @Override
+  public synchronized CompletionStage<Void> settle(String provider, ProviderLimits limits,
+      long slotMicros, long reserved, long actual) {
+    WindowLedger ledger = ledgers.get(provider);
+    if (ledger != null) {
+      for (io.sluice.schemas.config.ProviderLimit l : limits.dividedAmong(share).beyondRate()) {
+        if (l.kind() == io.sluice.schemas.config.ProviderLimit.Kind.COST) {
+          ledger.settle(l, slotMicros, reserved, actual);
+        }
+      }
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
   private LeakState state(String provider) {
     return states.getOrDefault(provider, LeakState.EMPTY);
   }

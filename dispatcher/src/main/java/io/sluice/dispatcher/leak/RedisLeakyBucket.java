@@ -114,6 +114,27 @@ public final class RedisLeakyBucket implements LeakyBucket {
         new String[] {"release", leaseId}, reloads::increment).thenApply(reply -> null);
   }
 
+  @Override
+  public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual) {
+    List<io.sluice.schemas.config.ProviderLimit> costs = limits.beyondRate().stream()
+        .filter(l -> l.kind() == io.sluice.schemas.config.ProviderLimit.Kind.COST).toList();
+    if (costs.isEmpty() || actual >= reserved) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+    String[] keys = costs.stream().map(l -> limitKey(provider, l)).toArray(String[]::new);
+    List<String> args = new java.util.ArrayList<>(List.of("settle", Long.toString(slotMicros),
+        Long.toString(reserved), Long.toString(actual)));
+    for (io.sluice.schemas.config.ProviderLimit l : costs) {
+      args.add(l.window().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(Long.toString(WindowLedger.perMicros(l)));
+      args.add(Long.toString(WindowLedger.marginMicros(l)));
+    }
+    calls.increment();
+    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+        .thenApply(reply -> null);
+  }
+
   /** Script calls made (EVALSHA attempts): one per claim or 429. */
   public long calls() {
     return calls.sum();

@@ -102,6 +102,35 @@ public final class WindowLedger {
     }
   }
 
+  /**
+   * A slot that reserved {@code reserved} units carried an event of {@code actual} (less): lowers
+   * the slot's record in this cost limit to {@code actual}. The record never drops below what was
+   * sent, so every window still holds at least the cost the provider saw.
+   */
+  public void settle(ProviderLimit limit, long slot, long reserved, long actual) {
+    if (actual >= reserved) {
+      return;
+    }
+    if (limit.window() == ProviderLimit.Window.SLIDING) {
+      for (long[] e : log(limit)) {
+        if (e[0] == slot && e[1] == reserved) {
+          e[1] = actual;
+          return;
+        }
+      }
+      return;
+    }
+    long per = perMicros(limit);
+    long k1 = Math.floorDiv(slot, per);
+    long k2 = Math.floorDiv(slot + marginMicros(limit), per);
+    for (long k : k2 != k1 ? new long[] {k1, k2} : new long[] {k1}) {
+      Long used = windows(limit).get(k);
+      if (used != null && used >= reserved) {
+        windows(limit).put(k, used + actual - reserved);
+      }
+    }
+  }
+
   int liveLeases() {
     return leases.size();
   }

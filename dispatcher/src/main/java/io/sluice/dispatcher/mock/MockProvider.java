@@ -56,7 +56,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Command line ({@link #main}), stable: either one integer (calls per sliding second, as
  * before), or options {@code --limit <n>/<window>} (repeatable), {@code --cost-limit <n>/<window>}
  * (repeatable), {@code --announce none|ietf|x-ratelimit} (default none), {@code --latency-ms <ms>}
- * (default 0); a window is a number and {@code ms|s|m|h}. Example: {@code --limit 20/1s --limit
+ * (default 0), {@code --cost-header <name>} (where the cost is read, default
+ * {@value #COST_HEADER}); a window is a number and {@code ms|s|m|h}. Example: {@code --limit 20/1s --limit
  * 600/60s --cost-limit 5000/60s --announce ietf}.
  *
  * <p>Every call is recorded with its arrival time, path, idempotency key and the status it got, so
@@ -107,6 +108,8 @@ public final class MockProvider implements AutoCloseable {
   private final List<ProviderWindow> limits;
   private final List<SlidingWindowLimit> windows;
   private final Announce announce;
+  /** The request header the cost is read from (lower case). */
+  private volatile String costHeader = COST_HEADER.toLowerCase(Locale.ROOT);
   private final List<Call> calls = new ArrayList<>();
   private final ArrayDeque<Answer> script = new ArrayDeque<>();
   private final Map<String, Answer> byPath = new java.util.concurrent.ConcurrentHashMap<>();
@@ -248,6 +251,7 @@ public final class MockProvider implements AutoCloseable {
     List<ProviderWindow> limits = new ArrayList<>();
     Announce announce = Announce.NONE;
     Duration latency = Duration.ZERO;
+    String costHeader = COST_HEADER;
     for (int i = 0; i < args.length; i += 2) {
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException(args[i] + " needs a value");
@@ -258,11 +262,19 @@ public final class MockProvider implements AutoCloseable {
         case "--cost-limit" -> limits.add(ProviderWindow.parse(ProviderWindow.Unit.COST, value));
         case "--announce" -> announce = Announce.parse(value);
         case "--latency-ms" -> latency = Duration.ofMillis(Long.parseLong(value));
+        case "--cost-header" -> costHeader = value;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + " (--limit, --cost-limit, --announce, --latency-ms)");
+            + " (--limit, --cost-limit, --announce, --latency-ms, --cost-header)");
       }
     }
-    return start(limits, announce, latency);
+    MockProvider mock = start(limits, announce, latency);
+    mock.costHeader(costHeader);
+    return mock;
+  }
+
+  /** Reads each call's cost from this request header from now on (default {@value #COST_HEADER}). */
+  public void costHeader(String name) {
+    this.costHeader = name.toLowerCase(Locale.ROOT);
   }
 
   /** The limits a strict provider enforces (empty for a tolerant one). */
@@ -337,7 +349,7 @@ public final class MockProvider implements AutoCloseable {
         }
       }
       if (answer == null) {
-        Long cost = headers.containsKey(COST_HEADER) ? parseCost(headers.get(COST_HEADER)) : 1L;
+        Long cost = headers.containsKey(costHeader) ? parseCost(headers.get(costHeader)) : 1L;
         if (cost == null || !everFits(cost)) {
           answer = new Answer(400, null);
         } else {
@@ -345,6 +357,10 @@ public final class MockProvider implements AutoCloseable {
         }
       }
       announced = announcement(atNanos);
+      if (!costHeader.equals(COST_HEADER.toLowerCase(Locale.ROOT)) && headers.containsKey(costHeader)) {
+        // Call.cost() reads the standard name.
+        headers.put(COST_HEADER.toLowerCase(Locale.ROOT), headers.get(costHeader));
+      }
       calls.add(new Call(atNanos, atMillis, exchange.getRequestURI().toString(),
           headers.get("idempotency-key"), Map.copyOf(headers), body, answer.status()));
     }

@@ -39,6 +39,12 @@ class FailoverLeakyBucketTest {
     }
 
     @Override
+    public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+        long reserved, long actual) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
     public CompletionStage<Void> release(String provider, String leaseId) {
       return up ? CompletableFuture.completedFuture(null)
           : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));

@@ -93,6 +93,21 @@ class LimitMathTest {
   }
 
   @Test
+  @DisplayName("a slot whose event cost less than it reserved gives the difference back")
+  void shouldGiveBackUnusedCost() {
+    ProviderLimit sliding = sliding(ProviderLimit.Kind.COST, 10, Duration.ofSeconds(1));
+    ProviderLimit fixed = fixed(ProviderLimit.Kind.COST, 10, Duration.ofSeconds(1), Duration.ZERO);
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10), sliding, fixed));
+    SlotClaim c = claim(0, limits, 5, 2 * S, 5);
+    assertEquals(2, c.granted(), "two dearest-cost reservations fill the window");
+    ledger.settle(sliding, c.slotMicros(0), 5, 1);
+    ledger.settle(fixed, c.slotMicros(0), 5, 1);
+    assertEquals(6, ledger.held(sliding, 100 * MS), "1 sent + 5 still reserved");
+    SlotClaim more = claim(100 * MS, limits, 5, 2 * S, 4);
+    assertEquals(1, more.granted(), "the 4 given back fit one more slot of 4");
+  }
+
+  @Test
   @DisplayName("a refused claim consumes nothing in any limit")
   void shouldConsumeNothingWhenAnyLimitRefuses() {
     ProviderLimit calls = sliding(ProviderLimit.Kind.CALLS, 100, Duration.ofSeconds(1));
