@@ -179,7 +179,10 @@ public final class LimitLearner {
           }
         });
         for (LearnedLimit l : remote) {
-          merged.put(l.name(), l);
+          long window = LimitLearning.longestWindow(merged.get(l.name()), l.unit(), l.quota(),
+              l.windowMillis());
+          merged.put(l.name(), window == l.windowMillis() ? l
+              : new LearnedLimit(l.name(), l.unit(), l.quota(), window, l.expiresAtMillis()));
         }
         changed = !sameLimits(learned.getOrDefault(provider, Map.of()), merged);
         learned.put(provider, Map.copyOf(merged));

@@ -12,7 +12,8 @@ import java.util.function.DoubleSupplier;
  * <h2>Policies become limits</h2>
  * An announced policy {@code q per w} ({@code RateLimit-Policy}) is learned as a limit of that
  * window, under the policy's name; a later answer with the same name replaces it (a provider that
- * raises a limit is followed up as well as down). The {@code X-RateLimit-*} families state a quota
+ * raises a limit is followed up as well as down; the same quota stated with a longer window keeps
+ * the longer one, the conservative reading). The {@code X-RateLimit-*} families state a quota
  * and a reset but no window, so their window is estimated as the longest reset seen for that
  * family, in whole seconds: right after a call, the time until a sliding (or token) quota is whole
  * again is its window, and a fixed window's reset is never longer than the window. A window
@@ -62,17 +63,15 @@ public final class LimitLearning {
       }
     });
     for (AnnouncedPolicy p : answer.policies()) {
-      limits.put(p.name(), new LearnedLimit(p.name(), p.unit(), p.quota(), p.windowMillis(),
-          nowMillis + ttlMillis(p.windowMillis())));
+      long window = longestWindow(limits.get(p.name()), p.unit(), p.quota(), p.windowMillis());
+      limits.put(p.name(), new LearnedLimit(p.name(), p.unit(), p.quota(), window,
+          nowMillis + ttlMillis(window)));
     }
     long hold = -1;
     for (AnnouncedRemaining r : answer.remaining()) {
       if (r.limit().isPresent() && r.resetMillis().isPresent()) {
-        LearnedLimit before = limits.get(r.name());
-        long window = Math.max(1000, ceilToSecond(r.resetMillis().getAsLong()));
-        if (before != null && before.unit() == r.unit()) {
-          window = Math.max(window, before.windowMillis());
-        }
+        long window = longestWindow(limits.get(r.name()), r.unit(), r.limit().getAsLong(),
+            Math.max(1000, ceilToSecond(r.resetMillis().getAsLong())));
         limits.put(r.name(), new LearnedLimit(r.name(), r.unit(), r.limit().getAsLong(), window,
             nowMillis + ttlMillis(window)));
       }
@@ -84,6 +83,18 @@ public final class LimitLearning {
       }
     }
     return new Step(limits, hold < 0 ? OptionalLong.empty() : OptionalLong.of(hold));
+  }
+
+  /**
+   * The window to keep for a quota just stated with {@code window}: the longer one when the same
+   * quota of the same unit is already learned (the conservative reading of two statements; it is
+   * how an X-RateLimit window estimate only grows, across instances too), else the one stated.
+   */
+  public static long longestWindow(LearnedLimit before, LimitUnit unit, long quota, long window) {
+    if (before != null && before.unit() == unit && before.quota() == quota) {
+      return Math.max(window, before.windowMillis());
+    }
+    return window;
   }
 
   private static long ceilToSecond(long millis) {

@@ -93,6 +93,31 @@ class LimitLearnerRedisIT {
   }
 
   @Test
+  @DisplayName("an X-RateLimit window estimated later (shorter) by another instance does not shorten the shared one")
+  void estimatesOnlyGrow() throws Exception {
+    LimitLearner a = learner(clockA, LimitLearner.Listener.NONE);
+    LimitLearner b = learner(clockB, LimitLearner.Listener.NONE);
+    a.answered(provider, answer(200, "x-ratelimit-limit-requests", "600",
+        "x-ratelimit-remaining-requests", "599", "x-ratelimit-reset-requests", "60s"), 1);
+    waitUntil(() -> {
+      b.refresh(provider).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      return b.current(provider).size() == 1;
+    });
+    b.answered(provider, answer(200, "x-ratelimit-limit-requests", "600",
+        "x-ratelimit-remaining-requests", "590", "x-ratelimit-reset-requests", "57s"), 1);
+    assertEquals(60_000, b.current(provider).get(0).windowMillis());
+    LimitLearner c = learner(clockA, LimitLearner.Listener.NONE);
+    c.answered(provider, answer(200, "x-ratelimit-limit-requests", "600",
+        "x-ratelimit-remaining-requests", "580", "x-ratelimit-reset-requests", "55s"), 1);
+    waitUntil(() -> {
+      a.refresh(provider).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      c.refresh(provider).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      return c.current(provider).get(0).windowMillis() == 60_000;
+    });
+    assertEquals(60_000, a.current(provider).get(0).windowMillis());
+  }
+
+  @Test
   @DisplayName("malformed fields are counted and learning goes on; nothing remaining holds the provider")
   void malformedAndHold() {
     List<String> malformed = new CopyOnWriteArrayList<>();

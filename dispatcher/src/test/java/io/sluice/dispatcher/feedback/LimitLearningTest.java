@@ -48,6 +48,17 @@ class LimitLearningTest {
   }
 
   @Test
+  @DisplayName("the same quota stated with a shorter window keeps the longer one")
+  void longerWindowKept() {
+    Map<String, LearnedLimit> known = learn(Map.of(),
+        answer("RateLimit-Policy", "\"m\";q=600;w=60"), T, 1).limits();
+    assertEquals(60_000, learn(known, answer("RateLimit-Policy", "\"m\";q=600;w=57"), T + 1, 1)
+        .limits().get("m").windowMillis());
+    assertEquals(30_000, learn(known, answer("RateLimit-Policy", "\"m\";q=500;w=30"), T + 1, 1)
+        .limits().get("m").windowMillis(), "another quota is another statement");
+  }
+
+  @Test
   @DisplayName("a limit not stated again fades at its expiry")
   void fades() {
     Map<String, LearnedLimit> known = learn(Map.of(),

@@ -8,6 +8,7 @@ import io.sluice.dispatcher.bench.LimitReplay;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.feedback.LearnedLimit;
+import io.sluice.dispatcher.feedback.LimitUnit;
 import io.sluice.dispatcher.mock.ProviderWindow;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
@@ -99,14 +100,20 @@ class LearnedLimitsIT {
             l.refusalsBreakingIt());
       }
       assertTrue(learned.size() >= 2, "the second instance knows the limits: " + learned);
+      for (LearnedLimit l : learned) {
+        assertTrue(LIMITS.contains(new ProviderWindow(l.unit() == LimitUnit.CALLS
+                ? ProviderWindow.Unit.CALLS : ProviderWindow.Unit.COST, l.quota(),
+                Duration.ofMillis(l.windowMillis()))),
+            "learned exactly what the provider enforces, window included: " + l);
+      }
       for (LimitReplay.PerLimit l : per) {
         assertTrue(l.refusalsBreakingIt() <= 1, "at most one 429 for " + l.limit());
       }
       assertEquals(0, late429s, "no 429 after convergence");
       LimitReplay.PerLimit bound = per.stream().filter(l -> l.limit().equals(binding))
           .findFirst().orElseThrow();
-      assertTrue(bound.ofAllowance() >= 0.95, "the binding limit " + binding + " at "
-          + bound.ofAllowance() + " of its allowance");
+      assertTrue(bound.ofAllowance() >= 0.95 && bound.ofAllowance() <= 1.0, "the binding limit "
+          + binding + " at " + bound.ofAllowance() + " of its allowance");
     }
   }
 
