@@ -112,7 +112,9 @@ class LearnedLimitsIT {
       assertEquals(0, late429s, "no 429 after convergence");
       LimitReplay.PerLimit bound = per.stream().filter(l -> l.limit().equals(binding))
           .findFirst().orElseThrow();
-      assertTrue(bound.ofAllowance() >= 0.95 && bound.ofAllowance() <= 1.0, "the binding limit "
+      // Above: one call more or less in the span is 0.4% of it; a window learned 5% short (57 s for
+      // 60 s) shows as 105%, and as 429s once a whole window has passed.
+      assertTrue(bound.ofAllowance() >= 0.95 && bound.ofAllowance() <= 1.01, "the binding limit "
           + binding + " at " + bound.ofAllowance() + " of its allowance");
     }
   }
