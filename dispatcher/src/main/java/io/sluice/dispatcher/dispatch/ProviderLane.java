@@ -188,15 +188,17 @@ final class ProviderLane implements AutoCloseable {
   }
 
   /**
-   * How fast this lane can empty its buffer: the leak rate, or fewer when calls are slow enough
+   * How fast this lane can empty its buffer: the leak rate (or a calls window's amount per its
+   * period, if fewer), or fewer when calls are slow enough
    * that {@code maxInFlight} binds first ({@code maxInFlight / latency}). A provider whose calls
    * take 2 s with 2 in flight drains 1 event a second whatever its configured rate.
    */
   synchronized double drainPerSecond() {
+    double sustained = limits.current().sustainedCallsPerSecond();
     if (latencyNanos <= 0) {
-      return ratePerSecond;
+      return sustained;
     }
-    return Math.min(ratePerSecond, maxInFlight * 1e9 / latencyNanos);
+    return Math.min(sustained, maxInFlight * 1e9 / latencyNanos);
   }
 
   synchronized int queued() {

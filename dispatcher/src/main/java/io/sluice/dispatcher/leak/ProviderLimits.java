@@ -27,6 +27,21 @@ public record ProviderLimits(List<ProviderLimit> all) {
         .orElseThrow().amount();
   }
 
+  /**
+   * The most calls a second these limits allow in the long run: the rate, or less if a calls
+   * window allows fewer ({@code amount / per}). Cost and concurrency depend on the events and the
+   * latency, and are left out.
+   */
+  public double sustainedCallsPerSecond() {
+    double most = ratePerSecond();
+    for (ProviderLimit l : all) {
+      if (l.kind() == ProviderLimit.Kind.CALLS) {
+        most = Math.min(most, l.amount() / (l.per().toNanos() / 1e9));
+      }
+    }
+    return most;
+  }
+
   /** Every limit but the rate, in the configured order (each one Redis key). */
   public List<ProviderLimit> beyondRate() {
     return all.stream().filter(l -> l.kind() != ProviderLimit.Kind.RATE).toList();

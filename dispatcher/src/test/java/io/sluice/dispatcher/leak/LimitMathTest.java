@@ -177,41 +177,7 @@ class LimitMathTest {
         assertTrue(runLedger.liveLeases() <= concurrency, "run " + run + ": leases");
       }
       assertTrue(slots.size() > 10, "run " + run + " granted " + slots.size());
-      assertWithin(slots, calls, 1, run);
-      assertWithin(slots, cost, 0, run);
-      for (int i = 1; i < slots.size(); i++) {
-        assertTrue(slots.get(i)[0] - slots.get(i - 1)[0] >= 1e6 / rate,
-            "run " + run + ": slots at least 1/rate apart");
-      }
+      LimitBounds.assertEveryLimitHeld(slots, limits);
     }
-  }
-
-  /** Every window of the limit holds at most its amount ({@code weight} 0: each slot's cost). */
-  private static void assertWithin(List<long[]> slots, ProviderLimit limit, long weight, int run) {
-    long per = WindowLedger.perMicros(limit);
-    long margin = WindowLedger.marginMicros(limit);
-    java.util.Map<Long, Long> windows = new java.util.HashMap<>();
-    for (long[] slot : slots) {
-      long w = weight > 0 ? weight : slot[1];
-      if (limit.window() == Window.SLIDING) {
-        // The window of length per + margin ending at this slot (slots are in time order).
-        long sum = 0;
-        for (long[] other : slots) {
-          if (other[0] > slot[0] - per - margin && other[0] <= slot[0]) {
-            sum += weight > 0 ? weight : other[1];
-          }
-        }
-        assertTrue(sum <= limit.amount(), "run " + run + ": " + sum + " in a window of " + limit);
-      } else {
-        long k1 = Math.floorDiv(slot[0], per);
-        long k2 = Math.floorDiv(slot[0] + margin, per);
-        windows.merge(k1, w, Long::sum);
-        if (k2 != k1) {
-          windows.merge(k2, w, Long::sum);
-        }
-      }
-    }
-    windows.forEach((k, sum) -> assertTrue(sum <= limit.amount(),
-        "run " + run + ": " + sum + " in fixed window " + k + " of " + limit));
   }
 }
