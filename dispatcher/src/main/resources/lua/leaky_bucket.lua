@@ -27,9 +27,27 @@ ARGV[4]   recovery_us  how long a cut takes to recover fully, microseconds, > 0
 mode claim:
 ARGV[5]   wanted       slots the caller would like, >= 1
 ARGV[6]   lookahead_us how far past now a slot may lie, microseconds, >= 0
+mode claim, with limits beyond the rate (LimitMath.java is this part line by line):
+ARGV[7]   n            limits beyond the rate, >= 0 (absent: 0, the leak alone as above)
+ARGV[8]   slot_cost    cost units each granted slot reserves in every cost limit, >= 1
+ARGV[9]   lease_prefix slot i of this claim holds lease lease_prefix..':'..i (concurrency)
+ARGV[10]  lease_us     a lease not released expires this long after its slot
+ARGV[11 + 5(i-1) ..]   limit i: kind ('calls', 'cost', 'concurrency'), amount, per_us, window
+                       ('sliding', 'fixed', '-'), margin_us; its key is KEYS[1 + i]:
+                       sluice:v1:{<provider>}:limit:<id>, same hash tag as KEYS[1]
+  sliding: a sorted set of granted slots, score the slot, member '<slot>:<weight>'
+  fixed:   a hash, field the window index floor(slot / per), value the units charged
+  concurrency: a sorted set of leases, score the expiry, member the lease id
 mode throttled:
 ARGV[5]   retry_ms     the provider's Retry-After, milliseconds, >= 0
 ARGV[6]   started_us   when the throttled call was claimed or started, on this clock
+mode release:
+KEYS[1]   the provider's concurrency key; ARGV[2] the lease id. Returns 1 if it was held.
+mode settle (a slot's event cost less than the slot reserved: give the difference back):
+KEYS[i]   the provider's cost limit keys; ARGV[2] slot_us, ARGV[3] reserved, ARGV[4] actual,
+ARGV[5 + 3(i-1) ..] limit i: window ('sliding', 'fixed'), per_us, margin_us. Lowers each
+          window's record of that slot from reserved to actual, never below: the record stays at
+          least what was sent. Returns the number of windows lowered.
 
 Stored fields (all strings of integers, except cf):
   last     the latest slot ever granted, microseconds since the epoch (absent: treated as
@@ -57,6 +75,43 @@ have all passed): a provider idle for less than that does not pay the missing ke
 ]]
 
 local mode = ARGV[1]
+if mode == 'release' then
+  return redis.call('ZREM', KEYS[1], ARGV[2])
+end
+if mode == 'settle' then
+  local slot = tonumber(ARGV[2])
+  local reserved = tonumber(ARGV[3])
+  local actual = tonumber(ARGV[4])
+  local lowered = 0
+  if actual >= reserved then
+    return 0
+  end
+  for i = 1, #KEYS do
+    local b = 4 + (i - 1) * 3
+    local window = ARGV[b + 1]
+    local per = tonumber(ARGV[b + 2])
+    local margin = tonumber(ARGV[b + 3])
+    local s = string.format('%.0f', slot)
+    if window == 'sliding' then
+      if redis.call('ZREM', KEYS[i], s .. ':' .. string.format('%.0f', reserved)) == 1 then
+        redis.call('ZADD', KEYS[i], s, s .. ':' .. string.format('%.0f', actual))
+        lowered = lowered + 1
+      end
+    else
+      local k1 = math.floor(slot / per)
+      local k2 = math.floor((slot + margin) / per)
+      for _, k in ipairs(k2 ~= k1 and {k1, k2} or {k1}) do
+        local field = string.format('%.0f', k)
+        local used = tonumber(redis.call('HGET', KEYS[i], field))
+        if used ~= nil and used >= reserved then
+          redis.call('HINCRBY', KEYS[i], field, actual - reserved)
+          lowered = lowered + 1
+        end
+      end
+    end
+  end
+  return lowered
+end
 local rate = tonumber(ARGV[2])
 local min_factor = tonumber(ARGV[3])
 local recovery = tonumber(ARGV[4])
@@ -91,7 +146,8 @@ end
 
 local reply
 local factor = factor_at(now)
-if mode == 'claim' then
+local n_limits = tonumber(ARGV[7]) or 0
+if mode == 'claim' and n_limits == 0 then
   local wanted = tonumber(ARGV[5])
   local lookahead = tonumber(ARGV[6])
   local interval = interval_of(factor)
@@ -117,6 +173,207 @@ if mode == 'claim' then
   end
   local retry = math.max(now, next_free - lookahead)
   reply = {granted, us(now), us(first), us(interval), us(retry), string.format('%.17g', factor)}
+elseif mode == 'claim' then
+  -- Every limit at once (LimitMath.java). Nothing is written until every decision is made, and
+  -- only granted slots are written: a refused slot consumes nothing in any limit.
+  local wanted = tonumber(ARGV[5])
+  local lookahead = tonumber(ARGV[6])
+  local slot_cost = tonumber(ARGV[8])
+  local lease_prefix = ARGV[9]
+  local lease_us = tonumber(ARGV[10])
+  local interval = interval_of(factor)
+  if last == nil then
+    last = now + lookahead
+  end
+  local first = math.max(now, last + interval)
+  if pause ~= nil and pause > first then
+    first = pause
+  end
+  local horizon = now + lookahead
+  local windows = {}
+  local conc = nil
+  for i = 1, n_limits do
+    local b = 10 + (i - 1) * 5
+    local l = {key = KEYS[1 + i], kind = ARGV[b + 1], amount = tonumber(ARGV[b + 2]),
+      per = tonumber(ARGV[b + 3]), window = ARGV[b + 4], margin = tonumber(ARGV[b + 5]), new = {}}
+    if l.kind == 'concurrency' then
+      redis.call('ZREMRANGEBYSCORE', l.key, '-inf', us(now))
+      l.live = redis.call('ZCARD', l.key)
+      local oldest = redis.call('ZRANGE', l.key, 0, 0, 'WITHSCORES')
+      l.earliest = tonumber(oldest[2])
+      conc = l
+    else
+      l.weight = 1
+      if l.kind == 'cost' then
+        l.weight = slot_cost
+      end
+      if l.window == 'sliding' then
+        l.span = l.per + l.margin
+        redis.call('ZREMRANGEBYSCORE', l.key, '-inf', us(now - l.span))
+        l.log = {}
+        local members = redis.call('ZRANGE', l.key, 0, -1, 'WITHSCORES')
+        for j = 1, #members, 2 do
+          local w = tonumber(string.match(members[j], ':(%d+)$'))
+          table.insert(l.log, {tonumber(members[j + 1]), w})
+        end
+      else
+        l.used = {}
+        local current = math.floor(now / l.per)
+        local fields = redis.call('HGETALL', l.key)
+        for j = 1, #fields, 2 do
+          local k = tonumber(fields[j])
+          if k < current then
+            redis.call('HDEL', l.key, fields[j])
+          else
+            l.used[k] = tonumber(fields[j + 1])
+          end
+        end
+      end
+      table.insert(windows, l)
+    end
+  end
+
+  local function earliest(l, slot)
+    if l.weight > l.amount then
+      return math.huge
+    end
+    if l.window == 'sliding' then
+      local held = 0
+      for _, e in ipairs(l.log) do
+        if e[1] > slot - l.span then
+          held = held + e[2]
+        end
+      end
+      local excess = held + l.weight - l.amount
+      if excess <= 0 then
+        return slot
+      end
+      for _, e in ipairs(l.log) do
+        if e[1] > slot - l.span then
+          excess = excess - e[2]
+          if excess <= 0 then
+            return e[1] + l.span
+          end
+        end
+      end
+    end
+    local k1 = math.floor(slot / l.per)
+    local k2 = math.floor((slot + l.margin) / l.per)
+    if (l.used[k1] or 0) + l.weight <= l.amount and (l.used[k2] or 0) + l.weight <= l.amount then
+      return slot
+    end
+    return (k1 + 1) * l.per
+  end
+
+  local function latest_earliest(slot)
+    local latest = slot
+    for _, l in ipairs(windows) do
+      if latest == math.huge then
+        return latest
+      end
+      latest = math.max(latest, earliest(l, slot))
+    end
+    return latest
+  end
+
+  local concurrency_retry = nil
+  if conc ~= nil then
+    local free = conc.amount - conc.live
+    if free < wanted then
+      concurrency_retry = math.min(conc.earliest or math.huge, now + 50000)
+    end
+    wanted = math.max(0, math.min(wanted, free))
+  end
+
+  local slot = first
+  for pass = 1, 16 do
+    local moved = latest_earliest(slot)
+    if moved == slot then
+      break
+    end
+    slot = moved
+  end
+  first = slot
+  local granted = 0
+  local next_free = first
+  while granted < wanted and slot <= horizon do
+    local fits = latest_earliest(slot)
+    if fits ~= slot then
+      next_free = fits
+      break
+    end
+    for _, l in ipairs(windows) do
+      if l.window == 'sliding' then
+        table.insert(l.log, {slot, l.weight})
+      else
+        local k1 = math.floor(slot / l.per)
+        local k2 = math.floor((slot + l.margin) / l.per)
+        l.used[k1] = (l.used[k1] or 0) + l.weight
+        if k2 ~= k1 then
+          l.used[k2] = (l.used[k2] or 0) + l.weight
+        end
+      end
+      table.insert(l.new, slot)
+    end
+    if conc ~= nil then
+      table.insert(conc.new, slot)
+    end
+    last = slot
+    granted = granted + 1
+    slot = slot + interval
+    next_free = slot
+  end
+  local retry
+  if next_free == math.huge then
+    next_free = now + 1000000
+    retry = next_free
+  elseif wanted == 0 then
+    retry = now
+  else
+    retry = math.max(now, next_free - lookahead)
+  end
+  if concurrency_retry ~= nil then
+    if granted > 0 then
+      retry = math.min(retry, concurrency_retry)
+    else
+      retry = math.max(retry, concurrency_retry)
+    end
+  end
+
+  -- The writes: only what was granted, each key kept an hour past the last instant it matters.
+  for _, l in ipairs(windows) do
+    if #l.new > 0 then
+      local matters_until
+      if l.window == 'sliding' then
+        for _, t in ipairs(l.new) do
+          redis.call('ZADD', l.key, us(t), us(t) .. ':' .. us(l.weight))
+        end
+        matters_until = l.new[#l.new] + l.span
+      else
+        for _, t in ipairs(l.new) do
+          local k1 = math.floor(t / l.per)
+          local k2 = math.floor((t + l.margin) / l.per)
+          redis.call('HINCRBY', l.key, us(k1), l.weight)
+          if k2 ~= k1 then
+            redis.call('HINCRBY', l.key, us(k2), l.weight)
+          end
+        end
+        matters_until = (math.floor((l.new[#l.new] + l.margin) / l.per) + 1) * l.per
+      end
+      redis.call('PEXPIRE', l.key, math.ceil((matters_until - now) / 1000) + 3600000)
+    end
+  end
+  if conc ~= nil and #conc.new > 0 then
+    for i, t in ipairs(conc.new) do
+      redis.call('ZADD', conc.key, us(t + lease_us), lease_prefix .. ':' .. (i - 1))
+    end
+    redis.call('PEXPIRE', conc.key, math.ceil((conc.new[#conc.new] + lease_us - now) / 1000) + 3600000)
+  end
+  local reported = next_free
+  if granted > 0 then
+    reported = first
+  end
+  reply = {granted, us(now), us(reported), us(interval), us(retry), string.format('%.17g', factor)}
 elseif mode == 'throttled' then
   local retry_ms = tonumber(ARGV[5])
   local started = tonumber(ARGV[6])

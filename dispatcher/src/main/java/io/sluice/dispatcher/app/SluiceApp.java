@@ -4,6 +4,7 @@ import com.codahale.metrics.MetricRegistry;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.ops.CircuitHealth;
+import io.sluice.dispatcher.ops.LearnedLimitsHealth;
 import io.sluice.dispatcher.ops.Health;
 import io.sluice.dispatcher.ops.HealthCheck;
 import io.sluice.dispatcher.ops.JmxExposure;
@@ -118,6 +119,8 @@ public final class SluiceApp implements AutoCloseable {
             () -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
             () -> dispatcher.dispatcher().inFlight().getOrDefault(provider, 0),
             config.providers().get(provider).rate().perSecond());
+        metrics.pacedRate(provider, () -> dispatcher.dispatcher().learner().ratePerSecond(provider,
+            config.providers().get(provider).rate().perSecond()));
       }
     }
     if (httpPort >= 0) {
@@ -133,6 +136,7 @@ public final class SluiceApp implements AutoCloseable {
       }
       if (dispatcher != null) {
         checks.add(CircuitHealth.of("dispatcher", dispatcher.circuit()));
+        checks.add(new LearnedLimitsHealth(dispatcher.dispatcher().learner(), config));
       }
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(), new Health(checks, states));
       stopOrder.add(1, ops);

@@ -5,6 +5,7 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.sluice.dispatcher.dispatch.DispatchListener;
+import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.ops.MetricNames;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.config.RedisDownPolicy;
@@ -183,6 +184,65 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
     gauge(buffered::getAsInt, "sluice_dispatch_buffered", "provider", provider);
     gauge(inFlight::getAsInt, "sluice_dispatch_in_flight", "provider", provider);
     gauge(() -> configuredRate, "sluice_dispatch_configured_rate", "provider", provider);
+  }
+
+  // ---- limits learned from the providers' answers
+
+  /** Each provider's learned-limit gauges by registry name, to remove those that faded. */
+  private final java.util.Map<String, java.util.Set<String>> learnedGauges =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<String, Long> learnedQuotas =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  @Override
+  public void malformedHeader(String provider, String header) {
+    counter("sluice_dispatch_limit_headers_malformed", "provider", p(provider), "header", header)
+        .inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_learned_limit{provider,unit,window_seconds}}: the quota of each limit
+   * learned from the provider's answers while it lives (a faded one is removed).
+   */
+  @Override
+  public synchronized void learned(String provider, java.util.Collection<LearnedLimit> limits) {
+    java.util.Set<String> now = new java.util.HashSet<>();
+    for (LearnedLimit l : limits) {
+      String name = MetricNames.name("sluice_dispatch_learned_limit", "provider", p(provider),
+          "unit", l.unit().label(), "window_seconds", windowSeconds(l.windowMillis()));
+      now.add(name);
+      learnedQuotas.put(name, l.quota());
+      if (!registry.getGauges().containsKey(name)) {
+        registry.register(name, (Gauge<Number>) () -> learnedQuotas.getOrDefault(name, 0L));
+      }
+    }
+    java.util.Set<String> before = learnedGauges.put(p(provider), now);
+    if (before != null) {
+      for (String gone : before) {
+        if (!now.contains(gone)) {
+          registry.remove(gone);
+          learnedQuotas.remove(gone);
+        }
+      }
+    }
+  }
+
+  private static String windowSeconds(long millis) {
+    return millis % 1000 == 0 ? Long.toString(millis / 1000)
+        : java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
+  }
+
+  @Override
+  public void held(String provider, long holdMillis) {
+    counter("sluice_dispatch_learned_holds", "provider", p(provider)).inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_paced_rate{provider}}: the rate the leak runs at, the configured one
+   * lowered to the learned limits (calls per second across every instance).
+   */
+  public void pacedRate(String provider, Supplier<Number> rate) {
+    gauge(rate, "sluice_dispatch_paced_rate", "provider", provider);
   }
 
   // ---- Redis circuits

@@ -28,6 +28,7 @@ final class BenchConfig {
   private int streamThreads = 1;
   private Integer maxLease;
   private int maxInFlight = 16;
+  private int maxCost = 10;
 
   BenchConfig() {
     TIERS.forEach(t -> quotas.put(t, new double[] {1_000_000, 1_000_000}));
@@ -77,6 +78,12 @@ final class BenchConfig {
     return this;
   }
 
+  /** The provider's {@code maxCost} (10 unless set). */
+  BenchConfig maxCost(int cost) {
+    this.maxCost = cost;
+    return this;
+  }
+
   /** The configuration for these servers, every name starting with {@code prefix}. */
   SluiceConfig load(BenchContext ctx, String prefix) {
     return ConfigLoader.parse(yaml(ctx.bootstrap(), ctx.redisUri(), prefix), Map.of());
@@ -96,7 +103,7 @@ final class BenchConfig {
     y.add(String.format(Locale.ROOT, "    rate: %s/s", number(providerRate)));
     y.add("    maxInFlight: " + maxInFlight);
     y.add("    timeout: 5s");
-    y.add("    maxCost: 10");
+    y.add("    maxCost: " + maxCost);
     y.add("    quotas:");
     quotas.forEach((tier, q) -> y.add(String.format(Locale.ROOT,
         "      %s: { capacity: %s, refill: %s/s }", tier, number(q[0]), number(q[1]))));

@@ -46,6 +46,20 @@ final class EventLoad implements AutoCloseable {
     producer.send(new ProducerRecord<>(inbound, tenant.getBytes(UTF_8), json.getBytes(UTF_8)));
   }
 
+  /** One event of {@code tenant} costing {@code cost} (the provider sees it as {@code Sluice-Cost}). */
+  void send(String tenant, int cost) {
+    long id = sequence++;
+    String json = "{\"id\":\"e" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\""
+        + BenchConfig.PROVIDER + "\",\"cost\":" + cost + ",\"payload\":{\"t\":\"" + tenant
+        + "\",\"sent\":" + System.nanoTime() + "}}";
+    producer.send(new ProducerRecord<>(inbound, tenant.getBytes(UTF_8), json.getBytes(UTF_8)));
+  }
+
+  /** Waits until every event sent is acknowledged. */
+  void flush() {
+    producer.flush();
+  }
+
   /** {@code events} events as fast as the producer takes them, event i of {@code tenantOf(i)}. */
   void preload(long events, LongFunction<String> tenantOf) {
     for (long i = 0; i < events; i++) {

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.event.Reason;
 
@@ -7,7 +8,7 @@ import io.sluice.schemas.event.Reason;
  * What the dispatcher reports, for metrics, the demo and tests. Called from several threads;
  * implementations must be thread-safe and quick. Tenant ids are deliberately absent.
  */
-public interface DispatchListener {
+public interface DispatchListener extends LimitLearner.Listener {
   /**
    * A call started in the leak slot {@code slotMicros} (on the leak's clock), {@code lateNanos}
    * after the slot's local due time (timer and scheduling delay: what eats into the provider's

@@ -2,9 +2,13 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
+import io.sluice.dispatcher.feedback.LearningLimitSource;
+import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.config.DispatcherConfig;
@@ -104,6 +108,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Clock clock;
   private final DispatchListener listener;
   private final FeedbackPolicy feedback;
+  /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
+  private final LimitLearner learner;
   private final ScheduledThreadPoolExecutor timer;
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
@@ -180,6 +186,34 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
       DeliveredLog deliveredLog, Clock clock, DispatchListener listener) {
+    this(config, consumer, producer, providers, leak, deliveredLog, clock, listener,
+        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
+  }
+
+  /**
+   * @param limitSources the limits each provider's lane enforces, by provider name, asked on every
+   *                     claim (by default the configured ones); each is lowered to what this
+   *                     dispatcher learns from the provider's answers, in this process only
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, Clock clock, DispatchListener listener,
+      java.util.function.Function<String, LimitSource> limitSources) {
+    this(config, consumer, producer, providers, leak, deliveredLog, LimitLearner.local(listener),
+        clock, listener, limitSources);
+  }
+
+  /**
+   * @param learner      learns the providers' limits from their answers (shared through Redis in
+   *                     the application); each lane enforces {@code limitSources}' limits lowered
+   *                     to the learned ones ({@link LearningLimitSource})
+   * @param limitSources the configured limits of each provider, by name
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
+      java.util.function.Function<String, LimitSource> limitSources) {
+    this.learner = learner;
     this.config = config;
     this.deliveredLog = deliveredLog;
     this.consumer = consumer;
@@ -210,9 +244,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         throw new IllegalArgumentException("no provider implementation for " + p.getKey());
       }
       ProviderConfig pc = p.getValue();
-      lanes.put(p.getKey(), new ProviderLane(p.getKey(), pc.rate().perSecond(), pc.maxInFlight(),
-          TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), weights, d.bufferSize(),
-          provider, leak, timer, this::settle, listener));
+      // A lease outlives its slot by the call's timeout and a second: a call still running then
+      // has been given up by the HTTP client.
+      long leaseMicros = TimeUnit.NANOSECONDS.toMicros(pc.timeout().toNanos()) + 1_000_000;
+      lanes.put(p.getKey(), new ProviderLane(p.getKey(),
+          new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
+          leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
+          weights, d.bufferSize(), provider, leak, timer, this::settle, listener));
       buffers += d.bufferSize();
     }
     // Records read but not settled are held in memory (queued, in flight, or being written); past
@@ -220,6 +258,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.maxUnsettled = 2 * buffers + 1000;
     this.check = new ReadyRecordCheck(config);
     this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
+  }
+
+  /** What this dispatcher learned about its providers' limits. */
+  public LimitLearner learner() {
+    return learner;
   }
 
   @Override
@@ -442,6 +485,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
       listener.dead(lane.name(), entry.tier(), dead.reason());
     }
+    // Every answer may announce the provider's limits; one saying nothing remains holds the
+    // provider (for every instance, through the leak) without cutting its rate. After the
+    // verdict: a 429's pause must not wait for the parsing.
+    learner.answered(lane.name(), result, entry.event().cost())
+        .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
   }
 
   /** How long the provider asked every caller to stay away: its Retry-After, else one backoff base. */

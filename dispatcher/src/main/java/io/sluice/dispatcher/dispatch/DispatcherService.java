@@ -1,8 +1,12 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
 import io.sluice.dispatcher.leak.FailoverLeakyBucket;
 import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.leak.RedisLeakyBucket;
 import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
@@ -68,10 +72,15 @@ public final class DispatcherService implements AutoCloseable {
           int mine = self[0] == null ? 0 : self[0].assignedPartitions();
           return mine == 0 ? 1 : (int) Math.ceil(readyPartitions / (double) mine);
         });
+    // Limits learned from the providers' answers, shared through Redis, lower every lane's limits.
+    LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis.commands()),
+        System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
+        listener);
     Dispatcher dispatcher = new Dispatcher(config, consumer,
         DispatcherClients.producer(config, clientId), providers, leak,
-        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), Clock.systemUTC(),
-        listener);
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
+        Clock.systemUTC(), listener,
+        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
     self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, circuit);
     service.thread.start();

@@ -2,6 +2,9 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.fair.FairQueue;
 import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.LimitedClaim;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.leak.SlotClaim;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
@@ -45,6 +48,20 @@ import org.slf4j.LoggerFactory;
  * by a revocation) or while the provider asked us to wait is wasted, never saved: a leaky bucket
  * does not bank unused slots.
  *
+ * <h2>Limits beyond the rate</h2>
+ *
+ * A provider may publish more than a rate: calls and cost per window, and concurrency. The lane
+ * asks its {@link LimitSource} for the limits on every claim (configured ones, or lower ones
+ * learned from the provider) and claims against all of them at once ({@link LimitedClaim}). The
+ * event for a slot is picked only when the slot fires, so each slot reserves the DEAREST cost
+ * queued at the claim; when it fires, the event the queue picks goes only if it costs no more
+ * than that (a dearer one, queued meanwhile, stays queued and the slot is wasted), and a cheaper
+ * one gives the difference back ({@link LeakyBucket#settle}) before its call starts: every cost
+ * window always holds at least the cost the provider was sent, so it never sees more than its
+ * allowance. With a concurrency limit each slot holds a lease, released when its call ends or when
+ * the slot goes unused; a lease this instance never releases (it died) expires
+ * {@code leaseMicros} after its slot.
+ *
  * <p>Thread-safety: the consumer thread offers and removes, the timer thread fires slots, and the
  * leak's and the provider's completions arrive on their own threads; every state change happens
  * under this lane's monitor, and no I/O is started while holding it.
@@ -65,7 +82,14 @@ final class ProviderLane implements AutoCloseable {
   }
 
   private final String name;
+  /** The configured rate: spacing of the pacer and the drain estimate. */
   private final double ratePerSecond;
+  private final LimitSource limits;
+  /** How long a concurrency lease outlives its slot if never released: the call's timeout and some. */
+  private final long leaseMicros;
+  /** Names this lane's leases: unique per lane instance, process and claim. */
+  private final String leasePrefix = java.util.UUID.randomUUID().toString();
+  private long claims;
   private final int maxInFlight;
   private final long lookaheadMicros;
   private final FairQueue<DispatchEntry> queue;
@@ -92,6 +116,8 @@ final class ProviderLane implements AutoCloseable {
    */
   private final Map<org.apache.kafka.common.TopicPartition, Integer> unjudged = new java.util.HashMap<>();
   private int pendingSlots;
+  /** The costs of the queued entries, as a multiset (cost to count): the dearest is reserved. */
+  private final java.util.TreeMap<Integer, Integer> queuedCosts = new java.util.TreeMap<>();
   /** Moving average of call latency (weight 1/16 per call), 0 until a call has come back. */
   private double latencyNanos;
   private boolean claiming;
@@ -105,11 +131,18 @@ final class ProviderLane implements AutoCloseable {
   private long claimNotBeforeNanos = System.nanoTime();
   private boolean leakDown;
 
-  ProviderLane(String name, double ratePerSecond, int maxInFlight, long lookaheadMicros,
-      Map<String, Double> tierWeights, int bufferSize, Provider provider, LeakyBucket leak,
-      ScheduledExecutorService timer, ResultHandler results, DispatchListener listener) {
+  /**
+   * @param limits      the limits each claim enforces, asked per claim
+   * @param leaseMicros how long a concurrency lease outlives its slot when never released
+   */
+  ProviderLane(String name, LimitSource limits, long leaseMicros, int maxInFlight,
+      long lookaheadMicros, Map<String, Double> tierWeights, int bufferSize, Provider provider,
+      LeakyBucket leak, ScheduledExecutorService timer, ResultHandler results,
+      DispatchListener listener) {
     this.name = name;
-    this.ratePerSecond = ratePerSecond;
+    this.limits = limits;
+    this.leaseMicros = leaseMicros;
+    this.ratePerSecond = limits.current().ratePerSecond();
     this.maxInFlight = maxInFlight;
     this.lookaheadMicros = lookaheadMicros;
     this.queue = new FairQueue<>(tierWeights, bufferSize);
@@ -135,6 +168,8 @@ final class ProviderLane implements AutoCloseable {
     Optional<DispatchEntry> evicted;
     synchronized (this) {
       evicted = queue.offer(entry.tier(), entry.event().tenant(), entry.event().cost(), entry);
+      queuedCosts.merge(entry.event().cost(), 1, Integer::sum);
+      evicted.ifPresent(this::unqueued);
     }
     kick();
     return evicted;
@@ -142,19 +177,28 @@ final class ProviderLane implements AutoCloseable {
 
   /** Drops queued entries (of revoked partitions); their calls have not started. */
   synchronized List<DispatchEntry> drop(Predicate<DispatchEntry> which) {
-    return queue.removeIf(which);
+    List<DispatchEntry> dropped = queue.removeIf(which);
+    dropped.forEach(this::unqueued);
+    return dropped;
+  }
+
+  /** An entry left the queue. Caller holds the monitor. */
+  private void unqueued(DispatchEntry entry) {
+    queuedCosts.computeIfPresent(entry.event().cost(), (c, n) -> n == 1 ? null : n - 1);
   }
 
   /**
-   * How fast this lane can empty its buffer: the leak rate, or fewer when calls are slow enough
+   * How fast this lane can empty its buffer: the leak rate (or a calls window's amount per its
+   * period, if fewer), or fewer when calls are slow enough
    * that {@code maxInFlight} binds first ({@code maxInFlight / latency}). A provider whose calls
    * take 2 s with 2 in flight drains 1 event a second whatever its configured rate.
    */
   synchronized double drainPerSecond() {
+    double sustained = limits.current().sustainedCallsPerSecond();
     if (latencyNanos <= 0) {
-      return ratePerSecond;
+      return sustained;
     }
-    return Math.min(ratePerSecond, maxInFlight * 1e9 / latencyNanos);
+    return Math.min(sustained, maxInFlight * 1e9 / latencyNanos);
   }
 
   synchronized int queued() {
@@ -206,6 +250,9 @@ final class ProviderLane implements AutoCloseable {
   /** Claims slots if there is work for them and room in flight. Called after every change. */
   void kick() {
     int wanted;
+    ProviderLimits enforced = limits.current();
+    long slotCost = 1;
+    String leases = null;
     synchronized (this) {
       if (closed || claiming) {
         return;
@@ -220,25 +267,42 @@ final class ProviderLane implements AutoCloseable {
         return;
       }
       claiming = true;
+      if (enforced.countsCost()) {
+        slotCost = queuedCosts.isEmpty() ? 1 : queuedCosts.lastKey();
+      }
+      if (enforced.hasConcurrency()) {
+        leases = leasePrefix + ":" + claims++;
+      }
     }
     CompletionStage<SlotClaim> claim;
     long sentNanos = System.nanoTime();
+    LimitedClaim request = null;
     try {
-      claim = leak.claim(name, ratePerSecond, wanted, lookaheadMicros);
+      if (enforced.hasLimitsBeyondRate()) {
+        request = new LimitedClaim(wanted, lookaheadMicros, slotCost,
+            leases == null ? leasePrefix : leases, leaseMicros);
+        claim = leak.claim(name, enforced, request);
+      } else {
+        claim = leak.claim(name, enforced.ratePerSecond(), wanted, lookaheadMicros);
+      }
     } catch (RuntimeException e) {
       claimFailed(e);
       return;
     }
+    LimitedClaim sent = request;
+    boolean leased = leases != null;
+    long maxCost = enforced.countsCost() ? slotCost : Long.MAX_VALUE;
     claim.whenComplete((c, error) -> {
       if (error != null) {
         claimFailed(error);
       } else {
-        claimed(c, sentNanos, System.nanoTime());
+        claimed(c, sent, leased, maxCost, sentNanos, System.nanoTime());
       }
     });
   }
 
-  private void claimed(SlotClaim claim, long sentNanos, long receivedNanos) {
+  private void claimed(SlotClaim claim, LimitedClaim request, boolean leased, long maxCost,
+      long sentNanos, long receivedNanos) {
     long[] dueNanos = new long[claim.granted()];
     synchronized (this) {
       claiming = false;
@@ -257,7 +321,8 @@ final class ProviderLane implements AutoCloseable {
     }
     long intervalNanos = TimeUnit.MICROSECONDS.toNanos(claim.intervalMicros());
     for (int i = 0; i < claim.granted(); i++) {
-      Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos);
+      Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos,
+          maxCost, leased ? request.leaseId(i) : null);
       schedule(() -> fire(slot), dueNanos[i] - System.nanoTime());
     }
     if (claim.granted() == 0) {
@@ -291,9 +356,25 @@ final class ProviderLane implements AutoCloseable {
 
   /**
    * A slot claimed from the leak: {@code slotMicros} on the leak's clock, due locally at
-   * {@code dueNanos}; {@code claimedAtMicros} is when the leak granted it.
+   * {@code dueNanos}; {@code claimedAtMicros} is when the leak granted it. {@code maxCost}: the
+   * cost it reserved (no event dearer may use it); {@code lease}: the concurrency lease it holds,
+   * or null.
    */
-  private record Slot(long slotMicros, long claimedAtMicros, long dueNanos, long intervalNanos) {}
+  private record Slot(long slotMicros, long claimedAtMicros, long dueNanos, long intervalNanos,
+      long maxCost, String lease) {}
+
+  /** Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. */
+  private void release(Slot slot) {
+    if (slot.lease() == null) {
+      return;
+    }
+    leak.release(name, slot.lease()).whenComplete((ok, error) -> {
+      if (error != null) {
+        LOG.debug("{}: could not release lease {} ({}); it expires on its own", name,
+            slot.lease(), error.toString());
+      }
+    });
+  }
 
   /** A slot is due: send the event the fair queue picks now, if any. */
   private void fire(Slot slot) {
@@ -308,9 +389,11 @@ final class ProviderLane implements AutoCloseable {
         return;
       }
       pendingSlots--;
-      if (decision instanceof SlotPacer.Decision.Fire) {
+      if (decision instanceof SlotPacer.Decision.Fire
+          && queue.peek().map(e -> e.event().cost() <= slot.maxCost()).orElse(false)) {
         next = queue.poll().orElse(null);
         if (next != null) {
+          unqueued(next);
           inFlight++;
           unjudged.merge(next.partition(), 1, Integer::sum);
           pacer.handed(now, now);
@@ -319,18 +402,29 @@ final class ProviderLane implements AutoCloseable {
     }
     DispatchEntry entry = next;
     if (entry == null) {
+      release(slot);
       kick();
       return;
     }
     long slotMicros = slot.slotMicros();
     long claimedAtMicros = slot.claimedAtMicros();
     long dueNanos = slot.dueNanos();
+    if (slot.maxCost() != Long.MAX_VALUE && entry.event().cost() < slot.maxCost()) {
+      leak.settle(name, limits.current(), slotMicros, slot.maxCost(), entry.event().cost())
+          .whenComplete((ok, error) -> {
+            if (error != null) {
+              LOG.debug("{}: could not give back unused cost ({}); it stays charged", name,
+                  error.toString());
+            }
+          });
+    }
     long started = System.nanoTime();
     listener.callStarted(name, entry.tier(), slotMicros, started - dueNanos);
     CompletionStage<ProviderResult> call;
     try {
       call = provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
-          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1));
+          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
+          entry.event().cost()));
     } catch (RuntimeException e) {
       call = java.util.concurrent.CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));
@@ -350,6 +444,7 @@ final class ProviderLane implements AutoCloseable {
         latencyNanos = latencyNanos == 0 ? latency : latencyNanos + (latency - latencyNanos) / 16;
       }
       listener.callEnded(name, entry.tier(), r, latency);
+      release(slot);
       try {
         results.handle(this, entry, r, claimedAtMicros);
       } finally {

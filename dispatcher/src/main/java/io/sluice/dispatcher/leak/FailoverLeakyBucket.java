@@ -60,6 +60,47 @@ public final class FailoverLeakyBucket implements LeakyBucket {
     };
   }
 
+  /**
+   * Every limit through Redis; while it is down, {@code local} enforces every limit in process at
+   * this instance's share (amounts divided by the instances), {@code fail_open} at the full
+   * amounts, {@code fail_closed} grants nothing.
+   */
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request) {
+    return circuit.call(() -> redis.claim(provider, limits, request))
+        .exceptionallyCompose(error -> {
+          RedisDownPolicy policy = policies.getOrDefault(provider, RedisDownPolicy.LOCAL);
+          return switch (policy) {
+            case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
+                "Redis is unavailable and " + provider + " is fail_closed", error));
+            case FAIL_OPEN -> local.claim(provider, limits, request);
+            case LOCAL -> local.claim(provider,
+                limits.dividedAmong(Math.max(1, instances.getAsInt())), request);
+          };
+        });
+  }
+
+  /**
+   * Releases in both: a lease may have come from either. A failed Redis release is harmless: the
+   * lease expires on its own.
+   */
+  @Override
+  public CompletionStage<Void> release(String provider, String leaseId) {
+    local.release(provider, leaseId);
+    return circuit.call(() -> redis.release(provider, leaseId))
+        .exceptionally(error -> null);
+  }
+
+  /** Settles in both, like a release: the slot may have come from either. */
+  @Override
+  public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual) {
+    local.settle(provider, limits, slotMicros, reserved, actual);
+    return circuit.call(() -> redis.settle(provider, limits, slotMicros, reserved, actual))
+        .exceptionally(error -> null);
+  }
+
   @Override
   public CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond,
       long retryAfterMillis, long startedAtMicros) {

@@ -115,6 +115,10 @@ public final class LeakMath {
     return config;
   }
 
+  public Memory memory() {
+    return memory;
+  }
+
   /**
    * Claims up to {@code wanted} slots, each within {@code lookaheadMicros} of now.
    *

@@ -45,4 +45,28 @@ public interface LeakyBucket {
    */
   CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond, long retryAfterMillis,
       long startedAtMicros);
+
+  /**
+   * Claims up to {@code request.wanted()} slots that satisfy EVERY limit of {@code limits} at once,
+   * atomically across all instances: the leak's spacing and pause, every calls and cost window and
+   * the concurrency (see {@link LimitMath}). A slot is granted only if every limit allows it; a
+   * refused slot consumes nothing in any limit. With only a rate this is
+   * {@link #claim(String, double, int, long)}.
+   */
+  CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits, LimitedClaim request);
+
+  /**
+   * Gives back the concurrency lease a granted slot holds ({@link LimitedClaim#leaseId}), when its
+   * call has ended or the slot went unused. A lease never released expires on its own.
+   */
+  CompletionStage<Void> release(String provider, String leaseId);
+
+  /**
+   * The event sent in a slot of a limited claim cost {@code actual}, less than the slot reserved:
+   * gives the difference back to every cost window ({@link WindowLedger#settle}). Optional for
+   * correctness (without it the reservation stays charged, which is conservative); it is what lets
+   * a lane reserve the dearest queued cost and still use a cost window fully.
+   */
+  CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual);
 }

@@ -24,6 +24,8 @@ public final class LocalLeakyBucket implements LeakyBucket {
   private final int share;
   private final LongSupplier clockMicros;
   private final Map<String, LeakState> states = new HashMap<>();
+  private final Map<String, WindowLedger> ledgers = new HashMap<>();
+  private final LimitMath limitMath;
 
   /**
    * @param share       how many instances share the provider's rate (each leaks rate / share), >= 1
@@ -34,6 +36,7 @@ public final class LocalLeakyBucket implements LeakyBucket {
       throw new IllegalArgumentException("share must be at least 1, not " + share);
     }
     this.math = new LeakMath(config);
+    this.limitMath = new LimitMath(math);
     this.share = share;
     this.clockMicros = clockMicros;
   }
@@ -58,6 +61,43 @@ public final class LocalLeakyBucket implements LeakyBucket {
         state(provider), clockMicros.getAsLong(), ratePerSecond / share, retryAfterMillis, startedAtMicros);
     states.put(provider, step.next());
     return CompletableFuture.completedFuture(step.decision());
+  }
+
+  /**
+   * Every limit, each at this instance's share ({@link ProviderLimits#dividedAmong}), on this
+   * instance's own calls only: windows and leases are as local as the rate.
+   */
+  @Override
+  public synchronized CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request) {
+    LeakMath.ClaimStep step = limitMath.claim(state(provider),
+        ledgers.computeIfAbsent(provider, p -> new WindowLedger()), clockMicros.getAsLong(),
+        limits.dividedAmong(share), request);
+    states.put(provider, step.next());
+    return CompletableFuture.completedFuture(step.claim());
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> release(String provider, String leaseId) {
+    WindowLedger ledger = ledgers.get(provider);
+    if (ledger != null) {
+      ledger.release(leaseId);
+    }
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public synchronized CompletionStage<Void> settle(String provider, ProviderLimits limits,
+      long slotMicros, long reserved, long actual) {
+    WindowLedger ledger = ledgers.get(provider);
+    if (ledger != null) {
+      for (io.sluice.schemas.config.ProviderLimit l : limits.dividedAmong(share).beyondRate()) {
+        if (l.kind() == io.sluice.schemas.config.ProviderLimit.Kind.COST) {
+          ledger.settle(l, slotMicros, reserved, actual);
+        }
+      }
+    }
+    return CompletableFuture.completedFuture(null);
   }
 
   private LeakState state(String provider) {

@@ -63,6 +63,78 @@ public final class RedisLeakyBucket implements LeakyBucket {
         .thenApply(RedisLeakyBucket::toThrottleDecision);
   }
 
+  /**
+   * {@code sluice:v1:{provider}:limit:<id>}: one key per limit beyond the rate, named by the
+   * limit's {@link io.sluice.schemas.config.ProviderLimit#id()} (not its amount, so a lowered
+   * amount keeps the record), with the leak's hash tag: one cluster slot for the whole claim.
+   */
+  public static String limitKey(String provider, io.sluice.schemas.config.ProviderLimit limit) {
+    return "sluice:v1:{" + provider + "}:limit:" + limit.id();
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request) {
+    if (!limits.hasLimitsBeyondRate()) {
+      return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
+    }
+    List<io.sluice.schemas.config.ProviderLimit> beyond = limits.beyondRate();
+    String[] keys = new String[1 + beyond.size()];
+    keys[0] = redisKey(provider);
+    List<String> args = new java.util.ArrayList<>(List.of("claim",
+        Double.toString(limits.ratePerSecond()),
+        Double.toString(config.minRateFactor()),
+        Long.toString(config.recoveryMicros()),
+        Integer.toString(request.wanted()),
+        Long.toString(request.lookaheadMicros()),
+        Integer.toString(beyond.size()),
+        Long.toString(request.slotCost()),
+        request.leasePrefix(),
+        Long.toString(request.leaseMicros())));
+    for (int i = 0; i < beyond.size(); i++) {
+      io.sluice.schemas.config.ProviderLimit l = beyond.get(i);
+      keys[1 + i] = limitKey(provider, l);
+      boolean windowed = l.per() != null;
+      args.add(l.kind().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(Long.toString((long) l.amount()));
+      args.add(windowed ? Long.toString(WindowLedger.perMicros(l)) : "0");
+      args.add(windowed ? l.window().name().toLowerCase(java.util.Locale.ROOT) : "-");
+      args.add(Long.toString(WindowLedger.marginMicros(l)));
+    }
+    calls.increment();
+    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+        .thenApply(RedisLeakyBucket::toSlotClaim);
+  }
+
+  @Override
+  public CompletionStage<Void> release(String provider, String leaseId) {
+    calls.increment();
+    return script.run(commands,
+        new String[] {limitKey(provider, io.sluice.schemas.config.ProviderLimit.concurrency(1))},
+        new String[] {"release", leaseId}, reloads::increment).thenApply(reply -> null);
+  }
+
+  @Override
+  public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual) {
+    List<io.sluice.schemas.config.ProviderLimit> costs = limits.beyondRate().stream()
+        .filter(l -> l.kind() == io.sluice.schemas.config.ProviderLimit.Kind.COST).toList();
+    if (costs.isEmpty() || actual >= reserved) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+    String[] keys = costs.stream().map(l -> limitKey(provider, l)).toArray(String[]::new);
+    List<String> args = new java.util.ArrayList<>(List.of("settle", Long.toString(slotMicros),
+        Long.toString(reserved), Long.toString(actual)));
+    for (io.sluice.schemas.config.ProviderLimit l : costs) {
+      args.add(l.window().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(Long.toString(WindowLedger.perMicros(l)));
+      args.add(Long.toString(WindowLedger.marginMicros(l)));
+    }
+    calls.increment();
+    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+        .thenApply(reply -> null);
+  }
+
   /** Script calls made (EVALSHA attempts): one per claim or 429. */
   public long calls() {
     return calls.sum();

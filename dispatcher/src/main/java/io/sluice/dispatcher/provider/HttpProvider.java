@@ -22,7 +22,8 @@ import java.util.concurrent.CompletionStage;
  * The built-in provider: POSTs the event's payload to the provider's base URL plus the event's
  * relative path, asynchronously ({@code java.net.http}, no thread per call).
  *
- * <p>Request: {@code Content-Type: application/json}, {@code Idempotency-Key: <event id>}, and each
+ * <p>Request: {@code Content-Type: application/json}, {@code Idempotency-Key: <event id>},
+ * {@code Sluice-Cost: <event cost>}, and each
  * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive). The
  * event can choose a path below the base URL, never another host: {@link #target} resolves it with
  * {@link RelativePath}, the rule the gate validated it with, and refuses any URL whose scheme, host
@@ -45,7 +46,13 @@ public final class HttpProvider implements Provider {
    * leave the provider to guess which one is the key).
    */
   private static final Set<String> OWN =
-      Set.of("idempotency-key", "content-type", "transfer-encoding");
+      Set.of("idempotency-key", "content-type", "transfer-encoding", "sluice-cost");
+  /**
+   * The event's cost, on every request: a provider (or the gateway in front of it) counting cost
+   * units the way the event does can check it, and Sluice's test providers charge their cost
+   * limits by it.
+   */
+  public static final String COST_HEADER = "Sluice-Cost";
 
   private final URI base;
   private final Duration timeout;
@@ -88,8 +95,9 @@ public final class HttpProvider implements Provider {
     }
     return sent.handle((response, error) -> {
       if (error == null) {
-        return new ProviderResult.Answered(
-            response.statusCode(), response.headers().firstValue("Retry-After").orElse(null));
+        return new ProviderResult.Answered(response.statusCode(),
+            response.headers().firstValue("Retry-After").orElse(null),
+            new ResponseHeaders(response.headers().map()));
       }
       return failure(error);
     });
@@ -106,6 +114,7 @@ public final class HttpProvider implements Provider {
         .timeout(timeout)
         .header("Content-Type", "application/json")
         .header("Idempotency-Key", call.eventId())
+        .header(COST_HEADER, Long.toString(call.cost()))
         .POST(call.body().length == 0
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(call.body()));

@@ -11,11 +11,22 @@ import java.util.Map;
  * @param body       the event's payload, byte for byte as the producer wrote it; empty if none
  * @param attributes the event's attributes; only names the provider allows are forwarded
  * @param attempt    1 for the first call of this event, 2 after one provider failure, ...
+ * @param cost       the event's cost in the provider's cost units (sent as {@code Sluice-Cost})
  */
 public record ProviderCall(
-    String eventId, String path, byte[] body, Map<String, String> attributes, int attempt) {
+    String eventId, String path, byte[] body, Map<String, String> attributes, int attempt,
+    long cost) {
   public ProviderCall {
     attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
     body = body == null ? new byte[0] : body;
+    if (cost < 1) {
+      throw new IllegalArgumentException("a cost of at least 1, not " + cost);
+    }
+  }
+
+  /** A call of cost 1. */
+  public ProviderCall(String eventId, String path, byte[] body, Map<String, String> attributes,
+      int attempt) {
+    this(eventId, path, body, attributes, attempt, 1);
   }
 }

@@ -7,8 +7,20 @@ public sealed interface ProviderResult {
    * The provider answered.
    *
    * @param retryAfter the raw {@code Retry-After} header, or null
+   * @param headers    the rate-limit fields of the answer ({@link ResponseHeaders}), read from
+   *                   every answer, 2xx included, to learn the provider's limits
    */
-  record Answered(int status, String retryAfter) implements ProviderResult {}
+  record Answered(int status, String retryAfter, ResponseHeaders headers) implements ProviderResult {
+    public Answered {
+      headers = headers == null ? ResponseHeaders.NONE : headers;
+    }
+
+    /** An answer with no rate-limit fields beyond {@code Retry-After}. */
+    public Answered(int status, String retryAfter) {
+      this(status, retryAfter, retryAfter == null ? ResponseHeaders.NONE
+          : ResponseHeaders.of("Retry-After", retryAfter));
+    }
+  }
 
   /** No answer within the provider's timeout. */
   record TimedOut(String detail) implements ProviderResult {}

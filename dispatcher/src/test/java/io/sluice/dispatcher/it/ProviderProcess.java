@@ -38,11 +38,20 @@ final class ProviderProcess implements AutoCloseable {
 
   /** A provider allowing {@code callsPerSecond} calls in any sliding second, no burst. */
   static ProviderProcess strict(int callsPerSecond) throws IOException {
+    return withOptions(Integer.toString(callsPerSecond));
+  }
+
+  /**
+   * A provider started with {@link MockProvider}'s command line, e.g. {@code "--limit", "20/1s",
+   * "--cost-limit", "5000/60s", "--announce", "ietf"}.
+   */
+  static ProviderProcess withOptions(String... options) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // A small heap and the serial collector: the judge itself must not pause.
-    return new ProviderProcess(new ProcessBuilder(java, "-Xmx128m", "-XX:+UseSerialGC",
-        "-cp", System.getProperty("java.class.path"), MockProvider.class.getName(),
-        Integer.toString(callsPerSecond))
+    List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC",
+        "-cp", System.getProperty("java.class.path"), MockProvider.class.getName()));
+    command.addAll(List.of(options));
+    return new ProviderProcess(new ProcessBuilder(command)
         .redirectError(ProcessBuilder.Redirect.INHERIT).start());
   }
 

@@ -33,6 +33,24 @@ class FailoverLeakyBucketTest {
     }
 
     @Override
+    public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+        LimitedClaim request) {
+      return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
+    }
+
+    @Override
+    public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+        long reserved, long actual) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> release(String provider, String leaseId) {
+      return up ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+
+    @Override
     public CompletionStage<ThrottleDecision> throttle(String provider, double rate, long retryAfterMillis,
         long startedAtMicros) {
       throttles.incrementAndGet();

@@ -33,6 +33,26 @@ class LocalLeakyBucketTest {
   }
 
   @Test
+  @DisplayName("enforces every limit at its share when the instances cannot see each other")
+  void shouldEnforceItsShareOfEveryLimit() throws Exception {
+    AtomicLong clock = new AtomicLong(5_000_000);
+    LocalLeakyBucket leak = new LocalLeakyBucket(CONFIG, 2, clock::get);
+    ProviderLimits limits = new ProviderLimits(List.of(
+        io.sluice.schemas.config.ProviderLimit.rate(100),
+        io.sluice.schemas.config.ProviderLimit.calls(7, java.time.Duration.ofMinutes(1),
+            io.sluice.schemas.config.ProviderLimit.Window.SLIDING),
+        io.sluice.schemas.config.ProviderLimit.concurrency(4)));
+    LimitedClaim first = new LimitedClaim(10, 1_000_000, 1, "a", 10_000_000);
+    SlotClaim c = leak.claim("p", limits, first).toCompletableFuture().get();
+    assertEquals(2, c.granted(), "concurrency 4 over 2 instances: 2 each");
+    leak.release("p", first.leaseId(0));
+    leak.release("p", first.leaseId(1));
+    SlotClaim d = leak.claim("p", limits, new LimitedClaim(10, 1_000_000, 1, "b", 10_000_000))
+        .toCompletableFuture().get();
+    assertEquals(1, d.granted(), "7 calls a minute over 2 instances: 3 each, 2 already granted");
+  }
+
+  @Test
   @DisplayName("decides on its injected clock and reports it")
   void shouldUseItsClock() throws Exception {
     AtomicLong clock = new AtomicLong(5_000_000);

@@ -37,4 +37,18 @@ class SlidingWindowLimitTest {
     assertFalse(limit.admit(500 * MS));
     assertTrue(limit.admit(1000 * MS), "the refused call at 500 ms took nothing");
   }
+
+  @Test
+  void shouldWeighCallsByTheirCostAndSayWhenEnoughHasLeft() {
+    SlidingWindowLimit cost = new SlidingWindowLimit(10, 1000 * MS);
+    assertTrue(cost.fits(0, 6));
+    cost.take(0, 6);
+    cost.take(300 * MS, 3);
+    assertEquals(1, cost.remaining(400 * MS));
+    assertFalse(cost.fits(400 * MS, 2));
+    assertEquals(600 * MS, cost.waitNanos(400 * MS, 2), "the 6 units of t=0 leave at 1000 ms");
+    assertEquals(900 * MS, cost.waitNanos(400 * MS, 8), "8 fit only once both have left (1300 ms)");
+    assertEquals(600 * MS, cost.resetNanos(400 * MS));
+    assertTrue(cost.fits(1000 * MS, 7));
+  }
 }

@@ -115,16 +115,22 @@ final class ConfigBinder {
     List<String> forwardHeaders = new ArrayList<>();
     node.path("forwardHeaders").forEach(h -> forwardHeaders.add(h.asText()));
     JsonNode policy = node.get("onRedisDown");
+    List<ProviderLimit> limits = new ProviderLimitsBinder(problems).bind(node, path);
+    Rate rate = node.has("rate") ? rate(node.path("rate").asText(), Problem.join(path, "rate"))
+        : limits.isEmpty() ? PLACEHOLDER_RATE
+        : new Rate(limits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
+            .mapToDouble(ProviderLimit::amount).findFirst().orElse(1));
     return new ProviderConfig(
         url(node.path("url").asText(), Problem.join(path, "url")),
-        rate(node.path("rate").asText(), Problem.join(path, "rate")),
+        rate,
         integer(node, "maxInFlight", ConfigDefaults.MAX_IN_FLIGHT),
         duration(node, "timeout", ConfigDefaults.TIMEOUT, path),
         policy == null ? ConfigDefaults.ON_REDIS_DOWN : RedisDownPolicy.fromCode(policy.asText()),
         node.has("shadow") ? node.get("shadow").asBoolean() : ConfigDefaults.SHADOW,
         node.has("forwardHeaders") ? forwardHeaders : ConfigDefaults.FORWARD_HEADERS,
         integer(node, "maxCost", ConfigDefaults.MAX_COST),
-        quotas(node.path("quotas"), Problem.join(path, "quotas")));
+        quotas(node.path("quotas"), Problem.join(path, "quotas")),
+        limits);
   }
 
   /**

@@ -24,6 +24,14 @@ public final class ConfigDefaults {
   public static final boolean SHADOW = false;
   public static final List<String> FORWARD_HEADERS = List.of();
   public static final int MAX_COST = 100;
+  /**
+   * How much longer than its {@code per} a calls or cost window is kept. Sluice counts the times
+   * calls start; the provider counts when they arrive, a network delay later. A window of starts
+   * W + m long covers every window of arrivals W long as long as the delays of calls differ by at
+   * most m (jitter, plus a slot fired late by the timer). 20 ms covers a LAN or a region with room
+   * and costs 2 % of a per-second window's allowance, nothing measurable of a minute's.
+   */
+  public static final Duration LIMIT_MARGIN = Duration.ofMillis(20);
 
   public static final int HTTP_PORT = 8080;
   public static final String HTTP_BIND = "127.0.0.1";

@@ -9,7 +9,7 @@ import java.util.Map;
  * One rate-limited provider.
  *
  * @param url            base URL; events may add a relative path, never a host
- * @param rate           the leak rate across all dispatcher instances
+ * @param rate           the leak rate across all dispatcher instances (the RATE limit's)
  * @param maxInFlight    calls in flight at most, per dispatcher instance
  * @param timeout        per call
  * @param onRedisDown    policy while Redis does not answer
@@ -17,6 +17,8 @@ import java.util.Map;
  * @param forwardHeaders event attributes allowed through as request headers (case-insensitive)
  * @param maxCost        the largest cost an event may carry
  * @param quotas         each tier's bucket toward this provider, by tier name
+ * @param limits         every limit of the provider, enforced together; exactly one RATE limit,
+ *                       equal to {@code rate} ({@code rate: R} alone means {@code limits: [{rate: R}]})
  */
 public record ProviderConfig(
     URI url,
@@ -27,9 +29,34 @@ public record ProviderConfig(
     boolean shadow,
     List<String> forwardHeaders,
     int maxCost,
-    Map<String, Quota> quotas) {
+    Map<String, Quota> quotas,
+    List<ProviderLimit> limits) {
   public ProviderConfig {
     forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
+    limits = limits == null || limits.isEmpty()
+        ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
+  }
+
+  /** A provider with one limit, its rate (what {@code rate:} alone configures). */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        null);
+  }
+
+  /**
+   * The largest cost an event toward this provider can ever be sent with: maxCost, or less if a
+   * cost window is smaller (an event costing more could never fit in it).
+   */
+  public long largestSendableCost() {
+    long largest = maxCost;
+    for (ProviderLimit limit : limits) {
+      if (limit.kind() == ProviderLimit.Kind.COST) {
+        largest = Math.min(largest, (long) limit.amount());
+      }
+    }
+    return largest;
   }
 }

@@ -76,6 +76,12 @@ public final class EventRules {
           + ", more than the maxCost " + provider.maxCost() + " of provider "
           + Shown.quoted(event.provider()));
     }
+    if (event.cost() > provider.largestSendableCost()) {
+      // Sending it would cost a provider attempt and could never succeed: no window holds it.
+      return new ValidationResult.Invalid(Reason.INVALID, "field 'cost' is " + event.cost()
+          + ", more than the cost limit " + provider.largestSendableCost() + " per window of "
+          + "provider " + Shown.quoted(event.provider()) + ": it could never be sent");
+    }
     return new ValidationResult.Valid(event);
   }
 }

@@ -20,6 +20,11 @@ class EventRulesTest {
           rate: 50/s
           maxCost: 128
           quotas: { free: { capacity: 200, refill: 2/s } }
+        llm-api:
+          url: http://localhost:8082/hooks
+          limits: [{rate: 10/s}, {cost: 60, per: 1m}]
+          maxCost: 100
+          quotas: { free: { capacity: 200, refill: 2/s } }
       gate: { maxPayloadBytes: 300 }
       """, Map.of());
 
@@ -40,6 +45,17 @@ class EventRulesTest {
     assertEquals(Reason.INVALID, invalid.reason());
     assertEquals("field 'cost' is 129, more than the maxCost 128 of provider \"payments-api\"",
         invalid.detail());
+  }
+
+  @Test
+  void shouldRejectACostThatNoCostWindowOfTheProviderCouldEverHold() {
+    ValidationResult.Invalid invalid = assertInstanceOf(ValidationResult.Invalid.class,
+        rules.validate(bytes(event("llm-api", 61))));
+
+    assertEquals(Reason.INVALID, invalid.reason());
+    assertEquals("field 'cost' is 61, more than the cost limit 60 per window of provider "
+        + "\"llm-api\": it could never be sent", invalid.detail());
+    assertInstanceOf(ValidationResult.Valid.class, rules.validate(bytes(event("llm-api", 60))));
   }
 
   @Test

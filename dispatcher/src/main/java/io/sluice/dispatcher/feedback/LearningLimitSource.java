@@ -1,0 +1,84 @@
+package io.sluice.dispatcher.feedback;
+
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.schemas.config.ProviderLimit;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A provider's limits as the lane enforces them per claim: the configured ones, lowered to what
+ * the provider announced ({@link LimitLearner}). Never above the configured ones.
+ *
+ * <ul>
+ *   <li>the rate: the configured rate lowered to the pace of every learned limit
+ *       ({@link LearnedRate}), so the calls are spread evenly rather than spent as each window
+ *       opens;</li>
+ *   <li>each learned limit {@code q per w}: the configured calls or cost limit of the same window
+ *       (sliding or fixed) lowered to {@code q}, or, when none is configured, a sliding window of
+ *       {@code q per w} added (sliding is the strictest reading of a window whose alignment the
+ *       provider did not state; it holds a fixed window too). Its Redis key is named by the window
+ *       ({@link ProviderLimit#id()}), not the amount, so a later, different quota keeps the record
+ *       of past calls.</li>
+ * </ul>
+ *
+ * Cheap: it reads the learner's local state; the learner refreshes it from Redis in the background.
+ */
+public final class LearningLimitSource implements LimitSource {
+  private final String provider;
+  private final LimitSource configured;
+  private final LimitLearner learner;
+
+  public LearningLimitSource(String provider, LimitSource configured, LimitLearner learner) {
+    this.provider = provider;
+    this.configured = configured;
+    this.learner = learner;
+  }
+
+  @Override
+  public ProviderLimits current() {
+    ProviderLimits base = configured.current();
+    List<LearnedLimit> learned = learner.current(provider);
+    if (learned.isEmpty()) {
+      return base;
+    }
+    return lowered(base, learned, learner.ratePerSecond(provider, base.ratePerSecond()));
+  }
+
+  /** {@code base} lowered to {@code learned}, paced at {@code rate} (pure). */
+  static ProviderLimits lowered(ProviderLimits base, List<LearnedLimit> learned, double rate) {
+    List<ProviderLimit> out = new ArrayList<>(paced(base, rate).all());
+    for (LearnedLimit l : learned) {
+      ProviderLimit.Kind kind = l.unit() == LimitUnit.CALLS ? ProviderLimit.Kind.CALLS
+          : ProviderLimit.Kind.COST;
+      Duration per = Duration.ofMillis(l.windowMillis());
+      boolean matched = false;
+      for (int i = 0; i < out.size(); i++) {
+        ProviderLimit c = out.get(i);
+        if (c.kind() == kind && per.equals(c.per())) {
+          matched = true;
+          if (l.quota() < c.amount()) {
+            out.set(i, c.withAmount(Math.max(1, l.quota())));
+          }
+        }
+      }
+      if (!matched && l.quota() >= 1) {
+        out.add(new ProviderLimit(kind, l.quota(), per, ProviderLimit.Window.SLIDING, null));
+      }
+    }
+    return new ProviderLimits(out);
+  }
+
+  /** {@code limits} with the rate lowered to {@code rate} (never raised). */
+  static ProviderLimits paced(ProviderLimits limits, double rate) {
+    if (rate >= limits.ratePerSecond()) {
+      return limits;
+    }
+    List<ProviderLimit> out = new ArrayList<>();
+    for (ProviderLimit l : limits.all()) {
+      out.add(l.kind() == ProviderLimit.Kind.RATE ? l.withAmount(rate) : l);
+    }
+    return new ProviderLimits(out);
+  }
+}

@@ -1,0 +1,243 @@
+package io.sluice.dispatcher.feedback;
+
+import io.sluice.dispatcher.provider.ProviderResult;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Learns each provider's limits from its answers (every answer, 2xx and 429 alike) and shares them
+ * with the other dispatcher instances through a {@link LearnedLimitStore}. The decisions are
+ * {@link RateLimitHeaders}' and {@link LimitLearning}'s; this class keeps the state per provider,
+ * writes what an answer stated, and reads back what the other instances learned ({@link #refresh},
+ * every second).
+ *
+ * <p>What it learns is only ever used to lower a provider's limits below the configured ones
+ * ({@link LearnedRate}, {@link LearningLimitSource}); a hold it returns pauses the provider for every instance through the
+ * leak, like a {@code Retry-After} that cuts nothing.
+ *
+ * <p>Thread-safe: answers arrive on the HTTP client's threads, reads on the leak's.
+ */
+public final class LimitLearner {
+  private static final Logger LOG = LoggerFactory.getLogger(LimitLearner.class);
+  /** A limit stated again unchanged is written at most this often (its expiry moves on). */
+  static final long REWRITE_MILLIS = 30_000;
+  /** How often an instance reads what the others learned, at most. */
+  static final long REFRESH_MILLIS = 1_000;
+
+  /** What the learner reports, for metrics. */
+  public interface Listener {
+    /** A rate-limit field of an answer could not be read (lower-case name). */
+    default void malformedHeader(String provider, String header) {}
+
+    /** The provider's learned limits are now these (after an answer or a refresh). */
+    default void learned(String provider, Collection<LearnedLimit> limits) {}
+
+    /** An answer said nothing (or too little) remains: the provider is held. */
+    default void held(String provider, long holdMillis) {}
+
+    Listener NONE = new Listener() {};
+  }
+
+  private final LearnedLimitStore store;
+  private final LongSupplier clockMillis;
+  private final DoubleSupplier uniform01;
+  private final Listener listener;
+  private final Map<String, Map<String, LearnedLimit>> learned = new ConcurrentHashMap<>();
+  /** When each (provider, name) was last written to the store, and as what. */
+  private final Map<String, LearnedLimit> written = new ConcurrentHashMap<>();
+  private final Map<String, Long> writtenAt = new ConcurrentHashMap<>();
+  /** Moving average of each provider's call cost (weight 1/16 per answer). */
+  private final Map<String, Double> typicalCost = new ConcurrentHashMap<>();
+  /** When each provider's limits were last read from the store (this instance's clock). */
+  private final Map<String, Long> refreshedAt = new ConcurrentHashMap<>();
+
+  public LimitLearner(LearnedLimitStore store, LongSupplier clockMillis, DoubleSupplier uniform01,
+      Listener listener) {
+    this.store = store;
+    this.clockMillis = clockMillis;
+    this.uniform01 = uniform01;
+    this.listener = listener;
+  }
+
+  /** A learner that keeps what it learns in this process only. */
+  public static LimitLearner local(Listener listener) {
+    return new LimitLearner(LearnedLimitStore.NONE, System::currentTimeMillis,
+        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(), listener);
+  }
+
+  /**
+   * Learns from one answer.
+   *
+   * @param cost the cost of the call this answers
+   * @return how long to hold the provider (jitter included), when the answer says nothing remains
+   */
+  public OptionalLong answered(String provider, ProviderResult result, long cost) {
+    typicalCost.merge(provider, (double) Math.max(1, cost), (avg, c) -> avg + (c - avg) / 16);
+    if (!(result instanceof ProviderResult.Answered a) || a.headers().isEmpty()) {
+      return OptionalLong.empty();
+    }
+    long now = clockMillis.getAsLong();
+    ProviderAnnouncement said = RateLimitHeaders.read(a.headers(), Instant.ofEpochMilli(now));
+    for (String header : said.malformed()) {
+      listener.malformedHeader(provider, header);
+    }
+    if (said.policies().isEmpty() && said.remaining().isEmpty()) {
+      return OptionalLong.empty();
+    }
+    LimitLearning.Step step;
+    boolean changed;
+    synchronized (this) {
+      Map<String, LearnedLimit> before = learned.getOrDefault(provider, Map.of());
+      step = LimitLearning.learn(before, said, now, cost, uniform01);
+      learned.put(provider, step.limits());
+      changed = !sameLimits(before, step.limits());
+    }
+    share(provider, said, step.limits(), now);
+    if (changed) {
+      listener.learned(provider, step.limits().values());
+    }
+    step.holdMillis().ifPresent(h -> {
+      if (h > 0) {
+        listener.held(provider, h);
+      }
+    });
+    return step.holdMillis().isPresent() && step.holdMillis().getAsLong() > 0
+        ? step.holdMillis() : OptionalLong.empty();
+  }
+
+  private static boolean sameLimits(Map<String, LearnedLimit> a, Map<String, LearnedLimit> b) {
+    if (!a.keySet().equals(b.keySet())) {
+      return false;
+    }
+    return a.entrySet().stream().allMatch(e -> e.getValue().sameAs(b.get(e.getKey())));
+  }
+
+  /** Writes the limits this answer stated that the store does not have yet (or soon forgets). */
+  private void share(String provider, ProviderAnnouncement said, Map<String, LearnedLimit> limits,
+      long now) {
+    List<LearnedLimit> changed = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    said.policies().forEach(p -> names.add(p.name()));
+    said.remaining().forEach(r -> names.add(r.name()));
+    for (String name : names) {
+      LearnedLimit l = limits.get(name);
+      String key = provider + '\u0000' + name;
+      if (l == null || changed.contains(l)) {
+        continue;
+      }
+      Long at = writtenAt.get(key);
+      if (!l.sameAs(written.get(key)) || at == null || now - at >= REWRITE_MILLIS) {
+        changed.add(l);
+        written.put(key, l);
+        writtenAt.put(key, now);
+      }
+    }
+    if (changed.isEmpty()) {
+      return;
+    }
+    store.put(provider, changed).whenComplete((ok, error) -> {
+      if (error != null) {
+        LOG.debug("{}: could not share learned limits ({})", provider, error.toString());
+        changed.forEach(l -> writtenAt.remove(provider + '\u0000' + l.name()));
+      }
+    });
+  }
+
+  /**
+   * Reads what every instance learned about {@code provider} and adopts it: the store's view
+   * replaces this instance's for the names it holds (it is at least as new: every answer is
+   * written), and names it does not hold are kept until their own expiry.
+   */
+  public java.util.concurrent.CompletionStage<Void> refresh(String provider) {
+    long now = clockMillis.getAsLong();
+    return store.get(provider, now).handle((remote, error) -> {
+      if (error != null) {
+        LOG.debug("{}: could not read learned limits ({})", provider, error.toString());
+        return null;
+      }
+      if (remote == null) {
+        return null;
+      }
+      Map<String, LearnedLimit> merged;
+      boolean changed;
+      synchronized (this) {
+        merged = new HashMap<>();
+        learned.getOrDefault(provider, Map.of()).forEach((name, l) -> {
+          if (l.expiresAtMillis() > now) {
+            merged.put(name, l);
+          }
+        });
+        for (LearnedLimit l : remote) {
+          long window = LimitLearning.longestWindow(merged.get(l.name()), l.unit(), l.quota(),
+              l.windowMillis());
+          merged.put(l.name(), window == l.windowMillis() ? l
+              : new LearnedLimit(l.name(), l.unit(), l.quota(), window, l.expiresAtMillis()));
+        }
+        changed = !sameLimits(learned.getOrDefault(provider, Map.of()), merged);
+        learned.put(provider, Map.copyOf(merged));
+      }
+      if (changed) {
+        listener.learned(provider, merged.values());
+      }
+      return null;
+    });
+  }
+
+  /**
+   * The pace for {@code provider}: the configured rate lowered to its learned limits
+   * ({@link LearnedRate}). Reads what other instances learned from the store at most once a
+   * second, in the background (this call never waits for Redis).
+   */
+  public double ratePerSecond(String provider, double configured) {
+    long now = clockMillis.getAsLong();
+    Long last = refreshedAt.get(provider);
+    if (last == null || now - last >= REFRESH_MILLIS) {
+      refreshedAt.put(provider, now);
+      refresh(provider);
+    }
+    return LearnedRate.perSecond(configured, current(provider),
+        typicalCost.getOrDefault(provider, 1.0));
+  }
+
+  /** The moving average of the cost of {@code provider}'s calls (1 before any answer). */
+  public double typicalCost(String provider) {
+    return typicalCost.getOrDefault(provider, 1.0);
+  }
+
+  /** The providers something was learned about, with their live limits (for {@code /health}). */
+  public Map<String, List<LearnedLimit>> snapshot() {
+    Map<String, List<LearnedLimit>> all = new java.util.TreeMap<>();
+    for (String provider : learned.keySet()) {
+      List<LearnedLimit> live = current(provider);
+      if (!live.isEmpty()) {
+        all.put(provider, live);
+      }
+    }
+    return all;
+  }
+
+  /** The limits learned for {@code provider} and still live, tightest window first. */
+  public List<LearnedLimit> current(String provider) {
+    long now = clockMillis.getAsLong();
+    List<LearnedLimit> live = new ArrayList<>();
+    for (LearnedLimit l : learned.getOrDefault(provider, Map.of()).values()) {
+      if (l.expiresAtMillis() > now) {
+        live.add(l);
+      }
+    }
+    live.sort(Comparator.comparingLong(LearnedLimit::windowMillis)
+        .thenComparing(LearnedLimit::name));
+    return live;
+  }
+}

@@ -1,0 +1,201 @@
+package io.sluice.dispatcher.feedback;
+
+import io.sluice.dispatcher.provider.ResponseHeaders;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * Reads what a provider's answer says about its limits. Pure: "now" is passed in; never throws.
+ *
+ * <p>Precedence, as the issue and the draft put it:
+ *
+ * <ol>
+ *   <li>{@code Retry-After} (RFC 9110: delta seconds or an HTTP date), always read;</li>
+ *   <li>the IETF fields of draft-ietf-httpapi-ratelimit-headers (-08 and later): {@code
+ *       RateLimit-Policy: "burst";q=100;w=60;qu="requests", "day";q=1000;w=86400} (a Structured
+ *       Field List: {@code q} quota, {@code w} window in seconds, {@code qu} quota unit) and
+ *       {@code RateLimit: "burst";r=50;t=30} ({@code r} remaining, {@code t} seconds to reset,
+ *       naming the policy it belongs to). When either is present the X- families are not read:
+ *       a provider that speaks the standard means it;</li>
+ *   <li>the common {@code X-RateLimit-Limit/Remaining/Reset} families, bare (GitHub: calls, reset
+ *       in epoch seconds) or suffixed {@code -Requests} (calls) and {@code -Tokens} (cost units;
+ *       OpenAI: resets as Go durations, {@code 6m0s}). See {@link ResetTime}.</li>
+ * </ol>
+ *
+ * <p>Quota units: {@code qu} absent or {@code "requests"} counts calls; {@code "content-bytes"} and
+ * {@code "concurrent-requests"} are not what Sluice's limits count and are skipped (not malformed);
+ * any other unit ({@code "tokens"}, {@code "cost"}, ...) counts cost units. A policy without a
+ * window ({@code w}) states no rate and is skipped.
+ *
+ * <p>A field that is present and unreadable (a Structured Field that does not parse, a negative or
+ * missing {@code q}, a non-numeric remaining, a reset in no known spelling) is left out and named
+ * in {@link ProviderAnnouncement#malformed()}, once per field; what else the answer says is still
+ * read.
+ */
+public final class RateLimitHeaders {
+  private static final Pattern COUNT = Pattern.compile("\\d{1,15}");
+  private static final String[] X_SUFFIXES = {"", "-requests", "-tokens"};
+
+  private RateLimitHeaders() {}
+
+  public static ProviderAnnouncement read(ResponseHeaders headers, Instant now) {
+    if (headers == null || headers.isEmpty()) {
+      return ProviderAnnouncement.NOTHING;
+    }
+    List<String> malformed = new ArrayList<>();
+    String retryAfterField = headers.first("retry-after");
+    OptionalLong retryAfter = RetryAfter.millis(retryAfterField, now);
+    if (retryAfterField != null && retryAfter.isEmpty()) {
+      malformed.add("retry-after");
+    }
+    List<AnnouncedPolicy> policies = new ArrayList<>();
+    List<AnnouncedRemaining> remaining = new ArrayList<>();
+    ProviderAnnouncement.Family family = ProviderAnnouncement.Family.NONE;
+    String policyField = headers.combined("ratelimit-policy");
+    String stateField = headers.combined("ratelimit");
+    if (policyField != null || stateField != null) {
+      family = ProviderAnnouncement.Family.IETF;
+      readIetf(policyField, stateField, policies, remaining, malformed);
+    } else {
+      for (String suffix : X_SUFFIXES) {
+        if (readX(headers, suffix, now.toEpochMilli(), policies, remaining, malformed)) {
+          family = ProviderAnnouncement.Family.X_RATELIMIT;
+        }
+      }
+    }
+    return new ProviderAnnouncement(family, retryAfter, policies, remaining, malformed);
+  }
+
+  private static void readIetf(String policyField, String stateField,
+      List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed) {
+    Map<String, LimitUnit> units = new HashMap<>();
+    if (policyField != null) {
+      boolean bad = false;
+      try {
+        for (StructuredList.Item item : StructuredList.parse(policyField)) {
+          String name = name(item);
+          Object q = item.params().get("q");
+          Object w = item.params().get("w");
+          Object qu = item.params().get("qu");
+          if (name == null || !isCount(q) || (w != null && !isPositive(w))
+              || (qu != null && !(qu instanceof String))) {
+            bad = true;
+            continue;
+          }
+          LimitUnit unit = unit((String) qu);
+          if (unit == null) {
+            continue; // content-bytes, concurrent-requests: not a limit Sluice counts
+          }
+          units.put(name, unit);
+          if (w != null) {
+            policies.add(new AnnouncedPolicy(name, unit, (Long) q, (Long) w * 1000));
+          }
+        }
+      } catch (StructuredList.Malformed e) {
+        bad = true;
+      }
+      if (bad) {
+        malformed.add("ratelimit-policy");
+      }
+    }
+    if (stateField != null) {
+      boolean bad = false;
+      try {
+        for (StructuredList.Item item : StructuredList.parse(stateField)) {
+          String name = name(item);
+          Object r = item.params().get("r");
+          Object t = item.params().get("t");
+          if (name == null || !isCount(r) || (t != null && !isCount(t))) {
+            bad = true;
+            continue;
+          }
+          LimitUnit unit = units.getOrDefault(name, policyField == null ? LimitUnit.CALLS : null);
+          if (unit == null) {
+            continue; // a policy this answer did not describe, or one Sluice does not count
+          }
+          OptionalLong reset = t == null ? OptionalLong.empty()
+              : OptionalLong.of(Math.min(RetryAfter.MAX_MILLIS, (Long) t * 1000));
+          remaining.add(new AnnouncedRemaining(name, unit, (Long) r, reset, OptionalLong.empty()));
+        }
+      } catch (StructuredList.Malformed e) {
+        bad = true;
+      }
+      if (bad) {
+        malformed.add("ratelimit");
+      }
+    }
+  }
+
+  /** Reads one X- family; true if any of its fields was present. */
+  private static boolean readX(ResponseHeaders headers, String suffix, long nowMillis,
+      List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed) {
+    String limitName = "x-ratelimit-limit" + suffix;
+    String remainingName = "x-ratelimit-remaining" + suffix;
+    String resetName = "x-ratelimit-reset" + suffix;
+    String limitField = headers.first(limitName);
+    String remainingField = headers.first(remainingName);
+    String resetField = headers.first(resetName);
+    if (limitField == null && remainingField == null && resetField == null) {
+      return false;
+    }
+    OptionalLong limit = count(limitField, limitName, malformed);
+    OptionalLong left = count(remainingField, remainingName, malformed);
+    OptionalLong reset = OptionalLong.empty();
+    if (resetField != null) {
+      reset = ResetTime.millis(resetField, nowMillis);
+      if (reset.isEmpty()) {
+        malformed.add(resetName);
+      }
+    }
+    if (left.isPresent()) {
+      LimitUnit unit = suffix.equals("-tokens") ? LimitUnit.COST : LimitUnit.CALLS;
+      remaining.add(new AnnouncedRemaining("x-ratelimit" + suffix, unit, left.getAsLong(), reset,
+          limit));
+    }
+    return true;
+  }
+
+  private static OptionalLong count(String field, String name, List<String> malformed) {
+    if (field == null) {
+      return OptionalLong.empty();
+    }
+    String v = field.trim();
+    if (!COUNT.matcher(v).matches()) {
+      malformed.add(name);
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(Long.parseLong(v));
+  }
+
+  private static String name(StructuredList.Item item) {
+    if (item.value() instanceof String s) {
+      return s;
+    }
+    // Drafts before -08 named policies with tokens; accepted, it costs nothing.
+    return item.value() instanceof StructuredList.Token t ? t.text() : null;
+  }
+
+  private static LimitUnit unit(String qu) {
+    if (qu == null || qu.equals("requests")) {
+      return LimitUnit.CALLS;
+    }
+    if (qu.equals("content-bytes") || qu.equals("concurrent-requests")) {
+      return null;
+    }
+    return LimitUnit.COST;
+  }
+
+  private static boolean isCount(Object v) {
+    return v instanceof Long n && n >= 0;
+  }
+
+  private static boolean isPositive(Object v) {
+    return v instanceof Long n && n > 0;
+  }
+
+}

@@ -1,0 +1,184 @@
+package io.sluice.dispatcher.leak;
+
+import io.sluice.schemas.config.ProviderLimit;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a provider's windows and leases remember, kept in process: the mirror of the Redis keys
+ * {@code lua/leaky_bucket.lua} keeps beside the leak hash (one per limit). Pure (time is passed
+ * in) and not thread-safe: {@link LimitMath} uses it under its caller's lock.
+ *
+ * <ul>
+ *   <li>a sliding window is a log of granted slot times with their weights (Redis: a sorted set
+ *       scored by slot time, member {@code <slot>:<weight>}); its span is {@code per + margin};
+ *   <li>a fixed window is the units charged to each window index {@code floor(slot / per)}
+ *       (Redis: a hash, field the index);
+ *   <li>concurrency is a set of leases with their expiry (Redis: a sorted set scored by expiry).
+ * </ul>
+ */
+public final class WindowLedger {
+  private final Map<String, ArrayDeque<long[]>> logs = new HashMap<>();
+  private final Map<String, TreeMap<Long, Long>> fixed = new HashMap<>();
+  private final TreeMap<String, Long> leases = new TreeMap<>();
+
+  /** Forgets what no slot at or after {@code nowMicros} can be judged by. */
+  void evict(long nowMicros, ProviderLimit limit) {
+    switch (limit.kind()) {
+      case CALLS, COST -> {
+        if (limit.window() == ProviderLimit.Window.SLIDING) {
+          ArrayDeque<long[]> log = log(limit);
+          long span = spanMicros(limit);
+          while (!log.isEmpty() && log.peekFirst()[0] <= nowMicros - span) {
+            log.pollFirst();
+          }
+        } else {
+          windows(limit).headMap(Math.floorDiv(nowMicros, perMicros(limit))).clear();
+        }
+      }
+      case CONCURRENCY -> leases.values().removeIf(expiry -> expiry <= nowMicros);
+      default -> { }
+    }
+  }
+
+  /**
+   * The earliest instant at or after {@code slot} where {@code weight} more units fit in this
+   * window limit ({@code Long.MAX_VALUE}: never, the weight is above the amount). A slot that
+   * fits returns itself.
+   */
+  long earliest(ProviderLimit limit, long slot, long weight) {
+    long amount = (long) limit.amount();
+    if (weight > amount) {
+      return Long.MAX_VALUE;
+    }
+    if (limit.window() == ProviderLimit.Window.SLIDING) {
+      long span = spanMicros(limit);
+      long held = 0;
+      for (long[] e : log(limit)) {
+        if (e[0] > slot - span) {
+          held += e[1];
+        }
+      }
+      long excess = held + weight - amount;
+      if (excess <= 0) {
+        return slot;
+      }
+      // The oldest units in the window leave it one span after their slot.
+      for (long[] e : log(limit)) {
+        if (e[0] > slot - span) {
+          excess -= e[1];
+          if (excess <= 0) {
+            return e[0] + span;
+          }
+        }
+      }
+      throw new IllegalStateException("unreachable: the log holds more than its excess");
+    }
+    long per = perMicros(limit);
+    long k1 = Math.floorDiv(slot, per);
+    long k2 = Math.floorDiv(slot + marginMicros(limit), per);
+    TreeMap<Long, Long> used = windows(limit);
+    if (used.getOrDefault(k1, 0L) + weight <= amount && used.getOrDefault(k2, 0L) + weight <= amount) {
+      return slot;
+    }
+    return (k1 + 1) * per;
+  }
+
+  /** Charges a granted slot to this window limit (after {@link #earliest} said it fits). */
+  void record(ProviderLimit limit, long slot, long weight) {
+    if (limit.window() == ProviderLimit.Window.SLIDING) {
+      log(limit).addLast(new long[] {slot, weight});
+      return;
+    }
+    long per = perMicros(limit);
+    long k1 = Math.floorDiv(slot, per);
+    long k2 = Math.floorDiv(slot + marginMicros(limit), per);
+    windows(limit).merge(k1, weight, Long::sum);
+    if (k2 != k1) {
+      windows(limit).merge(k2, weight, Long::sum);
+    }
+  }
+
+  /**
+   * A slot that reserved {@code reserved} units carried an event of {@code actual} (less): lowers
+   * the slot's record in this cost limit to {@code actual}. The record never drops below what was
+   * sent, so every window still holds at least the cost the provider saw.
+   */
+  public void settle(ProviderLimit limit, long slot, long reserved, long actual) {
+    if (actual >= reserved) {
+      return;
+    }
+    if (limit.window() == ProviderLimit.Window.SLIDING) {
+      for (long[] e : log(limit)) {
+        if (e[0] == slot && e[1] == reserved) {
+          e[1] = actual;
+          return;
+        }
+      }
+      return;
+    }
+    long per = perMicros(limit);
+    long k1 = Math.floorDiv(slot, per);
+    long k2 = Math.floorDiv(slot + marginMicros(limit), per);
+    for (long k : k2 != k1 ? new long[] {k1, k2} : new long[] {k1}) {
+      Long used = windows(limit).get(k);
+      if (used != null && used >= reserved) {
+        windows(limit).put(k, used + actual - reserved);
+      }
+    }
+  }
+
+  int liveLeases() {
+    return leases.size();
+  }
+
+  /** The earliest expiry of a live lease, or {@code Long.MAX_VALUE} if none. */
+  long earliestLeaseExpiry() {
+    return leases.values().stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE);
+  }
+
+  void lease(String id, long expiryMicros) {
+    leases.put(id, expiryMicros);
+  }
+
+  /** Ends a lease (its call came back, or its slot went unused); unknown ids are ignored. */
+  public void release(String id) {
+    leases.remove(id);
+  }
+
+  /** The units a sliding log holds in {@code (at - span, at]}, for tests and metrics. */
+  long held(ProviderLimit limit, long at) {
+    long held = 0;
+    for (Iterator<long[]> it = log(limit).iterator(); it.hasNext(); ) {
+      long[] e = it.next();
+      if (e[0] > at - spanMicros(limit) && e[0] <= at) {
+        held += e[1];
+      }
+    }
+    return held;
+  }
+
+  static long perMicros(ProviderLimit limit) {
+    return limit.per().toNanos() / 1000;
+  }
+
+  static long marginMicros(ProviderLimit limit) {
+    return limit.margin().toNanos() / 1000;
+  }
+
+  /** A sliding window's span: per plus margin (see {@code ConfigDefaults.LIMIT_MARGIN}). */
+  static long spanMicros(ProviderLimit limit) {
+    return perMicros(limit) + marginMicros(limit);
+  }
+
+  private ArrayDeque<long[]> log(ProviderLimit limit) {
+    return logs.computeIfAbsent(limit.id(), id -> new ArrayDeque<>());
+  }
+
+  private TreeMap<Long, Long> windows(ProviderLimit limit) {
+    return fixed.computeIfAbsent(limit.id(), id -> new TreeMap<>());
+  }
+}

@@ -1,0 +1,51 @@
+-- The limits dispatchers learned from a provider's answers, shared by every instance.
+--
+-- KEYS[1]  sluice:v1:{<provider>}:learned, a hash: policy name -> "<unit>:<quota>:<windowMillis>:<expiresAtMillis>"
+--          (hash-tagged by provider: one Redis Cluster slot, beside the provider's leak)
+-- ARGV[1]  "put" or "get"
+-- put:     ARGV[2..] quads: name, unit ("calls"|"cost"), quota, windowMillis. Each is stored to
+--          expire at TIME + max(600000, 2 * windowMillis); a later put of a name replaces it, except
+--          that for the same unit and quota the longer live window is kept. The key expires with
+--          its last field, so stale learning fades even if nobody reads it.
+-- get:     nothing more. Drops expired fields.
+-- Returns  {nowMillis, name1, value1, name2, value2, ...} (the live fields; for put, none), with
+--          nowMillis from Redis TIME, so a reader converts expiries to its own clock.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local key = KEYS[1]
+if ARGV[1] == 'put' then
+  local longest = 0
+  for i = 2, #ARGV - 3, 4 do
+    local window = tonumber(ARGV[i + 3])
+    local ttl = math.max(600000, 2 * window)
+    -- One quota stated with several windows (instances estimating an X-RateLimit window from
+    -- resets seen at different moments): the longest still live is kept, the conservative one.
+    local before = redis.call('HGET', key, ARGV[i])
+    if before then
+      local unit, quota, w, expires = string.match(before, '^(%a+):(%d+):(%d+):(%d+)$')
+      if unit == ARGV[i + 1] and quota == ARGV[i + 2] and tonumber(expires) > now
+          and tonumber(w) > window then
+        window = tonumber(w)
+        ttl = math.max(600000, 2 * window)
+      end
+    end
+    if ttl > longest then longest = ttl end
+    redis.call('HSET', key, ARGV[i], ARGV[i + 1] .. ':' .. ARGV[i + 2] .. ':' .. string.format('%d', window) .. ':' .. (now + ttl))
+  end
+  if longest > 0 and redis.call('PTTL', key) < longest then
+    redis.call('PEXPIRE', key, longest)
+  end
+  return {now}
+end
+local all = redis.call('HGETALL', key)
+local out = {now}
+for i = 1, #all, 2 do
+  local expires = tonumber(string.match(all[i + 1], ':(%d+)$'))
+  if expires and expires > now then
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  else
+    redis.call('HDEL', key, all[i])
+  end
+end
+return out
