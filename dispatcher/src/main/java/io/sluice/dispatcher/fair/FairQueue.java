@@ -80,8 +80,8 @@ import java.util.function.Predicate;
  */
 public final class FairQueue<T> {
 
-  private final Map<String, Double> tierWeights;
-  private final double unknownTierWeight;
+  private Map<String, Double> tierWeights;
+  private double unknownTierWeight;
   private final int capacity;
   private final VirtualTimeScheduler<Tier<T>> tiers;
   private int size;
@@ -92,6 +92,17 @@ public final class FairQueue<T> {
    * @param capacity    how many entries the queue holds at most, at least 1
    */
   public FairQueue(Map<String, Double> tierWeights, int capacity) {
+    checkWeights(tierWeights);
+    if (capacity < 1) {
+      throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
+    }
+    this.tierWeights = Map.copyOf(tierWeights);
+    this.unknownTierWeight = Collections.min(this.tierWeights.values());
+    this.capacity = capacity;
+    this.tiers = new VirtualTimeScheduler<>(name -> new Tier<>(name, weightOf(name)));
+  }
+
+  private static void checkWeights(Map<String, Double> tierWeights) {
     if (tierWeights.isEmpty()) {
       throw new IllegalArgumentException("at least one tier weight is needed");
     }
@@ -100,13 +111,20 @@ public final class FairQueue<T> {
         throw new IllegalArgumentException("weight of tier " + tier + " must be positive and finite: " + weight);
       }
     });
-    if (capacity < 1) {
-      throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
-    }
+  }
+
+  /**
+   * New tier weights (a configuration reload), from now on: queued entries stay queued, service
+   * already given stays charged at the old weights, and every tier is scheduled with its new weight
+   * (see {@link VirtualTimeScheduler#reweigh}). Tiers not in the map get the smallest weight in it.
+   */
+  public void reweigh(Map<String, Double> tierWeights) {
+    checkWeights(tierWeights);
     this.tierWeights = Map.copyOf(tierWeights);
     this.unknownTierWeight = Collections.min(this.tierWeights.values());
-    this.capacity = capacity;
-    this.tiers = new VirtualTimeScheduler<>(name -> new Tier<>(name, weightOf(name)));
+    for (Tier<T> tier : tiers.rememberedFlows()) {
+      tiers.reweigh(tier, weightOf(tier.name));
+    }
   }
 
   /** The weight entries of {@code tier} are scheduled with. */

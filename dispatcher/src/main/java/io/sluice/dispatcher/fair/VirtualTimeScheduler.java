@@ -71,7 +71,8 @@ final class VirtualTimeScheduler<F extends VirtualTimeScheduler.Flow> {
   /** A named, weighted queue of costed entries, as this scheduler sees it. */
   abstract static class Flow {
     final String name;
-    final double weight;
+    /** Changed only through {@link VirtualTimeScheduler#reweigh}, which re-tags the flow. */
+    double weight;
     /** Start tag of the head entry; meaningful while the flow has entries. */
     double start;
     /** {@code start + headCost / weight}, cached while the flow is in the ordered sets. */
@@ -168,6 +169,20 @@ final class VirtualTimeScheduler<F extends VirtualTimeScheduler.Flow> {
       }
       attach(flow);
     }
+  }
+
+  /**
+   * Gives {@code flow} a new weight from now on. Service already charged stays charged at the old
+   * weight (its start tag does not move); the head's finish and every later charge use the new
+   * one. This is the usual rule for a weight change in WFQ: it is not retroactive, so a flow
+   * cannot gain or lose past service by being reweighed, and long-run shares converge to the new
+   * weights from the moment of the change.
+   */
+  void reweigh(F flow, double weight) {
+    if (!(weight > 0) || Double.isInfinite(weight)) {
+      throw new IllegalArgumentException("weight of " + flow.name + " must be positive and finite: " + weight);
+    }
+    update(flow, () -> flow.weight = weight);
   }
 
   /** {@link #change} for a mutation with no result. */

@@ -128,6 +128,35 @@ class FairQueueTest {
   }
 
   @Test
+  void shouldShareByTheNewWeightsFromTheMomentTheyAreReloaded() {
+    Driver d = new Driver(WEIGHTS, 10_000);
+    d.offerMany("gold", "g", 1, 100);
+    d.offerMany("silver", "s", 1, 100);
+    d.offerMany("free", "f", 1, 100);
+    d.pollBacklogged(1_300);
+
+    d.queue.reweigh(Map.of("gold", 1.0, "silver", 2.0, "free", 1.0));
+    d.resetTallies();
+    d.pollBacklogged(1_200);
+
+    assertEquals(300, d.queue.size(), "a reload drops and adds nothing");
+    assertWithinRelative(0.25, Driver.share(d.callsByTier, "gold"), 0.02, "gold at 1 of 4");
+    assertWithinRelative(0.50, Driver.share(d.callsByTier, "silver"), 0.02, "silver at 2 of 4");
+    assertWithinRelative(0.25, Driver.share(d.callsByTier, "free"), 0.02, "free at 1 of 4");
+  }
+
+  @Test
+  void shouldGiveATierThatLostItsWeightTheSmallestNewOne() {
+    FairQueue<String> queue = new FairQueue<>(WEIGHTS, 10);
+
+    queue.reweigh(Map.of("silver", 4.0, "free", 2.0));
+
+    assertEquals(2.0, queue.weightOf("gold"));
+    assertThrows(IllegalArgumentException.class, () -> queue.reweigh(Map.of("free", 0.0)));
+    assertEquals(4.0, queue.weightOf("silver"), "a refused reweigh changes nothing");
+  }
+
+  @Test
   void shouldNotGiveATierABurstForTheTimeItWasIdle() {
     Driver d = new Driver(WEIGHTS, 10_000);
     d.offerMany("gold", "g", 1, 100);
