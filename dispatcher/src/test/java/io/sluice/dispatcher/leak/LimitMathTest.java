@@ -40,6 +40,44 @@ class LimitMathTest {
   }
 
   @Test
+  @DisplayName("follows the specification table")
+  void shouldFollowTheSpecificationTable() {
+    long now = 1_700_000_000L * S;
+    state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
+    List<LimitedClaim> sent = new ArrayList<>();
+    List<SlotClaim> answers = new ArrayList<>();
+    for (LimitSpecification.Step step : LimitSpecification.STEPS) {
+      LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()),
+          LimitSpecification.LOOKAHEAD_MICROS, Math.max(1, step.cost()), "s" + sent.size(),
+          LimitSpecification.LEASE_MICROS);
+      SlotClaim answer = null;
+      switch (step.kind()) {
+        case CLAIM -> {
+          LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
+          state = r.next();
+          answer = r.claim();
+          assertEquals(step.expectGranted(), answer.granted(), step.why());
+          if (step.expectAtMillis() >= 0) {
+            assertEquals(step.expectAtMillis() * MS, answer.firstSlotMicros() - now, step.why());
+          }
+        }
+        case SETTLE -> {
+          for (ProviderLimit l : LimitSpecification.LIMITS.beyondRate()) {
+            if (l.kind() == ProviderLimit.Kind.COST) {
+              ledger.settle(l, answers.get(step.ofStep()).slotMicros(0),
+                  sent.get(step.ofStep()).slotCost(), step.cost());
+            }
+          }
+        }
+        case RELEASE -> ledger.release(sent.get(step.ofStep()).leaseId(0));
+        default -> throw new IllegalStateException();
+      }
+      sent.add(request);
+      answers.add(answer);
+    }
+  }
+
+  @Test
   @DisplayName("a sliding window of 5 calls a second moves the 6th slot to one second after the 1st")
   void shouldHoldASlidingWindowExactly() {
     ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10),

@@ -134,6 +134,58 @@ class ProviderLimitsScriptIT {
   }
 
   @Test
+  @DisplayName("follows the specification table on a real Redis, agreeing with LimitMath exactly")
+  void shouldFollowTheSpecificationTable() throws Exception {
+    String provider = knownProvider("table");
+    LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
+    WindowLedger mirror = new WindowLedger();
+    LeakState state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
+    List<LimitedClaim> sent = new ArrayList<>();
+    List<SlotClaim> answers = new ArrayList<>();
+    for (LimitSpecification.Step step : LimitSpecification.STEPS) {
+      LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()),
+          LimitSpecification.LOOKAHEAD_MICROS, Math.max(1, step.cost()), "s" + sent.size(),
+          LimitSpecification.LEASE_MICROS);
+      SlotClaim answer = null;
+      switch (step.kind()) {
+        case CLAIM -> {
+          answer = await(leak.claim(provider, LimitSpecification.LIMITS, request));
+          LeakMath.ClaimStep java = math.claim(state, mirror, answer.nowMicros(),
+              LimitSpecification.LIMITS, request);
+          state = java.next();
+          assertEquals(java.claim(), answer, "script = math: " + step.why());
+          assertEquals(step.expectGranted(), answer.granted(), step.why());
+          if (step.expectAtMillis() >= 0) {
+            // Real time passes between steps: a slot is the table's, or later (the exact value is
+            // held by the agreement with the math above).
+            long first = answers.isEmpty() ? answer.firstSlotMicros()
+                : answers.get(0).firstSlotMicros();
+            assertTrue(answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000,
+                step.why());
+          }
+        }
+        case SETTLE -> {
+          long slot = answers.get(step.ofStep()).slotMicros(0);
+          long reserved = sent.get(step.ofStep()).slotCost();
+          await(leak.settle(provider, LimitSpecification.LIMITS, slot, reserved, step.cost()));
+          for (ProviderLimit l : LimitSpecification.LIMITS.beyondRate()) {
+            if (l.kind() == Kind.COST) {
+              mirror.settle(l, slot, reserved, step.cost());
+            }
+          }
+        }
+        case RELEASE -> {
+          await(leak.release(provider, sent.get(step.ofStep()).leaseId(0)));
+          mirror.release(sent.get(step.ofStep()).leaseId(0));
+        }
+        default -> throw new IllegalStateException();
+      }
+      sent.add(request);
+      answers.add(answer);
+    }
+  }
+
+  @Test
   @DisplayName("exact in every window with concurrent claimers on two connections")
   void shouldHoldEveryWindowAcrossConcurrentClaimers() throws Exception {
     String provider = uniqueProvider("race");
@@ -169,7 +221,7 @@ class ProviderLimitsScriptIT {
           all.addAll(f.get(60, TimeUnit.SECONDS));
         }
         all.sort((x, y) -> Long.compare(x[0], y[0]));
-        assertTrue(all.size() > 30, "granted " + all.size());
+        assertTrue(all.size() >= 15, "granted " + all.size());
         LimitBounds.assertEveryLimitHeld(all, limits);
       } finally {
         pool.shutdownNow();
