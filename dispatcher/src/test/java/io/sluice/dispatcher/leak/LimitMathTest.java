@@ -41,40 +41,28 @@ class LimitMathTest {
 
   @Test
   @DisplayName("follows the specification table")
-  void shouldFollowTheSpecificationTable() {
+  void shouldFollowTheSpecificationTable() throws Exception {
     long now = 1_700_000_000L * S;
     state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
-    List<LimitedClaim> sent = new ArrayList<>();
-    List<SlotClaim> answers = new ArrayList<>();
-    for (LimitSpecification.Step step : LimitSpecification.STEPS) {
-      LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()),
-          LimitSpecification.LOOKAHEAD_MICROS, Math.max(1, step.cost()), "s" + sent.size(),
-          LimitSpecification.LEASE_MICROS);
-      SlotClaim answer = null;
-      switch (step.kind()) {
-        case CLAIM -> {
-          LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
-          state = r.next();
-          answer = r.claim();
-          assertEquals(step.expectGranted(), answer.granted(), step.why());
-          if (step.expectAtMillis() >= 0) {
-            assertEquals(step.expectAtMillis() * MS, answer.firstSlotMicros() - now, step.why());
-          }
-        }
-        case SETTLE -> {
-          for (ProviderLimit l : LimitSpecification.LIMITS.beyondRate()) {
-            if (l.kind() == ProviderLimit.Kind.COST) {
-              ledger.settle(l, answers.get(step.ofStep()).slotMicros(0),
-                  sent.get(step.ofStep()).slotCost(), step.cost());
-            }
-          }
-        }
-        case RELEASE -> ledger.release(sent.get(step.ofStep()).leaseId(0));
-        default -> throw new IllegalStateException();
+    LimitSpecification.run(new LimitSpecification.Subject() {
+      @Override
+      public SlotClaim claim(LimitedClaim request) {
+        LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
+        state = r.next();
+        return r.claim();
       }
-      sent.add(request);
-      answers.add(answer);
-    }
+
+      @Override
+      public void settle(long slotMicros, long reserved, long actual) {
+        LimitSpecification.settle(ledger, slotMicros, reserved, actual);
+      }
+
+      @Override
+      public void release(String leaseId) {
+        ledger.release(leaseId);
+      }
+    }, (step, answer, first) -> assertEquals(step.expectAtMillis() * MS,
+        answer.firstSlotMicros() - first, step.why()));
   }
 
   @Test

@@ -1,7 +1,10 @@
 package io.sluice.dispatcher.leak;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.sluice.schemas.config.ProviderLimit;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -51,4 +54,55 @@ final class LimitSpecification {
       claim("two more units and a lease: one slot of 1 (the 5-call window now holds 5)", 2, 1, 1, 40),
       new Step("another lease comes back", Kind.RELEASE, 0, 0, 3, 0, -1),
       claim("the calls window is full: nothing, whatever the cost and leases", 1, 1, 0, -1));
+
+  /** What the table runs against: the math on a fake clock, or the script. */
+  interface Subject {
+    SlotClaim claim(LimitedClaim request) throws Exception;
+
+    /** Gives back {@code reserved - actual} of the slot in every cost limit. */
+    void settle(long slotMicros, long reserved, long actual) throws Exception;
+
+    void release(String leaseId) throws Exception;
+  }
+
+  /** Checks a granting claim's first slot against {@code expectAtMillis}. */
+  interface SlotCheck {
+    void check(Step step, SlotClaim answer, long tableFirstSlotMicros);
+  }
+
+  /** Runs every step against {@code subject}, checking slots granted here and slot times there. */
+  static void run(Subject subject, SlotCheck slots) throws Exception {
+    List<LimitedClaim> sent = new ArrayList<>();
+    List<SlotClaim> answers = new ArrayList<>();
+    for (Step step : STEPS) {
+      LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()), LOOKAHEAD_MICROS,
+          Math.max(1, step.cost()), "s" + sent.size(), LEASE_MICROS);
+      SlotClaim answer = null;
+      switch (step.kind()) {
+        case CLAIM -> {
+          answer = subject.claim(request);
+          assertEquals(step.expectGranted(), answer.granted(), step.why());
+          if (step.expectAtMillis() >= 0) {
+            slots.check(step, answer, answers.isEmpty() ? answer.firstSlotMicros()
+                : answers.get(0).firstSlotMicros());
+          }
+        }
+        case SETTLE -> subject.settle(answers.get(step.ofStep()).slotMicros(0),
+            sent.get(step.ofStep()).slotCost(), step.cost());
+        case RELEASE -> subject.release(sent.get(step.ofStep()).leaseId(0));
+        default -> throw new IllegalStateException();
+      }
+      sent.add(request);
+      answers.add(answer);
+    }
+  }
+
+  /** Settles a slot in every cost limit of the table's provider, in a mirror ledger. */
+  static void settle(WindowLedger ledger, long slotMicros, long reserved, long actual) {
+    for (ProviderLimit l : LIMITS.beyondRate()) {
+      if (l.kind() == ProviderLimit.Kind.COST) {
+        ledger.settle(l, slotMicros, reserved, actual);
+      }
+    }
+  }
 }

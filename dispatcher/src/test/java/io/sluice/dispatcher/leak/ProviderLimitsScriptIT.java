@@ -139,50 +139,33 @@ class ProviderLimitsScriptIT {
     String provider = knownProvider("table");
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
     WindowLedger mirror = new WindowLedger();
-    LeakState state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
-    List<LimitedClaim> sent = new ArrayList<>();
-    List<SlotClaim> answers = new ArrayList<>();
-    for (LimitSpecification.Step step : LimitSpecification.STEPS) {
-      LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()),
-          LimitSpecification.LOOKAHEAD_MICROS, Math.max(1, step.cost()), "s" + sent.size(),
-          LimitSpecification.LEASE_MICROS);
-      SlotClaim answer = null;
-      switch (step.kind()) {
-        case CLAIM -> {
-          answer = await(leak.claim(provider, LimitSpecification.LIMITS, request));
-          LeakMath.ClaimStep java = math.claim(state, mirror, answer.nowMicros(),
-              LimitSpecification.LIMITS, request);
-          state = java.next();
-          assertEquals(java.claim(), answer, "script = math: " + step.why());
-          assertEquals(step.expectGranted(), answer.granted(), step.why());
-          if (step.expectAtMillis() >= 0) {
-            // Real time passes between steps: a slot is the table's, or later (the exact value is
-            // held by the agreement with the math above).
-            long first = answers.isEmpty() ? answer.firstSlotMicros()
-                : answers.get(0).firstSlotMicros();
-            assertTrue(answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000,
-                step.why());
-          }
-        }
-        case SETTLE -> {
-          long slot = answers.get(step.ofStep()).slotMicros(0);
-          long reserved = sent.get(step.ofStep()).slotCost();
-          await(leak.settle(provider, LimitSpecification.LIMITS, slot, reserved, step.cost()));
-          for (ProviderLimit l : LimitSpecification.LIMITS.beyondRate()) {
-            if (l.kind() == Kind.COST) {
-              mirror.settle(l, slot, reserved, step.cost());
-            }
-          }
-        }
-        case RELEASE -> {
-          await(leak.release(provider, sent.get(step.ofStep()).leaseId(0)));
-          mirror.release(sent.get(step.ofStep()).leaseId(0));
-        }
-        default -> throw new IllegalStateException();
+    LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
+    LimitSpecification.run(new LimitSpecification.Subject() {
+      @Override
+      public SlotClaim claim(LimitedClaim request) throws Exception {
+        SlotClaim script = await(leak.claim(provider, LimitSpecification.LIMITS, request));
+        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(),
+            LimitSpecification.LIMITS, request);
+        state[0] = java.next();
+        assertEquals(java.claim(), script, "script = math");
+        return script;
       }
-      sent.add(request);
-      answers.add(answer);
-    }
+
+      @Override
+      public void settle(long slotMicros, long reserved, long actual) throws Exception {
+        await(leak.settle(provider, LimitSpecification.LIMITS, slotMicros, reserved, actual));
+        LimitSpecification.settle(mirror, slotMicros, reserved, actual);
+      }
+
+      @Override
+      public void release(String leaseId) throws Exception {
+        await(leak.release(provider, leaseId));
+        mirror.release(leaseId);
+      }
+    }, (step, answer, first) -> assertTrue(
+        // Real time passes between steps: a slot is the table's or later (the exact value is held
+        // by the agreement with the math).
+        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()));
   }
 
   @Test
