@@ -40,6 +40,32 @@ class LimitMathTest {
   }
 
   @Test
+  @DisplayName("follows the specification table")
+  void shouldFollowTheSpecificationTable() throws Exception {
+    long now = 1_700_000_000L * S;
+    state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
+    LimitSpecification.run(new LimitSpecification.Subject() {
+      @Override
+      public SlotClaim claim(LimitedClaim request) {
+        LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
+        state = r.next();
+        return r.claim();
+      }
+
+      @Override
+      public void settle(long slotMicros, long reserved, long actual) {
+        LimitSpecification.settle(ledger, slotMicros, reserved, actual);
+      }
+
+      @Override
+      public void release(String leaseId) {
+        ledger.release(leaseId);
+      }
+    }, (step, answer, first) -> assertEquals(step.expectAtMillis() * MS,
+        answer.firstSlotMicros() - first, step.why()));
+  }
+
+  @Test
   @DisplayName("a sliding window of 5 calls a second moves the 6th slot to one second after the 1st")
   void shouldHoldASlidingWindowExactly() {
     ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10),

@@ -134,6 +134,41 @@ class ProviderLimitsScriptIT {
   }
 
   @Test
+  @DisplayName("follows the specification table on a real Redis, agreeing with LimitMath exactly")
+  void shouldFollowTheSpecificationTable() throws Exception {
+    String provider = knownProvider("table");
+    LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
+    WindowLedger mirror = new WindowLedger();
+    LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
+    LimitSpecification.run(new LimitSpecification.Subject() {
+      @Override
+      public SlotClaim claim(LimitedClaim request) throws Exception {
+        SlotClaim script = await(leak.claim(provider, LimitSpecification.LIMITS, request));
+        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(),
+            LimitSpecification.LIMITS, request);
+        state[0] = java.next();
+        assertEquals(java.claim(), script, "script = math");
+        return script;
+      }
+
+      @Override
+      public void settle(long slotMicros, long reserved, long actual) throws Exception {
+        await(leak.settle(provider, LimitSpecification.LIMITS, slotMicros, reserved, actual));
+        LimitSpecification.settle(mirror, slotMicros, reserved, actual);
+      }
+
+      @Override
+      public void release(String leaseId) throws Exception {
+        await(leak.release(provider, leaseId));
+        mirror.release(leaseId);
+      }
+    }, (step, answer, first) -> assertTrue(
+        // Real time passes between steps: a slot is the table's or later (the exact value is held
+        // by the agreement with the math).
+        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()));
+  }
+
+  @Test
   @DisplayName("exact in every window with concurrent claimers on two connections")
   void shouldHoldEveryWindowAcrossConcurrentClaimers() throws Exception {
     String provider = uniqueProvider("race");
@@ -169,7 +204,7 @@ class ProviderLimitsScriptIT {
           all.addAll(f.get(60, TimeUnit.SECONDS));
         }
         all.sort((x, y) -> Long.compare(x[0], y[0]));
-        assertTrue(all.size() > 30, "granted " + all.size());
+        assertTrue(all.size() >= 15, "granted " + all.size());
         LimitBounds.assertEveryLimitHeld(all, limits);
       } finally {
         pool.shutdownNow();
