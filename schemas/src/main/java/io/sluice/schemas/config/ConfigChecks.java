@@ -155,7 +155,7 @@ final class ConfigChecks {
             + "attribute with equals (a budget across all providers is the tenant's overall)"));
       }
       if ((rule.attribute() == null) != (rule.equals() == null)) {
-        problems.add(new Problem(Problem.join(at, rule.attribute() == null ? "equals" : "attribute"),
+        problems.add(new Problem(Problem.join(at, rule.attribute() == null ? "attribute" : "equals"),
             "attribute and equals go together: give both or neither"));
       }
       if (rule.provider() != null && !config.providers().containsKey(rule.provider())) {
