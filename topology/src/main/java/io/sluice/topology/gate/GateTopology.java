@@ -49,7 +49,8 @@ public final class GateTopology {
     topology.addProcessor(
         GateNodes.LIMIT,
         () -> new LimitProcessor(config, topics, limiter(wiring),
-            new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout()),
+            new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
+                wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
             new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),
         GateNodes.RESOLVE_TIER);
 

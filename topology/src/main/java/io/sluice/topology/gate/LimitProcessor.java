@@ -86,7 +86,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     List<RuleBucket> rules = EventRules.of(config, in.event(), in.tier());
     boolean multi = rules.size() > 1;
     LimiterDecision decision = multi
-        ? rulesLimiter.decide(rules, in.event().cost(), shadow)
+        ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
         : limiter.decide(key, spec, in.event().cost(), holder, shadow);
     long now = clock.millis();
     if (decision instanceof LimiterDecision.Unavailable) {

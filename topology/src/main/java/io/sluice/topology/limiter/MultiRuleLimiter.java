@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * Decides a multi-rule event: one blocking call to {@code quota_rules.lua}, which charges every
@@ -16,19 +17,31 @@ public final class MultiRuleLimiter {
   private final TokenBucketStore store;
   private final RedisCircuit circuit;
   private final long timeoutNanos;
+  private final LongSupplier nanoTime;
+  private final CallListener onCall;
 
-  public MultiRuleLimiter(TokenBucketStore store, RedisCircuit circuit, Duration timeout) {
+  /** Told of every answered call, with the event's provider and the call's duration. */
+  public interface CallListener {
+    void called(String provider, long nanos);
+  }
+
+  public MultiRuleLimiter(TokenBucketStore store, RedisCircuit circuit, Duration timeout, LongSupplier nanoTime,
+      CallListener onCall) {
     this.store = store;
     this.circuit = circuit;
     this.timeoutNanos = timeout.toNanos();
+    this.nanoTime = nanoTime;
+    this.onCall = onCall;
   }
 
-  public LimiterDecision decide(List<RuleBucket> rules, int cost, boolean shadow) {
+  /** Decides one event of {@code cost} units toward {@code provider} against all its rules. */
+  public LimiterDecision decide(String provider, List<RuleBucket> rules, int cost, boolean shadow) {
     Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
       return new LimiterDecision.Unavailable("circuit open after a Redis failure");
     }
     RulesAcquisition a;
+    long sent = nanoTime.getAsLong();
     try {
       a = store.acquireAll(rules, cost).toCompletableFuture().get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
@@ -41,6 +54,7 @@ public final class MultiRuleLimiter {
       return new LimiterDecision.Unavailable(t.getClass().getSimpleName() + ": " + t.getMessage());
     }
     permit.get().succeeded();
+    onCall.called(provider, nanoTime.getAsLong() - sent);
     if (a.isGranted()) {
       return new LimiterDecision.Admit(a.nowMicros() / 1000);
     }

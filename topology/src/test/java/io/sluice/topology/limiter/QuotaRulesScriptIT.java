@@ -103,6 +103,26 @@ class QuotaRulesScriptIT {
   }
 
   /**
+   * A slot whose data Redis lost (its marker gone): a bucket it no longer has may have been empty
+   * at the loss, so it starts empty and refills from the time the script found the loss.
+   */
+  @Test
+  void shouldStartABucketOfALostSlotEmpty() throws Exception {
+    String tenant = "lost-" + System.nanoTime();
+    List<RuleBucket> rules = List.of(
+        new RuleBucket("provider", RuleKeys.provider(tenant, "spec-api"), new BucketSpec(5, 0.01, 0)),
+        new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(5, 0.01, 0)));
+    String marker = SlotMarkers.markerOf(rules.get(0).redisKey());
+    assertEquals(1, acquire(on.store(), rules, 1).granted());
+    on.redis().del(rules.get(0).redisKey(), rules.get(1).redisKey(), marker);
+    RulesAcquisition after = acquire(on.store(), rules, 1);
+    assertEquals(0, after.granted(), "not full: the lost bucket may have been empty");
+    assertEquals(0, after.levels().get(0), 1e-3);
+    assertTrue(on.redis().get(marker) != null && !on.redis().get(marker).equals("0"), "the loss is recorded");
+    on.redis().set(marker, "0");
+  }
+
+  /**
    * Invariant 1 per rule on the script: two providers' events of one tenant (each with its own
    * provider rule, all with the tenant's overall, some with a per-attribute rule, some with a
    * tier budget shared with another tenant) for about 1.5 s of real time. In every window between
