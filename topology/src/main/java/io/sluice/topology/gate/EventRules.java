@@ -18,23 +18,25 @@ import java.util.TreeMap;
  * toward the provider (last: on a standalone Redis only, see {@link RuleKeys}).
  *
  * <p>An event with only the first rule is a single-rule event: the gate charges it through
- * {@code token_bucket.lua} (leases, reservations, its existing key). Any more, and all of them go
- * through {@code quota_rules.lua}, all or none.
+ * {@code token_bucket.lua} (leases, reservations, its existing key), and {@link #of} answers an
+ * empty list. Any more, and all of them go through {@code quota_rules.lua}, all or none.
  */
 final class EventRules {
   private EventRules() {}
 
+  /**
+   * The event's rules when it has more than one, else an empty list (a single-rule event: the
+   * common case builds nothing here, as it is on every event's path).
+   */
   static List<RuleBucket> of(SluiceConfig config, WorkEvent event, String tier) {
     String provider = event.provider();
     String tenant = event.tenant();
     long horizon = config.reservationHorizon().toNanos() / 1000;
-    List<RuleBucket> rules = new ArrayList<>();
-    rules.add(new RuleBucket("provider", RuleKeys.provider(tenant, provider),
-        BucketSpec.of(config.quotaOf(provider, tenant).orElseThrow(), config.reservationHorizon())));
+    List<RuleBucket> rules = new ArrayList<>(2);
     config.overallOf(tenant).ifPresent(q -> rules.add(
         new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
     TenantConfig t = config.tenants().get(tenant);
-    if (t != null) {
+    if (t != null && !t.rules().isEmpty()) {
       for (Map.Entry<String, QuotaRule> rule : new TreeMap<>(t.rules()).entrySet()) {
         if (rule.getValue().matches(provider, event.path(), event.attributes())) {
           var q = rule.getValue().quota();
@@ -45,6 +47,11 @@ final class EventRules {
     }
     config.tierBudgetOf(provider, tenant).ifPresent(q -> rules.add(
         new RuleBucket("tier", RuleKeys.tierBudget(tier, provider), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
+    if (rules.isEmpty()) {
+      return List.of();
+    }
+    rules.add(0, new RuleBucket("provider", RuleKeys.provider(tenant, provider),
+        BucketSpec.of(config.quotaOf(provider, tenant).orElseThrow(), config.reservationHorizon())));
     return rules;
   }
 }

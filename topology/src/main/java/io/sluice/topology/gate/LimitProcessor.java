@@ -84,7 +84,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     listener.decided(provider, in.tier());
     List<RuleBucket> rules = EventRules.of(config, in.event(), in.tier());
-    boolean multi = rules.size() > 1;
+    boolean multi = !rules.isEmpty();
     LimiterDecision decision = multi
         ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
         : limiter.decide(key, spec, in.event().cost(), holder, shadow);
