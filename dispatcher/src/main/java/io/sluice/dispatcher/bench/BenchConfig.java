@@ -24,6 +24,8 @@ final class BenchConfig {
   private String providerUrl = "http://127.0.0.1:9/unused";
   private double providerRate = 100_000;
   private String horizon = "30s";
+  /** Every tier's tier-wide budget toward the provider ({capacity, refill}); null: none. */
+  private double[] tierBudget;
   private String ladder = "[1s, 5s, 30s, 2m, 10m]";
   private int streamThreads = 1;
   private Integer maxLease;
@@ -67,6 +69,15 @@ final class BenchConfig {
     return this;
   }
 
+  /**
+   * Every tier also has a tier-wide budget toward the provider: each event is then charged against
+   * two rules at once (its tenant's quota and the budget), through the multi-rule script.
+   */
+  BenchConfig tierBudget(double capacity, double refill) {
+    this.tierBudget = new double[] {capacity, refill};
+    return this;
+  }
+
   /** Most units one lease takes (0: no leases). */
   BenchConfig maxLease(int units) {
     this.maxLease = units;
@@ -95,7 +106,10 @@ final class BenchConfig {
     y.add("redis: { uri: \"" + redisUri + "\" }");
     y.add("ladder: " + ladder);
     y.add("reservationHorizon: " + horizon);
-    y.add("tiers: { gold: { weight: 8 }, silver: { weight: 4 }, free: { weight: 1 } }");
+    String budgets = tierBudget == null ? "" : String.format(Locale.ROOT,
+        ", budgets: { %s: { capacity: %s, refill: %s/s } }", PROVIDER, number(tierBudget[0]), number(tierBudget[1]));
+    y.add("tiers: { gold: { weight: 8" + budgets + " }, silver: { weight: 4" + budgets + " }, free: { weight: 1"
+        + budgets + " } }");
     y.add("defaultTier: free");
     y.add("providers:");
     y.add("  " + PROVIDER + ":");

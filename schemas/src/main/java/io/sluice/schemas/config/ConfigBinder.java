@@ -100,7 +100,9 @@ final class ConfigBinder {
   private Map<String, TierConfig> tiers(JsonNode node) {
     Map<String, TierConfig> tiers = new LinkedHashMap<>();
     node.properties().forEach(e -> tiers.put(e.getKey(),
-        new TierConfig(number(e.getValue(), "weight", ConfigDefaults.TIER_WEIGHT))));
+        new TierConfig(number(e.getValue(), "weight", ConfigDefaults.TIER_WEIGHT),
+            quotas(e.getValue().path("budgets"), Problem.join(Problem.join("tiers", e.getKey()),
+                "budgets")))));
     return tiers;
   }
 
@@ -139,21 +141,40 @@ final class ConfigBinder {
    */
   private Map<String, TenantConfig> tenants(JsonNode node, String defaultTier) {
     Map<String, TenantConfig> tenants = new LinkedHashMap<>();
-    node.properties().forEach(e -> tenants.put(e.getKey(), new TenantConfig(
-        text(e.getValue(), "tier", defaultTier),
-        quotas(e.getValue().path("quotas"), Problem.join(Problem.join("tenants", e.getKey()),
-            "quotas")),
-        e.getValue().has("shadow") ? e.getValue().get("shadow").asBoolean() : ConfigDefaults.SHADOW)));
+    node.properties().forEach(e -> {
+      String path = Problem.join("tenants", e.getKey());
+      JsonNode tenant = e.getValue();
+      tenants.put(e.getKey(), new TenantConfig(
+          text(tenant, "tier", defaultTier),
+          quotas(tenant.path("quotas"), Problem.join(path, "quotas")),
+          tenant.has("shadow") ? tenant.get("shadow").asBoolean() : ConfigDefaults.SHADOW,
+          tenant.has("overall") ? quota(tenant.get("overall"), Problem.join(path, "overall")) : null,
+          rules(tenant.path("rules"), Problem.join(path, "rules"))));
+    });
     return tenants;
+  }
+
+  private Map<String, QuotaRule> rules(JsonNode node, String path) {
+    Map<String, QuotaRule> rules = new LinkedHashMap<>();
+    node.properties().forEach(e -> rules.put(e.getKey(), new QuotaRule(
+        text(e.getValue(), "provider", null),
+        text(e.getValue(), "path", null),
+        text(e.getValue(), "attribute", null),
+        text(e.getValue(), "equals", null),
+        quota(e.getValue(), Problem.join(path, e.getKey())))));
+    return rules;
   }
 
   private Map<String, Quota> quotas(JsonNode node, String path) {
     Map<String, Quota> quotas = new LinkedHashMap<>();
-    node.properties().forEach(e -> quotas.put(e.getKey(), new Quota(
-        e.getValue().path("capacity").asDouble(),
-        rate(e.getValue().path("refill").asText(),
-            Problem.join(Problem.join(path, e.getKey()), "refill")))));
+    node.properties().forEach(e -> quotas.put(e.getKey(),
+        quota(e.getValue(), Problem.join(path, e.getKey()))));
     return quotas;
+  }
+
+  private Quota quota(JsonNode node, String path) {
+    return new Quota(node.path("capacity").asDouble(),
+        rate(node.path("refill").asText(), Problem.join(path, "refill")));
   }
 
   private URI url(String text, String path) {

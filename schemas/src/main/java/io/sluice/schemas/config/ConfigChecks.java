@@ -64,7 +64,9 @@ final class ConfigChecks {
                   + ")"));
         }
       }
+      checkRules(Problem.join(path, "rules"), tenant.getValue(), config, providerList);
     }
+    checkBudgets(config, providerList);
     for (Map.Entry<String, ProviderConfig> provider : config.providers().entrySet()) {
       String path = Problem.join("providers", provider.getKey());
       checkQuotas(Problem.join(path, "quotas"), provider.getValue(), config, tierList);
@@ -137,6 +139,59 @@ final class ConfigChecks {
           + "producers' max.request.size " + config.kafka().maxRequestSize() + " minus "
           + PAYLOAD_HEADROOM + " bytes kept for the key, headers and record overhead), got "
           + config.gate().maxPayloadBytes()));
+    }
+  }
+
+  /**
+   * A per-attribute rule names at least one condition, an attribute with the value it must have,
+   * and only configured providers (a rule toward no provider would never match: a typo).
+   */
+  private void checkRules(String path, TenantConfig tenant, SluiceConfig config, String providerList) {
+    for (String name : new TreeSet<>(tenant.rules().keySet())) {
+      QuotaRule rule = tenant.rules().get(name);
+      String at = Problem.join(path, name);
+      if (rule.provider() == null && rule.path() == null && rule.attribute() == null) {
+        problems.add(new Problem(at, "matches every event: give a provider, a path or an "
+            + "attribute with equals (a budget across all providers is the tenant's overall)"));
+      }
+      if ((rule.attribute() == null) != (rule.equals() == null)) {
+        problems.add(new Problem(Problem.join(at, rule.attribute() == null ? "attribute" : "equals"),
+            "attribute and equals go together: give both or neither"));
+      }
+      if (rule.provider() != null && !config.providers().containsKey(rule.provider())) {
+        problems.add(new Problem(Problem.join(at, "provider"), "\"" + rule.provider()
+            + "\" is not a configured provider (providers: " + providerList + ")"));
+      }
+    }
+  }
+
+  /**
+   * A tier-wide budget names a configured provider, and needs a standalone Redis: it is one bucket
+   * shared by every tenant of the tier, so in a Redis Cluster it cannot live in each tenant's slot
+   * and could not be charged in the same script as the tenant's own rules (all or none).
+   */
+  private void checkBudgets(SluiceConfig config, String providerList) {
+    for (String tier : new TreeSet<>(config.tiers().keySet())) {
+      for (String provider : new TreeSet<>(config.tiers().get(tier).budgets().keySet())) {
+        String at = Problem.join(Problem.join(Problem.join("tiers", tier), "budgets"), provider);
+        if (!config.providers().containsKey(provider)) {
+          problems.add(new Problem(at, "\"" + provider + "\" is not a configured provider "
+              + "(providers: " + providerList + ")"));
+        } else if (isCluster(config.redis())) {
+          problems.add(new Problem(at, "a tier-wide budget is not available with a Redis Cluster "
+              + "(redis.uri is a cluster): it is shared by every tenant of the tier, so it cannot "
+              + "share a slot with each tenant's rules and be charged with them all or none; use "
+              + "tenant quotas, or a standalone Redis"));
+        }
+      }
+    }
+  }
+
+  private static boolean isCluster(RedisConfig redis) {
+    try {
+      return redis.isCluster();
+    } catch (IllegalArgumentException e) {
+      return false; // reported as redis.uri already
     }
   }
 

@@ -65,4 +65,15 @@ public record SluiceConfig(
     TenantConfig t = tenants.get(tenant);
     return (p != null && p.shadow()) || (t != null && t.shadow());
   }
+
+  /** The tenant's budget across all providers, if it has one. */
+  public Optional<Quota> overallOf(String tenant) {
+    TenantConfig t = tenants.get(tenant);
+    return Optional.ofNullable(t == null ? null : t.overall());
+  }
+
+  /** The tier-wide budget of the tenant's tier toward the provider, if the tier has one. */
+  public Optional<Quota> tierBudgetOf(String provider, String tenant) {
+    return tierOf(tenant).map(tiers::get).map(t -> t.budgets().get(provider));
+  }
 }

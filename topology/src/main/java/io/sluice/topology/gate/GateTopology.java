@@ -4,6 +4,7 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LocalBuckets;
+import io.sluice.topology.limiter.MultiRuleLimiter;
 import java.time.Duration;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -48,6 +49,8 @@ public final class GateTopology {
     topology.addProcessor(
         GateNodes.LIMIT,
         () -> new LimitProcessor(config, topics, limiter(wiring),
+            new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
+                wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
             new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),
         GateNodes.RESOLVE_TIER);
 

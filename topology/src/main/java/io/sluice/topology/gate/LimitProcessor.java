@@ -13,8 +13,11 @@ import io.sluice.topology.limiter.BucketSpec;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LimiterDecision;
 import io.sluice.topology.limiter.LocalBuckets;
+import io.sluice.topology.limiter.MultiRuleLimiter;
+import io.sluice.topology.limiter.RuleBucket;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -44,18 +47,20 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final Topics topics;
   private final DelayLadder ladder;
   private final GateLimiter limiter;
+  private final MultiRuleLimiter rulesLimiter;
   private final LocalBuckets local;
   private final Clock clock;
   private final GateListener listener;
   private ProcessorContext<byte[], Object> context;
 
   LimitProcessor(
-      SluiceConfig config, Topics topics, GateLimiter limiter, LocalBuckets local, Clock clock,
-      GateListener listener) {
+      SluiceConfig config, Topics topics, GateLimiter limiter, MultiRuleLimiter rulesLimiter,
+      LocalBuckets local, Clock clock, GateListener listener) {
     this.config = config;
     this.topics = topics;
     this.ladder = new DelayLadder(config.ladder());
     this.limiter = limiter;
+    this.rulesLimiter = rulesLimiter;
     this.local = local;
     this.clock = clock;
     this.listener = listener;
@@ -78,10 +83,14 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     boolean shadow = config.shadowOf(provider, in.event().tenant());
 
     listener.decided(provider, in.tier());
-    LimiterDecision decision = limiter.decide(key, spec, in.event().cost(), holder, shadow);
+    List<RuleBucket> rules = EventRules.of(config, in.event(), in.tier());
+    boolean multi = !rules.isEmpty();
+    LimiterDecision decision = multi
+        ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
+        : limiter.decide(key, spec, in.event().cost(), holder, shadow);
     long now = clock.millis();
     if (decision instanceof LimiterDecision.Unavailable) {
-      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now, shadow);
+      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now, shadow, multi);
       listener.redisFallback(provider, providerConfig.onRedisDown());
     }
     if (shadow && !(decision instanceof LimiterDecision.Admit)) {
@@ -109,11 +118,17 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   }
 
   private LimiterDecision fallback(
-      RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now, boolean shadow) {
+      RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now, boolean shadow,
+      boolean multi) {
     return switch (policy) {
       case FAIL_OPEN -> new LimiterDecision.Admit(now);
       case FAIL_CLOSED -> new LimiterDecision.Unavailable("fail_closed");
-      case LOCAL -> local(key, spec, in.event().cost(), now, shadow);
+      // A multi-rule event falls back on its (provider, tenant) rule alone, at this instance's
+      // share; its other rules are not enforced while Redis is down, and what it was charged
+      // locally is not replayed into Redis (its Redis bucket is another key; see the README).
+      case LOCAL -> multi
+          ? local.decide(key, spec, in.event().cost(), now, shadow, null)
+          : local(key, spec, in.event().cost(), now, shadow);
     };
   }
 

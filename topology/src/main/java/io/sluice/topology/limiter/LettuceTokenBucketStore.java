@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class LettuceTokenBucketStore implements TokenBucketStore {
   private final RedisScriptingAsyncCommands<String, String> commands;
   private final LuaScript script;
+  private final LuaScript rulesScript = QuotaRulesScript.load();
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
 
@@ -47,6 +48,33 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)
         .thenApply(LettuceTokenBucketStore::toAcquisition);
+  }
+
+  @Override
+  public CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
+    String[] keys = new String[buckets.size() + 1];
+    String[] args = new String[1 + 2 * buckets.size()];
+    args[0] = Integer.toString(need);
+    for (int i = 0; i < buckets.size(); i++) {
+      keys[i] = buckets.get(i).redisKey();
+      args[1 + 2 * i] = Double.toString(buckets.get(i).spec().capacity());
+      args[2 + 2 * i] = Double.toString(buckets.get(i).spec().refillPerSecond());
+    }
+    // The marker of the first bucket's slot: the tenant's slot (a tier-wide budget, never first,
+    // is allowed only on a standalone Redis, where every marker goes when data is lost).
+    keys[buckets.size()] = SlotMarkers.markerOf(keys[0]);
+    calls.increment();
+    return rulesScript.run(commands, keys, args, reloads::increment)
+        .thenApply(LettuceTokenBucketStore::toRulesAcquisition);
+  }
+
+  static RulesAcquisition toRulesAcquisition(List<Object> reply) {
+    List<Double> levels = new ArrayList<>();
+    for (int i = 3; i < reply.size(); i++) {
+      levels.add(Double.parseDouble((String) reply.get(i)));
+    }
+    return new RulesAcquisition(((Long) reply.get(0)).intValue(), Long.parseLong((String) reply.get(1)),
+        Long.parseLong((String) reply.get(2)), levels);
   }
 
   /** {@link #markSlots(boolean)} for a Redis no gate used before: tests and benches. */

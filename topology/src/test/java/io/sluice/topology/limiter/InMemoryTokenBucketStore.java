@@ -1,6 +1,8 @@
 package io.sluice.topology.limiter;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -14,6 +16,7 @@ import java.util.function.LongSupplier;
  */
 public final class InMemoryTokenBucketStore implements TokenBucketStore {
   private final Map<BucketKey, BucketState> states = new HashMap<>();
+  private final Map<String, QuotaRulesMath.Level> ruleStates = new HashMap<>();
   private final LongSupplier nowMicros;
   private volatile boolean failing;
   private int calls;
@@ -39,5 +42,32 @@ public final class InMemoryTokenBucketStore implements TokenBucketStore {
     TokenBucketMath.Step step = TokenBucketMath.acquire(states.get(key), spec, request, nowMicros.getAsLong());
     states.put(key, step.next());
     return CompletableFuture.completedFuture(step.acquisition());
+  }
+
+  @Override
+  public synchronized CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
+    calls++;
+    if (failing) {
+      return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+    List<QuotaRulesMath.Level> levels = new ArrayList<>();
+    List<BucketSpec> specs = new ArrayList<>();
+    for (RuleBucket b : buckets) {
+      levels.add(ruleStates.get(b.redisKey()));
+      specs.add(b.spec());
+    }
+    QuotaRulesMath.Step step = QuotaRulesMath.acquire(levels, specs, need, nowMicros.getAsLong(), 0);
+    for (int i = 0; i < buckets.size(); i++) {
+      if (step.next().get(i) != null) {
+        ruleStates.put(buckets.get(i).redisKey(), step.next().get(i));
+      }
+    }
+    return CompletableFuture.completedFuture(step.acquisition());
+  }
+
+  /** A multi-rule bucket's stored level, or null if it was never charged. */
+  public synchronized Double ruleLevel(String redisKey) {
+    QuotaRulesMath.Level l = ruleStates.get(redisKey);
+    return l == null ? null : l.tokens();
   }
 }

@@ -1,0 +1,102 @@
+package io.sluice.topology.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class QuotaRulesMathTest {
+  private static final long T0 = 1_700_000_000_000_000L;
+
+  @Test
+  void shouldFollowTheSpecificationTable() {
+    List<QuotaRulesMath.Level> states = Arrays.asList(null, null);
+    long now = T0;
+    for (QuotaRulesSpecification.Step step : QuotaRulesSpecification.STEPS) {
+      now += step.advanceMillis() * 1000;
+      QuotaRulesMath.Step s = QuotaRulesMath.acquire(states, QuotaRulesSpecification.SPECS, step.need(), now, 0);
+      RulesAcquisition a = s.acquisition();
+      assertEquals(step.expectGranted(), a.granted(), step.why());
+      assertEquals(step.levelA(), a.levels().get(0), 1e-9, step.why());
+      assertEquals(step.levelB(), a.levels().get(1), 1e-9, step.why());
+      assertEquals(step.expectWaitMillis() * 1000, a.waitMicros(), step.why());
+      states = s.next();
+    }
+  }
+
+  @Test
+  void shouldChargeNothingInAnyRuleWhenOneRefuses() {
+    List<QuotaRulesMath.Level> states = Arrays.asList(new QuotaRulesMath.Level(5, T0), new QuotaRulesMath.Level(0.5, T0));
+    QuotaRulesMath.Step s = QuotaRulesMath.acquire(states, QuotaRulesSpecification.SPECS, 1, T0, 0);
+    assertEquals(0, s.acquisition().granted());
+    assertEquals(states, s.next());
+  }
+
+  @Test
+  void shouldStartABucketLostWithItsSlotEmptyAtTheLoss() {
+    QuotaRulesMath.Step s = QuotaRulesMath.acquire(Arrays.asList((QuotaRulesMath.Level) null),
+        List.of(new BucketSpec(5, 10, 0)), 1, T0 + 200_000, T0);
+    assertEquals(2, s.acquisition().levels().get(0), 1e-9);
+  }
+
+  /**
+   * Invariant 1 for every rule on its own: random events charged against random subsets of three
+   * rules, at random times; in every window between two admissions each rule admitted at most its
+   * capacity plus its refill times the window.
+   */
+  @Test
+  void shouldKeepEveryRuleWithinItsOwnBoundInEveryWindow() {
+    List<BucketSpec> specs = List.of(new BucketSpec(5, 10, 0), new BucketSpec(3, 4, 0), new BucketSpec(8, 2, 0));
+    Random random = new Random(12);
+    List<QuotaRulesMath.Level> states = new ArrayList<>(Arrays.asList(null, null, null));
+    List<List<long[]>> admitted = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    long now = T0;
+    for (int n = 0; n < 4000; n++) {
+      now += random.nextInt(40_000);
+      List<Integer> rules = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        if (i == 0 || random.nextBoolean()) {
+          rules.add(i);
+        }
+      }
+      int cost = 1 + random.nextInt(3);
+      List<QuotaRulesMath.Level> mine = new ArrayList<>();
+      List<BucketSpec> mySpecs = new ArrayList<>();
+      for (int i : rules) {
+        mine.add(states.get(i));
+        mySpecs.add(specs.get(i));
+      }
+      QuotaRulesMath.Step s = QuotaRulesMath.acquire(mine, mySpecs, cost, now, 0);
+      for (int k = 0; k < rules.size(); k++) {
+        states.set(rules.get(k), s.next().get(k));
+        if (s.acquisition().isGranted()) {
+          admitted.get(rules.get(k)).add(new long[] {now, cost});
+        }
+      }
+    }
+    for (int i = 0; i < 3; i++) {
+      assertWithinBound(admitted.get(i), specs.get(i));
+    }
+  }
+
+  static void assertWithinBound(List<long[]> admissions, BucketSpec spec) {
+    assertWithinBound(admissions, spec, 10);
+  }
+
+  static void assertWithinBound(List<long[]> admissions, BucketSpec spec, int atLeast) {
+    assertTrue(admissions.size() >= atLeast, "enough admissions to mean something: " + admissions.size());
+    for (int a = 0; a < admissions.size(); a++) {
+      double sum = 0;
+      for (int b = a; b < admissions.size(); b++) {
+        sum += admissions.get(b)[1];
+        double window = (admissions.get(b)[0] - admissions.get(a)[0]) / 1e6;
+        assertTrue(sum <= spec.capacity() + spec.refillPerSecond() * window + 1e-6,
+            "admitted " + sum + " in " + window + " s from a bucket of " + spec);
+      }
+    }
+  }
+}
