@@ -13,10 +13,13 @@ import io.sluice.dispatcher.ops.OpsServer;
 import io.sluice.dispatcher.ops.RedisReachability;
 import io.sluice.dispatcher.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
+import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.delay.RelayService;
 import io.sluice.topology.gate.Gate;
 import io.sluice.topology.redis.RedisConnection;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -45,6 +48,7 @@ public final class SluiceApp implements AutoCloseable {
   private RelayService relay;
   private DispatcherService dispatcher;
   private OpsServer ops;
+  private LiveConfig live;
 
   private SluiceApp(SluiceMetrics metrics) {
     this.metrics = metrics;
@@ -59,6 +63,16 @@ public final class SluiceApp implements AutoCloseable {
    */
   public static SluiceApp start(SluiceConfig config, Set<Role> roles,
       Map<String, Provider> providers, MetricRegistry registry, int httpPort) {
+    return start(new LiveConfig(config), roles, providers, registry, httpPort);
+  }
+
+  /**
+   * {@link #start(SluiceConfig, Set, Map, MetricRegistry, int)}, following {@code live}: a reload
+   * (see {@link ConfigWatcher}) reaches the roles without a restart.
+   */
+  public static SluiceApp start(LiveConfig live, Set<Role> roles,
+      Map<String, Provider> providers, MetricRegistry registry, int httpPort) {
+    SluiceConfig config = live.get();
     Preflight.kafka(config);
     Preflight.redis(config);
     try (TopicAdmin admin = new TopicAdmin(config)) {
@@ -75,7 +89,7 @@ public final class SluiceApp implements AutoCloseable {
     }
     SluiceApp app = new SluiceApp(new SluiceMetrics(registry));
     try {
-      app.startRoles(config, EnumSet.copyOf(roles), providers, httpPort);
+      app.startRoles(live, EnumSet.copyOf(roles), providers, httpPort);
     } catch (RuntimeException e) {
       app.close();
       throw e;
@@ -83,8 +97,23 @@ public final class SluiceApp implements AutoCloseable {
     return app;
   }
 
-  private void startRoles(SluiceConfig config, Set<Role> roles, Map<String, Provider> providers,
+  /**
+   * Reloads the configuration from {@code file} when it changes and on SIGHUP, for as long as the
+   * application runs ({@link ConfigWatcher}); outcomes are counted in
+   * {@code sluice_config_reloads_total{outcome}}.
+   *
+   * @param loader reads and validates the file as at start-up (environment overrides included)
+   */
+  public SluiceApp watchConfig(Path file, Supplier<SluiceConfig> loader) throws IOException {
+    ConfigWatcher watcher = new ConfigWatcher(file, live, loader, metrics::configReload).start();
+    stopOrder.add(watcher);
+    return this;
+  }
+
+  private void startRoles(LiveConfig live, Set<Role> roles, Map<String, Provider> providers,
       int httpPort) {
+    SluiceConfig config = live.get();
+    this.live = live;
     // Stopped in the reverse order of this list: dispatcher, relay, gate, then the endpoint.
     JmxExposure jmx = JmxExposure.start(metrics.registry());
     stopOrder.add(jmx);
@@ -106,8 +135,8 @@ public final class SluiceApp implements AutoCloseable {
           ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED"));
     }
     if (roles.contains(Role.DISPATCHER)) {
-      dispatcher = providers == null ? DispatcherService.start(config, metrics)
-          : DispatcherService.start(config, providers, metrics);
+      dispatcher = providers == null ? DispatcherService.start(live, metrics)
+          : DispatcherService.start(live, providers, metrics);
       stopOrder.add(dispatcher);
       metrics.redisCircuit("dispatcher", dispatcher.circuit());
       states.put("dispatcher", () -> !dispatcher.dispatcher().isRunning()

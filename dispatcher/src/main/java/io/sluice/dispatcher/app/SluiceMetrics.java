@@ -13,6 +13,7 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.topology.delay.RelayListener;
 import io.sluice.topology.gate.GateListener;
 import io.sluice.topology.limiter.RedisCircuit;
+import io.sluice.schemas.config.LiveConfig;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
@@ -49,6 +50,13 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
     if (!registry.getGauges().containsKey(name)) {
       registry.register(name, (Gauge<Number>) value::get);
     }
+  }
+
+  /** A configuration reload's outcome: applied, rejected (the running one stays) or unchanged. */
+  public void configReload(LiveConfig.Outcome outcome) {
+    String what = outcome instanceof LiveConfig.Outcome.Applied ? "applied"
+        : outcome instanceof LiveConfig.Outcome.Rejected ? "rejected" : "unchanged";
+    counter("sluice_config_reloads", "outcome", what).inc();
   }
 
   private static String t(String tier) {

@@ -120,7 +120,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final int maxUnsettled;
-  private final ReadyRecordCheck check;
+  /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
+  private volatile ReadyRecordCheck check;
   private final ByteBudget budget;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
@@ -258,6 +259,21 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.maxUnsettled = 2 * buffers + 1000;
     this.check = new ReadyRecordCheck(config);
     this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
+  }
+
+  /**
+   * Takes a reloaded configuration (see {@code LiveConfig}): tier weights for every lane's fair
+   * queue from now on, and the record check (tenants' tiers, providers' {@code maxCost}) for every
+   * record read from now on. Provider limits reach the lanes through their {@link LimitSource}.
+   * Entries already queued keep the tier they were queued under.
+   */
+  public void reload(SluiceConfig next) {
+    Map<String, Double> weights = new HashMap<>();
+    next.tiers().forEach((tier, t) -> weights.put(tier, t.weight()));
+    for (ProviderLane lane : lanes.values()) {
+      lane.reweigh(weights);
+    }
+    check = new ReadyRecordCheck(next);
   }
 
   /** What this dispatcher learned about its providers' limits. */

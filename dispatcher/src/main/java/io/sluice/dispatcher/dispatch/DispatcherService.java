@@ -4,13 +4,13 @@ import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
 import io.sluice.dispatcher.leak.FailoverLeakyBucket;
 import io.sluice.dispatcher.leak.LeakConfig;
-import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ConfiguredLimits;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
-import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.leak.RedisLeakyBucket;
 import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.RedisCircuit;
@@ -42,15 +42,31 @@ public final class DispatcherService implements AutoCloseable {
 
   /** Starts with one {@link HttpProvider} per configured provider. */
   public static DispatcherService start(SluiceConfig config, DispatchListener listener) {
+    return start(new LiveConfig(config), listener);
+  }
+
+  /** {@link #start(SluiceConfig, DispatchListener)}, following {@code live}'s reloads. */
+  public static DispatcherService start(LiveConfig live, DispatchListener listener) {
+    SluiceConfig config = live.get();
     Map<String, Provider> providers = new HashMap<>();
     config.providers().forEach((name, p) ->
         providers.put(name, new HttpProvider(p, HttpProvider.defaultClient(p.timeout()))));
-    return start(config, providers, listener);
+    return start(live, providers, listener);
   }
 
   /** Starts with the given providers (an in-process job handler, for example). */
   public static DispatcherService start(SluiceConfig config, Map<String, Provider> providers,
       DispatchListener listener) {
+    return start(new LiveConfig(config), providers, listener);
+  }
+
+  /**
+   * Starts with the given providers, following {@code live}: a reload reaches the lanes' limits
+   * on their next claim, and tier weights and the record check at once ({@link Dispatcher#reload}).
+   */
+  public static DispatcherService start(LiveConfig live, Map<String, Provider> providers,
+      DispatchListener listener) {
+    SluiceConfig config = live.get();
     RedisConnection redis = RedisConnection.open(config.redis());
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
@@ -80,7 +96,8 @@ public final class DispatcherService implements AutoCloseable {
         DispatcherClients.producer(config, clientId), providers, leak,
         new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
         Clock.systemUTC(), listener,
-        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
+        name -> new ConfiguredLimits(live, name));
+    live.onChange(dispatcher::reload);
     self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, circuit);
     service.thread.start();

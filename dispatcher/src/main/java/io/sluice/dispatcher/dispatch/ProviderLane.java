@@ -156,6 +156,11 @@ final class ProviderLane implements AutoCloseable {
         Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond)));
   }
 
+  /** New tier weights for this lane's fair queue, from now on ({@link FairQueue#reweigh}). */
+  synchronized void reweigh(Map<String, Double> tierWeights) {
+    queue.reweigh(tierWeights);
+  }
+
   String name() {
     return name;
   }

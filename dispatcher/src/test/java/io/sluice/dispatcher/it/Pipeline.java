@@ -56,13 +56,21 @@ final class Pipeline {
 
   /** Parses {@code yaml} with the broker and Redis filled in, a unique prefix and a unique group. */
   static SluiceConfig config(String yaml, KafkaBroker broker, String redisUri) {
+    return ConfigLoader.parse(yaml, env(broker, redisUri));
+  }
+
+  /**
+   * The environment {@link #config} parses with: the broker, Redis, a unique topic prefix and a
+   * unique group. Parse a changed file with the same one to reload it.
+   */
+  static Map<String, String> env(KafkaBroker broker, String redisUri) {
     String unique = UUID.randomUUID().toString().substring(0, 8);
     Map<String, String> env = new HashMap<>();
     env.put("SLUICE_KAFKA__BOOTSTRAP", broker.bootstrapServers());
     env.put("SLUICE_KAFKA__TOPIC_PREFIX", "d" + unique + ".");
     env.put("SLUICE_REDIS__URI", redisUri);
     env.put("SLUICE_DISPATCHER__GROUP_ID", "dispatch-" + unique);
-    return ConfigLoader.parse(yaml, env);
+    return env;
   }
 
   /**

@@ -12,10 +12,21 @@ import picocli.CommandLine.Mixin;
 final class RoleCommands {
   private RoleCommands() {}
 
-  static Integer run(SluiceConfig config, EnumSet<SluiceApp.Role> roles, String what)
+  /**
+   * Starts {@code roles} from the file, and reloads what may change at run time (tenants, tiers,
+   * quotas, provider limits) when the file changes or on SIGHUP.
+   */
+  static Integer run(ConfigOption file, EnumSet<SluiceApp.Role> roles, String what)
       throws Exception {
+    SluiceConfig config = file.load();
     SluiceApp app = SluiceApp.start(config, roles, null, new MetricRegistry(),
         config.http().port());
+    try {
+      app.watchConfig(file.file, file::load);
+    } catch (java.io.IOException | RuntimeException e) {
+      app.close();
+      throw e;
+    }
     Lifecycle.runUntilStopped(app, what);
     return 0;
   }
@@ -35,7 +46,7 @@ final class RoleCommands {
 
     @Override
     public Integer call() throws Exception {
-      return run(config.load(), EnumSet.of(role), what);
+      return run(config, EnumSet.of(role), what);
     }
   }
 

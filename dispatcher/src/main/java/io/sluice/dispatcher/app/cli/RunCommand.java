@@ -15,7 +15,7 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    return RoleCommands.run(config.load(), EnumSet.allOf(SluiceApp.Role.class), "all roles");
+    return RoleCommands.run(config, EnumSet.allOf(SluiceApp.Role.class), "all roles");
   }
 
 }
