@@ -119,7 +119,7 @@ public final class SluiceApp implements AutoCloseable {
     stopOrder.add(jmx);
     Map<String, Supplier<RoleStatus>> states = new LinkedHashMap<>();
     if (roles.contains(Role.GATE)) {
-      gate = Gate.start(config, metrics, Map.of());
+      gate = Gate.start(live, metrics, Map.of());
       stopOrder.add(gate);
       metrics.redisCircuit("gate", gate.circuit());
       states.put("gate", () -> {

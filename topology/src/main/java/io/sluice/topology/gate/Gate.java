@@ -1,6 +1,7 @@
 package io.sluice.topology.gate;
 
 import io.sluice.schemas.config.GroupMembership;
+import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
@@ -50,6 +51,17 @@ public final class Gate implements AutoCloseable {
    * @param overrides extra Kafka Streams properties (tests lower commit intervals, for example)
    */
   public static Gate start(SluiceConfig config, GateListener listener, Map<String, Object> overrides) {
+    return start(new LiveConfig(config), listener, overrides);
+  }
+
+  /**
+   * {@link #start(SluiceConfig, GateListener, Map)}, following {@code live}: each event is decided
+   * under the configuration in force when it is processed (tenants, tiers, quotas, rules), so a
+   * reload needs no restart. A bucket keeps its level across a change of its quota: the script
+   * is handed the new capacity and refill with the stored level and debt.
+   */
+  public static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides) {
+    SluiceConfig config = live.get();
     RedisConnection redis = RedisConnection.open(config.redis());
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
     // Slots without a marker: a first use of Redis (nothing lost), or a loss no script has found
@@ -69,7 +81,7 @@ public final class Gate implements AutoCloseable {
     GateWiring wiring = new GateWiring(
         config, store, circuit,
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
-        Clock.systemUTC(), System::nanoTime, listener);
+        Clock.systemUTC(), System::nanoTime, listener, live::get);
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
     KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));

@@ -40,15 +40,15 @@ public final class GateTopology {
     topology.addProcessor(GateNodes.STRIP_SLUICE_HEADERS, StripSluiceHeadersProcessor::new, GateNodes.SOURCE);
     topology.addProcessor(
         GateNodes.VALIDATE,
-        () -> new ValidateProcessor(config, wiring.clock(), wiring.listener()),
+        () -> new ValidateProcessor(wiring.live(), wiring.clock(), wiring.listener()),
         GateNodes.STRIP_SLUICE_HEADERS, GateNodes.REGATE_SOURCE);
     topology.addProcessor(
         GateNodes.RESOLVE_TIER,
-        () -> new TierProcessor(config, wiring.clock(), wiring.listener()),
+        () -> new TierProcessor(wiring.live(), wiring.clock(), wiring.listener()),
         GateNodes.VALIDATE);
     topology.addProcessor(
         GateNodes.LIMIT,
-        () -> new LimitProcessor(config, topics, limiter(wiring),
+        () -> new LimitProcessor(wiring.live(), topics, limiter(wiring),
             new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
                 wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
             new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),

@@ -6,6 +6,7 @@ import io.sluice.topology.limiter.TokenBucketStore;
 import java.time.Clock;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Everything the gate topology needs from outside, so the topology itself is pure wiring and a
@@ -16,6 +17,10 @@ import java.util.function.LongSupplier;
  * @param localShare this instance's share of each quota for the {@code local} fallback
  * @param clock      wall clock (epoch milliseconds) for timestamps, deadlines and the circuit
  * @param nanoTime   monotonic clock for leases and demand
+ * @param live       the configuration in force, read once per event: a reload (tenants, tiers,
+ *                   quotas, rules, a provider's {@code maxCost} or {@code shadow}) reaches the
+ *                   next event; {@code config} is the one the topology was built from, for what
+ *                   needs a restart (topics, the ladder, the gate's own settings)
  */
 public record GateWiring(
     SluiceConfig config,
@@ -24,4 +29,12 @@ public record GateWiring(
     DoubleSupplier localShare,
     Clock clock,
     LongSupplier nanoTime,
-    GateListener listener) {}
+    GateListener listener,
+    Supplier<SluiceConfig> live) {
+
+  /** Wiring whose configuration never changes. */
+  public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,
+      DoubleSupplier localShare, Clock clock, LongSupplier nanoTime, GateListener listener) {
+    this(config, store, circuit, localShare, clock, nanoTime, listener, () -> config);
+  }
+}

@@ -1,6 +1,7 @@
 package io.sluice.topology.gate;
 
 import io.sluice.schemas.config.ProviderConfig;
+import io.sluice.schemas.config.Quota;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
@@ -18,6 +19,8 @@ import io.sluice.topology.limiter.RuleBucket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -43,7 +46,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * enforced event after it waits only for what the admitted-and-charged ones took).
  */
 final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
-  private final SluiceConfig config;
+  private final Supplier<SluiceConfig> live;
   private final Topics topics;
   private final DelayLadder ladder;
   private final GateLimiter limiter;
@@ -54,11 +57,12 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private ProcessorContext<byte[], Object> context;
 
   LimitProcessor(
-      SluiceConfig config, Topics topics, GateLimiter limiter, MultiRuleLimiter rulesLimiter,
-      LocalBuckets local, Clock clock, GateListener listener) {
-    this.config = config;
+      Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
+      MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener) {
+    this.live = live;
     this.topics = topics;
-    this.ladder = new DelayLadder(config.ladder());
+    // The ladder needs a restart to change (ReloadScope).
+    this.ladder = new DelayLadder(live.get().ladder());
     this.limiter = limiter;
     this.rulesLimiter = rulesLimiter;
     this.local = local;
@@ -75,9 +79,20 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   public void process(Record<byte[], GateEvent> record) {
     GateEvent in = record.value();
     String provider = in.event().provider();
+    // One snapshot for the whole decision: a reload between two events never mixes files.
+    SluiceConfig config = live.get();
     ProviderConfig providerConfig = config.providers().get(provider);
-    BucketSpec spec = BucketSpec.of(
-        config.quotaOf(provider, in.event().tenant()).orElseThrow(), config.reservationHorizon());
+    Optional<Quota> quota = config.quotaOf(provider, in.event().tenant());
+    if (quota.isEmpty()) {
+      // The tier was resolved under the configuration before a reload that removed the tenant.
+      listener.dead(Reason.UNKNOWN_TENANT);
+      context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
+          "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
+              + "and there is no defaultTier", in.event().id(), context, clock.millis()),
+          GateNodes.DLQ_SINK);
+      return;
+    }
+    BucketSpec spec = BucketSpec.of(quota.get(), config.reservationHorizon());
     BucketKey key = new BucketKey(provider, in.event().tenant());
     boolean holder = HeaderValues.last(record.headers(), HeaderNames.TICKET).isPresent();
     boolean shadow = config.shadowOf(provider, in.event().tenant());

@@ -4,6 +4,7 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import java.time.Clock;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -13,12 +14,12 @@ import org.apache.kafka.streams.processor.api.Record;
  * A tenant that is neither listed nor covered by a default tier is dead with {@code unknown_tenant}.
  */
 final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object> {
-  private final SluiceConfig config;
+  private final Supplier<SluiceConfig> config;
   private final Clock clock;
   private final GateListener listener;
   private ProcessorContext<byte[], Object> context;
 
-  TierProcessor(SluiceConfig config, Clock clock, GateListener listener) {
+  TierProcessor(Supplier<SluiceConfig> config, Clock clock, GateListener listener) {
     this.config = config;
     this.clock = clock;
     this.listener = listener;
@@ -32,7 +33,7 @@ final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object
   @Override
   public void process(Record<byte[], GateEvent> record) {
     GateEvent in = record.value();
-    Optional<String> tier = config.tierOf(in.event().tenant());
+    Optional<String> tier = config.get().tierOf(in.event().tenant());
     if (tier.isEmpty()) {
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(

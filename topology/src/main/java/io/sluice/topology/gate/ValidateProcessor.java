@@ -7,6 +7,7 @@ import io.sluice.schemas.validation.EventRules;
 import io.sluice.schemas.validation.EventValidator;
 import io.sluice.schemas.validation.ValidationResult;
 import java.time.Clock;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -21,11 +22,14 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
   private final Clock clock;
   private final GateListener listener;
   private final EventValidator validator = new EventValidator();
-  private final EventRules rules;
+  private final Supplier<SluiceConfig> config;
+  /** The rules of the configuration last seen; rebuilt when a reload replaces it. */
+  private SluiceConfig rulesOf;
+  private EventRules rules;
   private ProcessorContext<byte[], Object> context;
 
-  ValidateProcessor(SluiceConfig config, Clock clock, GateListener listener) {
-    this.rules = new EventRules(config, validator);
+  ValidateProcessor(Supplier<SluiceConfig> config, Clock clock, GateListener listener) {
+    this.config = config;
     this.clock = clock;
     this.listener = listener;
   }
@@ -38,6 +42,11 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
   @Override
   public void process(Record<byte[], byte[]> record) {
     byte[] raw = record.value() == null ? new byte[0] : record.value();
+    SluiceConfig current = config.get();
+    if (current != rulesOf) {
+      rules = new EventRules(current, validator);
+      rulesOf = current;
+    }
     // An oversize value is never parsed.
     var oversize = rules.checkSize(raw.length);
     if (oversize.isPresent()) {
