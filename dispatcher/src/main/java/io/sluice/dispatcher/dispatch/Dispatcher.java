@@ -113,9 +113,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Map<TopicPartition, Long> owners = new java.util.concurrent.ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
-  private final int maxUnsettled;
   private final ReadyRecordCheck check;
-  private final ByteBudget budget;
+  private final ReadBudget held;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
    * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
@@ -215,11 +214,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           provider, leak, timer, this::settle, listener));
       buffers += d.bufferSize();
     }
+    this.check = new ReadyRecordCheck(config);
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
-    this.maxUnsettled = 2 * buffers + 1000;
-    this.check = new ReadyRecordCheck(config);
-    this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
+    this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
   }
 
   @Override
@@ -344,7 +342,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           record.key(), record.value(), headers, null, null,
           HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
           HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
-      hold(broken);
+      held.hold(broken);
       deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
       return;
     }
@@ -353,8 +351,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
         record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
     // Judged before this entry is counted: does its provider's share have room for it?
-    boolean fits = budget.admits(accountOf(entry), sizeOf(entry));
-    hold(entry);
+    boolean fits = held.fits(entry);
+    held.hold(entry);
     DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
     if (before != null) {
       // Delivered already (by the previous owner, or by us before a broker restart), its outcome
@@ -377,25 +375,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
             + " events)"));
-  }
-
-  /** Counts the entry's bytes against its provider's account until it settles (or is dropped). */
-  private void hold(DispatchEntry entry) {
-    budget.add(accountOf(entry), sizeOf(entry));
-  }
-
-  private void release(DispatchEntry entry) {
-    budget.release(accountOf(entry), sizeOf(entry));
-  }
-
-  private static long sizeOf(DispatchEntry entry) {
-    return ByteBudget.sizeOf(entry.key(), entry.value(), entry.headers());
-  }
-
-  /** The provider's account, or "" for records no lane holds (dead at once). */
-  private String accountOf(DispatchEntry entry) {
-    return entry.event() != null && lanes.containsKey(entry.event().provider())
-        ? entry.event().provider() : "";
   }
 
   /**
@@ -454,7 +433,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void applySettlements() {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
-      release(e); // settled, whichever assignment read it: its bytes are no longer held
+      held.release(e); // settled, whichever assignment read it: its bytes are no longer held
       Assignment a = assignments.get(e.partition());
       if (a != null && a.generation() == e.generation()) {
         a.offsets().settle(e.offset());
@@ -566,21 +545,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         + "on the broker is below the default)", e.getMessage(), metadataBudget);
   }
 
-  /**
-   * Pauses reading while too much is unsettled in memory, in records or in bytes; resumes once it
-   * has drained to half. Each provider's own share of the bytes is enforced on arrival (overflow),
-   * so this pause binds only when writes to Kafka fall behind, which holds up every provider
-   * anyway.
-   */
+  /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
     int unsettled = 0;
     for (Assignment a : assignments.values()) {
       unsettled += a.offsets().unsettled();
     }
     Set<TopicPartition> paused = consumer.paused();
-    boolean pause = paused.isEmpty()
-        ? unsettled > maxUnsettled || budget.shouldPause(false)
-        : unsettled > maxUnsettled / 2 || budget.shouldPause(true);
+    boolean pause = held.pauseReading(!paused.isEmpty(), unsettled);
     if (pause && paused.isEmpty()) {
       consumer.pause(assignments.keySet());
     } else if (!pause && !paused.isEmpty()) {
@@ -672,7 +644,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     private void handOver(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+        lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
@@ -802,7 +774,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       partitions.forEach(owners::remove);
       assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+        lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
     }
   }
