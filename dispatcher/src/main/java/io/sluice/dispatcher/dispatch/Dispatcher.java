@@ -121,13 +121,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * nothing: then commits carry no metadata and a crash replays as it did before.
    */
   private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
-  /**
-   * Offsets this process settled in partitions it no longer owns, kept for the case that it gets
-   * them back: after a broker restart the group fences its members, their last commits failed,
-   * and without this every record settled since the last commit that went through was called
-   * again (the chaos run: 4.95% duplicates). A few intervals per partition, replaced on each loss.
-   */
-  private final Map<TopicPartition, SettledOffsets> settledWhenLost = new HashMap<>();
+  /** What a partition's new assignment starts from: the last commit, what was settled and delivered beyond it. */
+  private final PartitionTakeover takeover;
   /** Records skipped because the previous owner's commit said they were settled. */
   private volatile long skipped;
   /**
@@ -198,6 +193,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
         e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
     this.providers = Map.copyOf(providers);
+    this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
+        DELIVERED_LOG_TIMEOUT, System::nanoTime);
     Map<String, Double> weights = new HashMap<>();
     for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
       weights.put(t.getKey(), t.getValue().weight());
@@ -671,89 +668,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
-      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = deliveredSince(partitions, committed);
+      Map<TopicPartition, PartitionTakeover.Inherited> inherited = takeover.takeOver(partitions);
       for (TopicPartition tp : partitions) {
-        OffsetAndMetadata last = committed.get(tp);
-        SettledOffsets inherited = last == null ? SettledOffsets.NONE
-            : SettledOffsetsCodec.decode(last.offset(), last.metadata());
-        // Back after losing it without a commit (a fencing, a broker restart): what this process
-        // settled still holds, whatever the commit says.
-        SettledOffsets ours = settledWhenLost.remove(tp);
-        if (ours != null) {
-          inherited = inherited.union(ours.from(last == null ? 0L : last.offset()));
-        }
-        if (inherited.intervals() > 0) {
-          LOG.info("dispatcher: {} from offset {}; the last owner settled {} records beyond it "
-              + "(up to {}), which are not called again", tp, last.offset(), inherited.count(),
-              inherited.end());
-        }
-        Map<Long, DeliveredLog.Delivered> before = new HashMap<>(delivered.getOrDefault(tp, Map.of()));
-        if (!before.isEmpty()) {
-          LOG.info("dispatcher: {}: {} calls beyond offset {} were delivered already (delivered log); their "
-              + "outcomes are written, the provider is not called again", tp, before.size(),
-              last == null ? 0 : last.offset());
-        }
-        confirmedCommit.put(tp, last == null ? -1L : last.offset());
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited), before));
+        PartitionTakeover.Inherited from = inherited.get(tp);
+        confirmedCommit.put(tp, from.committed());
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker(from.settled()),
+            new HashMap<>(from.delivered())));
         owners.put(tp, generation);
       }
       assigned = assignments.size();
-    }
-
-    /**
-     * The calls delivered beyond each partition's last commit, from the {@link DeliveredLog}:
-     * asked for every partition at once, waited for at most {@link #DELIVERED_LOG_TIMEOUT} in
-     * all. A partition whose answer fails or comes late has none (its calls are made again).
-     */
-    private Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> deliveredSince(
-        Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
-      Map<TopicPartition, java.util.concurrent.CompletableFuture<Map<Long, DeliveredLog.Delivered>>> asked =
-          new HashMap<>();
-      for (TopicPartition tp : partitions) {
-        OffsetAndMetadata last = committed.get(tp);
-        try {
-          asked.put(tp, deliveredLog.since(tp, last == null ? 0 : last.offset()).toCompletableFuture());
-        } catch (RuntimeException e) {
-          LOG.debug("dispatcher: delivered log of {} not read ({})", tp, e.toString());
-        }
-      }
-      long deadline = System.nanoTime() + DELIVERED_LOG_TIMEOUT.toNanos();
-      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = new HashMap<>();
-      asked.forEach((tp, f) -> {
-        try {
-          delivered.put(tp, f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          LOG.warn("dispatcher: could not read the delivered log of {} ({}); calls delivered beyond its "
-              + "commit are made again", tp, e.toString());
-        }
-      });
-      return delivered;
-    }
-
-    /**
-     * The partitions' last commits, with the metadata saying what was settled beyond them. Read
-     * here, before the first record of the partition is fetched. If the read fails, nothing is
-     * skipped: the records are called again, as they were before commits carried metadata.
-     */
-    private Map<TopicPartition, OffsetAndMetadata> lastCommits(
-        Collection<TopicPartition> partitions) {
-      if (partitions.isEmpty()) {
-        return Map.of();
-      }
-      try {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            consumer.committed(Set.copyOf(partitions), COMMITTED_TIMEOUT);
-        return committed == null ? Map.of() : committed;
-      } catch (WakeupException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        LOG.warn("dispatcher: could not read the last commits of {} ({}); records settled beyond "
-            + "them are called again", partitions, e.toString());
-        return Map.of();
-      }
     }
 
     @Override
@@ -766,7 +689,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (TopicPartition tp : partitions) {
         Assignment a = assignments.get(tp);
         if (a != null) {
-          settledWhenLost.put(tp, a.offsets().settled());
+          takeover.lost(tp, a.offsets().settled());
         }
       }
       partitions.forEach(assignments::remove);
