@@ -1,7 +1,6 @@
 package io.sluice.dispatcher.app;
 
 import com.codahale.metrics.MetricRegistry;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.ops.CircuitHealth;
 import io.sluice.dispatcher.ops.LearnedLimitsHealth;
@@ -17,7 +16,7 @@ import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.delay.RelayService;
 import io.sluice.topology.gate.Gate;
-import io.sluice.topology.redis.RedisConnection;
+import io.sluice.topology.redis.RedisAccess;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -155,10 +154,10 @@ public final class SluiceApp implements AutoCloseable {
     if (httpPort >= 0) {
       KafkaReachability kafka = KafkaReachability.of(config.kafka());
       stopOrder.add(0, kafka);
-      RedisConnection redis = RedisConnection.open(config.redis());
+      // Its own connection: a PING never waits behind a role's pipelined scripts.
+      RedisAccess redis = RedisAccess.open(config.redis(), "health");
       stopOrder.add(0, redis);
-      List<HealthCheck> checks = new ArrayList<>(List.of(kafka,
-          RedisReachability.of((BaseRedisAsyncCommands<?, ?>) redis.commands())));
+      List<HealthCheck> checks = new ArrayList<>(List.of(kafka, RedisReachability.of(redis::ping)));
       // Each role's circuit: open means the onRedisDown policies decide, which /health must say.
       if (gate != null) {
         checks.add(CircuitHealth.of("gate", gate.circuit()));

@@ -20,6 +20,7 @@ import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
 import io.sluice.topology.limiter.TokenBucketScript;
+import io.sluice.topology.redis.RedisAccess;
 import io.sluice.topology.redis.RedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,8 +90,7 @@ final class LimiterScenario implements BenchScenario {
       BucketConfiguration b4jConfig = BucketConfiguration.builder()
           .addLimit(l -> l.capacity(CAPACITY).refillGreedy(CAPACITY, Duration.ofSeconds(1)))
           .build();
-      RedisCircuit circuit = new RedisCircuit("bench", 250, 10_000,
-          RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
+      RedisCircuit circuit = RedisAccess.circuit("bench");
       String prefix = BenchContext.unique("l");
       Map<String, IntFunction<Decider>> limiters = new LinkedHashMap<>();
       limiters.put("Sluice token_bucket.lua", thread -> key -> store.acquire(

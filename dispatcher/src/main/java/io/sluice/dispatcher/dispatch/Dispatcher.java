@@ -119,23 +119,17 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final Map<TopicPartition, Long> owners = new java.util.concurrent.ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
-  private final int maxUnsettled;
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile ReadyRecordCheck check;
-  private final ByteBudget budget;
+  private final ReadBudget held;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
    * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
    * nothing: then commits carry no metadata and a crash replays as it did before.
    */
   private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
-  /**
-   * Offsets this process settled in partitions it no longer owns, kept for the case that it gets
-   * them back: after a broker restart the group fences its members, their last commits failed,
-   * and without this every record settled since the last commit that went through was called
-   * again (the chaos run: 4.95% duplicates). A few intervals per partition, replaced on each loss.
-   */
-  private final Map<TopicPartition, SettledOffsets> settledWhenLost = new HashMap<>();
+  /** What a partition's new assignment starts from: the last commit, what was settled and delivered beyond it. */
+  private final PartitionTakeover takeover;
   /** Records skipped because the previous owner's commit said they were settled. */
   private volatile long skipped;
   /**
@@ -234,6 +228,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
         e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
     this.providers = Map.copyOf(providers);
+    this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
+        DELIVERED_LOG_TIMEOUT, System::nanoTime);
     Map<String, Double> weights = new HashMap<>();
     for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
       weights.put(t.getKey(), t.getValue().weight());
@@ -254,11 +250,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           weights, d.bufferSize(), provider, leak, timer, this::settle, listener));
       buffers += d.bufferSize();
     }
+    this.check = new ReadyRecordCheck(config);
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
-    this.maxUnsettled = 2 * buffers + 1000;
-    this.check = new ReadyRecordCheck(config);
-    this.budget = new ByteBudget(d.bufferBytes(), Math.max(1, lanes.size()));
+    this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
   }
 
   /**
@@ -403,7 +398,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           record.key(), record.value(), headers, null, null,
           HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
           HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
-      hold(broken);
+      held.hold(broken);
       deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
       return;
     }
@@ -412,8 +407,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
         record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
     // Judged before this entry is counted: does its provider's share have room for it?
-    boolean fits = budget.admits(accountOf(entry), sizeOf(entry));
-    hold(entry);
+    boolean fits = held.fits(entry);
+    held.hold(entry);
     DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
     if (before != null) {
       // Delivered already (by the previous owner, or by us before a broker restart), its outcome
@@ -436,25 +431,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
             + " events)"));
-  }
-
-  /** Counts the entry's bytes against its provider's account until it settles (or is dropped). */
-  private void hold(DispatchEntry entry) {
-    budget.add(accountOf(entry), sizeOf(entry));
-  }
-
-  private void release(DispatchEntry entry) {
-    budget.release(accountOf(entry), sizeOf(entry));
-  }
-
-  private static long sizeOf(DispatchEntry entry) {
-    return ByteBudget.sizeOf(entry.key(), entry.value(), entry.headers());
-  }
-
-  /** The provider's account, or "" for records no lane holds (dead at once). */
-  private String accountOf(DispatchEntry entry) {
-    return entry.event() != null && lanes.containsKey(entry.event().provider())
-        ? entry.event().provider() : "";
   }
 
   /**
@@ -518,7 +494,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private void applySettlements() {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
-      release(e); // settled, whichever assignment read it: its bytes are no longer held
+      held.release(e); // settled, whichever assignment read it: its bytes are no longer held
       Assignment a = assignments.get(e.partition());
       if (a != null && a.generation() == e.generation()) {
         a.offsets().settle(e.offset());
@@ -630,21 +606,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         + "on the broker is below the default)", e.getMessage(), metadataBudget);
   }
 
-  /**
-   * Pauses reading while too much is unsettled in memory, in records or in bytes; resumes once it
-   * has drained to half. Each provider's own share of the bytes is enforced on arrival (overflow),
-   * so this pause binds only when writes to Kafka fall behind, which holds up every provider
-   * anyway.
-   */
+  /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
     int unsettled = 0;
     for (Assignment a : assignments.values()) {
       unsettled += a.offsets().unsettled();
     }
     Set<TopicPartition> paused = consumer.paused();
-    boolean pause = paused.isEmpty()
-        ? unsettled > maxUnsettled || budget.shouldPause(false)
-        : unsettled > maxUnsettled / 2 || budget.shouldPause(true);
+    boolean pause = held.pauseReading(!paused.isEmpty(), unsettled);
     if (pause && paused.isEmpty()) {
       consumer.pause(assignments.keySet());
     } else if (!pause && !paused.isEmpty()) {
@@ -736,7 +705,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     private void handOver(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+        lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
@@ -763,89 +732,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
-      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = deliveredSince(partitions, committed);
+      Map<TopicPartition, PartitionTakeover.Inherited> inherited = takeover.takeOver(partitions);
       for (TopicPartition tp : partitions) {
-        OffsetAndMetadata last = committed.get(tp);
-        SettledOffsets inherited = last == null ? SettledOffsets.NONE
-            : SettledOffsetsCodec.decode(last.offset(), last.metadata());
-        // Back after losing it without a commit (a fencing, a broker restart): what this process
-        // settled still holds, whatever the commit says.
-        SettledOffsets ours = settledWhenLost.remove(tp);
-        if (ours != null) {
-          inherited = inherited.union(ours.from(last == null ? 0L : last.offset()));
-        }
-        if (inherited.intervals() > 0) {
-          LOG.info("dispatcher: {} from offset {}; the last owner settled {} records beyond it "
-              + "(up to {}), which are not called again", tp, last.offset(), inherited.count(),
-              inherited.end());
-        }
-        Map<Long, DeliveredLog.Delivered> before = new HashMap<>(delivered.getOrDefault(tp, Map.of()));
-        if (!before.isEmpty()) {
-          LOG.info("dispatcher: {}: {} calls beyond offset {} were delivered already (delivered log); their "
-              + "outcomes are written, the provider is not called again", tp, before.size(),
-              last == null ? 0 : last.offset());
-        }
-        confirmedCommit.put(tp, last == null ? -1L : last.offset());
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker(inherited), before));
+        PartitionTakeover.Inherited from = inherited.get(tp);
+        confirmedCommit.put(tp, from.committed());
+        assignments.put(tp, new Assignment(++generation, new OffsetTracker(from.settled()),
+            new HashMap<>(from.delivered())));
         owners.put(tp, generation);
       }
       assigned = assignments.size();
-    }
-
-    /**
-     * The calls delivered beyond each partition's last commit, from the {@link DeliveredLog}:
-     * asked for every partition at once, waited for at most {@link #DELIVERED_LOG_TIMEOUT} in
-     * all. A partition whose answer fails or comes late has none (its calls are made again).
-     */
-    private Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> deliveredSince(
-        Collection<TopicPartition> partitions, Map<TopicPartition, OffsetAndMetadata> committed) {
-      Map<TopicPartition, java.util.concurrent.CompletableFuture<Map<Long, DeliveredLog.Delivered>>> asked =
-          new HashMap<>();
-      for (TopicPartition tp : partitions) {
-        OffsetAndMetadata last = committed.get(tp);
-        try {
-          asked.put(tp, deliveredLog.since(tp, last == null ? 0 : last.offset()).toCompletableFuture());
-        } catch (RuntimeException e) {
-          LOG.debug("dispatcher: delivered log of {} not read ({})", tp, e.toString());
-        }
-      }
-      long deadline = System.nanoTime() + DELIVERED_LOG_TIMEOUT.toNanos();
-      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = new HashMap<>();
-      asked.forEach((tp, f) -> {
-        try {
-          delivered.put(tp, f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          LOG.warn("dispatcher: could not read the delivered log of {} ({}); calls delivered beyond its "
-              + "commit are made again", tp, e.toString());
-        }
-      });
-      return delivered;
-    }
-
-    /**
-     * The partitions' last commits, with the metadata saying what was settled beyond them. Read
-     * here, before the first record of the partition is fetched. If the read fails, nothing is
-     * skipped: the records are called again, as they were before commits carried metadata.
-     */
-    private Map<TopicPartition, OffsetAndMetadata> lastCommits(
-        Collection<TopicPartition> partitions) {
-      if (partitions.isEmpty()) {
-        return Map.of();
-      }
-      try {
-        Map<TopicPartition, OffsetAndMetadata> committed =
-            consumer.committed(Set.copyOf(partitions), COMMITTED_TIMEOUT);
-        return committed == null ? Map.of() : committed;
-      } catch (WakeupException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        LOG.warn("dispatcher: could not read the last commits of {} ({}); records settled beyond "
-            + "them are called again", partitions, e.toString());
-        return Map.of();
-      }
     }
 
     @Override
@@ -858,7 +753,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (TopicPartition tp : partitions) {
         Assignment a = assignments.get(tp);
         if (a != null) {
-          settledWhenLost.put(tp, a.offsets().settled());
+          takeover.lost(tp, a.offsets().settled());
         }
       }
       partitions.forEach(assignments::remove);
@@ -866,7 +761,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       partitions.forEach(owners::remove);
       assigned = assignments.size();
       for (ProviderLane lane : lanes.values()) {
-        lane.drop(e -> gone.contains(e.partition())).forEach(Dispatcher.this::release);
+        lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
     }
   }

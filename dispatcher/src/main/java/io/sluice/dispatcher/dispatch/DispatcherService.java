@@ -14,7 +14,7 @@ import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.RedisCircuit;
-import io.sluice.topology.redis.RedisConnection;
+import io.sluice.topology.redis.RedisAccess;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -30,13 +30,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 public final class DispatcherService implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Thread thread;
-  private final RedisConnection redis;
-  private final RedisCircuit circuit;
+  private final RedisAccess redis;
 
-  private DispatcherService(Dispatcher dispatcher, RedisConnection redis, RedisCircuit circuit) {
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis) {
     this.dispatcher = dispatcher;
     this.redis = redis;
-    this.circuit = circuit;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -67,7 +65,7 @@ public final class DispatcherService implements AutoCloseable {
   public static DispatcherService start(LiveConfig live, Map<String, Provider> providers,
       DispatchListener listener) {
     SluiceConfig config = live.get();
-    RedisConnection redis = RedisConnection.open(config.redis());
+    RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -77,12 +75,9 @@ public final class DispatcherService implements AutoCloseable {
     Map<String, RedisDownPolicy> policies = new HashMap<>();
     config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));
     Dispatcher[] self = new Dispatcher[1];
-    // Logs its transitions itself, once each.
-    RedisCircuit circuit = new RedisCircuit("dispatcher", 250, 10_000,
-        RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     FailoverLeakyBucket leak = new FailoverLeakyBucket(
         new RedisLeakyBucket(redis.commands(), leakConfig),
-        new LocalLeakyBucket(leakConfig, 1), policies, circuit,
+        new LocalLeakyBucket(leakConfig, 1), policies, redis.circuit(),
         // Instances sharing the rate, estimated from the share of partitions this one owns.
         () -> {
           int mine = self[0] == null ? 0 : self[0].assignedPartitions();
@@ -99,7 +94,7 @@ public final class DispatcherService implements AutoCloseable {
         name -> new ConfiguredLimits(live, name));
     live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis, circuit);
+    DispatcherService service = new DispatcherService(dispatcher, redis);
     service.thread.start();
     return service;
   }
@@ -110,7 +105,7 @@ public final class DispatcherService implements AutoCloseable {
 
   /** The circuit in front of the leak in Redis, for {@code /health}. */
   public RedisCircuit circuit() {
-    return circuit;
+    return redis.circuit();
   }
 
 

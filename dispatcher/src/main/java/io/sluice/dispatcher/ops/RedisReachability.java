@@ -44,7 +44,12 @@ public final class RedisReachability implements HealthCheck {
 
   /** Pings through an existing Lettuce connection (standalone or cluster async commands). */
   public static RedisReachability of(BaseRedisAsyncCommands<?, ?> commands) {
-    return new RedisReachability(commands::ping, DEFAULT_TIMEOUT, DEFAULT_CACHE, System::nanoTime);
+    return of(commands::ping);
+  }
+
+  /** Pings with {@code ping} ({@code RedisAccess::ping}), with the default timeout and cache. */
+  public static RedisReachability of(Supplier<? extends CompletionStage<String>> ping) {
+    return new RedisReachability(ping, DEFAULT_TIMEOUT, DEFAULT_CACHE, System::nanoTime);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.app;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,7 +84,7 @@ class MetricsEndpointIT {
         new Topics(config.kafka().topicPrefix(), config.ladder()),
         new BufferedReader(new StringReader(lines.toString())));
     Await.until(EVENTS + " deliveries", Duration.ofSeconds(45),
-        () -> app.metrics().sum("sluice_dispatch_delivered") >= EVENTS);
+        () -> app.metrics().sum("sluice_dispatch_delivered"), n -> n >= EVENTS);
 
     HttpResponse<String> scrape = get("/metrics");
     assertEquals(200, scrape.statusCode(), scrape.body());

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -52,16 +53,7 @@ class RedisDeliveredLogIT {
 
   /** Waits for a condition on the log (its writes are not waited for), with a deadline. */
   private static <T> T await(Supplier<T> read, java.util.function.Predicate<T> done) {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    T value = read.get();
-    while (!done.test(value)) {
-      if (System.nanoTime() - end > 0) {
-        throw new AssertionError("timed out; last read " + value);
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(5).toNanos()); // polling, with a deadline
-      value = read.get();
-    }
-    return value;
+    return Await.until("the delivered log to show the writes", Duration.ofSeconds(10), read, done);
   }
 
   private Map<Long, Delivered> readQuietly(DeliveredLog log, TopicPartition tp, long from) {

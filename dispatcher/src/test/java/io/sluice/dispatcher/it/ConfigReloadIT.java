@@ -7,6 +7,7 @@ import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.it.Pipeline.Ready;
 import io.sluice.dispatcher.mock.MockProvider;
+import io.sluice.embedded.Await;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
@@ -63,7 +64,7 @@ class ConfigReloadIT {
       long reloadedAt;
       try (DispatcherService service = DispatcherService.start(live, Providers.http(live.get()),
           new DispatchListener() { })) {
-        Pipeline.await("30 calls at the first rate", Duration.ofSeconds(60),
+        Await.until("30 calls at the first rate", Duration.ofSeconds(60),
             () -> mock.callCount() >= 30);
         reloadedAt = System.nanoTime();
         LiveConfig.Outcome outcome =

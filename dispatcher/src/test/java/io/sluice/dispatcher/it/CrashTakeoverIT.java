@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.sluice.dispatcher.it.Pipeline.Ready;
@@ -73,8 +74,8 @@ class CrashTakeoverIT {
       try {
         Running first = new Running(config, "dispatcher-1", Providers.http(config),
             Providers.redisLeak(config, closing), new Tally());
-        Pipeline.await("a third of the calls", Duration.ofSeconds(30),
-            () -> mock.callCount() >= 200);
+        Await.until("a third of the calls", Duration.ofSeconds(30),
+            mock::callCount, n -> n >= 200);
         first.halt();
         int callsBefore = mock.callCount();
         try (Running second = new Running(config, "dispatcher-2", Providers.http(config),

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -80,17 +81,18 @@ class DispatcherRedisDownIT {
 
       try (DispatcherService service = DispatcherService.start(config, Providers.http(config), new Tally())) {
         RedisCircuit circuit = service.circuit();
-        Pipeline.await("10 calls to every provider through the leak in Redis", Duration.ofSeconds(60),
-            () -> mocks.values().stream().allMatch(m -> m.callCount() >= 10));
+        Await.until("10 calls to every provider through the leak in Redis", Duration.ofSeconds(60),
+            () -> mocks.values().stream().map(MockProvider::callCount).toList(),
+            counts -> counts.stream().allMatch(n -> n >= 10));
 
         redis.kill();
         long killed = System.nanoTime();
-        Pipeline.await("the circuit to open", Duration.ofSeconds(10),
-            () -> circuit.state() != RedisCircuit.State.CLOSED);
+        Await.until("the circuit to open", Duration.ofSeconds(10),
+            circuit::state, s -> s != RedisCircuit.State.CLOSED);
         // Slots claimed before the kill (at most a lookahead of 100 ms ahead) may still fire.
         long from = killed + Duration.ofMillis(500).toNanos();
         long to = killed + Duration.ofSeconds(4).toNanos();
-        Pipeline.await("the outage window", Duration.ofSeconds(10), () -> System.nanoTime() > to);
+        Await.until("the outage window", Duration.ofSeconds(10), () -> System.nanoTime() > to);
         Map<String, Long> during = new LinkedHashMap<>();
         mocks.forEach((policy, mock) -> during.put(policy, callsBetween(mock, from, to)));
         System.out.printf("dispatcher during a 3.5 s Redis outage at %.0f/s: calls %s; circuit %s%n",
@@ -106,11 +108,11 @@ class DispatcherRedisDownIT {
         assertTrue(during.get("fail_open") <= RATE * seconds + 2, "no faster than the rate: " + during);
 
         redis.restart();
-        Pipeline.await("the circuit to close once Redis answers", Duration.ofSeconds(30),
-            () -> circuit.state() == RedisCircuit.State.CLOSED);
+        Await.until("the circuit to close once Redis answers", Duration.ofSeconds(30),
+            circuit::state, s -> s == RedisCircuit.State.CLOSED);
         int closedCalls = mocks.get("fail_closed").callCount();
-        Pipeline.await("fail_closed to be called again", Duration.ofSeconds(10),
-            () -> mocks.get("fail_closed").callCount() >= closedCalls + 10);
+        Await.until("fail_closed to be called again", Duration.ofSeconds(10),
+            () -> mocks.get("fail_closed").callCount(), n -> n >= closedCalls + 10);
 
         // Enforced in Redis again: slots someone else takes there hold this dispatcher back.
         RedisConnection connection = RedisConnection.open(config.redis());
@@ -129,7 +131,7 @@ class DispatcherRedisDownIT {
             long lastSlotNanos = answered
                 + (taken.slotMicros(taken.granted() - 1) - taken.nowMicros()) * 1000;
             long heldFrom = answered + Duration.ofMillis(300).toNanos();
-            Pipeline.await("the slots the test took to pass", Duration.ofSeconds(10),
+            Await.until("the slots the test took to pass", Duration.ofSeconds(10),
                 () -> System.nanoTime() > lastSlotNanos);
             long held = callsBetween(mocks.get(p.getKey()), heldFrom, lastSlotNanos);
             System.out.printf("%s after the outage: %d calls while the test held %d slots in Redis%n",

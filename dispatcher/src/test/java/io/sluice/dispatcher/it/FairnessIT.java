@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.fair.JainIndex;
@@ -68,8 +69,8 @@ class FairnessIT {
       List<AutoCloseable> closing = new ArrayList<>();
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), new Tally())) {
-        Pipeline.await(WARM_UP + MEASURED + " calls", Duration.ofSeconds(60),
-            () -> mock.callCount() >= WARM_UP + MEASURED);
+        Await.until(WARM_UP + MEASURED + " calls", Duration.ofSeconds(60),
+            mock::callCount, n -> n >= WARM_UP + MEASURED);
       } finally {
         for (AutoCloseable c : closing) {
           c.close();

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static java.nio.charset.StandardCharsets.UTF_16LE;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -245,8 +246,8 @@ class HostileInputIT {
         closing.add(RelayService.start(config, RelayListener.NONE));
         closing.add(new Running(config, "hostile-dispatcher", Providers.http(config),
             Providers.redisLeak(config, closing), new Tally()));
-        Pipeline.await("the gate running", Duration.ofSeconds(30),
-            () -> gate.streams().state() == KafkaStreams.State.RUNNING);
+        Await.until("the gate running", Duration.ofSeconds(30),
+            gate.streams()::state, s -> s == KafkaStreams.State.RUNNING);
 
         long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = producer(kafka)) {
@@ -310,12 +311,11 @@ class HostileInputIT {
   private static void read(KafkaBroker kafka, Topics topics, Duration within, List<Case> cases,
       Map<String, Seen> seen, Map<String, String> caseOfId, List<String> goodIds,
       Map<String, ConsumerRecord<byte[], byte[]>> goodOutcomes) {
-    long end = System.nanoTime() + within.toNanos();
     try (KafkaConsumer<byte[], byte[]> c = Pipeline.reader(kafka)) {
       List<String> subscribed = new ArrayList<>(List.of(topics.dlq(), topics.outcomes()));
       subscribed.addAll(topics.delays());
       c.subscribe(subscribed);
-      while (System.nanoTime() - end < 0) {
+      boolean settled = Await.atMost(within, () -> {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
           String name = HeaderValues.last(r.headers(), CASE).orElse(null);
           String id = HeaderValues.last(r.headers(), HeaderNames.EVENT_ID).orElse(null);
@@ -329,11 +329,11 @@ class HostileInputIT {
             (r.topic().equals(topics.dlq()) ? s.dead : r.topic().equals(topics.outcomes()) ? s.outcomes : s.deferred).add(r);
           }
         }
-        boolean done = goodOutcomes.keySet().containsAll(goodIds)
+        return goodOutcomes.keySet().containsAll(goodIds)
             && cases.stream().allMatch(k -> seen.get(k.name()).settled(k.expect()));
-        if (done) {
-          return;
-        }
+      }, done -> done);
+      if (settled) {
+        return;
       }
       System.out.printf("hostile input: not settled within %s: %s; good events missing: %s%n", within,
           cases.stream().filter(k -> !seen.get(k.name()).settled(k.expect())).map(Case::name).toList(),

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,16 +85,16 @@ class LeakPrecisionIT {
         Running b = new Running(config, "dispatcher-b", Providers.http(config),
             Providers.redisLeak(config, closing), starts);
         try {
-          Pipeline.await(BEFORE_RESTART + " calls", Duration.ofSeconds(60),
-              () -> mock.callCount() >= BEFORE_RESTART);
+          Await.until(BEFORE_RESTART + " calls", Duration.ofSeconds(60),
+              mock::callCount, n -> n >= BEFORE_RESTART);
         } finally {
           b.close();
         }
         restartedAt = System.nanoTime();
         try (Running b2 = new Running(config, "dispatcher-b2", Providers.http(config),
             Providers.redisLeak(config, closing), starts)) {
-          Pipeline.await(CALLS + " calls", Duration.ofSeconds(90),
-              () -> mock.callCount() >= CALLS);
+          Await.until(CALLS + " calls", Duration.ofSeconds(90),
+              mock::callCount, n -> n >= CALLS);
         }
       } finally {
         for (AutoCloseable c : closing) {

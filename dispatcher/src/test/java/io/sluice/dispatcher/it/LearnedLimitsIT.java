@@ -10,6 +10,7 @@ import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.feedback.LimitUnit;
 import io.sluice.dispatcher.mock.ProviderWindow;
+import io.sluice.embedded.Await;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
@@ -76,11 +77,11 @@ class LearnedLimitsIT {
       List<LearnedLimit> learned;
       try (DispatcherService a = DispatcherService.start(config, DispatchListener.NONE);
           DispatcherService b = DispatcherService.start(config, DispatchListener.NONE)) {
-        Pipeline.await("a first call", Duration.ofSeconds(60), () -> mock.callCount() > 0);
+        Await.until("a first call", Duration.ofSeconds(60), () -> mock.callCount() > 0);
         long first = mock.calls().get(0).atNanos();
         from = first + SETTLE_NANOS;
         to = from + SPAN_NANOS;
-        Pipeline.await("the end of the span", Duration.ofSeconds(60),
+        Await.until("the end of the span", Duration.ofSeconds(60),
             () -> System.nanoTime() > to + 200_000_000L);
         learned = b.dispatcher().learner().current(provider);
       }

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -136,10 +137,9 @@ class MalformedReadyIT {
   private static Map<String, ConsumerRecord<byte[], byte[]>> awaitDead(KafkaBroker kafka,
       Topics topics, int n, Duration within) {
     Map<String, ConsumerRecord<byte[], byte[]>> dead = new LinkedHashMap<>();
-    long end = System.nanoTime() + within.toNanos();
     try (KafkaConsumer<byte[], byte[]> c = Pipeline.reader(kafka)) {
       c.subscribe(List.of(topics.dlq()));
-      while (dead.size() < n && System.nanoTime() - end < 0) {
+      Await.atMost(within, () -> {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
           HeaderValues.last(r.headers(), CASE).ifPresent(name -> {
             if (dead.putIfAbsent(name, r) != null) {
@@ -147,7 +147,8 @@ class MalformedReadyIT {
             }
           });
         }
-      }
+        return dead.size();
+      }, size -> size >= n);
     }
     return dead;
   }

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.sluice.dispatcher.dispatch.DeliveredLog;
@@ -25,7 +26,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -134,16 +134,10 @@ final class Pipeline {
   static Map<String, String> awaitSettled(KafkaBroker broker, Topics topics, Set<String> ids,
       Duration within) {
     Map<String, String> settled = new LinkedHashMap<>();
-    long end = System.nanoTime() + within.toNanos();
     try (KafkaConsumer<byte[], byte[]> c = reader(broker)) {
       c.subscribe(List.of(topics.outcomes(), topics.dlq()));
-      while (!settled.keySet().containsAll(ids)) {
-        if (System.nanoTime() - end > 0) {
-          Set<String> missing = new java.util.TreeSet<>(ids);
-          missing.removeAll(settled.keySet());
-          throw new AssertionError(missing.size() + " of " + ids.size() + " events not settled "
-              + "within " + within + ", e.g. " + missing.stream().limit(5).toList());
-        }
+      // Observed: the ids not settled yet.
+      Await.untilRead("all " + ids.size() + " events settled", within, () -> {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
           String id = HeaderValues.last(r.headers(), HeaderNames.EVENT_ID).orElse(null);
           String where = r.topic().equals(topics.outcomes()) ? "outcome"
@@ -152,7 +146,10 @@ final class Pipeline {
             settled.putIfAbsent(id, where);
           }
         }
-      }
+        Set<String> missing = new java.util.TreeSet<>(ids);
+        missing.removeAll(settled.keySet());
+        return missing;
+      }, Set::isEmpty);
     }
     return settled;
   }
@@ -165,17 +162,6 @@ final class Pipeline {
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
         new ByteArrayDeserializer(), new ByteArrayDeserializer());
-  }
-
-  /** Waits for a condition, failing with {@code what} when the deadline passes first. */
-  static void await(String what, Duration within, BooleanSupplier condition) {
-    long end = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - end > 0) {
-        throw new AssertionError("timed out after " + within + " waiting for " + what);
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
-    }
   }
 
   /** A dispatcher instance on its own thread. */

@@ -9,6 +9,7 @@ import io.sluice.dispatcher.it.Pipeline.Running;
 import io.sluice.dispatcher.mock.MockProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
+import io.sluice.embedded.Await;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
@@ -82,7 +83,7 @@ class ProviderLimitsIT {
               Providers.redisLeak(config, closing), new DispatchListener() { });
            Running b = new Running(config, "dispatcher-b", withCost(Providers.http(config), costs),
               Providers.redisLeak(config, closing), new DispatchListener() { })) {
-        Pipeline.await(EVENTS + " calls", Duration.ofSeconds(90), () -> mock.callCount() >= EVENTS);
+        Await.until(EVENTS + " calls", Duration.ofSeconds(90), () -> mock.callCount() >= EVENTS);
       } finally {
         for (AutoCloseable c : closing) {
           c.close();

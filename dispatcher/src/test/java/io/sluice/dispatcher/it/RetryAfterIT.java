@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,7 +44,7 @@ class RetryAfterIT {
     try (ProviderProcess mock = ProviderProcess.strict(LIMIT)) {
       Run run = new Run(kafka, redis, mock, 400);
       List<MockProvider.Call> calls = run.calls(() -> {
-        Pipeline.await("50 calls", Duration.ofSeconds(30), () -> mock.callCount() >= 50);
+        Await.until("50 calls", Duration.ofSeconds(30), mock::callCount, n -> n >= 50);
         mock.answerNext(429, "2");
       });
       long t429 = first429(calls, 0);
@@ -72,13 +73,13 @@ class RetryAfterIT {
     try (ProviderProcess mock = ProviderProcess.strict(LIMIT)) {
       Run run = new Run(kafka, redis, mock, 700);
       List<MockProvider.Call> calls = run.calls(() -> {
-        Pipeline.await("50 calls", Duration.ofSeconds(30), () -> mock.callCount() >= 50);
+        Await.until("50 calls", Duration.ofSeconds(30), mock::callCount, n -> n >= 50);
         mock.answerNext(429, "1");
-        Pipeline.await("the first 429", Duration.ofSeconds(10),
-            () -> mock.statusCount(429) > 0);
+        Await.until("the first 429", Duration.ofSeconds(10),
+            () -> mock.statusCount(429), n -> n > 0);
         long t429 = first429(mock.calls(), 0);
-        Pipeline.await("calls after the pause", Duration.ofSeconds(10),
-            () -> mock.calls().stream().filter(c -> c.atNanos() > t429 + SECOND).count() >= 20);
+        Await.until("calls after the pause", Duration.ofSeconds(10),
+            () -> mock.calls().stream().filter(c -> c.atNanos() > t429 + SECOND).count(), n -> n >= 20);
         mock.answerNext(429, "1");
       });
       long first = first429(calls, 0);

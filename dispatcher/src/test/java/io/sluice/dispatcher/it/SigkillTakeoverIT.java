@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -109,8 +110,8 @@ class SigkillTakeoverIT {
       Map<String, String> settled;
       Tally tally = new Tally();
       try (ChildDispatcher first = ChildDispatcher.start("dup-first", yaml, env)) {
-        Pipeline.await("1000 calls from the first dispatcher", Duration.ofSeconds(60),
-            () -> mock.callCount() >= 1000);
+        Await.until("1000 calls from the first dispatcher", Duration.ofSeconds(60),
+            mock::callCount, n -> n >= 1000);
         killedAt = System.nanoTime();
         first.kill();
         callsBeforeKill = mock.callCount();
@@ -189,14 +190,14 @@ class SigkillTakeoverIT {
            Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
                kafka.bootstrapServers()))) {
         // One partition, two members: one owns it, the other stands by. Kill the owner.
-        Pipeline.await("both dispatchers in a stable group, one owning the partition",
+        Await.until("both dispatchers in a stable group, one owning the partition",
             Duration.ofSeconds(60), () -> stableWithTwo(admin, config.dispatcher().groupId())
                 && a.assigned() + b.assigned() == 1 && mock.callCount() > 2 * rate);
         ChildDispatcher owner = a.assigned() == 1 ? a : b;
         ChildDispatcher standby = owner == a ? b : a;
         long killedAt = System.nanoTime();
         owner.kill();
-        Pipeline.await("a call after the kill", Duration.ofSeconds(120),
+        Await.until("a call after the kill", Duration.ofSeconds(120),
             () -> mock.calls().stream().anyMatch(c -> c.atNanos() > killedAt + 200_000_000L));
         long resumedAt = mock.calls().stream().mapToLong(MockProvider.Call::atNanos)
             .filter(t -> t > killedAt + 200_000_000L).min().orElseThrow();

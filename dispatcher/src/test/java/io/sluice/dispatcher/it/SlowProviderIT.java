@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.it.Pipeline.Ready;
@@ -71,8 +72,8 @@ class SlowProviderIT {
       Tally tally = new Tally();
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), tally)) {
-        Pipeline.await("the dispatcher to own its partitions", Duration.ofSeconds(30),
-            () -> d.dispatcher.assignedPartitions() == 2);
+        Await.until("the dispatcher to own its partitions", Duration.ofSeconds(30),
+            d.dispatcher::assignedPartitions, n -> n == 2);
         long start = System.nanoTime();
         Pipeline.produceReady(kafka, topics, events);
         Map<String, String> settled =

@@ -1,9 +1,9 @@
 package io.sluice.dispatcher.ops;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.codahale.metrics.MetricRegistry;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -19,7 +19,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -195,17 +194,20 @@ class OpsServerIT {
   }
 
   private HttpResponse<String> pollHealth(OpsServer server, Predicate<HttpResponse<String>> until) throws Exception {
-    Instant deadline = Instant.now().plus(DEADLINE);
-    HttpResponse<String> last = null;
-    while (Instant.now().isBefore(deadline)) {
-      last = get(server, "/health");
-      if (until.test(last)) {
-        return last;
+    return Await.until("/health to change", DEADLINE, () -> {
+      try {
+        return new Answer(get(server, "/health"));
+      } catch (Exception e) {
+        throw new AssertionError("GET /health failed", e);
       }
-      Thread.sleep(100); // pause between polls; the condition above is what the test waits for
+    }, a -> until.test(a.response())).response();
+  }
+
+  /** A /health answer, described by its status and body when a wait for it times out. */
+  private record Answer(HttpResponse<String> response) {
+    @Override
+    public String toString() {
+      return response.statusCode() + " " + response.body();
     }
-    fail("/health did not change within " + DEADLINE + "; last answer " + (last == null ? "none"
-        : last.statusCode() + " " + last.body()));
-    return last;
   }
 }

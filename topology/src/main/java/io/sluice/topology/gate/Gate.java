@@ -6,7 +6,7 @@ import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
 import io.sluice.topology.limiter.TokenBucketScript;
-import io.sluice.topology.redis.RedisConnection;
+import io.sluice.topology.redis.RedisAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -32,17 +32,14 @@ import org.slf4j.LoggerFactory;
 public final class Gate implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
 
-  private final RedisConnection redis;
+  private final RedisAccess redis;
   private final LettuceTokenBucketStore store;
   private final KafkaStreams streams;
-  private final RedisCircuit circuit;
 
-  private Gate(RedisConnection redis, LettuceTokenBucketStore store, KafkaStreams streams,
-      RedisCircuit circuit) {
+  private Gate(RedisAccess redis, LettuceTokenBucketStore store, KafkaStreams streams) {
     this.redis = redis;
     this.store = store;
     this.streams = streams;
-    this.circuit = circuit;
   }
 
   /**
@@ -62,7 +59,7 @@ public final class Gate implements AutoCloseable {
    */
   public static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides) {
     SluiceConfig config = live.get();
-    RedisConnection redis = RedisConnection.open(config.redis());
+    RedisAccess redis = RedisAccess.open(config.redis(), "gate");
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
     // Slots without a marker: a first use of Redis (nothing lost), or a loss no script has found
     // yet (token_bucket.lua); Kafka remembers whether this gate ran before.
@@ -72,14 +69,11 @@ public final class Gate implements AutoCloseable {
       redis.close();
       throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);
     }
-    // Logs its transitions itself, once each.
-    RedisCircuit circuit = new RedisCircuit("gate", 250, 10_000,
-        RedisCircuit.DEFAULT_PROBE_TIMEOUT_MILLIS, System::currentTimeMillis, state -> {});
     KafkaStreams[] self = new KafkaStreams[1];
     // The local share is 1 / the instances in Streams metadata, which lists them only when each
     // sets application.server: a unique placeholder, unless the caller gives an endpoint.
     GateWiring wiring = new GateWiring(
-        config, store, circuit,
+        config, store, redis.circuit(),
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
         Clock.systemUTC(), System::nanoTime, listener, live::get);
     Map<String, Object> named = new HashMap<>(overrides);
@@ -91,7 +85,7 @@ public final class Gate implements AutoCloseable {
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, store, streams, circuit);
+    return new Gate(redis, store, streams);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -151,7 +145,7 @@ public final class Gate implements AutoCloseable {
 
   /** The circuit in front of Redis, for {@code /health}. */
   public RedisCircuit circuit() {
-    return circuit;
+    return redis.circuit();
   }
 
   /** This instance's share of each quota under the {@code local} onRedisDown policy. */

@@ -1,5 +1,6 @@
 package io.sluice.topology.it;
 
+import io.sluice.embedded.Await;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import java.nio.charset.StandardCharsets;
@@ -111,20 +112,12 @@ final class Arrivals implements AutoCloseable {
 
   /** Waits until {@code done} holds for everything received, or fails when the deadline passes first. */
   List<Arrival> awaitUntil(Predicate<List<Arrival>> done, Duration deadline, String what) throws InterruptedException {
-    long end = System.nanoTime() + deadline.toNanos();
-    synchronized (arrivals) {
-      while (!done.test(arrivals)) {
-        if (failure != null) {
-          throw new AssertionError("the reader failed", failure);
-        }
-        long left = end - System.nanoTime();
-        if (left <= 0) {
-          throw new AssertionError("not " + what + " within " + deadline + " (received " + arrivals.size() + ")");
-        }
-        arrivals.wait(Math.max(1, left / 1_000_000));
+    return Await.until(what, deadline, () -> {
+      if (failure != null) {
+        throw new AssertionError("the reader failed", failure);
       }
-      return List.copyOf(arrivals);
-    }
+      return snapshot();
+    }, done);
   }
 
   /** Waits until every one of {@code ids} has arrived at least once. */

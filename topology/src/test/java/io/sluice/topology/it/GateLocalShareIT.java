@@ -1,5 +1,6 @@
 package io.sluice.topology.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -43,12 +44,9 @@ class GateLocalShareIT {
       try (Gate a = Gate.start(config, counts, fast);
            Gate b = Gate.start(config, counts, fast);
            KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
-        long end = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (!(running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5)) {
-          assertTrue(System.nanoTime() < end, "both instances running with a share of 1/2, but: "
-              + a.streams().state() + " " + a.localShare() + ", " + b.streams().state() + " " + b.localShare());
-          java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
-        }
+        Await.until("both instances running with a share of 1/2", Duration.ofSeconds(90),
+            () -> a.streams().state() + " " + a.localShare() + ", " + b.streams().state() + " " + b.localShare(),
+            seen -> running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5);
 
         // A tenant's events all go to one instance; its local bucket there holds half the quota.
         redis.stop();

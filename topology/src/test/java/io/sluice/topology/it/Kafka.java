@@ -1,5 +1,6 @@
 package io.sluice.topology.it;
 
+import io.sluice.embedded.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,14 +52,14 @@ public final class Kafka {
   public static List<ConsumerRecord<byte[], byte[]>> readUntil(
       String bootstrap, List<String> topics, Predicate<List<ConsumerRecord<byte[], byte[]>>> done, Duration deadline) {
     List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
-    long end = System.nanoTime() + deadline.toNanos();
     try (KafkaConsumer<byte[], byte[]> c = reader(bootstrap, topics)) {
-      while (!done.test(all)) {
-        if (System.nanoTime() > end) {
-          throw new AssertionError("not done within " + deadline + " after reading " + all.size() + " records");
+      // Observed: how many records were read (a record list is too long to describe).
+      Await.untilRead("the records of " + topics + " to be complete", deadline, () -> {
+        if (!done.test(all)) {
+          c.poll(Duration.ofMillis(200)).forEach(all::add);
         }
-        c.poll(Duration.ofMillis(200)).forEach(all::add);
-      }
+        return all.size();
+      }, n -> done.test(all));
     }
     return all;
   }

@@ -1,5 +1,6 @@
 package io.sluice.topology.it;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -614,21 +615,26 @@ class RelayIT {
      * {@code listener} has released one: the group has given it partitions and it is relaying.
      */
     void awaitRelaying(RecordingRelayListener listener, KafkaProducer<byte[], byte[]> p, Arrivals arrivals) throws Exception {
-      long end = System.nanoTime() + ARRIVAL_DEADLINE.toNanos();
-      while (listener.lateness().isEmpty()) {
-        if (System.nanoTime() > end) {
-          throw new AssertionError("the relay released nothing within " + ARRIVAL_DEADLINE);
+      // Observed: whether the relay released something; while it has not, one more round of probes.
+      Await.untilRead("the relay to release something", ARRIVAL_DEADLINE, () -> {
+        boolean released = !listener.lateness().isEmpty();
+        if (!released) {
+          List<String> round = new ArrayList<>();
+          List<Future<RecordMetadata>> sends = new ArrayList<>();
+          for (int partition = 0; partition < PARTITIONS; partition++) {
+            String probe = "probe-" + probes++;
+            round.add(probe);
+            sends.add(place(p, probe, partition, System.currentTimeMillis()));
+          }
+          try {
+            acknowledged(p, sends);
+            arrivals.awaitIds(round, ARRIVAL_DEADLINE);
+          } catch (Exception e) {
+            throw new AssertionError("a round of probes failed", e);
+          }
         }
-        List<String> round = new ArrayList<>();
-        List<Future<RecordMetadata>> sends = new ArrayList<>();
-        for (int partition = 0; partition < PARTITIONS; partition++) {
-          String probe = "probe-" + probes++;
-          round.add(probe);
-          sends.add(place(p, probe, partition, System.currentTimeMillis()));
-        }
-        acknowledged(p, sends);
-        arrivals.awaitIds(round, ARRIVAL_DEADLINE);
-      }
+        return released;
+      }, released -> released);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.sluice.topology.it;
 
+import io.sluice.embedded.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -199,13 +200,12 @@ class TooLargeOutputIT {
 
   private static Gate runningGate(SluiceConfig config, Map<String, Object> overrides) {
     Gate gate = Gate.start(config, new CountingListener(), overrides);
-    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (gate.streams().state() != KafkaStreams.State.RUNNING) {
-      if (System.nanoTime() > end) {
-        gate.close();
-        throw new AssertionError("the gate did not start within 30 s: " + gate.streams().state());
-      }
-      java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+    try {
+      Await.until("the gate to start", Duration.ofSeconds(30), gate.streams()::state,
+          state -> state == KafkaStreams.State.RUNNING);
+    } catch (AssertionError e) {
+      gate.close();
+      throw e;
     }
     return gate;
   }

@@ -1,5 +1,6 @@
 package io.sluice.topology.limiter;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.RealServers;
@@ -49,10 +50,7 @@ class LeaseRenewalIT {
     }
     // 5,000 events in leases of up to 65 units: at least 76 round trips, and far fewer than one
     // per event. (A renewal that could not become a lease would have failed an event above.)
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (calls.get() < 5_000 / 65 && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
+    Await.atMost(Duration.ofSeconds(5), calls::get, n -> n >= 5_000 / 65);
     assertTrue(calls.get() >= 5_000 / 65 && calls.get() < 5_000 / 4, "round trips: " + calls.get());
   }
 }

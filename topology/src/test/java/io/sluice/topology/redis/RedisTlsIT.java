@@ -1,5 +1,6 @@
 package io.sluice.topology.redis;
 
+import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,6 +14,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -106,17 +108,21 @@ class RedisTlsIT {
 
   /** Until a TLS connection with the password answers, at most 10 s. */
   private static void awaitTlsReady() throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try (RedisConnection redis = RedisConnection.open(new RedisConfig(uri(PASSWORD)))) {
-        return;
-      } catch (IllegalStateException e) {
-        if (!server.isAlive() || System.nanoTime() > deadline) {
-          throw new IllegalStateException("redis-server with TLS did not come up: " + e.getMessage()
-              + "\n" + Files.readString(dir.resolve("redis.log")), e);
+    try {
+      // Observed: why the last connection failed ("" once one answered).
+      Await.until("a TLS connection with the password to answer", Duration.ofSeconds(10), () -> {
+        if (!server.isAlive()) {
+          throw new AssertionError("redis-server with TLS exited");
         }
-        TimeUnit.MILLISECONDS.sleep(50); // poll interval of the readiness wait, not a sync point
-      }
+        try (RedisConnection redis = RedisConnection.open(new RedisConfig(uri(PASSWORD)))) {
+          return "";
+        } catch (IllegalStateException e) {
+          return e.getMessage();
+        }
+      }, String::isEmpty);
+    } catch (AssertionError e) {
+      throw new IllegalStateException("redis-server with TLS did not come up: " + e.getMessage()
+          + "\n" + Files.readString(dir.resolve("redis.log")), e);
     }
   }
 

@@ -1,0 +1,84 @@
+package io.sluice.topology.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The {@code local} fallback on fake clocks: the monotonic clock Redis's last answer was received
+ * on ({@link KnownLevel#atNanos()}), and the wall clock of each decision ({@code nowMillis}).
+ */
+class LocalBucketsTest {
+  /** 10 units, refilling 10 a second: one unit per 100 ms; reservations up to a minute ahead. */
+  private static final BucketSpec SPEC = new BucketSpec(10, 10, 60_000_000);
+  private static final BucketKey KEY = new BucketKey("api", "acme");
+  private static final long NOW = 1_000_000;
+
+  private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+
+  private LocalBuckets buckets(double share) {
+    return new LocalBuckets(() -> share, nanos::get);
+  }
+
+  @Test
+  @DisplayName("a bucket never heard of from Redis starts full at this instance's share, then reserves at the share's refill")
+  void unknownBucketStartsFullAtTheShare() {
+    LocalBuckets local = buckets(0.5); // two instances: 5 units, refilling 5 a second
+    for (int i = 0; i < 5; i++) {
+      assertEquals(new LimiterDecision.Admit(NOW), local.decide(KEY, SPEC, 1, NOW), "unit " + i);
+    }
+    assertEquals(new LimiterDecision.Reserved(NOW + 200), local.decide(KEY, SPEC, 1, NOW),
+        "the sixth waits for one unit at 5 a second");
+  }
+
+  @Test
+  @DisplayName("the wall clock refills the local bucket between decisions")
+  void refillsWithTheWallClock() {
+    LocalBuckets local = buckets(1);
+    for (int i = 0; i < 10; i++) {
+      local.decide(KEY, SPEC, 1, NOW);
+    }
+    assertEquals(new LimiterDecision.Admit(NOW + 100), local.decide(KEY, SPEC, 1, NOW + 100),
+        "one unit refilled after 100 ms");
+  }
+
+  @Test
+  @DisplayName("a bucket Redis answered for starts from that level, refilled on the monotonic clock since the answer")
+  void startsFromRedisLevelRefilledSinceTheAnswer() {
+    // Redis's last answer: 10 units in debt (a second already sold as reservations)...
+    KnownLevel known = new KnownLevel(-10, nanos.get());
+    // ...received half a second ago: 5 units of that debt are paid by now.
+    nanos.addAndGet(500_000_000L);
+    assertEquals(new LimiterDecision.Reserved(NOW + 600), buckets(1).decide(KEY, SPEC, 1, NOW, false, known),
+        "owes 5, needs 1 more: 600 ms at 10 a second");
+    assertEquals(new LimiterDecision.Reserved(NOW + 700), buckets(0.5).decide(KEY, SPEC, 1, NOW, false, known),
+        "at half the share: owes 2.5, needs 1 more, at 5 a second");
+  }
+
+  @Test
+  @DisplayName("a new answer from Redis restarts the local bucket from it; the same answer again does not")
+  void newAnswerRestartsTheBucket() {
+    LocalBuckets local = buckets(1);
+    KnownLevel full = new KnownLevel(10, nanos.get());
+    for (int i = 0; i < 10; i++) {
+      assertEquals(new LimiterDecision.Admit(NOW), local.decide(KEY, SPEC, 1, NOW, false, full));
+    }
+    assertEquals(new LimiterDecision.Reserved(NOW + 100), local.decide(KEY, SPEC, 1, NOW, false, full),
+        "the same answer: the local bucket goes on, spent");
+    KnownLevel again = new KnownLevel(3, nanos.get());
+    assertEquals(new LimiterDecision.Admit(NOW), local.decide(KEY, SPEC, 1, NOW, false, again),
+        "Redis answered since: started afresh from its 3 units");
+  }
+
+  @Test
+  @DisplayName("in shadow mode an event the bucket cannot pay now would be deferred, and reserves nothing")
+  void shadowWouldDefer() {
+    LocalBuckets local = buckets(1);
+    KnownLevel empty = new KnownLevel(0, nanos.get());
+    assertEquals(new LimiterDecision.WouldDefer(NOW + 100), local.decide(KEY, SPEC, 1, NOW, true, empty));
+    assertEquals(new LimiterDecision.WouldDefer(NOW + 100), local.decide(KEY, SPEC, 1, NOW, true, empty),
+        "nothing was reserved by the first");
+  }
+}
