@@ -92,7 +92,14 @@ public final class ConfigWatcher implements AutoCloseable {
       return;
     }
     digest = now;
-    LiveConfig.Outcome outcome = live.reload(loader);
+    LiveConfig.Outcome outcome;
+    try {
+      outcome = live.reload(loader);
+    } catch (RuntimeException e) {
+      // A role failed to take a configuration already swapped in; the watcher keeps watching.
+      LOG.error("configuration from {} swapped in, but a role failed to take it", file, e);
+      return;
+    }
     if (outcome instanceof LiveConfig.Outcome.Applied applied) {
       LOG.info("configuration reloaded from {}: changed {}", file, applied.changed());
     } else if (outcome instanceof LiveConfig.Outcome.Rejected rejected) {

@@ -247,7 +247,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       lanes.put(p.getKey(), new ProviderLane(p.getKey(),
           new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
           leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
-          weights, d.bufferSize(), provider, leak, timer, this::settle, listener));
+          weights, d.bufferSize(), provider, leak, timer, this::settle, listener,
+          this::cannotFit));
       buffers += d.bufferSize();
     }
     this.check = new ReadyRecordCheck(config);
@@ -445,6 +446,19 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
+  }
+
+  /**
+   * An entry dearer than its provider's smallest cost window now allows (a learned or reloaded
+   * limit is lower than the configured one the gate checked): it goes round the ladder's longest
+   * step, by which time the learned limit may have faded or grown. Not an attempt: the provider
+   * never saw it, and its deadline still ends it.
+   */
+  private void cannotFit(DispatchEntry entry, String why) {
+    long wait = config.ladder().get(config.ladder().size() - 1).toMillis();
+    writer.defer(entry, Reason.RATE_LIMITED, why + "; back in about " + wait + " ms", wait,
+        entry.attempts());
+    listener.deferred(entry.event().provider(), entry.tier(), Reason.RATE_LIMITED);
   }
 
   private void deadNow(DispatchEntry entry, Reason reason, String detail) {

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,7 +84,9 @@ final class ProviderLane implements AutoCloseable {
 
   private final String name;
   /** The configured rate: spacing of the pacer and the drain estimate. */
-  private final double ratePerSecond;
+  /** The rate the pacer is tuned for; a reloaded rate retunes it at the next claim. */
+  private double ratePerSecond;
+  private final BiConsumer<DispatchEntry, String> cannotFit;
   private final LimitSource limits;
   /** How long a concurrency lease outlives its slot if never released: the call's timeout and some. */
   private final long leaseMicros;
@@ -134,12 +137,16 @@ final class ProviderLane implements AutoCloseable {
   /**
    * @param limits      the limits each claim enforces, asked per claim
    * @param leaseMicros how long a concurrency lease outlives its slot when never released
+   * @param cannotFit   takes a queued entry dearer than the provider's smallest cost window now
+   *                    allows (a learned or reloaded limit lowered it), with why: it would block
+   *                    the lane's head forever, so it leaves the queue (the caller defers it)
    */
   ProviderLane(String name, LimitSource limits, long leaseMicros, int maxInFlight,
       long lookaheadMicros, Map<String, Double> tierWeights, int bufferSize, Provider provider,
       LeakyBucket leak, ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener) {
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit) {
     this.name = name;
+    this.cannotFit = cannotFit;
     this.limits = limits;
     this.leaseMicros = leaseMicros;
     this.ratePerSecond = limits.current().ratePerSecond();
@@ -151,9 +158,15 @@ final class ProviderLane implements AutoCloseable {
     this.timer = timer;
     this.results = results;
     this.listener = listener;
-    this.pacer = new SlotPacer(Math.max(TimeUnit.MILLISECONDS.toNanos(2),
-        (long) (0.5e9 / ratePerSecond)),
-        Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond)));
+    this.pacer = new SlotPacer(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
+  }
+
+  private static long toleranceNanos(double ratePerSecond) {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(2), (long) (0.5e9 / ratePerSecond));
+  }
+
+  private static long slackNanos(double ratePerSecond) {
+    return Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond));
   }
 
   /** New tier weights for this lane's fair queue, from now on ({@link FairQueue#reweigh}). */
@@ -244,7 +257,7 @@ final class ProviderLane implements AutoCloseable {
     }
     schedule(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
     listener.throttled(name, retryAfterMillis);
-    leak.throttled(name, ratePerSecond, retryAfterMillis, claimedAtMicros).whenComplete((ok, error) -> {
+    leak.throttled(name, limits.current().ratePerSecond(), retryAfterMillis, claimedAtMicros).whenComplete((ok, error) -> {
       if (error != null) {
         LOG.warn("{}: could not share a provider throttle through the leak ({})", name,
             error.toString());
@@ -258,6 +271,25 @@ final class ProviderLane implements AutoCloseable {
     ProviderLimits enforced = limits.current();
     long slotCost = 1;
     String leases = null;
+    List<DispatchEntry> unfit = List.of();
+    long sendable = enforced.largestSendableCost();
+    synchronized (this) {
+      if (closed || claiming) {
+        return;
+      }
+      if (enforced.ratePerSecond() != ratePerSecond) {
+        ratePerSecond = enforced.ratePerSecond();
+        pacer.retune(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
+      }
+      if (!queuedCosts.isEmpty() && queuedCosts.lastKey() > sendable) {
+        unfit = queue.removeIf(e -> e.event().cost() > sendable);
+        unfit.forEach(this::unqueued);
+      }
+    }
+    for (DispatchEntry e : unfit) {
+      cannotFit.accept(e, "cost " + e.event().cost() + " exceeds what " + name
+          + "'s smallest cost window allows now (" + sendable + ")");
+    }
     synchronized (this) {
       if (closed || claiming) {
         return;
@@ -317,6 +349,10 @@ final class ProviderLane implements AutoCloseable {
       }
       pacer.answered(sentNanos, receivedNanos, claim.nowMicros());
       if (closed) {
+        // Granted leases would hold other instances' concurrency until they expire.
+        for (int i = 0; leased && i < claim.granted(); i++) {
+          releaseLease(request.leaseId(i));
+        }
         return;
       }
       pendingSlots += claim.granted();
@@ -370,13 +406,16 @@ final class ProviderLane implements AutoCloseable {
 
   /** Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. */
   private void release(Slot slot) {
-    if (slot.lease() == null) {
-      return;
+    if (slot.lease() != null) {
+      releaseLease(slot.lease());
     }
-    leak.release(name, slot.lease()).whenComplete((ok, error) -> {
+  }
+
+  private void releaseLease(String lease) {
+    leak.release(name, lease).whenComplete((ok, error) -> {
       if (error != null) {
-        LOG.debug("{}: could not release lease {} ({}); it expires on its own", name,
-            slot.lease(), error.toString());
+        LOG.debug("{}: could not release lease {} ({}); it expires on its own", name, lease,
+            error.toString());
       }
     });
   }

@@ -61,8 +61,8 @@ final class SlotPacer {
     record Drop(long lateNanos) implements Decision {}
   }
 
-  private final long toleranceNanos;
-  private final long slackNanos;
+  private long toleranceNanos;
+  private long slackNanos;
   private final long[] offsets = new long[SAMPLES];
   private final long[] roundTrips = new long[SAMPLES];
   private int samples;
@@ -78,6 +78,19 @@ final class SlotPacer {
    * @param slackNanos     how much closer than one interval a hand-off may follow the previous one
    */
   SlotPacer(long toleranceNanos, long slackNanos) {
+    if (toleranceNanos < 0 || slackNanos < 0) {
+      throw new IllegalArgumentException("tolerance " + toleranceNanos + " and slack " + slackNanos
+          + " must not be negative");
+    }
+    this.toleranceNanos = toleranceNanos;
+    this.slackNanos = slackNanos;
+  }
+
+  /**
+   * New tolerance and slack (the provider's rate was reloaded); the clock offset learned so far
+   * stays, since it does not depend on the rate.
+   */
+  void retune(long toleranceNanos, long slackNanos) {
     if (toleranceNanos < 0 || slackNanos < 0) {
       throw new IllegalArgumentException("tolerance " + toleranceNanos + " and slack " + slackNanos
           + " must not be negative");

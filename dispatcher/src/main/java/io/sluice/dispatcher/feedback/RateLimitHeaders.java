@@ -43,6 +43,17 @@ public final class RateLimitHeaders {
 
   private RateLimitHeaders() {}
 
+  /**
+   * The longest policy window taken, in seconds (31 days). A longer one is not a limit anyone
+   * paces by, and a hostile one (centuries) would overflow the window arithmetic downstream, so
+   * it counts as malformed.
+   */
+  static final long MAX_WINDOW_SECONDS = 31L * 24 * 3600;
+
+  private static boolean isWindow(Object w) {
+    return isPositive(w) && (Long) w <= MAX_WINDOW_SECONDS;
+  }
+
   public static ProviderAnnouncement read(ResponseHeaders headers, Instant now) {
     if (headers == null || headers.isEmpty()) {
       return ProviderAnnouncement.NOTHING;
@@ -82,7 +93,7 @@ public final class RateLimitHeaders {
           Object q = item.params().get("q");
           Object w = item.params().get("w");
           Object qu = item.params().get("qu");
-          if (name == null || !isCount(q) || (w != null && !isPositive(w))
+          if (name == null || !isCount(q) || (w != null && !isWindow(w))
               || (qu != null && !(qu instanceof String))) {
             bad = true;
             continue;

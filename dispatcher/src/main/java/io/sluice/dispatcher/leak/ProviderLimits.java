@@ -57,6 +57,15 @@ public record ProviderLimits(List<ProviderLimit> all) {
     return all.stream().anyMatch(l -> l.kind() == ProviderLimit.Kind.COST);
   }
 
+  /**
+   * The dearest event these limits can ever send: the smallest cost window's amount
+   * ({@code Long.MAX_VALUE} when no limit counts cost). A dearer event would wait forever.
+   */
+  public long largestSendableCost() {
+    return all.stream().filter(l -> l.kind() == ProviderLimit.Kind.COST)
+        .mapToLong(l -> (long) Math.floor(l.amount())).min().orElse(Long.MAX_VALUE);
+  }
+
   /** Whether a granted slot holds a lease that must be released when its call ends. */
   public boolean hasConcurrency() {
     return all.stream().anyMatch(l -> l.kind() == ProviderLimit.Kind.CONCURRENCY);

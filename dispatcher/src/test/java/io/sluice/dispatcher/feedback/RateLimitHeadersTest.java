@@ -76,6 +76,16 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    @DisplayName("a window over 31 days is malformed: centuries would overflow the window arithmetic")
+    void hostileWindow() {
+      ProviderAnnouncement a = read("RateLimit-Policy",
+          "\"p\";q=100;w=10000000000, \"day\";q=1000;w=86400");
+      assertEquals(List.of(new AnnouncedPolicy("day", LimitUnit.CALLS, 1000, 86_400_000)),
+          a.policies());
+      assertEquals(List.of("ratelimit-policy"), a.malformed());
+    }
+
+    @Test
     @DisplayName("RateLimit names its policy, whose unit it takes; t is seconds to the reset")
     void remaining() {
       ProviderAnnouncement a = read(

@@ -47,6 +47,15 @@ class ConfiguredLimitsTest {
   }
 
   @Test
+  void theDearestSendableEventIsTheSmallestCostWindow() {
+    assertEquals(Long.MAX_VALUE, limits.current().largestSendableCost(), "no cost window: any");
+
+    live.reload(() -> config("limits: [{rate: 20/s}, {cost: 5000, per: 1m}, {cost: 300, per: 1s}]"));
+
+    assertEquals(300, limits.current().largestSendableCost());
+  }
+
+  @Test
   void aProviderThatIsNotConfiguredIsRefusedAtOnce() {
     assertThrows(IllegalArgumentException.class, () -> new ConfiguredLimits(live, "nope"));
   }

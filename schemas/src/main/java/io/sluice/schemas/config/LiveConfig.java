@@ -72,8 +72,20 @@ public final class LiveConfig {
       return new Outcome.Unchanged();
     }
     current.set(next);
+    RuntimeException failed = null;
     for (Consumer<SluiceConfig> listener : listeners) {
-      listener.accept(next);
+      try {
+        listener.accept(next);
+      } catch (RuntimeException e) { // every listener hears of the swap, whatever one does
+        if (failed == null) {
+          failed = e;
+        } else {
+          failed.addSuppressed(e);
+        }
+      }
+    }
+    if (failed != null) {
+      throw failed;
     }
     return new Outcome.Applied(changed);
   }

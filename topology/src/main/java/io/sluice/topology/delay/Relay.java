@@ -513,8 +513,40 @@ public final class Relay implements Runnable, AutoCloseable {
       offsets.put(tp, new OffsetAndMetadata(ledger.commitOffset(), ledger.metadata()));
     }
     producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
-    // A commit that timed out may still complete: only the same call may be made again, never an abort.
-    endTransaction(producer::commitTransaction, "committing");
+    commitTransaction();
+  }
+
+  /**
+   * Commits the open transaction. A commit that timed out may still complete, and the producer
+   * then allows only the same call again, never an abort (an abort throws IllegalStateException,
+   * which would end the relay). So a timed-out commit is retried for as long as the relay runs: a
+   * relay that cannot reach its coordinator cannot make progress anyway. On the way out it is left
+   * in doubt ({@link CommitInDoubt}, not a KafkaException, so nothing tries to abort it): closing
+   * the producer leaves the coordinator to complete or abort it, and either way the records are
+   * relayed once (a new owner reads the committed offsets and the ledger).
+   */
+  private void commitTransaction() {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        producer.commitTransaction();
+        inTransaction = false;
+        return;
+      } catch (TimeoutException e) {
+        if (!running.get()) {
+          throw new CommitInDoubt(e);
+        }
+        LOG.warn("relay: committing the round timed out (attempt {}: {}); trying again", attempt,
+            e.toString());
+      }
+    }
+  }
+
+  /** A commit that timed out while the relay was stopping: neither retried nor aborted. */
+  static final class CommitInDoubt extends RuntimeException {
+    CommitInDoubt(TimeoutException cause) {
+      super("the round's commit timed out while stopping; the coordinator completes or aborts it",
+          cause);
+    }
   }
 
   /**
@@ -552,7 +584,7 @@ public final class Relay implements Runnable, AutoCloseable {
     endTransaction(producer::abortTransaction, "aborting");
   }
 
-  /** Commits or aborts the open transaction, trying again (at most {@link #END_ATTEMPTS}) if it times out. */
+  /** Aborts the open transaction, trying again (at most {@link #END_ATTEMPTS}) if it times out. */
   private void endTransaction(Runnable end, String doing) {
     for (int attempt = 1; ; attempt++) {
       try {

@@ -45,7 +45,10 @@ final class EventRules {
         }
       }
     }
-    config.tierBudgetOf(provider, tenant).ifPresent(q -> rules.add(
+    // The budget of the tier the event was resolved to (a reload may move the tenant meanwhile):
+    // the key and its terms must be the same tier's.
+    java.util.Optional.ofNullable(config.tiers().get(tier)).map(tc -> tc.budgets().get(provider))
+        .ifPresent(q -> rules.add(
         new RuleBucket("tier", RuleKeys.tierBudget(tier, provider), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
     if (rules.isEmpty()) {
       return List.of();
