@@ -36,6 +36,17 @@ public final class LearningLimitSource implements LimitSource {
     this.learner = learner;
   }
 
+  /**
+   * The last answer with the inputs it was made from. The lane asks before every claim, and the
+   * inputs change only when the configuration is reloaded or the provider announces something new,
+   * so the answer is rebuilt (and its limits validated again) only then. Immutable, published
+   * through a volatile field: a racing thread at worst rebuilds an equal answer.
+   */
+  private record Lowered(ProviderLimits base, List<LearnedLimit> learned, double rate,
+      ProviderLimits limits) {}
+
+  private volatile Lowered last;
+
   @Override
   public ProviderLimits current() {
     ProviderLimits base = configured.current();
@@ -43,7 +54,15 @@ public final class LearningLimitSource implements LimitSource {
     if (learned.isEmpty()) {
       return base;
     }
-    return lowered(base, learned, learner.ratePerSecond(provider, base.ratePerSecond()));
+    double rate = learner.ratePerSecond(provider, base.ratePerSecond());
+    Lowered cached = last;
+    if (cached != null && cached.rate() == rate && cached.base().equals(base)
+        && cached.learned().equals(learned)) {
+      return cached.limits();
+    }
+    ProviderLimits limits = lowered(base, learned, rate);
+    last = new Lowered(base, List.copyOf(learned), rate, limits);
+    return limits;
   }
 
   /** {@code base} lowered to {@code learned}, paced at {@code rate} (pure). */

@@ -42,6 +42,17 @@ class CliTest {
   }
 
   @Test
+  @DisplayName("bench --help names every scenario bench can run")
+  void benchHelpNamesEveryScenario() {
+    String help = CliRun.of("bench", "--help").out().replaceAll("\\s+", " ");
+
+    for (String scenario : io.sluice.dispatcher.bench.BenchRun.names()) {
+      assertTrue(help.contains(scenario + ",") || help.contains(scenario + "."),
+          scenario + " missing from: " + help);
+    }
+  }
+
+  @Test
   @DisplayName("a config with a bad field exits 2 with a message naming the field")
   void badConfigExitsTwoNamingTheField() throws IOException {
     Path config = dir.resolve("bad.yaml");

@@ -66,4 +66,25 @@ class LearningLimitSourceTest {
     assertEquals(List.of(ProviderLimit.calls(20, Duration.ofSeconds(1), Window.SLIDING),
         ProviderLimit.calls(600, MINUTE, Window.SLIDING)), now.beyondRate());
   }
+
+  @Test
+  @DisplayName("asked again with nothing new, it answers the same limits without rebuilding them; a new announcement rebuilds them")
+  void cachedUntilSomethingChanges() {
+    LimitLearner learner = LimitLearner.local(LimitLearner.Listener.NONE);
+    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(100)),
+        learner);
+    announce(learner, "\"m\";q=600;w=60");
+    ProviderLimits first = source.current();
+    assertSame(first, source.current(), "nothing changed");
+
+    announce(learner, "\"m\";q=300;w=60");
+    ProviderLimits lowered = source.current();
+    assertEquals(List.of(ProviderLimit.calls(300, MINUTE, Window.SLIDING)), lowered.beyondRate());
+    assertSame(lowered, source.current());
+  }
+
+  private static void announce(LimitLearner learner, String policy) {
+    learner.answered("p", new io.sluice.dispatcher.provider.ProviderResult.Answered(200, null,
+        io.sluice.dispatcher.provider.ResponseHeaders.of("RateLimit-Policy", policy)), 1);
+  }
 }
