@@ -2,6 +2,7 @@ package io.sluice.schemas.config;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -111,7 +112,11 @@ final class EnvOverrides {
       JsonNode childSchema = schema.child(nodeSchema, key);
       if (i == segments.length - 1) {
         JsonNode value = parse(raw, childSchema, name, path);
-        if (value != null) {
+        if (value != null && isProviderRate(path, i) && node.path("limits").isArray()) {
+          String provider = path.substring(0, path.length() - ".rate".length());
+          setRateInLimits((ArrayNode) node.get("limits"), value, Problem.join(provider, "limits"),
+              name);
+        } else if (value != null) {
           node.set(key, value);
           origins.put(path, name);
         }
@@ -129,6 +134,28 @@ final class EnvOverrides {
       node = (ObjectNode) child;
       nodeSchema = childSchema;
     }
+  }
+
+  private static boolean isProviderRate(String path, int depth) {
+    return depth == 2 && path.startsWith("providers.") && path.endsWith(".rate");
+  }
+
+  /**
+   * {@code rate: R} means {@code limits: [{rate: R}]}, and a provider may not have both. A
+   * variable that sets the rate of a provider whose file declares {@code limits} therefore sets
+   * the rate limit among them (added first when there is none), which is what its name says,
+   * rather than failing start-up on a conflict the file never had.
+   */
+  private void setRateInLimits(ArrayNode limits, JsonNode rate, String listPath, String name) {
+    for (int i = 0; i < limits.size(); i++) {
+      if (limits.get(i).isObject() && limits.get(i).has("rate")) {
+        ((ObjectNode) limits.get(i)).set("rate", rate);
+        origins.put(Problem.join(Problem.index(listPath, i), "rate"), name);
+        return;
+      }
+    }
+    limits.insertObject(0).set("rate", rate);
+    origins.put(Problem.index(listPath, 0), name);
   }
 
   /**

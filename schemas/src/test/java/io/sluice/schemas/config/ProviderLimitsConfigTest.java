@@ -48,6 +48,34 @@ class ProviderLimitsConfigTest {
   }
 
   @Test
+  void shouldLetARateVariableSetTheRateAmongTheLimitsTheFileDeclares() {
+    ProviderConfig p = ConfigLoader.parse(WITH_LIMITS.replace("LIMITS",
+        "limits: [{calls: 600, per: 1m}, {rate: 10/s}]"),
+        Map.of("SLUICE_PROVIDERS__OPENAI__RATE", "4/s")).providers().get("openai");
+    assertEquals(List.of(ProviderLimit.calls(600, Duration.ofMinutes(1), ProviderLimit.Window.SLIDING),
+        ProviderLimit.rate(4)), p.limits());
+  }
+
+  @Test
+  void shouldAddTheRateAVariableSetsWhenTheLimitsHaveNone() {
+    ProviderConfig p = ConfigLoader.parse(WITH_LIMITS.replace("LIMITS",
+        "limits: [{calls: 600, per: 1m}]"),
+        Map.of("SLUICE_PROVIDERS__OPENAI__RATE", "4/s")).providers().get("openai");
+    assertEquals(4, p.rate().perSecond());
+    assertTrue(p.limits().contains(ProviderLimit.calls(600, Duration.ofMinutes(1),
+        ProviderLimit.Window.SLIDING)), p.limits().toString());
+  }
+
+  @Test
+  void shouldBlameTheRateVariableForABadRateItPutAmongTheLimits() {
+    String message = assertThrows(ConfigException.class, () -> ConfigLoader.parse(
+        WITH_LIMITS.replace("LIMITS", "limits: [{rate: 10/s}]"),
+        Map.of("SLUICE_PROVIDERS__OPENAI__RATE", "fast"))).getMessage();
+    assertTrue(message.contains("providers.openai.limits[0].rate"), message);
+    assertTrue(message.contains("SLUICE_PROVIDERS__OPENAI__RATE"), message);
+  }
+
+  @Test
   void shouldMakeRateAloneMeanOneRateLimit() {
     ProviderConfig p = provider("rate: 50/s");
     assertEquals(List.of(ProviderLimit.rate(50)), p.limits());
