@@ -127,7 +127,9 @@ class DispatcherRedisDownIT {
             SlotClaim taken = other.claim(name, RATE, 40, Duration.ofSeconds(2).toNanos() / 1000)
                 .toCompletableFuture().get();
             long answered = System.nanoTime();
-            assertTrue(taken.granted() >= 35, "the test took most of 2 s of slots: " + taken);
+            // The dispatcher may hold some slots of those 2 s already (it claims ahead); the check below
+            // means something as long as the test holds at least 1 s of them.
+            assertTrue(taken.granted() >= 20, "the test took at least 1 s of the 2 s of slots: " + taken);
             long lastSlotNanos = answered
                 + (taken.slotMicros(taken.granted() - 1) - taken.nowMicros()) * 1000;
             long heldFrom = answered + Duration.ofMillis(300).toNanos();

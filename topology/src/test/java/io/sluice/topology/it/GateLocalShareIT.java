@@ -49,6 +49,7 @@ class GateLocalShareIT {
             seen -> running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5);
 
         // A tenant's events all go to one instance; its local bucket there holds half the quota.
+        long outageStarted = System.nanoTime();
         redis.stop();
         int burst = 20;
         for (int i = 0; i < burst; i++) {
@@ -60,13 +61,20 @@ class GateLocalShareIT {
         List<ConsumerRecord<byte[], byte[]>> decided = Kafka.readUntil(broker.bootstrapServers(), out,
             all -> all.stream().filter(r -> GateIT.idOf(r).startsWith("burst-")).count() >= burst,
             Duration.ofSeconds(60));
+        double decidedWithinSeconds = (System.nanoTime() - outageStarted) / 1e9;
         long admitted = decided.stream().filter(r -> r.topic().equals(topics.ready()))
             .filter(r -> GateIT.idOf(r).startsWith("burst-")).count();
         System.out.printf("two gates, Redis down, local: shares %.2f and %.2f; %d of a burst of %d "
             + "admitted at once from a bucket of 10 at 1/s%n", a.localShare(), b.localShare(), admitted, burst);
         assertTrue(admitted >= 5, "the local bucket starts full at half the capacity: " + admitted);
-        assertTrue(admitted <= 6, "half of capacity 10, plus at most one unit of refill while the burst"
-            + " was decided: " + admitted);
+        // The local bucket refills at half of 1/s while the burst is decided. On a loaded machine
+        // noticing the outage and deciding 20 events can take seconds, so the bound is the half
+        // capacity plus what half the refill can have added since Redis stopped (plus one unit for
+        // a refill already part-way when the outage began); a whole quota (10) still fails it.
+        long bound = 5 + (long) Math.floor(0.5 * decidedWithinSeconds) + 1;
+        assertTrue(admitted <= bound, String.format("half of capacity 10, plus the half refill of "
+            + "%.1f s while the burst was decided: at most %d, admitted %d", decidedWithinSeconds,
+            bound, admitted));
         assertEquals(0.5, a.localShare());
       }
     }
