@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +94,7 @@ import org.slf4j.LoggerFactory;
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
   private static final Duration POLL = Duration.ofMillis(100);
+  private static final int OVERFLOWS_TO_PAUSE = 32;
   /**
    * How often settled offsets are committed. A crash calls again what settled since the last
    * commit (the commit's metadata covers everything before it): at 100 ms, a tenth of a second of
@@ -122,6 +124,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile ReadyRecordCheck check;
   private final ReadBudget held;
+  /** Whether {@link #held} has paused all reading (it resumes at half its limits). */
+  private boolean readingHeld;
+  /** Partitions not read for now because all they brought overflowed ({@link OverflowPause}). */
+  private final OverflowPause<TopicPartition> overflowPause;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
    * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
@@ -255,6 +261,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
     this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
+    // A partition pauses after a few dozen arrivals in a row met a full buffer (a poll brings up to
+    // 500), for at most the ladder's smallest step.
+    this.overflowPause = new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos());
   }
 
   /**
@@ -427,11 +436,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (!fits) {
       overflow(lane, entry, "provider " + lane.name() + " holds its share of "
           + "dispatcher.bufferBytes");
+      overflowPause.overflowed(tp, lane.name(), System.nanoTime());
       return;
     }
-    lane.offer(entry).ifPresent(evicted -> overflow(lane, evicted,
+    Optional<DispatchEntry> evicted = lane.offer(entry);
+    evicted.ifPresent(e -> overflow(lane, e,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
             + " events)"));
+    if (evicted.isPresent()) {
+      overflowPause.overflowed(tp, lane.name(), System.nanoTime());
+    } else {
+      overflowPause.queued(tp);
+    }
   }
 
   /**
@@ -626,12 +642,19 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     for (Assignment a : assignments.values()) {
       unsettled += a.offsets().unsettled();
     }
+    readingHeld = held.pauseReading(readingHeld, unsettled);
+    Set<TopicPartition> assigned = assignments.keySet();
+    overflowPause.retainOnly(assigned);
+    Set<TopicPartition> want = readingHeld ? new HashSet<>(assigned)
+        : overflowPause.paused(System.nanoTime(), name -> lanes.get(name).queued(),
+            config.dispatcher().bufferSize() / 2);
+    want.retainAll(assigned);
     Set<TopicPartition> paused = consumer.paused();
-    boolean pause = held.pauseReading(!paused.isEmpty(), unsettled);
-    if (pause && paused.isEmpty()) {
-      consumer.pause(assignments.keySet());
-    } else if (!pause && !paused.isEmpty()) {
-      consumer.resume(paused);
+    if (!paused.equals(want)) {
+      Set<TopicPartition> resume = new HashSet<>(paused);
+      resume.removeAll(want);
+      consumer.resume(resume);
+      consumer.pause(want);
     }
   }
 
