@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.sluice.topology.redis.LuaScript;
+import io.sluice.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

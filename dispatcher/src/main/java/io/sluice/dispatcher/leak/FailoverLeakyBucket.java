@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.leak;
 
+import io.sluice.redis.RedisCircuit;
 import io.sluice.schemas.config.RedisDownPolicy;
-import io.sluice.topology.limiter.RedisCircuit;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

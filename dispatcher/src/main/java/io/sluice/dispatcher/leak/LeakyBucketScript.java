@@ -1,6 +1,6 @@
 package io.sluice.dispatcher.leak;
 
-import io.sluice.topology.redis.LuaScript;
+import io.sluice.redis.LuaScript;
 
 /** The leak's script, {@code lua/leaky_bucket.lua} (its header documents it). */
 public final class LeakyBucketScript {

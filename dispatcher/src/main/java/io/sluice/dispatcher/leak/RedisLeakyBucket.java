@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.leak;
 
-import io.sluice.topology.redis.LuaScript;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.redis.LuaScript;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * EVALSHA, and on NOSCRIPT one EVAL with the text (which also caches the script on that node).
  *
  * <p>Takes the scripting commands of a standalone or a cluster connection
- * ({@code io.sluice.topology.redis.RedisConnection#commands()}): Lettuce's cluster client routes
+ * ({@code io.sluice.redis.RedisConnection#commands()}): Lettuce's cluster client routes
  * EVALSHA and EVAL by the slot of the key, and EVAL (rather than SCRIPT LOAD, which could land on
  * another node) puts the script on exactly the node that lacked it. One call per claim or 429.
  */

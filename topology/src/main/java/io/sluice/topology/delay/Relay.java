@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
- * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's.
+ * lower bound of Redis's clock ({@link io.sluice.redis.RedisTimeClock}), not the host's.
  * The clock is the only source of time here (tests drive a fake one).
  *
  * <h2>Exactly once to read_committed readers</h2>

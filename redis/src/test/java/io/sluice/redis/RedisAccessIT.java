@@ -1,4 +1,4 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.RedisConfig;
-import io.sluice.topology.limiter.RedisCircuit;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;

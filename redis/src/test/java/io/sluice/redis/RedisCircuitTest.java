@@ -1,8 +1,8 @@
-package io.sluice.topology.limiter;
+package io.sluice.redis;
 
-import static io.sluice.topology.limiter.RedisCircuit.State.CLOSED;
-import static io.sluice.topology.limiter.RedisCircuit.State.HALF_OPEN;
-import static io.sluice.topology.limiter.RedisCircuit.State.OPEN;
+import static io.sluice.redis.RedisCircuit.State.CLOSED;
+import static io.sluice.redis.RedisCircuit.State.HALF_OPEN;
+import static io.sluice.redis.RedisCircuit.State.OPEN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

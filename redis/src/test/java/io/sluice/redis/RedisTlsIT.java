@@ -1,4 +1,4 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,4 +1,4 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import io.lettuce.core.ScriptOutputType;
 import io.sluice.schemas.config.RedisConfig;

@@ -1,10 +1,10 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.topology.redis.RedisTimeSamples.Sample;
+import io.sluice.redis.RedisTimeSamples.Sample;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 

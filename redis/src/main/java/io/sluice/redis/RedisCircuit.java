@@ -1,4 +1,4 @@
-package io.sluice.topology.limiter;
+package io.sluice.redis;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

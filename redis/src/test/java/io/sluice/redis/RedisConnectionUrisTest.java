@@ -1,4 +1,4 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,10 +1,10 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
-import io.sluice.topology.testing.FakeClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.embedded.FakeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,8 @@
-package io.sluice.topology.redis;
+package io.sluice.redis;
 
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.schemas.config.RedisConfig;
-import io.sluice.topology.limiter.RedisCircuit;
 import java.util.concurrent.CompletionStage;
 
 /**

@@ -1,4 +1,4 @@
-package io.sluice.topology.it;
+package io.sluice.redis;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +8,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.config.RedisConfig;
-import io.sluice.topology.redis.RedisTimeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
