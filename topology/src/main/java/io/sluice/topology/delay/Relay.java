@@ -2,8 +2,10 @@ package io.sluice.topology.delay;
 
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.sluice.topology.delay;
+package io.sluice.schemas.topic;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.sluice.topology.delay;
+package io.sluice.schemas.topic;
 
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;

@@ -1,4 +1,4 @@
-package io.sluice.topology.delay;
+package io.sluice.schemas.topic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
