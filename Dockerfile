@@ -10,7 +10,9 @@ COPY pom.xml ./
 COPY schemas ./schemas
 COPY embedded ./embedded
 COPY testkit ./testkit
+COPY redis ./redis
 COPY topology ./topology
+COPY dispatcher-core ./dispatcher-core
 COPY dispatcher ./dispatcher
 # The cache mount keeps ~/.m2 between builds (BuildKit, the default builder of current Docker),
 # so a rebuild after a code change does not download every dependency again.

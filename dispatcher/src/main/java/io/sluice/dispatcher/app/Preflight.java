@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.app;
 
+import io.sluice.redis.RedisConnection;
 import io.sluice.schemas.config.SluiceConfig;
-import io.sluice.topology.redis.RedisConnection;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;

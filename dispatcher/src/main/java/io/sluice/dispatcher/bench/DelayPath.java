@@ -1,6 +1,6 @@
 package io.sluice.dispatcher.bench;
 
-import io.sluice.topology.delay.DelayLadder;
+import io.sluice.schemas.topic.DelayLadder;
 import java.time.Duration;
 
 /**

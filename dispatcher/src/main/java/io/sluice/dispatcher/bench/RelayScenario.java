@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.bench;
 
 import io.sluice.schemas.config.ConfigDefaults;
-import io.sluice.topology.delay.DelayLadder;
+import io.sluice.schemas.topic.DelayLadder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;

@@ -1,12 +1,12 @@
 package io.sluice.dispatcher.bench;
 
+import io.sluice.redis.RedisConnection;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.limiter.AcquireRequest;
 import io.sluice.topology.limiter.BucketKey;
 import io.sluice.topology.limiter.BucketSpec;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.TokenBucketScript;
-import io.sluice.topology.redis.RedisConnection;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.sluice.dispatcher.ops;
 
-import io.sluice.topology.limiter.RedisCircuit;
+import io.sluice.redis.RedisCircuit;
 import java.time.Instant;
 import java.util.function.Supplier;
 

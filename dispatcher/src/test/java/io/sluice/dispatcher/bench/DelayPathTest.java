@@ -2,7 +2,7 @@ package io.sluice.dispatcher.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.sluice.topology.delay.DelayLadder;
+import io.sluice.schemas.topic.DelayLadder;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;

@@ -2,8 +2,10 @@ package io.sluice.topology.delay;
 
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
@@ -59,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
- * lower bound of Redis's clock ({@link io.sluice.topology.redis.RedisTimeClock}), not the host's.
+ * lower bound of Redis's clock ({@link io.sluice.redis.RedisTimeClock}), not the host's.
  * The clock is the only source of time here (tests drive a fake one).
  *
  * <h2>Exactly once to read_committed readers</h2>

@@ -1,9 +1,9 @@
 package io.sluice.topology.delay;
 
+import io.sluice.redis.RedisTimeClock;
 import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
-import io.sluice.topology.redis.RedisTimeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,12 +1,12 @@
 package io.sluice.topology.gate;
 
+import io.sluice.redis.RedisAccess;
+import io.sluice.redis.RedisCircuit;
 import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
-import io.sluice.topology.limiter.RedisCircuit;
 import io.sluice.topology.limiter.TokenBucketScript;
-import io.sluice.topology.redis.RedisAccess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

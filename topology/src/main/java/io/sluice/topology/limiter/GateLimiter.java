@@ -1,5 +1,6 @@
 package io.sluice.topology.limiter;
 
+import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

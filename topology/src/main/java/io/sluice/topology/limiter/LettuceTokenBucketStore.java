@@ -1,8 +1,8 @@
 package io.sluice.topology.limiter;
 
-import io.sluice.topology.redis.LuaScript;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

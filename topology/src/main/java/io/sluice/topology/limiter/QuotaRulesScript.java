@@ -1,6 +1,6 @@
 package io.sluice.topology.limiter;
 
-import io.sluice.topology.redis.LuaScript;
+import io.sluice.redis.LuaScript;
 
 /** The gate's multi-rule script, {@code lua/quota_rules.lua} (its header documents it). */
 public final class QuotaRulesScript {

@@ -1,6 +1,6 @@
 package io.sluice.topology.limiter;
 
-import io.sluice.topology.redis.LuaScript;
+import io.sluice.redis.LuaScript;
 
 /** The gate's token-bucket script, {@code lua/token_bucket.lua} (its header documents it). */
 public final class TokenBucketScript {

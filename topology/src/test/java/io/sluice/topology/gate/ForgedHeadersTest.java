@@ -1,10 +1,11 @@
 package io.sluice.topology.gate;
 
-import io.sluice.topology.testing.FakeClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.embedded.FakeClock;
+import io.sluice.redis.RedisCircuit;
 import io.sluice.schemas.config.ConfigLoader;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.DeadLetter;
@@ -12,7 +13,6 @@ import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
-import io.sluice.topology.limiter.RedisCircuit;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

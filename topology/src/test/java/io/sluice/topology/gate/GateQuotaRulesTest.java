@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.embedded.FakeClock;
+import io.sluice.redis.RedisCircuit;
 import io.sluice.schemas.config.ConfigLoader;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
@@ -11,9 +13,7 @@ import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.BucketKey;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
-import io.sluice.topology.limiter.RedisCircuit;
 import io.sluice.topology.limiter.RuleKeys;
-import io.sluice.topology.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

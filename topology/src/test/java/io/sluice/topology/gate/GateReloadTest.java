@@ -3,6 +3,8 @@ package io.sluice.topology.gate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import io.sluice.embedded.FakeClock;
+import io.sluice.redis.RedisCircuit;
 import io.sluice.schemas.config.ConfigLoader;
 import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
@@ -11,8 +13,6 @@ import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
-import io.sluice.topology.limiter.RedisCircuit;
-import io.sluice.topology.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

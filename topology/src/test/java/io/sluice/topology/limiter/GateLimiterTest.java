@@ -3,6 +3,7 @@ package io.sluice.topology.limiter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
+import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;

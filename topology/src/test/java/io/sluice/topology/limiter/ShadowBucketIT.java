@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisServerProcess;
+import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

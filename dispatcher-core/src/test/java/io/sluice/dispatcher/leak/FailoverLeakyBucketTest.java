@@ -1,0 +1,118 @@
+package io.sluice.dispatcher.leak;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.redis.RedisCircuit;
+import io.sluice.schemas.config.RedisDownPolicy;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** The failover leak's use of the circuit, with a scripted Redis leak and a fake clock. */
+class FailoverLeakyBucketTest {
+  private static final LeakConfig CONFIG = new LeakConfig(0.1, 30_000_000);
+
+  /** A Redis leak that answers (one slot now) or fails, as told; counts the calls it gets. */
+  private static final class ScriptedRedis implements LeakyBucket {
+    volatile boolean up = true;
+    final AtomicInteger claims = new AtomicInteger();
+    final AtomicInteger throttles = new AtomicInteger();
+
+    @Override
+    public CompletionStage<SlotClaim> claim(String provider, double rate, int wanted, long lookahead) {
+      claims.incrementAndGet();
+      return up ? CompletableFuture.completedFuture(new SlotClaim(0, 1, 0, 10_000, 10_000, 1))
+          : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+
+    @Override
+    public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+        LimitedClaim request) {
+      return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
+    }
+
+    @Override
+    public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+        long reserved, long actual) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> release(String provider, String leaseId) {
+      return up ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+
+    @Override
+    public CompletionStage<ThrottleDecision> throttle(String provider, double rate, long retryAfterMillis,
+        long startedAtMicros) {
+      throttles.incrementAndGet();
+      return up ? CompletableFuture.completedFuture(new ThrottleDecision(0, true, 0.5, 0))
+          : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+  }
+
+  private final AtomicLong clock = new AtomicLong();
+  private final ScriptedRedis redis = new ScriptedRedis();
+  private final RedisCircuit circuit = new RedisCircuit("test", 250, 10_000, 5_000, clock::get, s -> {});
+
+  private FailoverLeakyBucket leak(RedisDownPolicy policy) {
+    return new FailoverLeakyBucket(redis, new LocalLeakyBucket(CONFIG, 1, () -> clock.get() * 1000),
+        Map.of("p", policy), circuit, () -> 2);
+  }
+
+  private static SlotClaim claim(LeakyBucket leak) throws Exception {
+    return leak.claim("p", 10, 1, 100_000).toCompletableFuture().get();
+  }
+
+  @Test
+  @DisplayName("a 429 reported while the circuit may probe resolves the probe: claims reach Redis again")
+  void shouldResolveAProbeTakenByAThrottle() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.FAIL_CLOSED);
+    redis.up = false;
+    assertThrows(ExecutionException.class, () -> claim(leak), "fail_closed: no slot");
+    assertEquals(RedisCircuit.State.OPEN, circuit.state());
+    redis.up = true;
+    clock.set(300);
+    // The throttle is the first call after the backoff, so it is the probe.
+    leak.throttle("p", 10, 1000, 0).toCompletableFuture().get();
+    assertEquals(1, redis.throttles.get());
+    assertEquals(RedisCircuit.State.CLOSED, circuit.state(), "the probe's success was reported");
+    int before = redis.claims.get();
+    assertEquals(1, claim(leak).granted());
+    assertEquals(before + 1, redis.claims.get(), "the claim went to Redis");
+  }
+
+  @Test
+  @DisplayName("a failed throttle probe reopens the circuit with the backoff doubled")
+  void shouldReopenOnAFailedThrottleProbe() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.FAIL_OPEN);
+    redis.up = false;
+    claim(leak);
+    clock.set(300);
+    ThrottleDecision local = leak.throttle("p", 10, 1000, 0).toCompletableFuture().get();
+    assertTrue(local.pausedUntilMicros() > 0, "answered by the local leak");
+    assertEquals(RedisCircuit.State.OPEN, circuit.state());
+    assertEquals(300 + 500, circuit.status().nextProbeAtMillis());
+  }
+
+  @Test
+  @DisplayName("each policy while open: fail_closed refuses, fail_open and local leak in process")
+  void shouldFollowThePolicyWhileOpen() throws Exception {
+    redis.up = false;
+    assertThrows(ExecutionException.class, () -> claim(leak(RedisDownPolicy.FAIL_CLOSED)));
+    int calls = redis.claims.get();
+    SlotClaim open = claim(leak(RedisDownPolicy.FAIL_OPEN));
+    SlotClaim local = claim(leak(RedisDownPolicy.LOCAL));
+    assertEquals(calls, redis.claims.get(), "the open circuit keeps calls off Redis");
+    assertEquals(100_000, open.intervalMicros(), "fail_open: the full rate (10/s) here");
+    assertEquals(200_000, local.intervalMicros(), "local: half of it, for 2 instances");
+  }
+}
