@@ -106,6 +106,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final SluiceConfig config;
   private final Topics topics;
   private final Clock clock;
+  /**
+   * The monotonic clock of every wait and of the lanes' slots. The real one: nothing measured
+   * here is tested through this class, and its constructors are public API.
+   */
+  private final java.util.function.LongSupplier nanoTime = System::nanoTime;
   private final DispatchListener listener;
   private final FeedbackPolicy feedback;
   /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
@@ -229,7 +234,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
     this.providers = Map.copyOf(providers);
     this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
-        DELIVERED_LOG_TIMEOUT, System::nanoTime);
+        DELIVERED_LOG_TIMEOUT, nanoTime);
     Map<String, Double> weights = new HashMap<>();
     for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
       weights.put(t.getKey(), t.getValue().weight());
@@ -248,7 +253,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
           leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
           weights, d.bufferSize(), provider, leak, timer, this::settle, listener,
-          this::cannotFit));
+          this::cannotFit, nanoTime));
       buffers += d.bufferSize();
     }
     this.check = new ReadyRecordCheck(config);
@@ -637,10 +642,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   private void stopCleanly() {
     lanes.values().forEach(ProviderLane::close);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
+    long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
     try {
       while (lanes.values().stream().anyMatch(l -> l.inFlight() > 0)
-          && System.nanoTime() - deadline < 0) {
+          && nanoTime.getAsLong() - deadline < 0) {
         applySettlements();
         // Shutdown only: wait for the last calls to come back, checking every 10 ms.
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
@@ -721,7 +726,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+      long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
       try {
         for (ProviderLane lane : lanes.values()) {

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,13 +126,15 @@ final class ProviderLane implements AutoCloseable {
   private double latencyNanos;
   private boolean claiming;
   private boolean closed;
-  /** System.nanoTime before which no call starts (the provider's Retry-After, as seen here). */
-  private long pausedUntilNanos = System.nanoTime();
+  /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
+  private final LongSupplier nanoTime;
+  /** {@link #nanoTime} before which no call starts (the provider's Retry-After, as seen here). */
+  private long pausedUntilNanos;
   /**
-   * System.nanoTime before which claiming again is pointless (the leak said when, or we are
+   * {@link #nanoTime} before which claiming again is pointless (the leak said when, or we are
    * paused); a timer kicks the lane then. Without it every offer would ask Redis again.
    */
-  private long claimNotBeforeNanos = System.nanoTime();
+  private long claimNotBeforeNanos;
   private boolean leakDown;
 
   /**
@@ -140,12 +143,18 @@ final class ProviderLane implements AutoCloseable {
    * @param cannotFit   takes a queued entry dearer than the provider's smallest cost window now
    *                    allows (a learned or reloaded limit lowered it), with why: it would block
    *                    the lane's head forever, so it leaves the queue (the caller defers it)
+   * @param nanoTime    monotonic clock in nanoseconds ({@code System::nanoTime}): slots are timed,
+   *                    and pauses and waits measured, on it
    */
   ProviderLane(String name, LimitSource limits, long leaseMicros, int maxInFlight,
       long lookaheadMicros, Map<String, Double> tierWeights, int bufferSize, Provider provider,
       LeakyBucket leak, ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit) {
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit,
+      LongSupplier nanoTime) {
     this.name = name;
+    this.nanoTime = nanoTime;
+    this.pausedUntilNanos = nanoTime.getAsLong();
+    this.claimNotBeforeNanos = pausedUntilNanos;
     this.cannotFit = cannotFit;
     this.limits = limits;
     this.leaseMicros = leaseMicros;
@@ -225,13 +234,13 @@ final class ProviderLane implements AutoCloseable {
 
   /**
    * Waits until every call of {@code partitions} has come back and been handed to the result
-   * handler, at most until {@code deadlineNanos} (System.nanoTime). Queued entries of those
+   * handler, at most until {@code deadlineNanos} (on this lane's clock). Queued entries of those
    * partitions must have been dropped first, or new calls may start. True if none is left.
    */
   synchronized boolean awaitCalls(java.util.Collection<org.apache.kafka.common.TopicPartition> partitions,
       long deadlineNanos) throws InterruptedException {
     while (partitions.stream().anyMatch(unjudged::containsKey)) {
-      long left = deadlineNanos - System.nanoTime();
+      long left = deadlineNanos - nanoTime.getAsLong();
       if (left <= 0) {
         return false;
       }
@@ -249,7 +258,7 @@ final class ProviderLane implements AutoCloseable {
    * and the shared leak pauses and slows for every instance.
    */
   void throttle(long retryAfterMillis, long claimedAtMicros) {
-    long resume = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
+    long resume = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
     synchronized (this) {
       if (resume - pausedUntilNanos > 0) {
         pausedUntilNanos = resume;
@@ -294,7 +303,7 @@ final class ProviderLane implements AutoCloseable {
       if (closed || claiming) {
         return;
       }
-      long now = System.nanoTime();
+      long now = nanoTime.getAsLong();
       if (now - claimNotBeforeNanos < 0 || now - pausedUntilNanos < 0) {
         return;
       }
@@ -312,7 +321,7 @@ final class ProviderLane implements AutoCloseable {
       }
     }
     CompletionStage<SlotClaim> claim;
-    long sentNanos = System.nanoTime();
+    long sentNanos = nanoTime.getAsLong();
     LimitedClaim request = null;
     try {
       if (enforced.hasLimitsBeyondRate()) {
@@ -333,7 +342,7 @@ final class ProviderLane implements AutoCloseable {
       if (error != null) {
         claimFailed(error);
       } else {
-        claimed(c, sent, leased, maxCost, sentNanos, System.nanoTime());
+        claimed(c, sent, leased, maxCost, sentNanos, nanoTime.getAsLong());
       }
     });
   }
@@ -364,7 +373,7 @@ final class ProviderLane implements AutoCloseable {
     for (int i = 0; i < claim.granted(); i++) {
       Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos,
           maxCost, leased ? request.leaseId(i) : null);
-      schedule(() -> fire(slot), dueNanos[i] - System.nanoTime());
+      schedule(() -> fire(slot), dueNanos[i] - nanoTime.getAsLong());
     }
     if (claim.granted() == 0) {
       long waitNanos = TimeUnit.MICROSECONDS.toNanos(
@@ -390,7 +399,7 @@ final class ProviderLane implements AutoCloseable {
     }
     listener.leakUnavailable(name, error);
     synchronized (this) {
-      claimNotBeforeNanos = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS);
+      claimNotBeforeNanos = nanoTime.getAsLong() + TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS);
     }
     schedule(this::kick, TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS));
   }
@@ -424,7 +433,7 @@ final class ProviderLane implements AutoCloseable {
   private void fire(Slot slot) {
     DispatchEntry next = null;
     synchronized (this) {
-      long now = System.nanoTime();
+      long now = nanoTime.getAsLong();
       SlotPacer.Decision decision = closed || now - pausedUntilNanos < 0
           ? new SlotPacer.Decision.Drop(now - slot.dueNanos())
           : pacer.decide(now, slot.dueNanos(), slot.intervalNanos());
@@ -462,7 +471,7 @@ final class ProviderLane implements AutoCloseable {
             }
           });
     }
-    long started = System.nanoTime();
+    long started = nanoTime.getAsLong();
     listener.callStarted(name, entry.tier(), slotMicros, started - dueNanos);
     CompletionStage<ProviderResult> call;
     try {
@@ -476,12 +485,12 @@ final class ProviderLane implements AutoCloseable {
     synchronized (this) {
       // A client that took long to return (a cold one) sent its request as it returned: the next
       // hand-off is spaced from then.
-      pacer.handed(started, System.nanoTime());
+      pacer.handed(started, nanoTime.getAsLong());
     }
     call.whenComplete((result, error) -> {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
-      long latency = System.nanoTime() - started;
+      long latency = nanoTime.getAsLong() - started;
       synchronized (this) {
         inFlight--;
         latencyNanos = latencyNanos == 0 ? latency : latencyNanos + (latency - latencyNanos) / 16;
