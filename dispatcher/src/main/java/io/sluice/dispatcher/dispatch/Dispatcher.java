@@ -445,9 +445,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * at least the smallest step). Not an attempt: the provider never saw it.
    */
   private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
-    long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
-        / lane.drainPerSecond());
-    long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
+    long wait = LaneSchedule.overflowWaitMillis(config.dispatcher().bufferSize(),
+        lane.drainPerSecond(), config.ladder().get(0).toMillis());
     writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);

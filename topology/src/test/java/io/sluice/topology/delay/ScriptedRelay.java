@@ -1,6 +1,6 @@
 package io.sluice.topology.delay;
 
-import io.sluice.topology.testing.FakeClock;
+import io.sluice.testing.FakeClock;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;

@@ -13,7 +13,7 @@ import io.sluice.topology.limiter.BucketKey;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
 import io.sluice.topology.limiter.RuleKeys;
-import io.sluice.topology.testing.FakeClock;
+import io.sluice.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -12,7 +12,7 @@ import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
 import io.sluice.topology.limiter.RedisCircuit;
-import io.sluice.topology.testing.FakeClock;
+import io.sluice.testing.FakeClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.sluice.topology.redis;
 
-import io.sluice.topology.testing.FakeClock;
+import io.sluice.testing.FakeClock;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.sluice.topology.testing;
+package io.sluice.testing;
 
 import java.time.Clock;
 import java.time.Duration;
