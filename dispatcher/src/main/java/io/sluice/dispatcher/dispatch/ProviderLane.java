@@ -251,6 +251,10 @@ final class ProviderLane implements AutoCloseable {
         return;
       }
       schedule.retune(enforced.ratePerSecond());
+      // An event dearer than the CONFIGURED windows never gets here: that is its own fault, and
+      // ReadyRecordCheck dead-letters it before any slot. This catches limits lowered since (a
+      // learned or reloaded window), which are the lane's state, not the event's: it goes round
+      // the ladder instead, by when the learned limit may have grown again.
       if (schedule.holdsCostAbove(sendable)) {
         unfit = queue.removeIf(e -> e.event().cost() > sendable);
         unfit.forEach(this::unqueued);

@@ -90,6 +90,31 @@ class ReadyRecordCheckTest {
   }
 
   @Test
+  @DisplayName("an event dearer than its provider's smallest configured cost window is dead-lettered "
+      + "here, before any leak slot: no window could ever hold it")
+  void costAboveEveryWindow() {
+    ReadyRecordCheck windowed = new ReadyRecordCheck(ConfigLoader.parse("""
+        kafka: { bootstrap: "localhost:9092" }
+        redis: { uri: "redis://localhost:6379" }
+        tiers: { std: { weight: 1 } }
+        defaultTier: std
+        providers:
+          api:
+            url: http://localhost:1/
+            limits: [{rate: 10/s}, {cost: 4, per: 1s}]
+            maxCost: 10
+            quotas: { std: { capacity: 10, refill: 1/s } }
+        """, Map.of()));
+    ReadyRecordCheck.Reject r = assertInstanceOf(ReadyRecordCheck.Reject.class, windowed.check(
+        json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":5}"), headers()));
+    assertEquals(Reason.INVALID, r.reason());
+    assertTrue(r.detail().contains("cost limit 4"), r.detail());
+    assertInstanceOf(ReadyRecordCheck.Dispatch.class, windowed.check(
+        json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":4}"), headers()),
+        "as dear as the window: sendable");
+  }
+
+  @Test
   @DisplayName("a negative, garbled or null attempt header is rejected: it would never reach maxAttempts")
   void badAttemptHeader() {
     byte[] good = json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\"}");
