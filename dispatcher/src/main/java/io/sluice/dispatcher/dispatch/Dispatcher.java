@@ -119,9 +119,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
   private final Map<String, Provider> providers;
-  private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
-  /** Each owned partition's assignment generation, for the writer's threads. */
-  private final Map<TopicPartition, Long> owners = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The partitions owned now, their offsets and their last confirmed commits. */
+  private final OwnedPartitions owned = new OwnedPartitions();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
@@ -144,23 +143,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final DeliveredLog deliveredLog;
   /** Deliveries not yet written to the log, from the providers' threads. */
   private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
-  /** Each owned partition's last commit known to have gone through: the log keeps nothing below. */
-  private final Map<TopicPartition, Long> confirmedCommit = new HashMap<>();
   /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
   private volatile long skippedAsDelivered;
   private long lastLogWrite;
   private volatile boolean abrupt;
   private volatile boolean consuming;
-  private volatile int assigned;
-  private long generation;
   private boolean dirty;
   private long lastCommit;
-
-  /**
-   * One assignment of a partition: its offsets, which assignment it is, and the calls delivered
-   * beyond its commit before it was assigned (offset → delivery; emptied as they are read).
-   */
-  private record Assignment(long generation, OffsetTracker offsets, Map<Long, DeliveredLog.Delivered> deliveredBefore) {}
 
   /** A call the provider accepted, for the {@link DeliveredLog}. */
   private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
@@ -231,7 +220,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     });
     this.timer.setRemoveOnCancelPolicy(true);
     this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
-        e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
+        owned::isCurrent);
     this.providers = Map.copyOf(providers);
     this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
         DELIVERED_LOG_TIMEOUT, nanoTime);
@@ -327,7 +316,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Partitions of {@code sluice.ready} this instance owns now. */
   public int assignedPartitions() {
-    return assigned;
+    return owned.count();
   }
 
   /** Records not called again because the previous owner's last commit said they were settled. */
@@ -377,7 +366,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   private void accept(ConsumerRecord<byte[], byte[]> record) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    Assignment assignment = assignments.get(tp);
+    OwnedPartitions.Assignment assignment = owned.get(tp);
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
@@ -513,9 +502,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
       held.release(e); // settled, whichever assignment read it: its bytes are no longer held
-      Assignment a = assignments.get(e.partition());
-      if (a != null && a.generation() == e.generation()) {
-        a.offsets().settle(e.offset());
+      if (owned.settle(e)) {
         dirty = true;
       }
     }
@@ -526,7 +513,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (!dirty || (!now && t - lastCommit < COMMIT_EVERY_MILLIS)) {
       return;
     }
-    Map<TopicPartition, OffsetAndMetadata> offsets = committable(assignments.keySet());
+    Map<TopicPartition, OffsetAndMetadata> offsets = committable(owned.partitions());
     dirty = false;
     lastCommit = t;
     if (offsets.isEmpty()) {
@@ -538,7 +525,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         confirmed(offsets);
       } catch (OffsetMetadataTooLarge e) {
         metadataTooLarge(e);
-        Map<TopicPartition, OffsetAndMetadata> smaller = committable(assignments.keySet());
+        Map<TopicPartition, OffsetAndMetadata> smaller = committable(owned.partitions());
         consumer.commitSync(smaller);
         confirmed(smaller);
       }
@@ -561,11 +548,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Commits that went through (consumer thread): the delivered log may drop what is below them. */
   private void confirmed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    offsets.forEach((tp, o) -> {
-      if (assignments.containsKey(tp)) {
-        confirmedCommit.merge(tp, o.offset(), Math::max);
-      }
-    });
+    owned.confirmed(offsets);
   }
 
   /**
@@ -587,7 +570,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     }
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     byPartition.forEach((tp, list) -> writes.add(
-        deliveredLog.record(tp, confirmedCommit.getOrDefault(tp, -1L), list).toCompletableFuture()));
+        deliveredLog.record(tp, owned.confirmedCommit(tp), list).toCompletableFuture()));
     return writes;
   }
 
@@ -602,18 +585,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   }
 
   private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> which) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (TopicPartition tp : which) {
-      Assignment a = assignments.get(tp);
-      if (a != null) {
-        OptionalLong next = a.offsets().committable();
-        if (next.isPresent()) {
-          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(), SettledOffsetsCodec.encode(
-              next.getAsLong(), a.offsets().settledAhead(), metadataBudget)));
-        }
-      }
-    }
-    return offsets;
+    return owned.committable(which, metadataBudget);
   }
 
   /** The broker keeps less metadata than we sent: send half as much from now on. */
@@ -626,14 +598,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
-    int unsettled = 0;
-    for (Assignment a : assignments.values()) {
-      unsettled += a.offsets().unsettled();
-    }
     Set<TopicPartition> paused = consumer.paused();
-    boolean pause = held.pauseReading(!paused.isEmpty(), unsettled);
+    boolean pause = held.pauseReading(!paused.isEmpty(), owned.unsettled());
     if (pause && paused.isEmpty()) {
-      consumer.pause(assignments.keySet());
+      consumer.pause(owned.partitions());
     } else if (!pause && !paused.isEmpty()) {
       consumer.resume(paused);
     }
@@ -752,13 +720,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       Map<TopicPartition, PartitionTakeover.Inherited> inherited = takeover.takeOver(partitions);
       for (TopicPartition tp : partitions) {
-        PartitionTakeover.Inherited from = inherited.get(tp);
-        confirmedCommit.put(tp, from.committed());
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker(from.settled()),
-            new HashMap<>(from.delivered())));
-        owners.put(tp, generation);
+        owned.assign(tp, inherited.get(tp));
       }
-      assigned = assignments.size();
     }
 
     @Override
@@ -768,16 +731,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     private void forget(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
-      for (TopicPartition tp : partitions) {
-        Assignment a = assignments.get(tp);
-        if (a != null) {
-          takeover.lost(tp, a.offsets().settled());
-        }
-      }
-      partitions.forEach(assignments::remove);
-      partitions.forEach(confirmedCommit::remove);
-      partitions.forEach(owners::remove);
-      assigned = assignments.size();
+      owned.forget(partitions, takeover::lost);
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
