@@ -142,17 +142,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    */
   private final DeliveredLog deliveredLog;
   /** Deliveries not yet written to the log, from the providers' threads. */
-  private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
+  private final PendingDeliveries deliveries = new PendingDeliveries(COMMIT_EVERY_MILLIS);
   /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
   private volatile long skippedAsDelivered;
-  private long lastLogWrite;
   private volatile boolean abrupt;
   private volatile boolean consuming;
   private boolean dirty;
   private long lastCommit;
 
-  /** A call the provider accepted, for the {@link DeliveredLog}. */
-  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
@@ -283,7 +280,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
         applySettlements();
         commitIfDue(false);
-        logDeliveriesIfDue();
+        logDeliveries(deliveries.takeIfDue(clock.millis()));
         applyBackpressure();
       }
     } catch (WakeupException e) {
@@ -466,8 +463,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
         () -> ThreadLocalRandom.current().nextDouble());
     if (verdict instanceof Verdict.Delivered d) {
-      deliveries.add(new Delivery(entry.partition(),
-          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1)));
+      deliveries.add(entry.partition(),
+          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
       writer.delivered(entry, d.status(), entry.attempts() + 1);
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
@@ -552,22 +549,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   }
 
   /**
-   * Writes the deliveries since the last write to the {@link DeliveredLog}, at most every
-   * {@link #COMMIT_EVERY_MILLIS}: one write per partition with new deliveries, none per event.
-   * A partition no longer ours is written too (its new owner may not have read that far), without
+   * Writes a batch of deliveries ({@link PendingDeliveries}) to the {@link DeliveredLog}, one
+   * write per partition. A partition no longer ours is written too (its new owner may not have read that far), without
    * dropping anything.
    */
-  private List<CompletableFuture<Void>> logDeliveriesIfDue() {
-    long t = clock.millis();
-    if (deliveries.isEmpty() || t - lastLogWrite < COMMIT_EVERY_MILLIS) {
-      return List.of();
-    }
-    lastLogWrite = t;
-    Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new HashMap<>();
-    Delivery d;
-    while ((d = deliveries.poll()) != null) {
-      byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
-    }
+  private List<CompletableFuture<Void>> logDeliveries(
+      Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition) {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     byPartition.forEach((tp, list) -> writes.add(
         deliveredLog.record(tp, owned.confirmedCommit(tp), list).toCompletableFuture()));
@@ -676,8 +663,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
       }
       // What was delivered and not yet logged goes to the log before the next owner reads it.
-      lastLogWrite = 0;
-      awaitQuietly(logDeliveriesIfDue(), HAND_OVER_LOG_MILLIS);
+      awaitQuietly(logDeliveries(deliveries.takeNow(clock.millis())), HAND_OVER_LOG_MILLIS);
       forget(partitions);
     }
 
