@@ -16,9 +16,6 @@ import io.sluice.schemas.config.ProviderConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.config.TierConfig;
 import io.sluice.schemas.event.Reason;
-import io.sluice.schemas.event.WorkEvent;
-import io.sluice.schemas.topic.HeaderNames;
-import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
@@ -48,8 +45,6 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +84,12 @@ import org.slf4j.LoggerFactory;
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
  * dead-lettered at once and the loop goes on.
+ *
+ * <h2>Parts</h2>
+ * What becomes of a record read is {@link RecordIntake}'s to say; the owned partitions' books
+ * are {@link OwnedPartitions}; deliveries wait for the delivered log in {@link PendingDeliveries};
+ * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
+ * out what they decide.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -124,7 +125,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
-  private volatile ReadyRecordCheck check;
+  private volatile RecordIntake intake;
   private final ReadBudget held;
   /**
    * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
@@ -242,7 +243,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           this::cannotFit, nanoTime));
       buffers += d.bufferSize();
     }
-    this.check = new ReadyRecordCheck(config);
+    this.intake = new RecordIntake(new ReadyRecordCheck(config));
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
     this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
@@ -260,7 +261,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     for (ProviderLane lane : lanes.values()) {
       lane.reweigh(weights);
     }
-    check = new ReadyRecordCheck(next);
+    intake = new RecordIntake(new ReadyRecordCheck(next));
   }
 
   /** What this dispatcher learned about its providers' limits. */
@@ -361,60 +362,41 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     consumer.wakeup();
   }
 
+  /** Takes one record read ({@link RecordIntake}): skips, dead-letters, writes, or queues it. */
   private void accept(ConsumerRecord<byte[], byte[]> record) {
-    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    OwnedPartitions.Assignment assignment = owned.get(tp);
+    OwnedPartitions.Assignment assignment =
+        owned.get(new TopicPartition(record.topic(), record.partition()));
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
-    OffsetTracker offsets = assignment.offsets();
-    offsets.track(record.offset());
-    if (offsets.settledBefore(record.offset())) {
-      // The previous owner settled it after its last committed offset and said so in the
-      // commit's metadata: calling it again would be a duplicate.
-      offsets.settle(record.offset());
+    RecordIntake.Action action = intake.admit(record, assignment, clock.instant());
+    if (action instanceof RecordIntake.SettledBefore) {
       skipped++;
       dirty = true;
       return;
     }
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    ReadyRecordCheck.Verdict verdict;
-    try {
-      verdict = check.check(record.value(), headers);
-    } catch (RuntimeException e) {
-      // Whatever a malformed record throws, the consumer thread must live on.
-      verdict = new ReadyRecordCheck.Reject(Reason.INVALID, "not a work event: " + e);
-    }
-    if (verdict instanceof ReadyRecordCheck.Reject reject) {
-      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
-          record.key(), record.value(), headers, null, null,
-          HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
-          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
-      held.hold(broken);
-      deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
+    if (action instanceof RecordIntake.Malformed m) {
+      held.hold(m.entry());
+      deadNow(m.entry(), m.reason(), m.detail()); // the dead letter names its source
       return;
     }
-    ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
-    WorkEvent event = ok.event();
-    DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
-        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
-    // Judged before this entry is counted: does its provider's share have room for it?
-    boolean fits = held.fits(entry);
-    held.hold(entry);
-    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
-    if (before != null) {
-      // Delivered already (by the previous owner, or by us before a broker restart), its outcome
-      // perhaps never written: written now, and the provider is not called again.
-      writer.delivered(entry, before.status(), before.attempts());
+    if (action instanceof RecordIntake.DeliveredBefore d) {
+      held.hold(d.entry());
+      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
       skippedAsDelivered++;
       return;
     }
-    if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
-      deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
+    if (action instanceof RecordIntake.Expired x) {
+      held.hold(x.entry());
+      deadNow(x.entry(), Reason.EXPIRED, x.detail());
       return;
     }
+    DispatchEntry entry = ((RecordIntake.Queue) action).entry();
+    // Judged before this entry is counted: does its provider's share have room for it?
+    boolean fits = held.fits(entry);
+    held.hold(entry);
     // Every configured provider has a lane, and the check dead-letters any other (EventRules).
-    ProviderLane lane = lanes.get(event.provider());
+    ProviderLane lane = lanes.get(entry.event().provider());
     if (!fits) {
       overflow(lane, entry, "provider " + lane.name() + " holds its share of "
           + "dispatcher.bufferBytes");

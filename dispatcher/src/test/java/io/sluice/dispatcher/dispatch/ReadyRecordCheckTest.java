@@ -28,7 +28,8 @@ class ReadyRecordCheckTest {
           maxCost: 5
           quotas: { std: { capacity: 10, refill: 1/s }, gold: { capacity: 10, refill: 1/s } }
       """;
-  private static final SluiceConfig CONFIG = ConfigLoader.parse(YAML, Map.of());
+  /** Also the configuration of {@link RecordIntakeTest}. */
+  static final SluiceConfig CONFIG = ConfigLoader.parse(YAML, Map.of());
   private final ReadyRecordCheck check = new ReadyRecordCheck(CONFIG);
 
   private static byte[] json(String s) {
