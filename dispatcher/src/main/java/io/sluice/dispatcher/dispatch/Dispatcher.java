@@ -4,7 +4,6 @@ import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.LearningLimitSource;
 import io.sluice.dispatcher.feedback.LimitLearner;
-import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
@@ -19,7 +18,6 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -86,8 +83,8 @@ import org.slf4j.LoggerFactory;
  * dead-lettered at once and the loop goes on.
  *
  * <h2>Parts</h2>
- * What becomes of a record read is {@link RecordIntake}'s to say; the owned partitions' books
- * are {@link OwnedPartitions}; deliveries wait for the delivered log in {@link PendingDeliveries};
+ * What becomes of a record read is {@link RecordIntake}'s to say, and of a call's result
+ * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}; deliveries wait for the delivered log in {@link PendingDeliveries};
  * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
  * out what they decide.
  */
@@ -113,7 +110,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    */
   private final java.util.function.LongSupplier nanoTime = System::nanoTime;
   private final DispatchListener listener;
-  private final FeedbackPolicy feedback;
+  /** A call's verdict and its lane's pause. */
+  private final CallJudge judge;
   /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
   private final LimitLearner learner;
   private final ScheduledThreadPoolExecutor timer;
@@ -209,8 +207,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.clock = clock;
     this.listener = listener;
     DispatcherConfig d = config.dispatcher();
-    this.feedback = new FeedbackPolicy(config.maxAttempts(),
-        new Backoff(d.backoffBase(), d.backoffCap()));
+    this.judge = new CallJudge(new FeedbackPolicy(config.maxAttempts(),
+        new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase());
     this.timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "sluice-dispatch-timer");
       t.setDaemon(true);
@@ -441,25 +439,21 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
-    Instant now = clock.instant();
-    Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
-        () -> ThreadLocalRandom.current().nextDouble());
+    CallJudge.Judgement judged = judge.judge(result, entry.attempts(), entry.event().deadline(),
+        clock.instant(), () -> ThreadLocalRandom.current().nextDouble());
+    // Before the settlement is written: no call of the lane may start meanwhile.
+    judged.pauseMillis().ifPresent(millis -> lane.throttle(millis, claimedAtMicros));
+    Verdict verdict = judged.verdict();
     if (verdict instanceof Verdict.Delivered d) {
       deliveries.add(entry.partition(),
           new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
       writer.delivered(entry, d.status(), entry.attempts() + 1);
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
-      if (r.throttled()) {
-        lane.throttle(pauseMillis(result, now), claimedAtMicros);
-      }
       writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());
       listener.deferred(lane.name(), entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
-      if (result instanceof ProviderResult.Answered a && (a.status() == 429 || a.status() == 503)) {
-        lane.throttle(pauseMillis(result, now), claimedAtMicros);
-      }
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
       listener.dead(lane.name(), entry.tier(), dead.reason());
     }
@@ -468,13 +462,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // verdict: a 429's pause must not wait for the parsing.
     learner.answered(lane.name(), result, entry.event().cost())
         .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
-  }
-
-  /** How long the provider asked every caller to stay away: its Retry-After, else one backoff base. */
-  private long pauseMillis(ProviderResult result, Instant now) {
-    String header = result instanceof ProviderResult.Answered a ? a.retryAfter() : null;
-    OptionalLong asked = RetryAfter.millis(header, now);
-    return asked.isPresent() ? asked.getAsLong() : config.dispatcher().backoffBase().toMillis();
   }
 
   private void applySettlements() {
