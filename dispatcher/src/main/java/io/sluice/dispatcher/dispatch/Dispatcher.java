@@ -37,10 +37,8 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +82,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Parts</h2>
  * What becomes of a record read is {@link RecordIntake}'s to say, and of a call's result
- * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}; deliveries wait for the delivered log in {@link PendingDeliveries};
+ * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}, committed by
+ * {@link OffsetCommits}; deliveries wait for the delivered log in {@link PendingDeliveries};
  * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
  * out what they decide.
  */
@@ -125,12 +124,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile RecordIntake intake;
   private final ReadBudget held;
-  /**
-   * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
-   * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
-   * nothing: then commits carry no metadata and a crash replays as it did before.
-   */
-  private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
+  /** Commits the settled offsets: in rounds, on shutdown, on revocation. */
+  private final OffsetCommits commits;
   /** What a partition's new assignment starts from: the last commit, what was settled and delivered beyond it. */
   private final PartitionTakeover takeover;
   /** Records skipped because the previous owner's commit said they were settled. */
@@ -146,8 +141,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private volatile long skippedAsDelivered;
   private volatile boolean abrupt;
   private volatile boolean consuming;
-  private boolean dirty;
-  private long lastCommit;
 
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
@@ -218,6 +211,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
         owned::isCurrent);
     this.providers = Map.copyOf(providers);
+    this.commits = new OffsetCommits(consumer, owned, clock, COMMIT_EVERY_MILLIS);
     this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
         DELIVERED_LOG_TIMEOUT, nanoTime);
     Map<String, Double> weights = new HashMap<>();
@@ -278,7 +272,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           accept(record);
         }
         applySettlements();
-        commitIfDue(false);
+        commits.commitIfDue();
         logDeliveries(deliveries.takeIfDue(clock.millis()));
         applyBackpressure();
       }
@@ -370,7 +364,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     RecordIntake.Action action = intake.admit(record, assignment, clock.instant());
     if (action instanceof RecordIntake.SettledBefore) {
       skipped++;
-      dirty = true;
+      commits.settled();
       return;
     }
     if (action instanceof RecordIntake.Malformed m) {
@@ -469,52 +463,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     while ((e = settled.poll()) != null) {
       held.release(e); // settled, whichever assignment read it: its bytes are no longer held
       if (owned.settle(e)) {
-        dirty = true;
+        commits.settled();
       }
     }
-  }
-
-  private void commitIfDue(boolean now) {
-    long t = clock.millis();
-    if (!dirty || (!now && t - lastCommit < COMMIT_EVERY_MILLIS)) {
-      return;
-    }
-    Map<TopicPartition, OffsetAndMetadata> offsets = committable(owned.partitions());
-    dirty = false;
-    lastCommit = t;
-    if (offsets.isEmpty()) {
-      return;
-    }
-    if (now) {
-      try {
-        consumer.commitSync(offsets);
-        confirmed(offsets);
-      } catch (OffsetMetadataTooLarge e) {
-        metadataTooLarge(e);
-        Map<TopicPartition, OffsetAndMetadata> smaller = committable(owned.partitions());
-        consumer.commitSync(smaller);
-        confirmed(smaller);
-      }
-    } else {
-      consumer.commitAsync(offsets, (o, error) -> {
-        if (error == null) {
-          confirmed(o);
-        } else if (error instanceof OffsetMetadataTooLarge e) {
-          metadataTooLarge(e);
-          dirty = true; // commit again soon, with less metadata
-        } else if (error != null) {
-          // Nothing else may make this partition dirty again (an idle one settles nothing more),
-          // so the failed commit is retried with the next round rather than left to a crash to replay.
-          dirty = true;
-          LOG.warn("dispatcher: commit failed ({}); retrying with the next round", error.toString());
-        }
-      });
-    }
-  }
-
-  /** Commits that went through (consumer thread): the delivered log may drop what is below them. */
-  private void confirmed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    owned.confirmed(offsets);
   }
 
   /**
@@ -540,18 +491,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> which) {
-    return owned.committable(which, metadataBudget);
-  }
-
-  /** The broker keeps less metadata than we sent: send half as much from now on. */
-  private void metadataTooLarge(OffsetMetadataTooLarge e) {
-    metadataBudget /= 2;
-    LOG.warn("dispatcher: the broker refused a commit's metadata as too large ({}); settled "
-        + "offsets beyond the commit are now recorded in at most {} bytes (offset.metadata.max.bytes "
-        + "on the broker is below the default)", e.getMessage(), metadataBudget);
-  }
-
   /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
     Set<TopicPartition> paused = consumer.paused();
@@ -575,8 +514,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
       producer.flush();
       applySettlements();
-      dirty = true;
-      commitIfDue(true);
+      commits.commitNow();
     } catch (RuntimeException e) {
       LOG.warn("dispatcher: could not commit on shutdown ({}); the next owner re-reads from the "
           + "last commit", e.toString());
@@ -618,19 +556,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
       handOver(partitions);
       applySettlements();
-      Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
-      if (!offsets.isEmpty()) {
-        try {
-          consumer.commitSync(offsets);
-        } catch (OffsetMetadataTooLarge e) {
-          // Shrunk and sent again: the partition's next owner needs this commit most of all.
-          metadataTooLarge(e);
-          commitQuietly(committable(partitions));
-        } catch (RuntimeException e) {
-          LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads",
-              e.toString());
-        }
-      }
+      commits.commitRevoked(partitions);
       // What was delivered and not yet logged goes to the log before the next owner reads it.
       awaitQuietly(logDeliveries(deliveries.takeNow(clock.millis())), HAND_OVER_LOG_MILLIS);
       forget(partitions);
@@ -660,14 +586,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-      }
-    }
-
-    private void commitQuietly(Map<TopicPartition, OffsetAndMetadata> offsets) {
-      try {
-        consumer.commitSync(offsets);
-      } catch (RuntimeException e) {
-        LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads", e.toString());
       }
     }
 
