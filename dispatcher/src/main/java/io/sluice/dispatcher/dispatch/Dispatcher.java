@@ -142,7 +142,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private volatile boolean abrupt;
   private volatile boolean consuming;
 
-
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
   /** Longest wait at a hand-over for the revoked partitions' calls in flight (rebalances wait). */
