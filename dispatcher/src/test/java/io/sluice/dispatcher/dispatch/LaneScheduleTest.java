@@ -164,6 +164,19 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldTolerateTwoMillisecondsAtLeastForVeryFastProviders() {
+    LaneSchedule fast = new LaneSchedule(1_000, MAX_IN_FLIGHT, clock.nanos());
+    fast.claimSlots(2, clock.nanos());
+    fast.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    fast.granted(2);
+    long first = fast.dueNanos(clock.micros());
+    assertEquals(new Decision.Fire(), fast.slotDue(first + 1_900_000, first, MS),
+        "half an interval would be 0.5 ms, less than ordinary timer jitter");
+    long second = first + MS;
+    assertEquals(new Decision.Drop(2_100_000), fast.slotDue(second + 2_100_000, second, MS));
+  }
+
+  @Test
   void shouldClaimNothingAndDropEverySlotOnceClosed() {
     warmUp();
     lane.claimSlots(1, clock.nanos());
