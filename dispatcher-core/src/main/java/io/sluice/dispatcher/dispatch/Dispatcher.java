@@ -4,7 +4,6 @@ import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.LearningLimitSource;
 import io.sluice.dispatcher.feedback.LimitLearner;
-import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
@@ -16,13 +15,9 @@ import io.sluice.schemas.config.ProviderConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.config.TierConfig;
 import io.sluice.schemas.event.Reason;
-import io.sluice.schemas.event.WorkEvent;
-import io.sluice.schemas.topic.HeaderNames;
-import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -31,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -44,13 +38,9 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.OffsetMetadataTooLarge;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +80,13 @@ import org.slf4j.LoggerFactory;
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
  * dead-lettered at once and the loop goes on.
+ *
+ * <h2>Parts</h2>
+ * What becomes of a record read is {@link RecordIntake}'s to say, and of a call's result
+ * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}, committed by
+ * {@link OffsetCommits}; deliveries wait for the delivered log in {@link PendingDeliveries};
+ * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
+ * out what they decide.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -108,32 +105,33 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final SluiceConfig config;
   private final Topics topics;
   private final Clock clock;
+  /**
+   * The monotonic clock of every wait and of the lanes' slots. The real one: nothing measured
+   * here is tested through this class, and its constructors are public API.
+   */
+  private final java.util.function.LongSupplier nanoTime = System::nanoTime;
   private final DispatchListener listener;
-  private final FeedbackPolicy feedback;
+  /** A call's verdict and its lane's pause. */
+  private final CallJudge judge;
   /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
   private final LimitLearner learner;
   private final ScheduledThreadPoolExecutor timer;
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
   private final Map<String, Provider> providers;
-  private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
-  /** Each owned partition's assignment generation, for the writer's threads. */
-  private final Map<TopicPartition, Long> owners = new java.util.concurrent.ConcurrentHashMap<>();
+  /** The partitions owned now, their offsets and their last confirmed commits. */
+  private final OwnedPartitions owned = new OwnedPartitions();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
-  private volatile ReadyRecordCheck check;
+  private volatile RecordIntake intake;
   private final ReadBudget held;
   /** Whether {@link #held} has paused all reading (it resumes at half its limits). */
   private boolean readingHeld;
   /** Partitions not read for now because all they brought overflowed ({@link OverflowPause}). */
   private final OverflowPause<TopicPartition> overflowPause;
-  /**
-   * Longest commit metadata sent. Starts at the broker's default {@code offset.metadata.max.bytes};
-   * halved whenever the broker refuses a commit as too large (a broker configured lower), down to
-   * nothing: then commits carry no metadata and a crash replays as it did before.
-   */
-  private int metadataBudget = SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES;
+  /** Commits the settled offsets: in rounds, on shutdown, on revocation. */
+  private final OffsetCommits commits;
   /** What a partition's new assignment starts from: the last commit, what was settled and delivered beyond it. */
   private final PartitionTakeover takeover;
   /** Records skipped because the previous owner's commit said they were settled. */
@@ -144,27 +142,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    */
   private final DeliveredLog deliveredLog;
   /** Deliveries not yet written to the log, from the providers' threads. */
-  private final ConcurrentLinkedQueue<Delivery> deliveries = new ConcurrentLinkedQueue<>();
-  /** Each owned partition's last commit known to have gone through: the log keeps nothing below. */
-  private final Map<TopicPartition, Long> confirmedCommit = new HashMap<>();
+  private final PendingDeliveries deliveries = new PendingDeliveries(COMMIT_EVERY_MILLIS);
   /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
   private volatile long skippedAsDelivered;
-  private long lastLogWrite;
   private volatile boolean abrupt;
   private volatile boolean consuming;
-  private volatile int assigned;
-  private long generation;
-  private boolean dirty;
-  private long lastCommit;
-
-  /**
-   * One assignment of a partition: its offsets, which assignment it is, and the calls delivered
-   * beyond its commit before it was assigned (offset → delivery; emptied as they are read).
-   */
-  private record Assignment(long generation, OffsetTracker offsets, Map<Long, DeliveredLog.Delivered> deliveredBefore) {}
-
-  /** A call the provider accepted, for the {@link DeliveredLog}. */
-  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
@@ -223,8 +205,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.clock = clock;
     this.listener = listener;
     DispatcherConfig d = config.dispatcher();
-    this.feedback = new FeedbackPolicy(config.maxAttempts(),
-        new Backoff(d.backoffBase(), d.backoffCap()));
+    this.judge = new CallJudge(new FeedbackPolicy(config.maxAttempts(),
+        new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase());
     this.timer = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "sluice-dispatch-timer");
       t.setDaemon(true);
@@ -232,10 +214,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     });
     this.timer.setRemoveOnCancelPolicy(true);
     this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
-        e -> Long.valueOf(e.generation()).equals(owners.get(e.partition())));
+        owned::isCurrent);
     this.providers = Map.copyOf(providers);
+    this.commits = new OffsetCommits(consumer, owned, clock, COMMIT_EVERY_MILLIS);
     this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
-        DELIVERED_LOG_TIMEOUT, System::nanoTime);
+        DELIVERED_LOG_TIMEOUT, nanoTime);
     Map<String, Double> weights = new HashMap<>();
     for (Map.Entry<String, TierConfig> t : config.tiers().entrySet()) {
       weights.put(t.getKey(), t.getValue().weight());
@@ -254,10 +237,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
           leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
           weights, d.bufferSize(), provider, leak, timer, this::settle, listener,
-          this::cannotFit));
+          this::cannotFit, nanoTime));
       buffers += d.bufferSize();
     }
-    this.check = new ReadyRecordCheck(config);
+    this.intake = new RecordIntake(new ReadyRecordCheck(config));
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
     this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
@@ -278,7 +261,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     for (ProviderLane lane : lanes.values()) {
       lane.reweigh(weights);
     }
-    check = new ReadyRecordCheck(next);
+    intake = new RecordIntake(new ReadyRecordCheck(next));
   }
 
   /** What this dispatcher learned about its providers' limits. */
@@ -297,8 +280,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           accept(record);
         }
         applySettlements();
-        commitIfDue(false);
-        logDeliveriesIfDue();
+        commits.commitIfDue();
+        logDeliveries(deliveries.takeIfDue(clock.millis()));
         applyBackpressure();
       }
     } catch (WakeupException e) {
@@ -331,7 +314,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Partitions of {@code sluice.ready} this instance owns now. */
   public int assignedPartitions() {
-    return assigned;
+    return owned.count();
   }
 
   /** Records not called again because the previous owner's last commit said they were settled. */
@@ -379,64 +362,45 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     consumer.wakeup();
   }
 
+  /** Takes one record read ({@link RecordIntake}): skips, dead-letters, writes, or queues it. */
   private void accept(ConsumerRecord<byte[], byte[]> record) {
-    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    Assignment assignment = assignments.get(tp);
+    OwnedPartitions.Assignment assignment =
+        owned.get(new TopicPartition(record.topic(), record.partition()));
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
-    OffsetTracker offsets = assignment.offsets();
-    offsets.track(record.offset());
-    if (offsets.settledBefore(record.offset())) {
-      // The previous owner settled it after its last committed offset and said so in the
-      // commit's metadata: calling it again would be a duplicate.
-      offsets.settle(record.offset());
+    RecordIntake.Action action = intake.admit(record, assignment, clock.instant());
+    if (action instanceof RecordIntake.SettledBefore) {
       skipped++;
-      dirty = true;
+      commits.settled();
       return;
     }
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    ReadyRecordCheck.Verdict verdict;
-    try {
-      verdict = check.check(record.value(), headers);
-    } catch (RuntimeException e) {
-      // Whatever a malformed record throws, the consumer thread must live on.
-      verdict = new ReadyRecordCheck.Reject(Reason.INVALID, "not a work event: " + e);
-    }
-    if (verdict instanceof ReadyRecordCheck.Reject reject) {
-      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
-          record.key(), record.value(), headers, null, null,
-          HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
-          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
-      held.hold(broken);
-      deadNow(broken, reject.reason(), reject.detail()); // the dead letter names its source
+    if (action instanceof RecordIntake.Malformed m) {
+      held.hold(m.entry());
+      deadNow(m.entry(), m.reason(), m.detail()); // the dead letter names its source
       return;
     }
-    ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
-    WorkEvent event = ok.event();
-    DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
-        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
-    // Judged before this entry is counted: does its provider's share have room for it?
-    boolean fits = held.fits(entry);
-    held.hold(entry);
-    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
-    if (before != null) {
-      // Delivered already (by the previous owner, or by us before a broker restart), its outcome
-      // perhaps never written: written now, and the provider is not called again.
-      writer.delivered(entry, before.status(), before.attempts());
+    if (action instanceof RecordIntake.DeliveredBefore d) {
+      held.hold(d.entry());
+      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
       skippedAsDelivered++;
       return;
     }
-    if (event.deadline() != null && clock.instant().isAfter(event.deadline())) {
-      deadNow(entry, Reason.EXPIRED, "deadline " + event.deadline() + " passed before its call");
+    if (action instanceof RecordIntake.Expired x) {
+      held.hold(x.entry());
+      deadNow(x.entry(), Reason.EXPIRED, x.detail());
       return;
     }
+    DispatchEntry entry = ((RecordIntake.Queue) action).entry();
+    // Judged before this entry is counted: does its provider's share have room for it?
+    boolean fits = held.fits(entry);
+    held.hold(entry);
     // Every configured provider has a lane, and the check dead-letters any other (EventRules).
-    ProviderLane lane = lanes.get(event.provider());
+    ProviderLane lane = lanes.get(entry.event().provider());
     if (!fits) {
       overflow(lane, entry, "provider " + lane.name() + " holds its share of "
           + "dispatcher.bufferBytes");
-      overflowPause.overflowed(tp, lane.name(), System.nanoTime());
+      overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
       return;
     }
     Optional<DispatchEntry> evicted = lane.offer(entry);
@@ -444,7 +408,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
             + " events)"));
     if (evicted.isPresent()) {
-      overflowPause.overflowed(tp, lane.name(), System.nanoTime());
+      overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
     } else {
       overflowPause.queued(tp);
     }
@@ -456,9 +420,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * at least the smallest step). Not an attempt: the provider never saw it.
    */
   private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
-    long drainMillis = (long) Math.ceil(config.dispatcher().bufferSize() * 1000.0
-        / lane.drainPerSecond());
-    long wait = Math.max(config.ladder().get(0).toMillis(), drainMillis);
+    long wait = LaneSchedule.overflowWaitMillis(config.dispatcher().bufferSize(),
+        lane.drainPerSecond(), config.ladder().get(0).toMillis());
     writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
@@ -485,25 +448,21 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
-    Instant now = clock.instant();
-    Verdict verdict = feedback.judge(result, entry.attempts(), entry.event().deadline(), now,
-        () -> ThreadLocalRandom.current().nextDouble());
+    CallJudge.Judgement judged = judge.judge(result, entry.attempts(), entry.event().deadline(),
+        clock.instant(), () -> ThreadLocalRandom.current().nextDouble());
+    // Before the settlement is written: no call of the lane may start meanwhile.
+    judged.pauseMillis().ifPresent(millis -> lane.throttle(millis, claimedAtMicros));
+    Verdict verdict = judged.verdict();
     if (verdict instanceof Verdict.Delivered d) {
-      deliveries.add(new Delivery(entry.partition(),
-          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1)));
+      deliveries.add(entry.partition(),
+          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
       writer.delivered(entry, d.status(), entry.attempts() + 1);
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
-      if (r.throttled()) {
-        lane.throttle(pauseMillis(result, now), claimedAtMicros);
-      }
       writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());
       listener.deferred(lane.name(), entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
-      if (result instanceof ProviderResult.Answered a && (a.status() == 429 || a.status() == 503)) {
-        lane.throttle(pauseMillis(result, now), claimedAtMicros);
-      }
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
       listener.dead(lane.name(), entry.tier(), dead.reason());
     }
@@ -514,92 +473,26 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         .ifPresent(holdMillis -> lane.throttle(holdMillis, 0));
   }
 
-  /** How long the provider asked every caller to stay away: its Retry-After, else one backoff base. */
-  private long pauseMillis(ProviderResult result, Instant now) {
-    String header = result instanceof ProviderResult.Answered a ? a.retryAfter() : null;
-    OptionalLong asked = RetryAfter.millis(header, now);
-    return asked.isPresent() ? asked.getAsLong() : config.dispatcher().backoffBase().toMillis();
-  }
-
   private void applySettlements() {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
       held.release(e); // settled, whichever assignment read it: its bytes are no longer held
-      Assignment a = assignments.get(e.partition());
-      if (a != null && a.generation() == e.generation()) {
-        a.offsets().settle(e.offset());
-        dirty = true;
+      if (owned.settle(e)) {
+        commits.settled();
       }
     }
-  }
-
-  private void commitIfDue(boolean now) {
-    long t = clock.millis();
-    if (!dirty || (!now && t - lastCommit < COMMIT_EVERY_MILLIS)) {
-      return;
-    }
-    Map<TopicPartition, OffsetAndMetadata> offsets = committable(assignments.keySet());
-    dirty = false;
-    lastCommit = t;
-    if (offsets.isEmpty()) {
-      return;
-    }
-    if (now) {
-      try {
-        consumer.commitSync(offsets);
-        confirmed(offsets);
-      } catch (OffsetMetadataTooLarge e) {
-        metadataTooLarge(e);
-        Map<TopicPartition, OffsetAndMetadata> smaller = committable(assignments.keySet());
-        consumer.commitSync(smaller);
-        confirmed(smaller);
-      }
-    } else {
-      consumer.commitAsync(offsets, (o, error) -> {
-        if (error == null) {
-          confirmed(o);
-        } else if (error instanceof OffsetMetadataTooLarge e) {
-          metadataTooLarge(e);
-          dirty = true; // commit again soon, with less metadata
-        } else if (error != null) {
-          // Nothing else may make this partition dirty again (an idle one settles nothing more),
-          // so the failed commit is retried with the next round rather than left to a crash to replay.
-          dirty = true;
-          LOG.warn("dispatcher: commit failed ({}); retrying with the next round", error.toString());
-        }
-      });
-    }
-  }
-
-  /** Commits that went through (consumer thread): the delivered log may drop what is below them. */
-  private void confirmed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    offsets.forEach((tp, o) -> {
-      if (assignments.containsKey(tp)) {
-        confirmedCommit.merge(tp, o.offset(), Math::max);
-      }
-    });
   }
 
   /**
-   * Writes the deliveries since the last write to the {@link DeliveredLog}, at most every
-   * {@link #COMMIT_EVERY_MILLIS}: one write per partition with new deliveries, none per event.
-   * A partition no longer ours is written too (its new owner may not have read that far), without
+   * Writes a batch of deliveries ({@link PendingDeliveries}) to the {@link DeliveredLog}, one
+   * write per partition. A partition no longer ours is written too (its new owner may not have read that far), without
    * dropping anything.
    */
-  private List<CompletableFuture<Void>> logDeliveriesIfDue() {
-    long t = clock.millis();
-    if (deliveries.isEmpty() || t - lastLogWrite < COMMIT_EVERY_MILLIS) {
-      return List.of();
-    }
-    lastLogWrite = t;
-    Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new HashMap<>();
-    Delivery d;
-    while ((d = deliveries.poll()) != null) {
-      byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
-    }
+  private List<CompletableFuture<Void>> logDeliveries(
+      Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition) {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     byPartition.forEach((tp, list) -> writes.add(
-        deliveredLog.record(tp, confirmedCommit.getOrDefault(tp, -1L), list).toCompletableFuture()));
+        deliveredLog.record(tp, owned.confirmedCommit(tp), list).toCompletableFuture()));
     return writes;
   }
 
@@ -613,40 +506,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     }
   }
 
-  private Map<TopicPartition, OffsetAndMetadata> committable(Collection<TopicPartition> which) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (TopicPartition tp : which) {
-      Assignment a = assignments.get(tp);
-      if (a != null) {
-        OptionalLong next = a.offsets().committable();
-        if (next.isPresent()) {
-          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(), SettledOffsetsCodec.encode(
-              next.getAsLong(), a.offsets().settledAhead(), metadataBudget)));
-        }
-      }
-    }
-    return offsets;
-  }
-
-  /** The broker keeps less metadata than we sent: send half as much from now on. */
-  private void metadataTooLarge(OffsetMetadataTooLarge e) {
-    metadataBudget /= 2;
-    LOG.warn("dispatcher: the broker refused a commit's metadata as too large ({}); settled "
-        + "offsets beyond the commit are now recorded in at most {} bytes (offset.metadata.max.bytes "
-        + "on the broker is below the default)", e.getMessage(), metadataBudget);
-  }
-
   /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
-    int unsettled = 0;
-    for (Assignment a : assignments.values()) {
-      unsettled += a.offsets().unsettled();
-    }
-    readingHeld = held.pauseReading(readingHeld, unsettled);
-    Set<TopicPartition> assigned = assignments.keySet();
+    readingHeld = held.pauseReading(readingHeld, owned.unsettled());
+    Set<TopicPartition> assigned = owned.partitions();
     overflowPause.retainOnly(assigned);
     Set<TopicPartition> want = readingHeld ? new HashSet<>(assigned)
-        : overflowPause.paused(System.nanoTime(), name -> lanes.get(name).queued(),
+        : overflowPause.paused(nanoTime.getAsLong(), name -> lanes.get(name).queued(),
             config.dispatcher().bufferSize() / 2);
     want.retainAll(assigned);
     Set<TopicPartition> paused = consumer.paused();
@@ -660,18 +526,17 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   private void stopCleanly() {
     lanes.values().forEach(ProviderLane::close);
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
+    long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
     try {
       while (lanes.values().stream().anyMatch(l -> l.inFlight() > 0)
-          && System.nanoTime() - deadline < 0) {
+          && nanoTime.getAsLong() - deadline < 0) {
         applySettlements();
         // Shutdown only: wait for the last calls to come back, checking every 10 ms.
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
       }
       producer.flush();
       applySettlements();
-      dirty = true;
-      commitIfDue(true);
+      commits.commitNow();
     } catch (RuntimeException e) {
       LOG.warn("dispatcher: could not commit on shutdown ({}); the next owner re-reads from the "
           + "last commit", e.toString());
@@ -713,22 +578,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
       handOver(partitions);
       applySettlements();
-      Map<TopicPartition, OffsetAndMetadata> offsets = committable(partitions);
-      if (!offsets.isEmpty()) {
-        try {
-          consumer.commitSync(offsets);
-        } catch (OffsetMetadataTooLarge e) {
-          // Shrunk and sent again: the partition's next owner needs this commit most of all.
-          metadataTooLarge(e);
-          commitQuietly(committable(partitions));
-        } catch (RuntimeException e) {
-          LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads",
-              e.toString());
-        }
-      }
+      commits.commitRevoked(partitions);
       // What was delivered and not yet logged goes to the log before the next owner reads it.
-      lastLogWrite = 0;
-      awaitQuietly(logDeliveriesIfDue(), HAND_OVER_LOG_MILLIS);
+      awaitQuietly(logDeliveries(deliveries.takeNow(clock.millis())), HAND_OVER_LOG_MILLIS);
       forget(partitions);
     }
 
@@ -744,7 +596,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(
+      long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
       try {
         for (ProviderLane lane : lanes.values()) {
@@ -759,25 +611,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
     }
 
-    private void commitQuietly(Map<TopicPartition, OffsetAndMetadata> offsets) {
-      try {
-        consumer.commitSync(offsets);
-      } catch (RuntimeException e) {
-        LOG.warn("dispatcher: commit on revocation failed ({}); the next owner re-reads", e.toString());
-      }
-    }
-
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       Map<TopicPartition, PartitionTakeover.Inherited> inherited = takeover.takeOver(partitions);
       for (TopicPartition tp : partitions) {
-        PartitionTakeover.Inherited from = inherited.get(tp);
-        confirmedCommit.put(tp, from.committed());
-        assignments.put(tp, new Assignment(++generation, new OffsetTracker(from.settled()),
-            new HashMap<>(from.delivered())));
-        owners.put(tp, generation);
+        owned.assign(tp, inherited.get(tp));
       }
-      assigned = assignments.size();
     }
 
     @Override
@@ -787,16 +626,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
     private void forget(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
-      for (TopicPartition tp : partitions) {
-        Assignment a = assignments.get(tp);
-        if (a != null) {
-          takeover.lost(tp, a.offsets().settled());
-        }
-      }
-      partitions.forEach(assignments::remove);
-      partitions.forEach(confirmedCommit::remove);
-      partitions.forEach(owners::remove);
-      assigned = assignments.size();
+      owned.forget(partitions, takeover::lost);
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,13 +64,19 @@ import org.slf4j.LoggerFactory;
  * the slot goes unused; a lease this instance never releases (it died) expires
  * {@code leaseMicros} after its slot.
  *
+ * <h2>Decisions and the shell</h2>
+ *
+ * What to do at each step (when to claim and how many, what a due slot does, the pause, the
+ * warm-up, which queued entries no longer fit) is decided by {@link LaneSchedule}, which is pure
+ * and tested on a fake clock; this class holds the queue, talks to the leak and the provider, and
+ * runs the timers. Every instant comes from the injected {@code nanoTime}.
+ *
  * <p>Thread-safety: the consumer thread offers and removes, the timer thread fires slots, and the
  * leak's and the provider's completions arrive on their own threads; every state change happens
  * under this lane's monitor, and no I/O is started while holding it.
  */
 final class ProviderLane implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
-  private static final long LEAK_RETRY_MICROS = 250_000;
 
   /** What the dispatcher does with a call's result: judge it and settle the entry. */
   interface ResultHandler {
@@ -83,9 +90,6 @@ final class ProviderLane implements AutoCloseable {
   }
 
   private final String name;
-  /** The configured rate: spacing of the pacer and the drain estimate. */
-  /** The rate the pacer is tuned for; a reloaded rate retunes it at the next claim. */
-  private double ratePerSecond;
   private final BiConsumer<DispatchEntry, String> cannotFit;
   private final LimitSource limits;
   /** How long a concurrency lease outlives its slot if never released: the call's timeout and some. */
@@ -93,7 +97,6 @@ final class ProviderLane implements AutoCloseable {
   /** Names this lane's leases: unique per lane instance, process and claim. */
   private final String leasePrefix = java.util.UUID.randomUUID().toString();
   private long claims;
-  private final int maxInFlight;
   private final long lookaheadMicros;
   private final FairQueue<DispatchEntry> queue;
   private final Provider provider;
@@ -102,36 +105,18 @@ final class ProviderLane implements AutoCloseable {
   private final ResultHandler results;
   private final DispatchListener listener;
   /**
-   * When slots fire, with a tolerance of half an interval: a slot used at most {@code tolerance}
-   * after its time keeps the calls started in any window {@code T} within
-   * {@code rate * (T + tolerance) + 1}, which is {@code rate * T + 1} for every window of whole
-   * intervals. Floored at 2 ms for very fast providers, whose intervals are shorter than ordinary
-   * timer jitter.
+   * Every decision: when to claim and how many, what a due slot does, the pause, the warm-up, the
+   * drain estimate. This class carries them out.
    */
-  private final SlotPacer pacer;
-  /** A call of this lane has come back: the HTTP client is warm (see the class comment). */
-  private boolean warm;
-
-  private int inFlight;
+  private final LaneSchedule schedule;
   /**
    * Calls per partition that have not yet been handed to the result handler: a call counts here
    * until its settlement has begun, so a revoked partition can wait for its calls to be judged.
    */
   private final Map<org.apache.kafka.common.TopicPartition, Integer> unjudged = new java.util.HashMap<>();
-  private int pendingSlots;
-  /** The costs of the queued entries, as a multiset (cost to count): the dearest is reserved. */
-  private final java.util.TreeMap<Integer, Integer> queuedCosts = new java.util.TreeMap<>();
-  /** Moving average of call latency (weight 1/16 per call), 0 until a call has come back. */
-  private double latencyNanos;
-  private boolean claiming;
-  private boolean closed;
-  /** System.nanoTime before which no call starts (the provider's Retry-After, as seen here). */
-  private long pausedUntilNanos = System.nanoTime();
-  /**
-   * System.nanoTime before which claiming again is pointless (the leak said when, or we are
-   * paused); a timer kicks the lane then. Without it every offer would ask Redis again.
-   */
-  private long claimNotBeforeNanos = System.nanoTime();
+  /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
+  private final LongSupplier nanoTime;
+  /** The last claim failed: logged once until one is answered again. */
   private boolean leakDown;
 
   /**
@@ -140,17 +125,19 @@ final class ProviderLane implements AutoCloseable {
    * @param cannotFit   takes a queued entry dearer than the provider's smallest cost window now
    *                    allows (a learned or reloaded limit lowered it), with why: it would block
    *                    the lane's head forever, so it leaves the queue (the caller defers it)
+   * @param nanoTime    monotonic clock in nanoseconds ({@code System::nanoTime}): slots are timed,
+   *                    and pauses and waits measured, on it
    */
   ProviderLane(String name, LimitSource limits, long leaseMicros, int maxInFlight,
       long lookaheadMicros, Map<String, Double> tierWeights, int bufferSize, Provider provider,
       LeakyBucket leak, ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit) {
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit,
+      LongSupplier nanoTime) {
     this.name = name;
+    this.nanoTime = nanoTime;
     this.cannotFit = cannotFit;
     this.limits = limits;
     this.leaseMicros = leaseMicros;
-    this.ratePerSecond = limits.current().ratePerSecond();
-    this.maxInFlight = maxInFlight;
     this.lookaheadMicros = lookaheadMicros;
     this.queue = new FairQueue<>(tierWeights, bufferSize);
     this.provider = provider;
@@ -158,15 +145,8 @@ final class ProviderLane implements AutoCloseable {
     this.timer = timer;
     this.results = results;
     this.listener = listener;
-    this.pacer = new SlotPacer(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
-  }
-
-  private static long toleranceNanos(double ratePerSecond) {
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(2), (long) (0.5e9 / ratePerSecond));
-  }
-
-  private static long slackNanos(double ratePerSecond) {
-    return Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond));
+    this.schedule = new LaneSchedule(limits.current().ratePerSecond(), maxInFlight,
+        nanoTime.getAsLong());
   }
 
   /** New tier weights for this lane's fair queue, from now on ({@link FairQueue#reweigh}). */
@@ -186,7 +166,7 @@ final class ProviderLane implements AutoCloseable {
     Optional<DispatchEntry> evicted;
     synchronized (this) {
       evicted = queue.offer(entry.tier(), entry.event().tenant(), entry.event().cost(), entry);
-      queuedCosts.merge(entry.event().cost(), 1, Integer::sum);
+      schedule.queued(entry.event().cost());
       evicted.ifPresent(this::unqueued);
     }
     kick();
@@ -202,21 +182,16 @@ final class ProviderLane implements AutoCloseable {
 
   /** An entry left the queue. Caller holds the monitor. */
   private void unqueued(DispatchEntry entry) {
-    queuedCosts.computeIfPresent(entry.event().cost(), (c, n) -> n == 1 ? null : n - 1);
+    schedule.unqueued(entry.event().cost());
   }
 
   /**
    * How fast this lane can empty its buffer: the leak rate (or a calls window's amount per its
-   * period, if fewer), or fewer when calls are slow enough
-   * that {@code maxInFlight} binds first ({@code maxInFlight / latency}). A provider whose calls
-   * take 2 s with 2 in flight drains 1 event a second whatever its configured rate.
+   * period, if fewer), or fewer when slow calls fill {@code maxInFlight}
+   * ({@link LaneSchedule#drainPerSecond}).
    */
   synchronized double drainPerSecond() {
-    double sustained = limits.current().sustainedCallsPerSecond();
-    if (latencyNanos <= 0) {
-      return sustained;
-    }
-    return Math.min(sustained, maxInFlight * 1e9 / latencyNanos);
+    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond());
   }
 
   synchronized int queued() {
@@ -225,13 +200,13 @@ final class ProviderLane implements AutoCloseable {
 
   /**
    * Waits until every call of {@code partitions} has come back and been handed to the result
-   * handler, at most until {@code deadlineNanos} (System.nanoTime). Queued entries of those
+   * handler, at most until {@code deadlineNanos} (on this lane's clock). Queued entries of those
    * partitions must have been dropped first, or new calls may start. True if none is left.
    */
   synchronized boolean awaitCalls(java.util.Collection<org.apache.kafka.common.TopicPartition> partitions,
       long deadlineNanos) throws InterruptedException {
     while (partitions.stream().anyMatch(unjudged::containsKey)) {
-      long left = deadlineNanos - System.nanoTime();
+      long left = deadlineNanos - nanoTime.getAsLong();
       if (left <= 0) {
         return false;
       }
@@ -241,7 +216,7 @@ final class ProviderLane implements AutoCloseable {
   }
 
   synchronized int inFlight() {
-    return inFlight;
+    return schedule.inFlight();
   }
 
   /**
@@ -249,13 +224,11 @@ final class ProviderLane implements AutoCloseable {
    * and the shared leak pauses and slows for every instance.
    */
   void throttle(long retryAfterMillis, long claimedAtMicros) {
-    long resume = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
+    long now = nanoTime.getAsLong();
     synchronized (this) {
-      if (resume - pausedUntilNanos > 0) {
-        pausedUntilNanos = resume;
-      }
+      schedule.pause(now, retryAfterMillis);
     }
-    schedule(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
+    later(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
     listener.throttled(name, retryAfterMillis);
     leak.throttled(name, limits.current().ratePerSecond(), retryAfterMillis, claimedAtMicros).whenComplete((ok, error) -> {
       if (error != null) {
@@ -269,19 +242,20 @@ final class ProviderLane implements AutoCloseable {
   void kick() {
     int wanted;
     ProviderLimits enforced = limits.current();
-    long slotCost = 1;
+    long slotCost;
     String leases = null;
     List<DispatchEntry> unfit = List.of();
     long sendable = enforced.largestSendableCost();
     synchronized (this) {
-      if (closed || claiming) {
+      if (!schedule.mayClaim()) {
         return;
       }
-      if (enforced.ratePerSecond() != ratePerSecond) {
-        ratePerSecond = enforced.ratePerSecond();
-        pacer.retune(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
-      }
-      if (!queuedCosts.isEmpty() && queuedCosts.lastKey() > sendable) {
+      schedule.retune(enforced.ratePerSecond());
+      // An event dearer than the CONFIGURED windows never gets here: that is its own fault, and
+      // ReadyRecordCheck dead-letters it before any slot. This catches limits lowered since (a
+      // learned or reloaded window), which are the lane's state, not the event's: it goes round
+      // the ladder instead, by when the learned limit may have grown again.
+      if (schedule.holdsCostAbove(sendable)) {
         unfit = queue.removeIf(e -> e.event().cost() > sendable);
         unfit.forEach(this::unqueued);
       }
@@ -291,28 +265,17 @@ final class ProviderLane implements AutoCloseable {
           + "'s smallest cost window allows now (" + sendable + ")");
     }
     synchronized (this) {
-      if (closed || claiming) {
-        return;
-      }
-      long now = System.nanoTime();
-      if (now - claimNotBeforeNanos < 0 || now - pausedUntilNanos < 0) {
-        return;
-      }
-      int room = warm ? maxInFlight : 1;
-      wanted = Math.min(queue.size() - pendingSlots, room - inFlight - pendingSlots);
+      wanted = schedule.claimSlots(queue.size(), nanoTime.getAsLong());
       if (wanted <= 0) {
         return;
       }
-      claiming = true;
-      if (enforced.countsCost()) {
-        slotCost = queuedCosts.isEmpty() ? 1 : queuedCosts.lastKey();
-      }
+      slotCost = schedule.slotCost(enforced.countsCost());
       if (enforced.hasConcurrency()) {
         leases = leasePrefix + ":" + claims++;
       }
     }
     CompletionStage<SlotClaim> claim;
-    long sentNanos = System.nanoTime();
+    long sentNanos = nanoTime.getAsLong();
     LimitedClaim request = null;
     try {
       if (enforced.hasLimitsBeyondRate()) {
@@ -333,7 +296,7 @@ final class ProviderLane implements AutoCloseable {
       if (error != null) {
         claimFailed(error);
       } else {
-        claimed(c, sent, leased, maxCost, sentNanos, System.nanoTime());
+        claimed(c, sent, leased, maxCost, sentNanos, nanoTime.getAsLong());
       }
     });
   }
@@ -342,37 +305,35 @@ final class ProviderLane implements AutoCloseable {
       long sentNanos, long receivedNanos) {
     long[] dueNanos = new long[claim.granted()];
     synchronized (this) {
-      claiming = false;
+      schedule.claimAnswered(sentNanos, receivedNanos, claim.nowMicros());
       if (leakDown) {
         leakDown = false;
         LOG.info("{}: the leak answers again", name);
       }
-      pacer.answered(sentNanos, receivedNanos, claim.nowMicros());
-      if (closed) {
+      if (schedule.closed()) {
         // Granted leases would hold other instances' concurrency until they expire.
         for (int i = 0; leased && i < claim.granted(); i++) {
           releaseLease(request.leaseId(i));
         }
         return;
       }
-      pendingSlots += claim.granted();
+      schedule.granted(claim.granted());
       for (int i = 0; i < claim.granted(); i++) {
-        dueNanos[i] = pacer.dueNanos(claim.slotMicros(i));
+        dueNanos[i] = schedule.dueNanos(claim.slotMicros(i));
       }
     }
     long intervalNanos = TimeUnit.MICROSECONDS.toNanos(claim.intervalMicros());
     for (int i = 0; i < claim.granted(); i++) {
       Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos,
           maxCost, leased ? request.leaseId(i) : null);
-      schedule(() -> fire(slot), dueNanos[i] - System.nanoTime());
+      later(() -> fire(slot), dueNanos[i] - nanoTime.getAsLong());
     }
     if (claim.granted() == 0) {
-      long waitNanos = TimeUnit.MICROSECONDS.toNanos(
-          Math.max(1000, claim.retryAtMicros() - claim.nowMicros()));
+      long waitNanos;
       synchronized (this) {
-        claimNotBeforeNanos = receivedNanos + waitNanos;
+        waitNanos = schedule.noSlotsUntil(receivedNanos, claim.nowMicros(), claim.retryAtMicros());
       }
-      schedule(this::kick, waitNanos);
+      later(this::kick, waitNanos);
     } else {
       kick();
     }
@@ -380,8 +341,11 @@ final class ProviderLane implements AutoCloseable {
 
   private void claimFailed(Throwable error) {
     boolean first;
+    long waitNanos;
+    long now = nanoTime.getAsLong();
     synchronized (this) {
-      claiming = false;
+      // The wait is set with the failure, so that no kick in between asks the silent leak again.
+      waitNanos = schedule.claimFailed(now);
       first = !leakDown;
       leakDown = true;
     }
@@ -389,10 +353,7 @@ final class ProviderLane implements AutoCloseable {
       LOG.warn("{}: the leak does not answer ({}); no calls until it does", name, error.toString());
     }
     listener.leakUnavailable(name, error);
-    synchronized (this) {
-      claimNotBeforeNanos = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS);
-    }
-    schedule(this::kick, TimeUnit.MICROSECONDS.toNanos(LEAK_RETRY_MICROS));
+    later(this::kick, waitNanos);
   }
 
   /**
@@ -424,23 +385,19 @@ final class ProviderLane implements AutoCloseable {
   private void fire(Slot slot) {
     DispatchEntry next = null;
     synchronized (this) {
-      long now = System.nanoTime();
-      SlotPacer.Decision decision = closed || now - pausedUntilNanos < 0
-          ? new SlotPacer.Decision.Drop(now - slot.dueNanos())
-          : pacer.decide(now, slot.dueNanos(), slot.intervalNanos());
+      long now = nanoTime.getAsLong();
+      SlotPacer.Decision decision = schedule.slotDue(now, slot.dueNanos(), slot.intervalNanos());
       if (decision instanceof SlotPacer.Decision.WaitUntil w) {
-        schedule(() -> fire(slot), w.atNanos() - now);
+        later(() -> fire(slot), w.atNanos() - now);
         return;
       }
-      pendingSlots--;
       if (decision instanceof SlotPacer.Decision.Fire
           && queue.peek().map(e -> e.event().cost() <= slot.maxCost()).orElse(false)) {
         next = queue.poll().orElse(null);
         if (next != null) {
           unqueued(next);
-          inFlight++;
+          schedule.started(now);
           unjudged.merge(next.partition(), 1, Integer::sum);
-          pacer.handed(now, now);
         }
       }
     }
@@ -462,7 +419,7 @@ final class ProviderLane implements AutoCloseable {
             }
           });
     }
-    long started = System.nanoTime();
+    long started = nanoTime.getAsLong();
     listener.callStarted(name, entry.tier(), slotMicros, started - dueNanos);
     CompletionStage<ProviderResult> call;
     try {
@@ -473,18 +430,16 @@ final class ProviderLane implements AutoCloseable {
       call = java.util.concurrent.CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));
     }
+    long returned = nanoTime.getAsLong();
     synchronized (this) {
-      // A client that took long to return (a cold one) sent its request as it returned: the next
-      // hand-off is spaced from then.
-      pacer.handed(started, System.nanoTime());
+      schedule.clientReturned(started, returned);
     }
     call.whenComplete((result, error) -> {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
-      long latency = System.nanoTime() - started;
+      long latency = nanoTime.getAsLong() - started;
       synchronized (this) {
-        inFlight--;
-        latencyNanos = latencyNanos == 0 ? latency : latencyNanos + (latency - latencyNanos) / 16;
+        schedule.ended(latency);
       }
       listener.callEnded(name, entry.tier(), r, latency);
       release(slot);
@@ -492,11 +447,9 @@ final class ProviderLane implements AutoCloseable {
         results.handle(this, entry, r, claimedAtMicros);
       } finally {
         synchronized (this) {
-          // Warm only once the first answer has been judged and learned from: a claim made in
-          // between (an offer kicks the lane) would pace the next calls at limits the answer has
-          // just lowered (seen from outside: 20 calls at the configured 100/s before the learned
-          // 10/s took hold).
-          warm = true;
+          // Warm only once the first answer has been judged and learned from (seen from outside
+          // before: 20 calls at the configured 100/s before the learned 10/s took hold).
+          schedule.judged();
           unjudged.computeIfPresent(entry.partition(), (tp, n) -> n == 1 ? null : n - 1);
           notifyAll();
         }
@@ -505,7 +458,7 @@ final class ProviderLane implements AutoCloseable {
     });
   }
 
-  private void schedule(Runnable task, long delayNanos) {
+  private void later(Runnable task, long delayNanos) {
     try {
       timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
     } catch (RuntimeException rejected) {
@@ -516,6 +469,6 @@ final class ProviderLane implements AutoCloseable {
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */
   @Override
   public synchronized void close() {
-    closed = true;
+    schedule.close();
   }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 class ReadyRecordCheckTest {
-  private static final SluiceConfig CONFIG = ConfigLoader.parse("""
+  private static final String YAML = """
       kafka: { bootstrap: "localhost:9092" }
       redis: { uri: "redis://localhost:6379" }
       tiers: { std: { weight: 1 }, gold: { weight: 4 } }
@@ -27,7 +27,9 @@ class ReadyRecordCheckTest {
           rate: 10/s
           maxCost: 5
           quotas: { std: { capacity: 10, refill: 1/s }, gold: { capacity: 10, refill: 1/s } }
-      """, Map.of());
+      """;
+  /** Also the configuration of {@link RecordIntakeTest}. */
+  static final SluiceConfig CONFIG = ConfigLoader.parse(YAML, Map.of());
   private final ReadyRecordCheck check = new ReadyRecordCheck(CONFIG);
 
   private static byte[] json(String s) {
@@ -87,6 +89,22 @@ class ReadyRecordCheckTest {
         headers()).detail().contains("cost"));
     assertEquals(Reason.UNKNOWN_PROVIDER,
         rejected(json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"nope\"}"), headers()).reason());
+  }
+
+  @Test
+  @DisplayName("an event dearer than its provider's smallest configured cost window is dead-lettered "
+      + "here, before any leak slot: no window could ever hold it")
+  void costAboveEveryWindow() {
+    ReadyRecordCheck windowed = new ReadyRecordCheck(ConfigLoader.parse(YAML
+        .replace("rate: 10/s", "limits: [{rate: 10/s}, {cost: 4, per: 1s}]")
+        .replace("maxCost: 5", "maxCost: 10"), Map.of()));
+    ReadyRecordCheck.Reject r = assertInstanceOf(ReadyRecordCheck.Reject.class, windowed.check(
+        json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":5}"), headers()));
+    assertEquals(Reason.INVALID, r.reason());
+    assertTrue(r.detail().contains("cost limit 4"), r.detail());
+    assertInstanceOf(ReadyRecordCheck.Dispatch.class, windowed.check(
+        json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":4}"), headers()),
+        "as dear as the window: sendable");
   }
 
   @Test

@@ -1,0 +1,285 @@
+package io.sluice.dispatcher.dispatch;
+
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The decisions of one {@link ProviderLane}, without its threads and I/O: when it may claim leak
+ * slots and how many, what each slot reserves, what a due slot does, and how fast the lane drains.
+ * The lane holds its fair queue, talks to the leak and the provider, and asks this class at every
+ * step.
+ *
+ * <p>Pure: every instant is passed in, in nanoseconds of the lane's monotonic clock
+ * ({@code System.nanoTime} in production); leak instants in microseconds of the leak's clock. Not
+ * thread-safe: the lane calls it under its monitor.
+ *
+ * <h2>Claims</h2>
+ * <ul>
+ *   <li><b>One at a time.</b> While a claim is out, no other is sent: its slots would be counted
+ *       twice against the same queue.
+ *   <li><b>Sized to the work and the room.</b> {@code min(queued - pending, room - inFlight -
+ *       pending)}, where {@code pending} counts slots claimed and not yet due. Slots are never
+ *       claimed for events that are not there or for calls that could not start.
+ *   <li><b>The first call goes alone.</b> Until a call has come back and been judged,
+ *       {@code room} is 1 (see {@link ProviderLane}: a cold HTTP client would send calls claimed
+ *       on time together once it is ready).
+ *   <li><b>Not before the leak or the provider allows.</b> A claim that granted nothing says when
+ *       a slot frees ({@code retryAt}); a claim that failed (the leak does not answer) is retried
+ *       after {@value #LEAK_RETRY_MILLIS} ms; a provider's Retry-After pauses the lane. Until
+ *       then claiming is pointless, and without this every offer would ask the leak again.
+ *   <li><b>Each slot reserves the dearest cost queued</b> when the limits count cost: the event
+ *       is picked only when the slot fires, and any queued event may be the one.
+ * </ul>
+ *
+ * <h2>Due slots</h2>
+ * A slot becomes due on the {@link SlotPacer}'s schedule: fired on time, made to wait when it
+ * would follow the previous call too closely, dropped when it could only be used more than
+ * {@code tolerance} (half an interval, at least 2 ms) late. A slot that comes up while the lane is
+ * paused or closed is dropped too: a leaky bucket does not bank unused slots, so a dropped slot is
+ * spent, never saved.
+ */
+final class LaneSchedule {
+  /** How long after a claim the leak did not answer the lane tries again. */
+  static final long LEAK_RETRY_MILLIS = 250;
+  /** Weight of each call's latency in the moving average ({@code 1/16}). */
+  private static final int LATENCY_WEIGHT = 16;
+
+  private final int maxInFlight;
+  private final SlotPacer pacer;
+  /** The rate the pacer is tuned for; a changed rate retunes it ({@link #retune}). */
+  private double ratePerSecond;
+  /** The costs of the queued entries, as a multiset (cost to count): the dearest is reserved. */
+  private final TreeMap<Integer, Integer> queuedCosts = new TreeMap<>();
+  /** A call of this lane has come back and been judged: the HTTP client is warm. */
+  private boolean warm;
+  private boolean claiming;
+  private boolean closed;
+  private int inFlight;
+  private int pendingSlots;
+  /** Moving average of call latency, 0 until a call has come back. */
+  private double latencyNanos;
+  /** Before this instant no call starts (the provider's Retry-After, as seen here). */
+  private long pausedUntilNanos;
+  /** Before this instant claiming again is pointless (the leak said when, or did not answer). */
+  private long claimNotBeforeNanos;
+
+  /**
+   * @param ratePerSecond the provider's rate, which sets how late a slot may be used
+   * @param maxInFlight   calls of the lane at once, once warm
+   * @param nowNanos      the lane's clock now: it may claim at once
+   */
+  LaneSchedule(double ratePerSecond, int maxInFlight, long nowNanos) {
+    this.ratePerSecond = ratePerSecond;
+    this.maxInFlight = maxInFlight;
+    this.pacer = new SlotPacer(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
+    this.pausedUntilNanos = nowNanos;
+    this.claimNotBeforeNanos = nowNanos;
+  }
+
+  /**
+   * A slot used at most {@code tolerance} after its time keeps the calls started in any window
+   * {@code T} within {@code rate * (T + tolerance) + 1}, which is {@code rate * T + 1} for every
+   * window of whole intervals at half an interval. Floored at 2 ms for very fast providers, whose
+   * intervals are shorter than ordinary timer jitter.
+   */
+  static long toleranceNanos(double ratePerSecond) {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(2), (long) (0.5e9 / ratePerSecond));
+  }
+
+  /** How much closer than one interval a hand-off may follow the previous one ({@link SlotPacer}). */
+  static long slackNanos(double ratePerSecond) {
+    return Math.min(TimeUnit.MILLISECONDS.toNanos(1), (long) (0.1e9 / ratePerSecond));
+  }
+
+  /** The limits now enforce {@code ratePerSecond} (a reload, a learned limit): retunes the pacer. */
+  void retune(double ratePerSecond) {
+    if (ratePerSecond != this.ratePerSecond) {
+      this.ratePerSecond = ratePerSecond;
+      pacer.retune(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
+    }
+  }
+
+  /** An entry of {@code cost} joined the queue. */
+  void queued(int cost) {
+    queuedCosts.merge(cost, 1, Integer::sum);
+  }
+
+  /** An entry of {@code cost} left the queue (called, evicted, dropped or unfit). */
+  void unqueued(int cost) {
+    queuedCosts.computeIfPresent(cost, (c, n) -> n == 1 ? null : n - 1);
+  }
+
+  /**
+   * Whether an entry queued costs more than {@code largestSendable}, the smallest cost window the
+   * limits allow now: one lowered limit (learned, reloaded) makes it unsendable for good, and at
+   * the head of the queue it would block the lane; the lane takes such entries out.
+   */
+  boolean holdsCostAbove(long largestSendable) {
+    return !queuedCosts.isEmpty() && queuedCosts.lastKey() > largestSendable;
+  }
+
+  /** Whether no claim is out and the lane is open: only then is a claim worth deciding. */
+  boolean mayClaim() {
+    return !closed && !claiming;
+  }
+
+  /**
+   * How many slots to claim now, with {@code queued} entries queued: 0 while a claim is out, the
+   * lane is closed or paused, or the leak said to wait; else the work that has no slot yet, at most
+   * the room in flight without one (see the class comment). A positive answer means a claim is
+   * out from now on, until {@link #claimAnswered} or {@link #claimFailed}.
+   */
+  int claimSlots(int queued, long nowNanos) {
+    if (!mayClaim() || nowNanos - claimNotBeforeNanos < 0 || nowNanos - pausedUntilNanos < 0) {
+      return 0;
+    }
+    int room = warm ? maxInFlight : 1;
+    int wanted = Math.min(queued - pendingSlots, room - inFlight - pendingSlots);
+    if (wanted <= 0) {
+      return 0;
+    }
+    claiming = true;
+    return wanted;
+  }
+
+  /**
+   * The cost each slot of the next claim reserves: the dearest queued (any of them may be picked
+   * when the slot fires), 1 with nothing queued or when {@code countsCost} is false.
+   */
+  long slotCost(boolean countsCost) {
+    return countsCost && !queuedCosts.isEmpty() ? queuedCosts.lastKey() : 1;
+  }
+
+  /**
+   * The claim sent at {@code sentNanos} came back at {@code receivedNanos}; the leak decided at
+   * {@code leakNowMicros} on its clock. Another claim may go out.
+   */
+  void claimAnswered(long sentNanos, long receivedNanos, long leakNowMicros) {
+    claiming = false;
+    pacer.answered(sentNanos, receivedNanos, leakNowMicros);
+  }
+
+  /** The answered claim granted {@code slots}: they are pending until each comes up. */
+  void granted(int slots) {
+    pendingSlots += slots;
+  }
+
+  /**
+   * The answered claim granted nothing, and the leak's next slot frees at {@code retryAtMicros}
+   * (its clock read {@code leakNowMicros}): no claim before then, at least 1 ms after
+   * {@code receivedNanos}. Returns how long to wait before kicking the lane again.
+   */
+  long noSlotsUntil(long receivedNanos, long leakNowMicros, long retryAtMicros) {
+    long waitNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(1000, retryAtMicros - leakNowMicros));
+    claimNotBeforeNanos = receivedNanos + waitNanos;
+    return waitNanos;
+  }
+
+  /**
+   * The claim failed (the leak did not answer): another may go out, not before
+   * {@value #LEAK_RETRY_MILLIS} ms. Returns how long to wait before kicking the lane again.
+   */
+  long claimFailed(long nowNanos) {
+    claiming = false;
+    long waitNanos = TimeUnit.MILLISECONDS.toNanos(LEAK_RETRY_MILLIS);
+    claimNotBeforeNanos = nowNanos + waitNanos;
+    return waitNanos;
+  }
+
+  /** The local instant a slot at {@code slotMicros} on the leak's clock is due. */
+  long dueNanos(long slotMicros) {
+    return pacer.dueNanos(slotMicros);
+  }
+
+  /**
+   * The provider asked, at {@code nowNanos}, that no call start within {@code retryAfterMillis}:
+   * no claim and no call until then. A shorter pause never cuts a longer one short.
+   */
+  void pause(long nowNanos, long retryAfterMillis) {
+    long resume = nowNanos + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis);
+    if (resume - pausedUntilNanos > 0) {
+      pausedUntilNanos = resume;
+    }
+  }
+
+  /**
+   * A slot due at {@code dueNanos}, of a claim whose slots are {@code intervalNanos} apart, comes
+   * up at {@code nowNanos}. Unless it must wait, it is no longer pending: fired (the lane then
+   * {@link #started} a call, or spends it if nothing queued may use it) or dropped.
+   */
+  SlotPacer.Decision slotDue(long nowNanos, long dueNanos, long intervalNanos) {
+    SlotPacer.Decision decision = closed || nowNanos - pausedUntilNanos < 0
+        ? new SlotPacer.Decision.Drop(nowNanos - dueNanos)
+        : pacer.decide(nowNanos, dueNanos, intervalNanos);
+    if (!(decision instanceof SlotPacer.Decision.WaitUntil)) {
+      pendingSlots--;
+    }
+    return decision;
+  }
+
+  /** A fired slot's call was handed to the provider's client at {@code nowNanos}. */
+  void started(long nowNanos) {
+    inFlight++;
+    pacer.handed(nowNanos, nowNanos);
+  }
+
+  /**
+   * The client, handed a call at {@code startedNanos}, returned at {@code returnedNanos}: a cold
+   * one that took long sent its request as it returned, and the next hand-off is spaced from then.
+   */
+  void clientReturned(long startedNanos, long returnedNanos) {
+    pacer.handed(startedNanos, returnedNanos);
+  }
+
+  /** A call came back after {@code latencyNanos}. */
+  void ended(long latencyNanos) {
+    inFlight--;
+    this.latencyNanos = this.latencyNanos == 0 ? latencyNanos
+        : this.latencyNanos + (latencyNanos - this.latencyNanos) / LATENCY_WEIGHT;
+  }
+
+  /**
+   * A call's answer has been judged and learned from: the lane is warm. Not sooner: a claim made
+   * between the answer and its judging (an offer kicks the lane) would pace the next calls at
+   * limits the answer has just lowered.
+   */
+  void judged() {
+    warm = true;
+  }
+
+  /** Claims nothing more, and drops every slot that comes up; calls in flight end on their own. */
+  void close() {
+    closed = true;
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  int inFlight() {
+    return inFlight;
+  }
+
+  /**
+   * How fast the lane can empty its buffer: {@code sustainedPerSecond} (what the limits allow in
+   * the long run), or fewer when calls are slow enough that {@code maxInFlight} binds first
+   * ({@code maxInFlight / latency}). A provider whose calls take 2 s with 2 in flight drains 1
+   * event a second whatever its configured rate.
+   */
+  double drainPerSecond(double sustainedPerSecond) {
+    if (latencyNanos <= 0) {
+      return sustainedPerSecond;
+    }
+    return Math.min(sustainedPerSecond, maxInFlight * 1e9 / latencyNanos);
+  }
+
+  /**
+   * How long an entry the full buffer turned away goes round the ladder: until the buffer of
+   * {@code bufferSize} has had time to drain at {@code drainPerSecond}, at least the ladder's
+   * shortest step.
+   */
+  static long overflowWaitMillis(int bufferSize, double drainPerSecond, long shortestStepMillis) {
+    long drainMillis = (long) Math.ceil(bufferSize * 1000.0 / drainPerSecond);
+    return Math.max(shortestStepMillis, drainMillis);
+  }
+}

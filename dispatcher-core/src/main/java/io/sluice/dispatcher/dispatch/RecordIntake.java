@@ -1,0 +1,96 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import java.time.Instant;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+/**
+ * What becomes of a record read from {@code sluice.ready}, before it reaches a lane. The rules, in
+ * order (each record takes the first that applies):
+ * <ol>
+ *   <li>the previous owner's commit said it was settled: skipped, never called again;
+ *   <li>it is not a well-formed event ({@link ReadyRecordCheck}): dead-lettered at once;
+ *   <li>a call of it was delivered beyond the commit ({@link DeliveredLog}): its outcome is
+ *       written, the provider is not called again;
+ *   <li>its deadline has passed: dead as expired, without a call;
+ *   <li>else it is queued in its provider's lane.
+ * </ol>
+ * So an event's own faults are decided here, before it takes any leak slot. No I/O: this keeps
+ * the partition's books (the offset is tracked, a skipped one settled, an inherited delivery read
+ * once) and says what to do; the dispatcher writes and queues. Consumer thread only; replaced whole
+ * by a configuration reload.
+ */
+final class RecordIntake {
+  /** What to do with one record. */
+  sealed interface Action {}
+
+  /** Settled by the previous owner: nothing to do (its offset is settled already). */
+  record SettledBefore() implements Action {}
+
+  /** Dead-letter {@code entry} (which may hold no event) with {@code reason}. */
+  record Malformed(DispatchEntry entry, Reason reason, String detail) implements Action {}
+
+  /** Write the outcome of a call already delivered, with its status and attempts. */
+  record DeliveredBefore(DispatchEntry entry, DeliveredLog.Delivered delivered) implements Action {}
+
+  /** Dead-letter {@code entry} as expired. */
+  record Expired(DispatchEntry entry, String detail) implements Action {}
+
+  /** Queue {@code entry} in its provider's lane. */
+  record Queue(DispatchEntry entry) implements Action {}
+
+  private final ReadyRecordCheck check;
+
+  RecordIntake(ReadyRecordCheck check) {
+    this.check = check;
+  }
+
+  /** Takes {@code record}, read by {@code assignment}, at {@code now}. */
+  Action admit(ConsumerRecord<byte[], byte[]> record, OwnedPartitions.Assignment assignment,
+      Instant now) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    OffsetTracker offsets = assignment.offsets();
+    offsets.track(record.offset());
+    if (offsets.settledBefore(record.offset())) {
+      // The previous owner settled it after its last committed offset and said so in the
+      // commit's metadata: calling it again would be a duplicate.
+      offsets.settle(record.offset());
+      return new SettledBefore();
+    }
+    Headers headers = new RecordHeaders(record.headers().toArray());
+    ReadyRecordCheck.Verdict verdict;
+    try {
+      verdict = check.check(record.value(), headers);
+    } catch (RuntimeException e) {
+      // Whatever a malformed record throws, the consumer thread must live on.
+      verdict = new ReadyRecordCheck.Reject(Reason.INVALID, "not a work event: " + e);
+    }
+    if (verdict instanceof ReadyRecordCheck.Reject reject) {
+      DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
+          record.key(), record.value(), headers, null, null,
+          HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
+          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
+      return new Malformed(broken, reject.reason(), reject.detail());
+    }
+    ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
+    WorkEvent event = ok.event();
+    DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
+        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
+    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
+    if (before != null) {
+      // Delivered already (by the previous owner, or by us before a broker restart), its outcome
+      // perhaps never written.
+      return new DeliveredBefore(entry, before);
+    }
+    if (event.deadline() != null && now.isAfter(event.deadline())) {
+      return new Expired(entry, "deadline " + event.deadline() + " passed before its call");
+    }
+    return new Queue(entry);
+  }
+}

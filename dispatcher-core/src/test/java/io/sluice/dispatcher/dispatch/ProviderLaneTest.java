@@ -1,0 +1,122 @@
+package io.sluice.dispatcher.dispatch;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.dispatcher.provider.ResponseHeaders;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.embedded.FakeClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lane as a whole, on a fake clock: the in-process leak, a timer the test drives and a
+ * provider that answers at once, all on the test's thread. What is observed is when calls start.
+ */
+class ProviderLaneTest {
+  private static final long MS = 1_000_000;
+  /** 10 calls a second: slots 100 ms apart. */
+  private static final double RATE = 10;
+
+  private final FakeClock clock = FakeClock.atMillis(1_000_000);
+  private final ManualTimer timer = new ManualTimer(clock);
+  /** When each call started, on the lane's clock. */
+  private final List<Long> started = new ArrayList<>();
+  /** The statuses the provider answers, in order; 200 once they run out. */
+  private final Deque<Integer> statuses = new ArrayDeque<>();
+  /** While false, calls hang: their answers wait in {@link #unanswered}. */
+  private boolean answering = true;
+  private final List<CompletableFuture<ProviderResult>> unanswered = new ArrayList<>();
+  private final ProviderLane lane = new ProviderLane("api",
+      LimitSource.fixed(ProviderLimits.rateOnly(RATE)), 0, 4, 100_000, Map.of("std", 1.0), 100,
+      call -> {
+        started.add(clock.nanos());
+        if (!answering) {
+          CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+          unanswered.add(answer);
+          return answer;
+        }
+        Integer status = statuses.poll();
+        return CompletableFuture.completedFuture(new ProviderResult.Answered(
+            status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE));
+      },
+      new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros), timer,
+      (lane, entry, result, claimedAtMicros) -> {
+        // As the dispatcher does: a 429 pauses the lane for its Retry-After.
+        if (result instanceof ProviderResult.Answered a && a.status() == 429) {
+          lane.throttle(2_000, claimedAtMicros);
+        }
+      },
+      DispatchListener.NONE, (entry, why) -> { }, clock::nanos);
+
+  @Test
+  void shouldStartQueuedCallsOneIntervalApart() {
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size(), "five calls in two seconds at 10/s");
+    for (int i = 1; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap >= 99 * MS && gap <= 101 * MS, "call " + i + " started " + gap / MS
+          + " ms after the previous one, not one interval");
+    }
+    assertEquals(0, lane.queued());
+  }
+
+  @Test
+  void shouldSendTheFirstCallAloneUntilItHasComeBack() {
+    answering = false;
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(1, started.size(), "a cold client would send calls claimed meanwhile together");
+    unanswered.get(0).complete(new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size(), "warm: the rest go, four in flight at most");
+    assertEquals(4, lane.inFlight());
+  }
+
+  @Test
+  void shouldStartNoCallUntilA429sRetryAfterHasPassed() {
+    statuses.add(429);
+    for (int i = 0; i < 3; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(5));
+    assertEquals(3, started.size());
+    long pause = started.get(1) - started.get(0);
+    assertTrue(pause >= 2_000 * MS, "the second call started " + pause / MS
+        + " ms after the 429 asked for 2 s");
+  }
+
+  @Test
+  void shouldStartNothingOnceClosed() {
+    lane.offer(entry(0));
+    lane.close();
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(List.of(), started);
+  }
+
+  private static DispatchEntry entry(int i) {
+    String json = "{\"id\":\"e" + i + "\",\"tenant\":\"t\",\"provider\":\"api\"}";
+    return new DispatchEntry(new TopicPartition("ready", 0), i, 1, "t".getBytes(UTF_8),
+        json.getBytes(UTF_8), new RecordHeaders(), new WorkEvent("e" + i, "t", "api", 1, null,
+        null, null, Map.of()), "std", 0, null);
+  }
+}
