@@ -364,8 +364,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Takes one record read ({@link RecordIntake}): skips, dead-letters, writes, or queues it. */
   private void accept(ConsumerRecord<byte[], byte[]> record) {
-    OwnedPartitions.Assignment assignment =
-        owned.get(new TopicPartition(record.topic(), record.partition()));
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    OwnedPartitions.Assignment assignment = owned.get(tp);
     if (assignment == null) {
       return; // not ours (a record from a poll that raced a revocation)
     }
