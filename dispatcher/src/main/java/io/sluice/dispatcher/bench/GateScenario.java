@@ -103,8 +103,11 @@ final class GateScenario implements BenchScenario {
         }
         results.get(c.getKey()).add(result);
         ratios.get(c.getKey()).add(result.eventsPerSecond() / pass);
-        ctx.progress("gate: round %d, %s: %,.0f events/s (%.2f of pass-through)", round,
-            c.getKey(), result.eventsPerSecond(), result.eventsPerSecond() / pass);
+        ctx.progress("gate: round %d, %s: %,.0f events/s (%.2f of pass-through), machine CPU "
+            + "%.1f µs/event (Redis %.1f), stream threads %.1f µs/event, busy %.0f%%", round,
+            c.getKey(), result.eventsPerSecond(), result.eventsPerSecond() / pass,
+            result.cpu().machineMicros(), result.cpu().redisMicros(), result.cpu().streamMicros(),
+            100 * result.cpu().streamBusy());
       }
     }
     double worst = Double.MAX_VALUE;
@@ -119,7 +122,11 @@ final class GateScenario implements BenchScenario {
               BenchStats.max(rates)),
           "ratio to pass-through (median)", ratio,
           "share over quota", last.deferredShare(), "Redis calls per event",
-          last.redisCallsPerEvent());
+          last.redisCallsPerEvent(),
+          "machine CPU per event (µs, median)", median(results.get(c), p -> p.machineMicros()),
+          "of which redis-server (µs)", median(results.get(c), p -> p.redisMicros()),
+          "stream threads CPU per event (µs)", median(results.get(c), p -> p.streamMicros()),
+          "stream threads busy (median)", median(results.get(c), p -> p.streamBusy()));
       if (!c.equals(passName) && !c.equals(multiRule)) {
         worst = Math.min(worst, ratio);
         medians.add(String.format(Locale.ROOT, "%.2f", ratio));
@@ -147,7 +154,19 @@ final class GateScenario implements BenchScenario {
         + "event\"); it is not held to the 0.70 target of the single-rule gate.");
     r.note("**Redis calls per event** are the gate's script calls over the events (last round): "
         + "leases and places in line serve the rest without a round trip.");
+    r.note("**machine CPU per event** is the CPU the bench's JVM (broker, the topology, the load's "
+        + "and the measuring consumers) and redis-server spent between the first and the last "
+        + "output batch, over the outputs in between; **stream threads** are the topology's own "
+        + "threads, and **busy** their CPU time over their wall time. With every core busy, "
+        + "events/s is about cores over machine CPU per event, so the ratio to pass-through is "
+        + "about the pass-through's CPU per event over the gate's; a stream thread busy well "
+        + "below 1 waited (for input, its transaction's commit, or Redis).");
     return r;
+  }
+
+  private static double median(List<GateThroughput.Result> runs,
+      java.util.function.ToDoubleFunction<CpuSnapshot.PerEvent> figure) {
+    return BenchStats.percentile(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.cpu())).toArray(), 50);
   }
 
   /** Event i of tenant i mod n; tenant names fresh for each call, so no run meets another's buckets. */
