@@ -1,7 +1,6 @@
 package io.sluice.topology.gate;
 
 import io.sluice.schemas.config.ProviderConfig;
-import io.sluice.schemas.config.Quota;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
@@ -20,7 +19,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -64,6 +62,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final Map<Duration, String> delaySinks = new HashMap<>();
   /** Each tier's name as a header value (a handful; a reload may add one). */
   private final Map<String, byte[]> tierValues = new HashMap<>();
+  /** The terms of the configuration last seen; replaced when a reload replaces it. */
+  private LimitTerms terms;
   private ProcessorContext<byte[], Object> context;
 
   LimitProcessor(
@@ -94,9 +94,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     String provider = in.event().provider();
     // One snapshot for the whole decision: a reload between two events never mixes files.
     SluiceConfig config = live.get();
-    ProviderConfig providerConfig = config.providers().get(provider);
-    Optional<Quota> quota = config.quotaOf(provider, in.event().tenant());
-    if (quota.isEmpty()) {
+    if (terms == null || terms.config() != config) {
+      terms = new LimitTerms(config);
+    }
+    LimitTerms.Terms bucket = terms.of(provider, in.event().tenant(), in.tier());
+    if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
@@ -105,14 +107,15 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
           GateNodes.DLQ_SINK);
       return;
     }
-    BucketSpec spec = BucketSpec.of(quota.get(), config.reservationHorizon());
+    ProviderConfig providerConfig = config.providers().get(provider);
+    BucketSpec spec = bucket.spec();
     BucketKey key = new BucketKey(provider, in.event().tenant());
     Header ticket = record.headers().lastHeader(HeaderNames.TICKET);
     boolean holder = ticket != null && ticket.value() != null;
-    boolean shadow = config.shadowOf(provider, in.event().tenant());
+    boolean shadow = bucket.shadow();
 
     listener.decided(provider, in.tier());
-    List<RuleBucket> rules = EventRules.of(config, in.event(), in.tier());
+    List<RuleBucket> rules = bucket.mayHaveRules() ? EventRules.of(config, in.event(), in.tier()) : List.of();
     boolean multi = !rules.isEmpty();
     LimiterDecision decision = multi
         ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
