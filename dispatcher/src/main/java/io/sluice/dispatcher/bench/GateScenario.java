@@ -104,10 +104,10 @@ final class GateScenario implements BenchScenario {
         results.get(c.getKey()).add(result);
         ratios.get(c.getKey()).add(result.eventsPerSecond() / pass);
         ctx.progress("gate: round %d, %s: %,.0f events/s (%.2f of pass-through), machine CPU "
-            + "%.1f µs/event (Redis %.1f), stream threads %.1f µs/event, busy %.0f%%", round,
+            + "%.1f µs/event (Redis %.1f), stream threads %.1f µs/event, busy %.0f%%; per event: %s", round,
             c.getKey(), result.eventsPerSecond(), result.eventsPerSecond() / pass,
             result.cpu().machineMicros(), result.cpu().redisMicros(), result.cpu().streamMicros(),
-            100 * result.cpu().streamBusy());
+            100 * result.cpu().streamBusy(), result.cpu().describe());
       }
     }
     double worst = Double.MAX_VALUE;
@@ -161,6 +161,11 @@ final class GateScenario implements BenchScenario {
         + "events/s is about cores over machine CPU per event, so the ratio to pass-through is "
         + "about the pass-through's CPU per event over the gate's; a stream thread busy well "
         + "below 1 waited (for input, its transaction's commit, or Redis).");
+    StringBuilder parts = new StringBuilder("**where the CPU per event went** (µs, last round; "
+        + "\"GC and JIT\" is the JVM's CPU that no live Java thread accounts for):");
+    results.forEach((c, runs) -> parts.append(" ").append(c).append(": ")
+        .append(runs.get(runs.size() - 1).cpu().describe()).append(";"));
+    r.note(parts.substring(0, parts.length() - 1) + ".");
     return r;
   }
 
