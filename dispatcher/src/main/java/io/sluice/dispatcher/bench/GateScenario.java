@@ -41,11 +41,15 @@ final class GateScenario implements BenchScenario {
   public ScenarioResult run(BenchContext ctx) throws Exception {
     ScenarioResult r = new ScenarioResult(name(),
         "gate throughput against a bare pass-through topology");
-    long events = ctx.size(100_000, 3_000);
     // The pass-through copies 100,000 events in under a second here, too short to time against
-    // 100 ms transaction commits (one full run's rounds spread from 135,000 to 224,000/s): it
-    // gets five times as many events, so that it too runs for seconds.
-    long passEvents = ctx.size(500_000, 3_000);
+    // 100 ms transaction commits (one full run's rounds spread from 135,000 to 224,000/s), so it
+    // runs 500,000. So do the three cases held to the ratio: each run's window ends with a fixed
+    // tail (the last transaction's commit, up to 100 ms, and the read_committed fetch that sees
+    // it) and starts with every tenant's first blocking call, which weigh five times as much on
+    // 100,000 events as on 500,000; a ratio of runs of unequal length charged them to the gate.
+    long events = ctx.size(500_000, 3_000);
+    // Two rules per event (one Redis call each, not held to the ratio) at the earlier size.
+    long multiRuleEvents = ctx.size(100_000, 3_000);
     int rounds = ctx.size(3, 1);
     int tenants = 1_000;
     int fewTenants = 100;
@@ -59,7 +63,7 @@ final class GateScenario implements BenchScenario {
     }
     Map<String, Case> cases = new LinkedHashMap<>();
     cases.put("pass-through, exactly_once_v2",
-        () -> GateThroughput.passThrough(ctx, THREADS, PARTITIONS, passEvents,
+        () -> GateThroughput.passThrough(ctx, THREADS, PARTITIONS, events,
             roundRobin(tenants)));
     cases.put("gate, 1,000 tenants uniform, within quota",
         () -> GateThroughput.gate(ctx, new BenchConfig().streamThreads(THREADS), PARTITIONS,
@@ -78,11 +82,11 @@ final class GateScenario implements BenchScenario {
     String multiRule = "gate, 1,000 tenants uniform, within quota, two rules per event (tier budget)";
     cases.put(multiRule,
         () -> GateThroughput.gate(ctx, new BenchConfig().streamThreads(THREADS).tierBudget(1_000_000, 1_000_000),
-            PARTITIONS, events, roundRobin(tenants)));
+            PARTITIONS, multiRuleEvents, roundRobin(tenants)));
     if (!ctx.quick()) {
       ctx.progress("gate: warm-up runs (not reported)");
-      GateThroughput.passThrough(ctx, THREADS, PARTITIONS, events / 4, roundRobin(tenants));
-      GateThroughput.gate(ctx, new BenchConfig().streamThreads(THREADS), PARTITIONS, events / 4,
+      GateThroughput.passThrough(ctx, THREADS, PARTITIONS, events / 10, roundRobin(tenants));
+      GateThroughput.gate(ctx, new BenchConfig().streamThreads(THREADS), PARTITIONS, events / 10,
           roundRobin(tenants));
     }
     // Rounds of every case, the pass-through first in each: a ratio compares runs minutes apart
@@ -103,8 +107,11 @@ final class GateScenario implements BenchScenario {
         }
         results.get(c.getKey()).add(result);
         ratios.get(c.getKey()).add(result.eventsPerSecond() / pass);
-        ctx.progress("gate: round %d, %s: %,.0f events/s (%.2f of pass-through)", round,
-            c.getKey(), result.eventsPerSecond(), result.eventsPerSecond() / pass);
+        ctx.progress("gate: round %d, %s: %,.0f events/s (%.2f of pass-through), machine CPU "
+            + "%.1f µs/event (Redis %.1f), stream threads %.1f µs/event, busy %.0f%%; per event: %s", round,
+            c.getKey(), result.eventsPerSecond(), result.eventsPerSecond() / pass,
+            result.cpu().machineMicros(), result.cpu().redisMicros(), result.cpu().streamMicros(),
+            100 * result.cpu().streamBusy(), result.cpu().describe());
       }
     }
     double worst = Double.MAX_VALUE;
@@ -119,7 +126,11 @@ final class GateScenario implements BenchScenario {
               BenchStats.max(rates)),
           "ratio to pass-through (median)", ratio,
           "share over quota", last.deferredShare(), "Redis calls per event",
-          last.redisCallsPerEvent());
+          last.redisCallsPerEvent(),
+          "machine CPU per event (µs, median)", median(results.get(c), p -> p.machineMicros()),
+          "of which redis-server (µs)", median(results.get(c), p -> p.redisMicros()),
+          "stream threads CPU per event (µs)", median(results.get(c), p -> p.streamMicros()),
+          "stream threads busy (median)", median(results.get(c), p -> p.streamBusy()));
       if (!c.equals(passName) && !c.equals(multiRule)) {
         worst = Math.min(worst, ratio);
         medians.add(String.format(Locale.ROOT, "%.2f", ratio));
@@ -128,11 +139,11 @@ final class GateScenario implements BenchScenario {
     r.target("gate / pass-through, every case", "≥ 0.70",
         String.format(Locale.ROOT, "%.2f (lowest median)", worst), worst >= 0.70);
     r.note(String.format(Locale.ROOT, "**events/s** is output records per second between the "
-        + "first and last output of %,d pre-loaded events (%,d for the pass-through, so that it "
-        + "also runs for seconds), read committed, the median of %d rounds (each round runs every "
-        + "case once, the pass-through first); pass-through is a source-to-sink topology, bytes "
-        + "untouched, with the same exactly_once_v2, %d stream threads and %d partitions.",
-        events, passEvents, rounds, THREADS, PARTITIONS));
+        + "first and last output of %,d pre-loaded events (the pass-through and every case held "
+        + "to the ratio alike; %,d with two rules per event), read committed, the median of %d "
+        + "rounds (each round runs every case once, the pass-through first); pass-through is a "
+        + "source-to-sink topology, bytes untouched, with the same exactly_once_v2, %d stream "
+        + "threads and %d partitions.", events, multiRuleEvents, rounds, THREADS, PARTITIONS));
     r.note("**ratio to pass-through** is the median over the rounds of each round's gate run over "
         + "that round's pass-through: " + medians.get(0)
         + " within quota, " + medians.get(1) + " over quota, " + medians.get(2)
@@ -147,7 +158,24 @@ final class GateScenario implements BenchScenario {
         + "event\"); it is not held to the 0.70 target of the single-rule gate.");
     r.note("**Redis calls per event** are the gate's script calls over the events (last round): "
         + "leases and places in line serve the rest without a round trip.");
+    r.note("**machine CPU per event** is the CPU the bench's JVM (broker, the topology, the load's "
+        + "and the measuring consumers) and redis-server spent between the first and the last "
+        + "output batch, over the outputs in between; **stream threads** are the topology's own "
+        + "threads, and **busy** their CPU time over their wall time. With every core busy, "
+        + "events/s is about cores over machine CPU per event, so the ratio to pass-through is "
+        + "about the pass-through's CPU per event over the gate's; a stream thread busy well "
+        + "below 1 waited (for input, its transaction's commit, or Redis).");
+    StringBuilder parts = new StringBuilder("**where the CPU per event went** (µs, last round; "
+        + "\"GC and JIT\" is the JVM's CPU that no live Java thread accounts for):");
+    results.forEach((c, runs) -> parts.append(" ").append(c).append(": ")
+        .append(runs.get(runs.size() - 1).cpu().describe()).append(";"));
+    r.note(parts.substring(0, parts.length() - 1) + ".");
     return r;
+  }
+
+  private static double median(List<GateThroughput.Result> runs,
+      java.util.function.ToDoubleFunction<CpuSnapshot.PerEvent> figure) {
+    return BenchStats.percentile(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.cpu())).toArray(), 50);
   }
 
   /** Event i of tenant i mod n; tenant names fresh for each call, so no run meets another's buckets. */

@@ -56,6 +56,17 @@ final class RedisProbe implements AutoCloseable {
     return commandCalls().values().stream().mapToLong(Long::longValue).sum();
   }
 
+  /** redis-server's CPU time since it started, user and system ({@code INFO cpu}), in µs. */
+  long cpuMicros() {
+    double seconds = 0;
+    for (String line : sync.info("cpu").split("\r?\n")) {
+      if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+        seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+      }
+    }
+    return Math.round(seconds * 1e6);
+  }
+
   /** {@code used_memory}: bytes the allocator holds for data and overhead. */
   long usedMemory() {
     for (String line : sync.info("memory").split("\r?\n")) {

@@ -1,9 +1,11 @@
 package io.sluice.schemas.validation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.schemas.event.WorkEvent;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +30,13 @@ class LeavingPayloadTest {
       "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":\"\\x\"}",
       "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":[1.5e3, true, null, {\"b\":[]}]}",
       "{\"payload\":{\"x\":{\"y\":[]}},\"provider\":\"p\",\"tenant\":\"t\",\"id\":\"e\"}",
+      // duplicate names found by the streaming reading itself, at any depth, in any size of object
+      "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":[{\"a\":1},{\"b\":[{\"c\":1,\"c\":2}]}]}",
+      "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":{\"a\":{\"a\":{\"a\":1}},\"b\":[{\"a\":1},{\"a\":2}]}}",
+      "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":{\"k1\":1,\"k2\":1,\"k3\":1,\"k4\":1,\"k5\":1,"
+          + "\"k6\":1,\"k7\":1,\"k8\":1,\"k9\":1,\"k10\":1,\"k3\":2}}",
+      "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"x1\":1,\"x2\":1,\"x3\":1,\"x4\":1,\"x5\":1,\"x6\":1,\"x1\":1}",
+      "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":1,\"payload\":2}",
       "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"extra\":{\"id\":5},\"more\":[{\"cost\":0}]}",
       // the whole value is one object
       "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\"}garbage",
@@ -80,6 +89,25 @@ class LeavingPayloadTest {
           + "\"path\":\"a/b\",\"attributes\":{\"X-A\":\"1\"},\"payload\":[1,{\"b\":null}],\"other\":{}}"})
   void shouldReadATypicalEventItselfWithoutFallingBackToTheTree(String json) {
     assertNotNull(EventValidator.streamed(json.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void shouldHandOverAValueWithADuplicateNameAnywhereAndKeepOneThatMerelyRepeatsANameElsewhere() {
+    String head = "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"payload\":";
+    assertNull(EventValidator.streamed((head + "{\"o\":[{\"a\":1,\"b\":2,\"a\":3}]}}").getBytes(StandardCharsets.UTF_8)));
+    assertNull(EventValidator.streamed((head + "{}, \"tenant\":\"u\"}").getBytes(StandardCharsets.UTF_8)));
+    assertNotNull(EventValidator.streamed(
+        (head + "{\"id\":1,\"o\":{\"id\":2},\"a\":[{\"id\":3},{\"id\":4}]}}").getBytes(StandardCharsets.UTF_8)),
+        "the same name in different objects is no duplicate");
+  }
+
+  @Test
+  void namesCountAsDuplicatesOnlyWithinOneObjectWhateverItsSize() {
+    EventValidator.Names names = new EventValidator.Names();
+    for (int i = 0; i < 3 * EventValidator.Names.FEW; i++) {
+      assertTrue(names.add("n" + i), "n" + i);
+      assertFalse(names.add("n" + (i / 2)), "n" + (i / 2) + " again, after " + (i + 1) + " names");
+    }
   }
 
   /** Both readings agree on {@code value}, given the tree reading's {@code tree} verdict. */

@@ -1,13 +1,11 @@
 package io.sluice.topology.gate;
 
 import io.sluice.schemas.config.ProviderConfig;
-import io.sluice.schemas.config.Quota;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
-import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.BucketKey;
 import io.sluice.topology.limiter.BucketSpec;
@@ -18,11 +16,12 @@ import io.sluice.topology.limiter.MultiRuleLimiter;
 import io.sluice.topology.limiter.RuleBucket;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -54,6 +53,17 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final LocalBuckets local;
   private final Clock clock;
   private final GateListener listener;
+  /** Header values that never change, encoded once ({@link OutgoingHeaders}). */
+  private final byte[] toReady;
+  private final byte[] toRegate;
+  private final byte[] rateLimited = OutgoingHeaders.encoded(Reason.RATE_LIMITED.code());
+  private final byte[] redisUnavailable = OutgoingHeaders.encoded(Reason.REDIS_UNAVAILABLE.code());
+  /** Each ladder step's sink, named once. */
+  private final Map<Duration, String> delaySinks = new HashMap<>();
+  /** Each tier's name as a header value (a handful; a reload may add one). */
+  private final Map<String, byte[]> tierValues = new HashMap<>();
+  /** The terms of the configuration last seen; replaced when a reload replaces it. */
+  private LimitTerms terms;
   private ProcessorContext<byte[], Object> context;
 
   LimitProcessor(
@@ -68,6 +78,9 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.local = local;
     this.clock = clock;
     this.listener = listener;
+    this.toReady = OutgoingHeaders.encoded(topics.ready());
+    this.toRegate = OutgoingHeaders.encoded(topics.regate());
+    ladder.steps().forEach(step -> delaySinks.put(step, GateNodes.delaySink(step)));
   }
 
   @Override
@@ -81,9 +94,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     String provider = in.event().provider();
     // One snapshot for the whole decision: a reload between two events never mixes files.
     SluiceConfig config = live.get();
-    ProviderConfig providerConfig = config.providers().get(provider);
-    Optional<Quota> quota = config.quotaOf(provider, in.event().tenant());
-    if (quota.isEmpty()) {
+    if (terms == null || terms.config() != config) {
+      terms = new LimitTerms(config);
+    }
+    LimitTerms.Terms bucket = terms.of(provider, in.event().tenant(), in.tier());
+    if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
@@ -92,13 +107,15 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
           GateNodes.DLQ_SINK);
       return;
     }
-    BucketSpec spec = BucketSpec.of(quota.get(), config.reservationHorizon());
+    ProviderConfig providerConfig = config.providers().get(provider);
+    BucketSpec spec = bucket.spec();
     BucketKey key = new BucketKey(provider, in.event().tenant());
-    boolean holder = HeaderValues.last(record.headers(), HeaderNames.TICKET).isPresent();
-    boolean shadow = config.shadowOf(provider, in.event().tenant());
+    Header ticket = record.headers().lastHeader(HeaderNames.TICKET);
+    boolean holder = ticket != null && ticket.value() != null;
+    boolean shadow = bucket.shadow();
 
     listener.decided(provider, in.tier());
-    List<RuleBucket> rules = EventRules.of(config, in.event(), in.tier());
+    List<RuleBucket> rules = bucket.mayHaveRules() ? EventRules.of(config, in.event(), in.tier()) : List.of();
     boolean multi = !rules.isEmpty();
     LimiterDecision decision = multi
         ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
@@ -113,22 +130,23 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
       decision = new LimiterDecision.Admit(now);
     }
 
-    Headers headers = baseHeaders(record, in, now);
+    byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
+      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, now);
       context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
-      defer(record, in, headers, reserved.notBeforeMillis(), topics.ready(), true, Reason.RATE_LIMITED, now);
+      defer(record, in, tier, reserved.notBeforeMillis(), toReady, true, rateLimited, -1, now);
     } else if (decision instanceof LimiterDecision.Queued queued) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, false);
-      HeaderValues.put(headers, HeaderNames.TICKET, queued.notBeforeMillis());
-      defer(record, in, headers, queued.notBeforeMillis(), topics.regate(), false, Reason.RATE_LIMITED, now);
+      defer(record, in, tier, queued.notBeforeMillis(), toRegate, false, rateLimited,
+          queued.notBeforeMillis(), now);
     } else {
       // fail_closed: hold the event back one ladder step and gate it again.
       listener.deferred(provider, in.tier(), Reason.REDIS_UNAVAILABLE, false);
       long retry = now + ladder.steps().get(0).toMillis();
-      defer(record, in, headers, retry, topics.regate(), false, Reason.REDIS_UNAVAILABLE, now);
+      defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now);
     }
   }
 
@@ -170,33 +188,13 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     return now + ladder.steps().get(0).toMillis();
   }
 
+  /** To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none). */
   private void defer(
-      Record<byte[], GateEvent> record, GateEvent in, Headers headers, long notBefore,
-      String returnTo, boolean paid, Reason reason, long now) {
+      Record<byte[], GateEvent> record, GateEvent in, byte[] tier, long notBefore,
+      byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
     Duration step = ladder.stepFor(notBefore - now);
-    HeaderValues.put(headers, HeaderNames.NOT_BEFORE, notBefore);
-    HeaderValues.put(headers, HeaderNames.RETURN_TO, returnTo);
-    HeaderValues.put(headers, HeaderNames.REASON, reason.code());
-    HeaderValues.put(headers, HeaderNames.PAID, Boolean.toString(paid));
-    context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), GateNodes.delaySink(step));
-  }
-
-  /**
-   * The record's own headers, minus what a previous trip through the ladder left, plus the tier. A
-   * {@code sluice-first-seen} present here was written by this gate on an earlier trip (inbound
-   * records lost theirs at the trust boundary), so it is kept.
-   */
-  private static Headers baseHeaders(Record<byte[], GateEvent> record, GateEvent in, long now) {
-    Headers headers = new RecordHeaders(record.headers().toArray());
-    headers.remove(HeaderNames.NOT_BEFORE);
-    headers.remove(HeaderNames.RETURN_TO);
-    headers.remove(HeaderNames.PAID);
-    headers.remove(HeaderNames.TICKET);
-    headers.remove(HeaderNames.REASON);
-    HeaderValues.put(headers, HeaderNames.TIER, in.tier());
-    if (HeaderValues.last(headers, HeaderNames.FIRST_SEEN).isEmpty()) {
-      HeaderValues.put(headers, HeaderNames.FIRST_SEEN, now);
-    }
-    return headers;
+    Headers headers = OutgoingHeaders.deferred(
+        record.headers(), tier, now, notBefore, returnTo, reason, paid, ticket);
+    context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }

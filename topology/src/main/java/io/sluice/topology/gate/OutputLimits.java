@@ -1,9 +1,8 @@
 package io.sluice.topology.gate;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * How large a record the gate may write, and how large a record is on the wire.
@@ -57,7 +56,7 @@ public final class OutputLimits {
         + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
     if (headers != null) {
       for (Header h : headers) {
-        size += HEADER_OVERHEAD + h.key().getBytes(UTF_8).length
+        size += HEADER_OVERHEAD + Utils.utf8Length(h.key())
             + (h.value() == null ? 0 : h.value().length);
       }
     }

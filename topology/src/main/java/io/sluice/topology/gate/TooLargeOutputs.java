@@ -58,8 +58,12 @@ public final class TooLargeOutputs {
 
   private final String deadLetterTopic;
   private final int maxRecordBytes;
-  /** The shortest value among the refusals: shorter records are never hashed (most of them). */
-  private int shortestRefusedValue = Integer.MAX_VALUE;
+  /**
+   * The shortest value among the refusals: shorter records are never hashed (most of them), and
+   * never take the lock (written under it, read by every record of every stream thread's
+   * producer without it; while nothing was refused it is {@code Integer.MAX_VALUE}).
+   */
+  private volatile int shortestRefusedValue = Integer.MAX_VALUE;
   private final Map<Fingerprint, String> refused = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Fingerprint, String> eldest) {
@@ -68,7 +72,8 @@ public final class TooLargeOutputs {
   };
 
   private final List<String> outputTopics;
-  private TopicLimits topicLimits;
+  /** Set and cleared under the lock, read by every record without it. */
+  private volatile TopicLimits topicLimits;
   private int users;
 
   /**
@@ -108,10 +113,7 @@ public final class TooLargeOutputs {
 
   /** The most bytes a record for {@code topic} may take: the producer's limit and the topic's. */
   private int limitFor(String topic) {
-    TopicLimits limits;
-    synchronized (this) {
-      limits = topicLimits;
-    }
+    TopicLimits limits = topicLimits;
     return limits == null ? maxRecordBytes : Math.min(maxRecordBytes, limits.of(topic));
   }
 
@@ -138,11 +140,11 @@ public final class TooLargeOutputs {
       return Optional.of("the record takes up to " + size + " bytes, more than " + record.topic()
           + " accepts (max.message.bytes " + topicLimit + ")");
     }
+    int valueLength = record.value() == null ? -1 : record.value().length;
+    if (valueLength < shortestRefusedValue) {
+      return Optional.empty();
+    }
     synchronized (refused) {
-      int valueLength = record.value() == null ? -1 : record.value().length;
-      if (refused.isEmpty() || valueLength < shortestRefusedValue) {
-        return Optional.empty();
-      }
       return Optional.ofNullable(refused.get(Fingerprint.of(record)));
     }
   }

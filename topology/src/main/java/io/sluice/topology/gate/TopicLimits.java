@@ -25,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * <p>Read once, on first need, with the producer's own connection settings (so SASL/TLS apply).
  * If the broker cannot tell, the limit is taken as Kafka's default and asked again after
  * {@link #RETRY}: stricter than needed for a topic configured larger, never looser.
+ *
+ * <p>Every record the gate writes asks here, from every stream thread's producer at once, so a
+ * known topic's limit is read without a lock: the limits are an immutable map published through
+ * a volatile field, replaced whole. Only a topic not in it (first need, or the broker could not
+ * tell) takes the lock and may ask the broker; a thread that finds the map already replaced by
+ * another when it gets the lock reads that instead of asking again.
  */
 final class TopicLimits implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TopicLimits.class);
@@ -34,7 +40,9 @@ final class TopicLimits implements AutoCloseable {
   private final List<String> topics;
   private final Function<List<String>, Map<String, Integer>> describe;
   private final Admin admin;
-  private Map<String, Integer> limits = Map.of();
+  /** Immutable, replaced whole: read without the lock. */
+  private volatile Map<String, Integer> limits = Map.of();
+  /** Guarded by {@code this}. */
   private long unknownUntil = Long.MIN_VALUE;
 
   TopicLimits(List<String> topics, Function<List<String>, Map<String, Integer>> describe, Admin admin) {
@@ -60,7 +68,13 @@ final class TopicLimits implements AutoCloseable {
   }
 
   /** The topic's limit in bytes; Kafka's default when the broker could not tell. */
-  synchronized int of(String topic) {
+  int of(String topic) {
+    Integer known = limits.get(topic);
+    return known != null ? known : unknown(topic);
+  }
+
+  /** The slow path of {@link #of}: the topic's limit is not known (yet). */
+  private synchronized int unknown(String topic) {
     Integer known = limits.get(topic);
     if (known != null) {
       return known;

@@ -277,9 +277,11 @@ public final class GateLimiter {
         || !renewalPolicy.shouldRenew(r.lease.remaining(), r.lease.useLeftMicros(now), r.demand.perSecond())) {
       return;
     }
-    // As much as a blocking call would take: the next event's units (this one's cost stands in
-    // for them) and the demand expected within the lease target.
-    int want = cost + r.demand.extraUnits(leaseTargetSeconds, maxLease);
+    // The next event's units (this one's cost stands in for them) and the demand expected within
+    // the lease target, measured since the tenant's first event: a renewal charges only units the
+    // bucket holds, so a tenant just seen may take a full lease on its second or third event
+    // instead of growing one by a unit or two per call (DemandEstimate).
+    int want = cost + r.demand.extraUnitsSinceFirstSeen(leaseTargetSeconds, maxLease);
     java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
       return;

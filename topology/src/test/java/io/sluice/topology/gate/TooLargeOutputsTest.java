@@ -137,6 +137,39 @@ class TooLargeOutputsTest {
   }
 
   @Test
+  void limitsAreAskedOnceAndThenReadByEveryThreadWithoutAskingAgain() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    TopicLimits limits = new TopicLimits(List.of(DLQ, READY), names -> {
+      asked.incrementAndGet();
+      return Map.of(DLQ, 5_000, READY, 7_000);
+    }, null);
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<Integer>> answers = new java.util.ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        String topic = i % 2 == 0 ? DLQ : READY;
+        answers.add(threads.submit(() -> limits.of(topic)));
+      }
+      for (int i = 0; i < answers.size(); i++) {
+        assertEquals(i % 2 == 0 ? 5_000 : 7_000, answers.get(i).get());
+      }
+    } finally {
+      threads.shutdown();
+    }
+    assertEquals(1, asked.get(), "every topic's limit came with the first answer");
+  }
+
+  @Test
+  void aHeaderNameIsCountedInItsUtf8Bytes() {
+    RecordHeaders ascii = new RecordHeaders();
+    ascii.add("x-ab", new byte[3]);
+    RecordHeaders accented = new RecordHeaders();
+    accented.add("x-\u00e9\u00e9", new byte[3]);
+    assertEquals(OutputLimits.upperBound(null, null, ascii) + 2, OutputLimits.upperBound(null, null, accented),
+        "two letters of two bytes each");
+  }
+
+  @Test
   void theUpperBoundIsNeverBelowWhatKafkaCounts() {
     // A batch of one record: 61 bytes of batch header, then the record; Kafka's own estimate
     // (AbstractRecords.estimateSizeInBytesUpperBound) for key 6, value 1000, one header (7+3).

@@ -159,6 +159,20 @@ class GateLimiterTest {
   }
 
   @Test
+  void shouldGiveABusyTenantJustSeenAFullLeaseWithinItsFirstFewEvents() {
+    // 100 events/s for one second, a bucket far above it: the first event waits for Redis, and
+    // the renewal asked for on its second event is sized at the rate those two show (100/s),
+    // not at the decayed count that has seen two events: a handful of Redis calls, not a dozen.
+    try (LateRenewals late = new LateRenewals(store)) {
+      List<LimiterDecision> decisions = steadily(late, new BucketKey("api", "new"),
+          new BucketSpec(1_000, 1_000, 1_000_000), 100, 10_000);
+      assertTrue(decisions.stream().allMatch(d -> d instanceof LimiterDecision.Admit));
+      assertEquals(1, late.blockingCalls(), "only the first event waited for Redis");
+      assertTrue(late.renewals() <= 3, "renewals: " + late.renewals());
+    }
+  }
+
+  @Test
   void shouldNotRenewForATenantOverItsRate() {
     // The over-rate traffic below: its events are reservations or queued, never served at once
     // from a lease after the burst, so no renewal is asked for (one would come back empty).
