@@ -38,6 +38,14 @@ ARGV[11 + 5(i-1) ..]   limit i: kind ('calls', 'cost', 'concurrency'), amount, p
   sliding: a sorted set of granted slots, score the slot, member '<slot>:<weight>'
   fixed:   a hash, field the window index floor(slot / per), value the units charged
   concurrency: a sorted set of leases, score the expiry, member the lease id
+mode busy (how instances sharing the provider split it by weight; see GlobalShare.java):
+KEYS[1]   the provider's busy hash: sluice:v1:{<provider>}:busy, same hash tag as the leak
+ARGV[2]   member       the publishing lane (one per instance and provider)
+ARGV[3]   ttl_us       how long the entry lives unless published again, microseconds, > 0
+ARGV[4]   counts       JSON object: busy tenants per tier on that lane; {} withdraws the member
+          Stores {"e": expiry, "t": counts} under the member, drops every expired member, and
+          returns {JSON object: the counts summed over the live members}. The hash expires
+          2 * ttl after the last publication.
 mode throttled:
 ARGV[5]   retry_ms     the provider's Retry-After, milliseconds, >= 0
 ARGV[6]   started_us   when the throttled call was claimed or started, on this clock
@@ -77,6 +85,35 @@ have all passed): a provider idle for less than that does not pay the missing ke
 local mode = ARGV[1]
 if mode == 'release' then
   return redis.call('ZREM', KEYS[1], ARGV[2])
+end
+if mode == 'busy' then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  local ttl = tonumber(ARGV[3])
+  local mine = cjson.decode(ARGV[4])
+  if next(mine) == nil then
+    redis.call('HDEL', KEYS[1], ARGV[2])
+  else
+    -- The expiry as a string: cjson writes numbers with 14 significant digits.
+    redis.call('HSET', KEYS[1], ARGV[2],
+      cjson.encode({e = string.format('%.0f', now + ttl), t = mine}))
+  end
+  local sums = {}
+  local all = redis.call('HGETALL', KEYS[1])
+  for i = 1, #all, 2 do
+    local entry = cjson.decode(all[i + 1])
+    if tonumber(entry.e) < now then
+      redis.call('HDEL', KEYS[1], all[i])
+    else
+      for tier, n in pairs(entry.t) do
+        sums[tier] = (sums[tier] or 0) + n
+      end
+    end
+  end
+  if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('PEXPIRE', KEYS[1], math.ceil(2 * ttl / 1000))
+  end
+  return {cjson.encode(sums)}
 end
 if mode == 'settle' then
   local slot = tonumber(ARGV[2])

@@ -27,6 +27,9 @@ import java.util.concurrent.TimeUnit;
  *       a slot frees ({@code retryAt}); a claim that failed (the leak does not answer) is retried
  *       after {@value #LEAK_RETRY_MILLIS} ms; a provider's Retry-After pauses the lane. Until
  *       then claiming is pointless, and without this every offer would ask the leak again.
+ *   <li><b>No more than this instance's share</b> of a leak other instances are busy on too
+ *       ({@link ClaimAllowance}, {@link io.sluice.dispatcher.fair.GlobalShare}): that is what
+ *       makes weighted fairness hold across instances and not only inside each.
  *   <li><b>Each slot reserves the dearest cost queued</b> when the limits count cost: the event
  *       is picked only when the slot fires, and any queued event may be the one.
  * </ul>
@@ -41,6 +44,8 @@ import java.util.concurrent.TimeUnit;
 final class LaneSchedule {
   /** How long after a claim the leak did not answer the lane tries again. */
   static final long LEAK_RETRY_MILLIS = 250;
+  /** The longest a claim held back by the share waits before the lane looks again. */
+  static final long MAX_SHARE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
   /** Weight of each call's latency in the moving average ({@code 1/16}). */
   private static final int LATENCY_WEIGHT = 16;
 
@@ -62,6 +67,12 @@ final class LaneSchedule {
   private long pausedUntilNanos;
   /** Before this instant claiming again is pointless (the leak said when, or did not answer). */
   private long claimNotBeforeNanos;
+  /** This instance's part of a leak shared with other instances ({@link ClaimAllowance}). */
+  private final ClaimAllowance allowance;
+  /** The leak's effective rate as its last answer spaced slots (below the configured after 429s); 0 before one. */
+  private double leakRatePerSecond;
+  /** A claim was held back by the share: wake the lane after this long (0: none). */
+  private long shareWaitNanos;
 
   /**
    * @param ratePerSecond the provider's rate, which sets how late a slot may be used
@@ -74,6 +85,7 @@ final class LaneSchedule {
     this.pacer = new SlotPacer(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
     this.pausedUntilNanos = nowNanos;
     this.claimNotBeforeNanos = nowNanos;
+    this.allowance = new ClaimAllowance(nowNanos);
   }
 
   /**
@@ -138,6 +150,16 @@ final class LaneSchedule {
     if (wanted <= 0) {
       return 0;
     }
+    wanted = allowance.allows(wanted, nowNanos);
+    if (wanted <= 0) {
+      // This instance has claimed its share of a leak others are busy on: not before one more
+      // slot is its due. Bounded, so a share that changes meanwhile is seen soon.
+      long waitNanos = Math.min(MAX_SHARE_WAIT_NANOS, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
+          allowance.nanosUntilOne(nowNanos)));
+      claimNotBeforeNanos = nowNanos + waitNanos;
+      shareWaitNanos = waitNanos;
+      return 0;
+    }
     claiming = true;
     return wanted;
   }
@@ -162,6 +184,48 @@ final class LaneSchedule {
   /** The answered claim granted {@code slots}: they are pending until each comes up. */
   void granted(int slots) {
     pendingSlots += slots;
+  }
+
+  /**
+   * What an answered claim says about the leak's other users: it granted {@code granted} slots
+   * starting at {@code firstSlotMicros}, {@code intervalMicros} apart, when the leak's clock read
+   * {@code leakNowMicros}. They count against this lane's share; and a first slot within one
+   * interval of now means nobody holds the leak's next slot, so the share must not hold this lane
+   * back ({@link ClaimAllowance#leakIdle}).
+   */
+  void claimedFromShare(int granted, long firstSlotMicros, long intervalMicros,
+      long leakNowMicros, long nowNanos) {
+    allowance.took(granted, nowNanos);
+    if (intervalMicros > 0) {
+      leakRatePerSecond = 1e6 / intervalMicros;
+    }
+    if (granted > 0 && firstSlotMicros - leakNowMicros < intervalMicros) {
+      allowance.leakIdle(nowNanos);
+    }
+  }
+
+  /**
+   * This lane's share of a leak shared with other instances is now {@code share}
+   * ({@link io.sluice.dispatcher.fair.GlobalShare#instanceShare}); {@code 1} or more: no cap.
+   */
+  void shareLeak(double share, long lookaheadNanos, long nowNanos) {
+    allowance.share(share, leakRatePerSecond > 0 ? leakRatePerSecond : ratePerSecond,
+        lookaheadNanos, nowNanos);
+  }
+
+  /** No share is known (none yet, or a stale one): claim freely. */
+  void unshared() {
+    allowance.uncap();
+  }
+
+  /**
+   * How long the lane should wait before kicking again because its share held a claim back (0:
+   * it did not since the last call). Reading it clears it: one wake-up per hold.
+   */
+  long takeShareWait() {
+    long wait = shareWaitNanos;
+    shareWaitNanos = 0;
+    return wait;
   }
 
   /**

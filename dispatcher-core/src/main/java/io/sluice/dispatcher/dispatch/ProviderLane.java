@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.fair.FairQueue;
+import io.sluice.dispatcher.fair.GlobalShare;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LimitedClaim;
@@ -49,6 +50,17 @@ import org.slf4j.LoggerFactory;
  * every event that arrived meanwhile. A slot that fires with nothing to send (the queue was drained
  * by a revocation) or while the provider asked us to wait is wasted, never saved: a leaky bucket
  * does not bank unused slots.
+ *
+ * <h2>Fair across instances</h2>
+ *
+ * The fair queue shares out only the slots this lane claims, among the tenants this instance
+ * holds. So that a tier's tenants get the same whichever instance holds them, the lane tells the
+ * others sharing the provider, every {@value #SHARE_EVERY_MILLIS} ms while it has work, how many
+ * busy tenants of each tier it holds, and hears the sums ({@link LeakyBucket#busyTenants}). From
+ * them {@link GlobalShare} gives its part of the leak and the weights its queue uses, and
+ * {@link ClaimAllowance} keeps its claims to that part (plus 2%) while the others are busy. The
+ * leak itself is untouched: the share only ever makes a lane claim fewer slots, never more, and
+ * a lane that hears nothing for a second claims as if it were alone.
  *
  * <h2>Limits beyond the rate</h2>
  *
@@ -116,6 +128,24 @@ final class ProviderLane implements AutoCloseable {
   private final Map<org.apache.kafka.common.TopicPartition, Integer> unjudged = new java.util.HashMap<>();
   /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
   private final LongSupplier nanoTime;
+  /** The configured tier weights (a reload changes them). */
+  private Map<String, Double> configuredWeights;
+  /** The weights the fair queue uses now: the configured ones, or this instance's {@link GlobalShare}. */
+  private Map<String, Double> appliedWeights;
+  /** A publication of busy tenants is out. */
+  private boolean sharing;
+  private long lastShareNanos = Long.MIN_VALUE / 2;
+  /** When the last publication was answered. */
+  private long shareHeardNanos;
+  /** What the last publication said: an empty one withdrew this lane. */
+  private Map<String, Integer> publishedBusy = Map.of();
+  /** How often a lane with work tells the others sharing its provider what it holds. */
+  static final long SHARE_EVERY_MILLIS = 250;
+  static final long SHARE_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(SHARE_EVERY_MILLIS);
+  /** A lane not heard from for this long drops out of the sums (it stopped or died). */
+  static final long SHARE_TTL_MICROS = TimeUnit.SECONDS.toMicros(1);
+  /** A share not confirmed for this long is not trusted: the lane claims as if alone. */
+  static final long SHARE_STALE_NANOS = TimeUnit.SECONDS.toNanos(1);
   /** The last claim failed: logged once until one is answered again. */
   private boolean leakDown;
 
@@ -140,6 +170,8 @@ final class ProviderLane implements AutoCloseable {
     this.leaseMicros = leaseMicros;
     this.lookaheadMicros = lookaheadMicros;
     this.queue = new FairQueue<>(tierWeights, bufferSize);
+    this.configuredWeights = Map.copyOf(tierWeights);
+    this.appliedWeights = this.configuredWeights;
     this.provider = provider;
     this.leak = leak;
     this.timer = timer;
@@ -149,9 +181,77 @@ final class ProviderLane implements AutoCloseable {
         nanoTime.getAsLong());
   }
 
-  /** New tier weights for this lane's fair queue, from now on ({@link FairQueue#reweigh}). */
+  /**
+   * New configured tier weights, from now on ({@link FairQueue#reweigh}); the next share this
+   * lane hears is worked out from them, and until then its fair queue uses them as they are.
+   */
   synchronized void reweigh(Map<String, Double> tierWeights) {
-    queue.reweigh(tierWeights);
+    configuredWeights = Map.copyOf(tierWeights);
+    applyWeights(configuredWeights);
+  }
+
+  /** Caller holds the monitor. */
+  private void applyWeights(Map<String, Double> weights) {
+    if (!weights.equals(appliedWeights)) {
+      queue.reweigh(weights);
+      appliedWeights = weights;
+    }
+  }
+
+  /**
+   * Tells the other instances sharing this provider how many busy tenants of each tier this lane
+   * holds, at most every {@link #SHARE_EVERY_NANOS}, and takes the share of the leak the sums give
+   * it ({@link GlobalShare}, {@link ClaimAllowance}). Publishes while the lane has work, and once
+   * more when it has none, which withdraws it.
+   */
+  private void shareBusyTenants() {
+    Map<String, Integer> busy;
+    long now = nanoTime.getAsLong();
+    synchronized (this) {
+      if (sharing || now - lastShareNanos < SHARE_EVERY_NANOS || schedule.closed()) {
+        return;
+      }
+      busy = queue.busyTenantsByTier();
+      if (busy.isEmpty() && publishedBusy.isEmpty()) {
+        return;
+      }
+      if (now - shareHeardNanos > SHARE_STALE_NANOS) {
+        // Nothing heard for a while (Redis slow or down): claim as one alone would.
+        schedule.unshared();
+        applyWeights(configuredWeights);
+      }
+      sharing = true;
+      lastShareNanos = now;
+      publishedBusy = busy;
+    }
+    CompletionStage<Map<String, Integer>> answer;
+    try {
+      answer = leak.busyTenants(name, leasePrefix, busy, SHARE_TTL_MICROS);
+    } catch (RuntimeException e) {
+      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+    }
+    answer.whenComplete((global, error) -> {
+      synchronized (this) {
+        sharing = false;
+        if (error != null) {
+          return;
+        }
+        long heard = nanoTime.getAsLong();
+        shareHeardNanos = heard;
+        if (busy.isEmpty()) {
+          schedule.unshared();
+          applyWeights(configuredWeights);
+          return;
+        }
+        GlobalShare share = GlobalShare.of(configuredWeights, busy, global);
+        schedule.shareLeak(share.instanceShare(), TimeUnit.MICROSECONDS.toNanos(lookaheadMicros),
+            heard);
+        applyWeights(share.localWeights());
+      }
+      if (error == null) {
+        later(this::kick, 0);
+      }
+    });
   }
 
   String name() {
@@ -240,6 +340,7 @@ final class ProviderLane implements AutoCloseable {
 
   /** Claims slots if there is work for them and room in flight. Called after every change. */
   void kick() {
+    shareBusyTenants();
     int wanted;
     ProviderLimits enforced = limits.current();
     long slotCost;
@@ -267,6 +368,10 @@ final class ProviderLane implements AutoCloseable {
     synchronized (this) {
       wanted = schedule.claimSlots(queue.size(), nanoTime.getAsLong());
       if (wanted <= 0) {
+        long shareWait = schedule.takeShareWait();
+        if (shareWait > 0) {
+          later(this::kick, shareWait);
+        }
         return;
       }
       slotCost = schedule.slotCost(enforced.countsCost());
@@ -318,6 +423,8 @@ final class ProviderLane implements AutoCloseable {
         return;
       }
       schedule.granted(claim.granted());
+      schedule.claimedFromShare(claim.granted(), claim.firstSlotMicros(), claim.intervalMicros(),
+          claim.nowMicros(), receivedNanos);
       for (int i = 0; i < claim.granted(); i++) {
         dueNanos[i] = schedule.dueNanos(claim.slotMicros(i));
       }

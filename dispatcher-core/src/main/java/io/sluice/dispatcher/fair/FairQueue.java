@@ -206,6 +206,19 @@ public final class FairQueue<T> {
     return capacity;
   }
 
+  /**
+   * How many tenants of each tier have entries queued (tiers with none are left out): what this
+   * queue asks of its provider, which instances sharing the provider publish to split it fairly
+   * between them ({@link GlobalShare}).
+   */
+  public Map<String, Integer> busyTenantsByTier() {
+    Map<String, Integer> busy = new java.util.HashMap<>();
+    for (Tier<T> tier : tiers.activeFlows()) {
+      busy.put(tier.name, tier.tenants.activeCount());
+    }
+    return busy;
+  }
+
   /** Tiers and tenants remembered (with entries or with credit owed); for tests of memory. */
   int rememberedFlows() {
     int n = 0;

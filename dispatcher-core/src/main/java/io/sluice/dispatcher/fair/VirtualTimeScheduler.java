@@ -139,6 +139,11 @@ final class VirtualTimeScheduler<F extends VirtualTimeScheduler.Flow> {
     return byBacklogFinish.isEmpty() ? null : byBacklogFinish.last();
   }
 
+  /** How many flows have entries. */
+  int activeCount() {
+    return byFinish.size();
+  }
+
   /** A snapshot of the flows that have entries, in no particular order. */
   List<F> activeFlows() {
     return new ArrayList<>(byFinish);

@@ -112,4 +112,16 @@ public final class FailoverLeakyBucket implements LeakyBucket {
     return circuit.call(() -> redis.throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros))
         .exceptionallyCompose(e -> here);
   }
+
+  /**
+   * Through Redis; while it is down, each instance counts as alone. The local policies already
+   * split the rate by partition ownership then, and a lane that cannot publish its counts claims
+   * as it did before instances shared by weight.
+   */
+  @Override
+  public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+      Map<String, Integer> busyByTier, long ttlMicros) {
+    return circuit.call(() -> redis.busyTenants(provider, member, busyByTier, ttlMicros))
+        .exceptionally(error -> Map.copyOf(busyByTier));
+  }
 }

@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.leak;
 
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -69,4 +71,19 @@ public interface LeakyBucket {
    */
   CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
       long reserved, long actual);
+
+  /**
+   * Publishes how many busy tenants (tenants with work queued) of each tier one lane holds for
+   * {@code provider}, as {@code member}, and answers the same counts summed over every member
+   * whose entry is live, this one included. Instances sharing a provider split its leak by these
+   * counts ({@link io.sluice.dispatcher.fair.GlobalShare}). An entry lives {@code ttlMicros}
+   * unless published again, so a member that stops (or dies) drops out on its own; an empty map
+   * withdraws it at once.
+   *
+   * <p>The default is for a leak no other instance shares: the sums are this member's counts.
+   */
+  default CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+      Map<String, Integer> busyByTier, long ttlMicros) {
+    return CompletableFuture.completedFuture(Map.copyOf(busyByTier));
+  }
 }

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.leak;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -21,6 +22,8 @@ public final class RedisLeakyBucket implements LeakyBucket {
   private final LeakConfig config;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
 
   public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakConfig config) {
     this(commands, LeakyBucketScript.load(), config);
@@ -133,6 +136,47 @@ public final class RedisLeakyBucket implements LeakyBucket {
     calls.increment();
     return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
         .thenApply(reply -> null);
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:busy}: a hash of each lane's busy tenants per tier, field the
+   * lane, value {@code {"e": expiry, "t": {tier: count}}}; same hash tag as the leak.
+   */
+  public static String busyKey(String provider) {
+    return "sluice:v1:{" + provider + "}:busy";
+  }
+
+  @Override
+  public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+      Map<String, Integer> busyByTier, long ttlMicros) {
+    if (ttlMicros <= 0) {
+      throw new IllegalArgumentException("ttl must be positive, not " + ttlMicros);
+    }
+    String counts;
+    try {
+      counts = JSON.writeValueAsString(busyByTier);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot encode " + busyByTier, e);
+    }
+    calls.increment();
+    return script.run(commands, new String[] {busyKey(provider)},
+            new String[] {"busy", member, Long.toString(ttlMicros), counts}, reloads::increment)
+        .thenApply(RedisLeakyBucket::toCounts);
+  }
+
+  /** The script's answer to {@code busy}: a JSON object of tier to count ({@code {}} or {@code []} when empty). */
+  static Map<String, Integer> toCounts(List<Object> reply) {
+    String json = (String) reply.get(0);
+    if (json.equals("[]") || json.equals("{}")) {
+      return Map.of();
+    }
+    try {
+      Map<String, Integer> counts = new java.util.HashMap<>();
+      JSON.readTree(json).properties().forEach(e -> counts.put(e.getKey(), e.getValue().asInt()));
+      return counts;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("the leak script answered busy counts that are not JSON: " + json, e);
+    }
   }
 
   /** Script calls made (EVALSHA attempts): one per claim or 429. */

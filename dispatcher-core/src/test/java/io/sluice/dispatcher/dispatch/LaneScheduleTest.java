@@ -246,6 +246,43 @@ class LaneScheduleTest {
    * Makes the lane warm: its first call went out, came back and was judged; a second later, so
    * that the next call is not held for spacing after it.
    */
+  @Test
+  void shouldClaimNoMoreThanItsShareOfALeakOthersAreBusyOnAndSayWhenToLookAgain() {
+    warmUp();
+    // A quarter of 10/s with 2% slack: 2.55 slots a second, at most 100 ms of it and one more.
+    lane.shareLeak(0.25, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "one slot is all the share holds now");
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The slot lies a lookahead ahead: others hold the slots before it.
+    lane.claimedFromShare(1, clock.micros() + 100_000, 100_000, clock.micros(), clock.nanos());
+    assertEquals(0, lane.claimSlots(4, clock.nanos()), "the share is spent");
+    long wait = lane.takeShareWait();
+    assertTrue(wait > 0 && wait <= LaneSchedule.MAX_SHARE_WAIT_NANOS, "wait " + wait);
+    assertEquals(0, lane.takeShareWait(), "one wake-up per hold");
+    assertEquals(0, lane.claimSlots(4, clock.nanos() + wait - 1), "not before the wait is over");
+  }
+
+  @Test
+  void shouldNotHoldBackAClaimWhenTheLeakHadItsNextSlotFree() {
+    warmUp();
+    lane.shareLeak(0.25, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()));
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The slot granted is now: nobody held the leak's next slot, so the others leave it unused.
+    lane.claimedFromShare(1, clock.micros(), 100_000, clock.micros(), clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "the share refilled: unused capacity is taken");
+  }
+
+  @Test
+  void shouldClaimFreelyOnceTheShareIsUnknown() {
+    warmUp();
+    lane.shareLeak(0.25, 100 * MS, clock.nanos());
+    lane.unshared();
+    assertEquals(MAX_IN_FLIGHT, lane.claimSlots(10, clock.nanos()));
+  }
+
   private void warmUp() {
     lane.claimSlots(1, clock.nanos());
     long due = grant(1);

@@ -146,6 +146,18 @@ class FairQueueTest {
   }
 
   @Test
+  void shouldCountTheTenantsOfEachTierThatHaveEntriesQueued() {
+    FairQueue<String> queue = new FairQueue<>(WEIGHTS, 10);
+    queue.offer("gold", "g1", 1, "a");
+    queue.offer("gold", "g1", 1, "b");
+    queue.offer("gold", "g2", 1, "c");
+    queue.offer("free", "f1", 1, "d");
+    assertEquals(Map.of("gold", 2, "free", 1), queue.busyTenantsByTier());
+    queue.removeIf("d"::equals);
+    assertEquals(Map.of("gold", 2), queue.busyTenantsByTier(), "a tier with nothing queued is left out");
+  }
+
+  @Test
   void shouldGiveATierThatLostItsWeightTheSmallestNewOne() {
     FairQueue<String> queue = new FairQueue<>(WEIGHTS, 10);
 

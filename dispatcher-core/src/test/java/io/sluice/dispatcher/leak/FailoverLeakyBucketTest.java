@@ -51,6 +51,13 @@ class FailoverLeakyBucketTest {
     }
 
     @Override
+    public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+        Map<String, Integer> busyByTier, long ttlMicros) {
+      return up ? CompletableFuture.completedFuture(Map.of("gold", 10))
+          : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+    }
+
+    @Override
     public CompletionStage<ThrottleDecision> throttle(String provider, double rate, long retryAfterMillis,
         long startedAtMicros) {
       throttles.incrementAndGet();
@@ -114,5 +121,16 @@ class FailoverLeakyBucketTest {
     assertEquals(calls, redis.claims.get(), "the open circuit keeps calls off Redis");
     assertEquals(100_000, open.intervalMicros(), "fail_open: the full rate (10/s) here");
     assertEquals(200_000, local.intervalMicros(), "local: half of it, for 2 instances");
+  }
+
+  @Test
+  @DisplayName("busy tenants: the sums from Redis while it answers; counted alone while it does not")
+  void shouldCountAnInstanceAloneWhileRedisIsDown() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.LOCAL);
+    assertEquals(Map.of("gold", 10), leak.busyTenants("p", "m", Map.of("gold", 3), 1_000_000)
+        .toCompletableFuture().get());
+    redis.up = false;
+    assertEquals(Map.of("gold", 3), leak.busyTenants("p", "m", Map.of("gold", 3), 1_000_000)
+        .toCompletableFuture().get());
   }
 }

@@ -11,6 +11,7 @@ import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.sluice.embedded.Await;
 import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
@@ -66,6 +67,31 @@ class LeakyBucketScriptIT {
 
   private static String uniqueProvider(String prefix) {
     return prefix + "-" + System.nanoTime();
+  }
+
+  @Test
+  @DisplayName("sums the busy tenants of every live member, and forgets one that withdrew or went silent")
+  void shouldSumTheBusyTenantsOfEveryLiveMember() throws Exception {
+    String provider = uniqueProvider("busy");
+    long ttl = TimeUnit.SECONDS.toMicros(30);
+    assertEquals(Map.of("gold", 3, "free", 5),
+        await(leak.busyTenants(provider, "a", Map.of("gold", 3, "free", 5), ttl)));
+    assertEquals(Map.of("gold", 10, "free", 5, "trial", 1),
+        await(leak.busyTenants(provider, "b", Map.of("gold", 7, "trial", 1), ttl)));
+    // Publishing again replaces the member's counts, it does not add to them.
+    assertEquals(Map.of("gold", 8, "free", 5, "trial", 1),
+        await(leak.busyTenants(provider, "b", Map.of("gold", 5, "trial", 1), ttl)));
+    // Nothing queued withdraws the member at once.
+    assertEquals(Map.of("gold", 5, "trial", 1),
+        await(leak.busyTenants(provider, "a", Map.of(), ttl)));
+    assertTrue(redis.ttl(RedisLeakyBucket.busyKey(provider)) > 0, "the hash expires when unused");
+
+    // A member not heard from within its ttl drops out of the sums, and out of the hash.
+    await(leak.busyTenants(provider, "silent", Map.of("free", 2), 1));
+    Await.until("the silent member to expire", java.time.Duration.ofSeconds(5),
+        () -> !leak.busyTenants(provider, "b", Map.of("gold", 5), ttl).toCompletableFuture()
+            .join().containsKey("free"));
+    assertEquals(List.of("b"), redis.hkeys(RedisLeakyBucket.busyKey(provider)));
   }
 
   @Test
