@@ -97,10 +97,11 @@ final class FairnessScenario implements BenchScenario {
     r.note("**share** is the tier's part of the calls answered 200 in the window; **weight "
         + "share** is its weight over the sum of weights (8/13, 4/13, 1/13); **deviation** is "
         + "(share − weight share) / weight share.");
-    r.note("Each dispatcher shares out the slots it claims among the tenants of the partitions "
-        + "it holds; tenants reach the two dispatchers by the hash of their id, so a tier's "
-        + "tenants are split unevenly between them, which is what moves a tier off its weight and "
-        + "the tenants of a tier apart.");
+    r.note("Tenants reach the two dispatchers by the hash of their id, so a tier's tenants are "
+        + "split unevenly between them. Each dispatcher publishes its busy tenants per tier to "
+        + "Redis every 250 ms and claims its part of the leak from the sums (GlobalShare, "
+        + "ClaimAllowance): without that, the two would split the leak evenly and a tenant "
+        + "sitting with few of its tier would get several times what its tier-mates get.");
     r.note("**Jain's index** is (Σx)² / (n·Σx²) over the calls of a tier's tenants: 1 when they "
         + "got the same, 1/n when one got everything.");
     return r;
