@@ -53,8 +53,8 @@ import java.util.function.IntFunction;
  * bucket eight limiters, each with a lease of its own that it rarely uses again: no gate runs
  * that way.) The hot key is every thread's: contention on one bucket.
  *
- * <p>A third set of keys is cold: a key never decided before, each decision, as a tenant that
- * sends one event per lease would be; no lease helps there.
+ * <p>A third set of keys is cold: a key never decided before, each decision, as tenants that each
+ * send less than one event per lease would be; no lease helps there.
  *
  * <p>A bare round trip (GET on the same Redis, through Lettuce) runs beside them as the floor: a
  * limiter that needs one round trip per decision can go no faster, and how far the floor moves
@@ -236,8 +236,8 @@ final class LimiterScenario implements BenchScenario {
         + "with a new key each decision, a tenant never seen again within a lease, it was %.1f× "
         + "Bucket4j. The round trip, not the script, sets the pace: redis-server spends about "
         + "13 µs on a token_bucket.lua call (about 1.6 µs per command run inside, the rest Lua) "
-        + "and about 8 µs on Bucket4j's two, against round trips of 150–550 µs on this 2-core "
-        + "virtual machine: four hand-offs between threads (caller, Lettuce's event loop, "
+        + "and about 8 µs on Bucket4j's two (redis-benchmark, 8 connections), against round "
+        + "trips of 150–550 µs measured on a 2-core virtual machine: four hand-offs between threads (caller, Lettuce's event loop, "
         + "redis-server, event loop, caller) whose wake-ups cost more the idler the machine is, "
         + "and the same run can give three times more or less with what else the machine runs "
         + "(the bare round trip moves with it).", leasedMany, MANY_KEYS / Math.max(1, leasedMany),
