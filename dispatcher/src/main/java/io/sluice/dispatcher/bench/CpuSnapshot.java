@@ -19,32 +19,41 @@ import java.util.TreeMap;
  * ratio whatever else shares the machine, and the stream threads' busy share says whether the
  * threads deciding events were the limit (near 1) or waited (for input, commits, or Redis).
  *
+ * <p>Threads are kept one by one, by id, not summed per family: a stream thread that ends and
+ * another that starts between the two snapshots would otherwise make the family's sum drop, and
+ * its CPU go negative. A thread's share of the interval is its CPU now less its CPU at the first
+ * snapshot (0 when it started since); a thread that ended in between loses only the CPU it spent
+ * after the first snapshot (the JVM no longer reports it), which then shows in {@link #JVM}.
+ *
  * @param wallNanos    monotonic time of the snapshot
  * @param processNanos the JVM's CPU time
  * @param redisMicros  redis-server's CPU time (user + system); 0 when unknown
- * @param streamNanos  the live stream threads' CPU time
+ * @param threads      each live Java thread's CPU time, by thread id
  */
-record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, long streamNanos,
-    Map<String, Long> byFamily) {
+record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, Map<Long, ThreadCpu> threads) {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   static final String STREAM = "stream threads";
   /** The JVM's CPU that no live Java thread accounts for: its GC and JIT compiler threads. */
   static final String JVM = "GC and JIT";
 
-  CpuSnapshot(long wallNanos, long processNanos, long redisMicros, long streamNanos) {
-    this(wallNanos, processNanos, redisMicros, streamNanos, Map.of());
+  /** One thread's CPU time so far, and the {@link #family} its name puts it in. */
+  record ThreadCpu(String family, long nanos) {}
+
+  CpuSnapshot {
+    threads = Map.copyOf(threads);
   }
 
   static CpuSnapshot take(RedisProbe redis) {
-    Map<String, Long> byFamily = new TreeMap<>();
+    Map<Long, ThreadCpu> threads = new HashMap<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
-      long cpu = Math.max(0, THREADS.getThreadCpuTime(t.getId()));
-      byFamily.merge(family(t.getName()), cpu, Long::sum);
+      long cpu = THREADS.getThreadCpuTime(t.getId());
+      if (cpu >= 0) { // -1: the thread ended since it was listed
+        threads.put(t.getId(), new ThreadCpu(family(t.getName()), cpu));
+      }
     }
     long process = ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
-    return new CpuSnapshot(System.nanoTime(), process, redis == null ? 0 : redis.cpuMicros(),
-        byFamily.getOrDefault(STREAM, 0L), byFamily);
+    return new CpuSnapshot(System.nanoTime(), process, redis == null ? 0 : redis.cpuMicros(), threads);
   }
 
   /** Which part of the bench's JVM a thread belongs to, by the name Kafka, Lettuce or the JDK gives it. */
@@ -100,18 +109,19 @@ record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, long str
     if (events <= 0 || later.wallNanos <= wallNanos) {
       return PerEvent.UNKNOWN;
     }
+    Map<String, Long> spentByFamily = later.spentByFamilySince(this);
+    long streamNanos = spentByFamily.getOrDefault(STREAM, 0L);
     double redis = (later.redisMicros - redisMicros) / (double) events;
     double process = (later.processNanos - processNanos) / 1000.0 / events;
-    double stream = (later.streamNanos - streamNanos) / 1000.0 / events;
-    double busy = (later.streamNanos - streamNanos) / (double) ((later.wallNanos - wallNanos) * threads);
+    double stream = streamNanos / 1000.0 / events;
+    double busy = streamNanos / (double) ((later.wallNanos - wallNanos) * threads);
     Map<String, Double> parts = new HashMap<>();
     long threadNanos = 0;
-    for (Map.Entry<String, Long> f : later.byFamily.entrySet()) {
-      long spent = Math.max(0, f.getValue() - byFamily.getOrDefault(f.getKey(), 0L));
-      threadNanos += spent;
-      parts.put(f.getKey(), spent / 1000.0 / events);
+    for (Map.Entry<String, Long> f : spentByFamily.entrySet()) {
+      threadNanos += f.getValue();
+      parts.put(f.getKey(), f.getValue() / 1000.0 / events);
     }
-    if (!later.byFamily.isEmpty()) {
+    if (!later.threads.isEmpty()) {
       parts.put(JVM, Math.max(0, later.processNanos - processNanos - threadNanos) / 1000.0 / events);
     }
     parts.put("redis-server", redis);
@@ -119,5 +129,19 @@ record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, long str
     parts.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed())
         .forEach(e -> largestFirst.put(e.getKey(), e.getValue()));
     return new PerEvent(process + redis, redis, stream, busy, largestFirst);
+  }
+
+  /**
+   * CPU each family's threads spent since {@code earlier}: per thread alive now, its CPU less what
+   * it had then (0 if it started since). A thread's CPU time only grows, so no share is negative.
+   */
+  private Map<String, Long> spentByFamilySince(CpuSnapshot earlier) {
+    Map<String, Long> spent = new TreeMap<>();
+    threads.forEach((id, now) -> {
+      ThreadCpu then = earlier.threads.get(id);
+      long before = then == null ? 0 : then.nanos();
+      spent.merge(now.family(), Math.max(0, now.nanos() - before), Long::sum);
+    });
+    return spent;
   }
 }
