@@ -95,8 +95,9 @@ final class LaneSchedule {
    * is late by the timer's own delay. Lateness carried forward shrinks by {@code slack} per slot
    * and grows by that delay, so when the delay is larger than the slack it adds up until a slot is
    * dropped. With 1 ms (as before), one instance alone at 48/s on a busy 2-core machine, where a
-   * wake-up is often 3 to 10 ms late, held a third of its slots for spacing and dropped one in 60
-   * (measured from outside: 97.5% of the configured rate). A quarter interval absorbs wake-ups
+   * wake-up is often 3 to 10 ms late, held 27-39% of its slots for spacing and dropped one slot in
+   * 40 to 75, most of them in the seconds after start while the JIT warms up (a slot held for
+   * spacing, then woken 5 ms late, past half an interval). A quarter interval absorbs wake-ups
    * late by up to a quarter interval, and costs nothing in strictness: every slot is still used at
    * or after its time and at most {@code tolerance} (half an interval) late, which is what bounds
    * the calls in any window; the spacing only keeps one lane's consecutive calls at least three
