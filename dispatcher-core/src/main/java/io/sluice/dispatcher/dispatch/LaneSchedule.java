@@ -98,10 +98,15 @@ final class LaneSchedule {
    * wake-up is often 3 to 10 ms late, held 27-39% of its slots for spacing and dropped one slot in
    * 40 to 75, most of them in the seconds after start while the JIT warms up (a slot held for
    * spacing, then woken 5 ms late, past half an interval). A quarter interval absorbs wake-ups
-   * late by up to a quarter interval, and costs nothing in strictness: every slot is still used at
-   * or after its time and at most {@code tolerance} (half an interval) late, which is what bounds
-   * the calls in any window; the spacing only keeps one lane's consecutive calls at least three
-   * quarters of an interval apart, even after a hand-off that the client sent late.
+   * late by up to a quarter interval.
+   *
+   * <p>What it costs in strictness: nothing the window bound counts. Every slot is still handed
+   * over at or after its time and at most {@code tolerance} (half an interval) late, which is what
+   * bounds the calls in any window. The slack is also how long the client may take to return
+   * before its request counts as sent late (see {@link SlotPacer#handed}), so a request leaves at
+   * most three quarters of an interval after its slot: less than one interval, so the calls in
+   * any window of whole intervals still number at most {@code rate * T + 1}. One lane's
+   * consecutive hand-offs stay at least three quarters of an interval apart.
    */
   static long slackNanos(double ratePerSecond) {
     return (long) (0.25e9 / ratePerSecond);
