@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * counts slots claimed and not yet fired. A claim returns slots no further than the lookahead
  * ahead, on the leak's clock, together with that clock's reading. {@link SlotPacer} turns a slot
  * into a local instant (never early, late by the shortest return delay of recent claims), holds
- * every hand-off to the HTTP client one interval (less at most 1 ms) after this lane's previous
- * one, and drops a slot that could only be used more than half an interval late.
+ * every hand-off to the HTTP client at least three quarters of an interval after this lane's
+ * previous one, and drops a slot that could only be used more than half an interval late.
  *
  * <p><b>The first call goes alone.</b> Until a lane's first call has come back, it claims one slot
  * at a time and keeps one call in flight. A cold HTTP client takes tens of milliseconds to load

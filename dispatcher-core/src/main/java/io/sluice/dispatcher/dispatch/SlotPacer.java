@@ -31,11 +31,12 @@ package io.sluice.dispatcher.dispatch;
  * when the client returned if that took longer than {@code slack} (a cold client loading and
  * connecting on the calling thread sends its request as it returns).
  *
- * <p>Why a slack: a slot that waits for its spacing is woken by the timer, which is itself a
- * little late, and without a slack that lateness would add up over consecutive slots of one lane
- * until one is dropped (a lost slot every few dozen at one instance). {@code slack} is at most
- * 1 ms and a tenth of an interval; it never lets calls crowd the schedule, since every call still
- * starts at or after its own slot.
+ * <p>Why a slack: a slot that waits for its spacing is woken by the timer, which is itself late,
+ * and without a slack that lateness would add up over consecutive slots of one lane until one is
+ * dropped (a lost slot every few dozen at one instance). Carried lateness shrinks by {@code slack}
+ * per slot, so the slack must exceed the timer's usual delay: the lane uses a quarter of an
+ * interval ({@link LaneSchedule#slackNanos}, where the measurements are). It never lets calls
+ * crowd the schedule, since every call still starts at or after its own slot.
  *
  * <h2>How late a slot may still be used</h2>
  *

@@ -177,6 +177,35 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldWearOffALateHandOffWhenEveryTimerWakeUpIsLateToo() {
+    warmUp();
+    // A busy machine: the timer wakes every slot, and every slot held for spacing, 8 ms late. One
+    // slot comes up 40 ms late (a collector pause), within half an interval: it is used.
+    long timerDelay = 8 * MS;
+    long first = clock.nanos();
+    long previous = Long.MIN_VALUE;
+    for (int k = 0; k < 50; k++) {
+      lane.claimSlots(1, clock.nanos());
+      answer(1);
+      long due = first + k * INTERVAL;
+      long now = due + (k == 0 ? 40 * MS : timerDelay);
+      Decision d = lane.slotDue(now, due, INTERVAL);
+      while (d instanceof Decision.WaitUntil w) {
+        now = w.atNanos() + timerDelay;
+        d = lane.slotDue(now, due, INTERVAL);
+      }
+      assertEquals(new Decision.Fire(), d, "slot " + k + " is used, not dropped");
+      assertTrue(now - due >= 0 && now - due <= INTERVAL / 2,
+          "slot " + k + " at or after its time and at most half an interval late");
+      assertTrue(previous == Long.MIN_VALUE || now - previous >= 3 * INTERVAL / 4,
+          "slot " + k + " at least three quarters of an interval after the one before");
+      lane.started(now);
+      lane.ended(MS);
+      previous = now;
+    }
+  }
+
+  @Test
   void shouldClaimNothingAndDropEverySlotOnceClosed() {
     warmUp();
     lane.claimSlots(1, clock.nanos());
