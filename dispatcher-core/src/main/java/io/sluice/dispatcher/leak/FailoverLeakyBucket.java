@@ -114,14 +114,27 @@ public final class FailoverLeakyBucket implements LeakyBucket {
   }
 
   /**
-   * Through Redis; while it is down, each instance counts as alone. The local policies already
-   * split the rate by partition ownership then, and a lane that cannot publish its counts claims
-   * as it did before instances shared by weight.
+   * Through Redis while the circuit is closed; otherwise, or when the publication fails, the
+   * instance counts as alone. The local policies already split the rate by partition ownership
+   * then, and a lane that cannot publish its counts claims as it did before instances shared by
+   * weight.
+   *
+   * <p>Not through {@link RedisCircuit#call}: whether Redis is down is the claims' to find out. A
+   * publication that fails for its own reason (a script error) must not open the circuit and
+   * send every claim to the local leak.
    */
   @Override
   public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
       Map<String, Integer> busyByTier, long ttlMicros) {
-    return circuit.call(() -> redis.busyTenants(provider, member, busyByTier, ttlMicros))
-        .exceptionally(error -> Map.copyOf(busyByTier));
+    Map<String, Integer> alone = Map.copyOf(busyByTier);
+    if (circuit.state() != RedisCircuit.State.CLOSED) {
+      return CompletableFuture.completedFuture(alone);
+    }
+    try {
+      return redis.busyTenants(provider, member, busyByTier, ttlMicros)
+          .exceptionally(error -> alone);
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(alone);
+    }
   }
 }

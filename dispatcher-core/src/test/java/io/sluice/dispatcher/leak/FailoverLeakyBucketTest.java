@@ -24,6 +24,8 @@ class FailoverLeakyBucketTest {
     volatile boolean up = true;
     final AtomicInteger claims = new AtomicInteger();
     final AtomicInteger throttles = new AtomicInteger();
+    final AtomicInteger busyCalls = new AtomicInteger();
+    volatile boolean busyScriptFails;
 
     @Override
     public CompletionStage<SlotClaim> claim(String provider, double rate, int wanted, long lookahead) {
@@ -53,6 +55,10 @@ class FailoverLeakyBucketTest {
     @Override
     public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
         Map<String, Integer> busyByTier, long ttlMicros) {
+      busyCalls.incrementAndGet();
+      if (busyScriptFails) {
+        return CompletableFuture.failedFuture(new IllegalStateException("ERR unknown mode busy"));
+      }
       return up ? CompletableFuture.completedFuture(Map.of("gold", 10))
           : CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
     }
@@ -132,5 +138,20 @@ class FailoverLeakyBucketTest {
     redis.up = false;
     assertEquals(Map.of("gold", 3), leak.busyTenants("p", "m", Map.of("gold", 3), 1_000_000)
         .toCompletableFuture().get());
+    leak.claim("p", 10, 1, 0).toCompletableFuture().get(); // a failed claim opens the circuit
+    int before = redis.busyCalls.get();
+    assertEquals(Map.of("gold", 3), leak.busyTenants("p", "m", Map.of("gold", 3), 1_000_000)
+        .toCompletableFuture().get());
+    assertEquals(before, redis.busyCalls.get(), "the circuit is open: Redis is not asked");
+  }
+
+  @Test
+  @DisplayName("busy tenants: a publication that fails on its own does not open the circuit")
+  void shouldNotOpenTheCircuitWhenOnlyAPublicationFails() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.LOCAL);
+    redis.busyScriptFails = true;
+    assertEquals(Map.of("gold", 3), leak.busyTenants("p", "m", Map.of("gold", 3), 1_000_000)
+        .toCompletableFuture().get());
+    assertEquals(RedisCircuit.State.CLOSED, circuit.state(), "claims still go to Redis");
   }
 }
