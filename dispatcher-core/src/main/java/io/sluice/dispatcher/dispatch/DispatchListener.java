@@ -34,5 +34,15 @@ public interface DispatchListener extends LimitLearner.Listener {
   /** The leak could not be reached (Redis); the provider's onRedisDown policy applies. */
   default void leakUnavailable(String provider, Throwable cause) {}
 
+  /**
+   * A leak slot this instance claimed came up and no call started in it: a leaky bucket does not
+   * bank slots, so the provider's capacity for that slot is gone. {@code reason}: {@code late}
+   * (it could only be used more than half an interval late), {@code paused} (the provider's
+   * Retry-After, or the lane closing), {@code empty} (nothing left to send: the queue was drained,
+   * by a revocation for example) or {@code dearer} (the event picked costs more than the slot
+   * reserved).
+   */
+  default void slotWasted(String provider, String reason) {}
+
   DispatchListener NONE = new DispatchListener() {};
 }

@@ -341,6 +341,11 @@ final class LaneSchedule {
     return closed;
   }
 
+  /** Whether the provider's Retry-After still holds calls back at {@code nowNanos}. */
+  boolean paused(long nowNanos) {
+    return nowNanos - pausedUntilNanos < 0;
+  }
+
   int inFlight() {
     return inFlight;
   }

@@ -491,6 +491,7 @@ final class ProviderLane implements AutoCloseable {
   /** A slot is due: send the event the fair queue picks now, if any. */
   private void fire(Slot slot) {
     DispatchEntry next = null;
+    String wasted = null;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       SlotPacer.Decision decision = schedule.slotDue(now, slot.dueNanos(), slot.intervalNanos());
@@ -498,8 +499,14 @@ final class ProviderLane implements AutoCloseable {
         later(() -> fire(slot), w.atNanos() - now);
         return;
       }
-      if (decision instanceof SlotPacer.Decision.Fire
-          && queue.peek().map(e -> e.event().cost() <= slot.maxCost()).orElse(false)) {
+      if (!(decision instanceof SlotPacer.Decision.Fire)) {
+        wasted = schedule.closed() || schedule.paused(now) ? "paused" : "late";
+      } else if (queue.isEmpty()) {
+        wasted = "empty";
+      } else if (queue.peek().map(e -> e.event().cost() > slot.maxCost()).orElse(false)) {
+        wasted = "dearer";
+      }
+      if (wasted == null) {
         next = queue.poll().orElse(null);
         if (next != null) {
           unqueued(next);
@@ -509,6 +516,9 @@ final class ProviderLane implements AutoCloseable {
       }
     }
     DispatchEntry entry = next;
+    if (wasted != null) {
+      listener.slotWasted(name, wasted);
+    }
     if (entry == null) {
       release(slot);
       kick();

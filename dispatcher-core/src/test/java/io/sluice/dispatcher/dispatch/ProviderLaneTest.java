@@ -61,7 +61,14 @@ class ProviderLaneTest {
           lane.throttle(2_000, claimedAtMicros);
         }
       },
-      DispatchListener.NONE, (entry, why) -> { }, clock::nanos);
+      new DispatchListener() {
+        @Override
+        public void slotWasted(String provider, String reason) {
+          wasted.add(reason);
+        }
+      }, (entry, why) -> { }, clock::nanos);
+  /** Why each slot that started no call was wasted, in order. */
+  private final List<String> wasted = new ArrayList<>();
 
   @Test
   void shouldStartQueuedCallsOneIntervalApart() {
@@ -103,6 +110,26 @@ class ProviderLaneTest {
     long pause = started.get(1) - started.get(0);
     assertTrue(pause >= 2_000 * MS, "the second call started " + pause / MS
         + " ms after the 429 asked for 2 s");
+  }
+
+  @Test
+  void shouldReportASlotThatCameUpWithNothingToSendAsWasted() {
+    lane.offer(entry(0));
+    // Its slot is claimed at once; the entry leaves before the slot comes up (a revocation).
+    lane.drop(e -> true);
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(List.of(), started);
+    assertEquals(List.of("empty"), wasted);
+  }
+
+  @Test
+  void shouldReportNoWasteWhenEverySlotStartsACall() {
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size());
+    assertEquals(List.of(), wasted);
   }
 
   @Test

@@ -177,6 +177,11 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   @Override
+  public void slotWasted(String provider, String reason) {
+    counter("sluice_dispatch_slots_wasted", "provider", p(provider), "reason", reason).inc();
+  }
+
+  @Override
   public void leakUnavailable(String provider, Throwable cause) {
     counter("sluice_dispatch_leak_unavailable", "provider", p(provider)).inc();
   }
