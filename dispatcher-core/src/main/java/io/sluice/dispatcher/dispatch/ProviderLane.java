@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * them {@link GlobalShare} gives its part of the leak and the weights its queue uses, and
  * {@link ClaimAllowance} keeps its claims to that part (plus 2%) while the others are busy. The
  * leak itself is untouched: the share only ever makes a lane claim fewer slots, never more, and
- * a lane that hears nothing for a second claims as if it were alone.
+ * a lane that hears nothing for a second claims as if it were alone. A provider with limits beyond
+ * the rate (windows, concurrency) is not capped: its pace is not the rate the share divides.
  *
  * <h2>Limits beyond the rate</h2>
  *
@@ -238,7 +239,12 @@ final class ProviderLane implements AutoCloseable {
         }
         long heard = nanoTime.getAsLong();
         shareHeardNanos = heard;
-        if (busy.isEmpty()) {
+        if (busy.isEmpty() || limits.current().hasLimitsBeyondRate()) {
+          // Withdrawn; or limits beyond the rate (calls or cost windows, concurrency) set the
+          // pace, which a share of the rate does not know: a cap from it could hold back slots
+          // the windows would allow, and scaled weights without a cap would split the leak worse
+          // than the configured ones. Such a provider is shared as before: fair within each
+          // instance, the leak strict.
           schedule.unshared();
           applyWeights(configuredWeights);
           return;
