@@ -209,30 +209,17 @@ final class ProviderLane implements AutoCloseable {
     Map<String, Integer> busy;
     long now = nanoTime.getAsLong();
     synchronized (this) {
-      if (schedule.closed()) {
-        return;
-      }
-      if (limits.current().hasLimitsBeyondRate() || now - shareHeardNanos > SHARE_STALE_NANOS) {
-        // Limits beyond the rate (calls or cost windows, concurrency) set the pace, which a
-        // share of the rate does not know: a cap from it could hold back slots the windows
-        // allow, and scaled weights without a cap would split the leak worse than the
-        // configured ones, so such a provider is not shared (fair within each instance, the
-        // leak strict). And a share not confirmed for a while (Redis slow or down, or a
-        // publication that never came back) is not trusted: claim as one alone would.
-        schedule.unshared();
-        applyWeights(configuredWeights);
-        if (limits.current().hasLimitsBeyondRate()) {
-          return;
-        }
-      }
-      // One publication at a time; one out for longer than the stale time is given up.
-      if ((sharing && now - lastShareNanos < SHARE_STALE_NANOS)
-          || now - lastShareNanos < SHARE_EVERY_NANOS) {
+      if (sharing || now - lastShareNanos < SHARE_EVERY_NANOS || schedule.closed()) {
         return;
       }
       busy = queue.busyTenantsByTier();
       if (busy.isEmpty() && publishedBusy.isEmpty()) {
         return;
+      }
+      if (now - shareHeardNanos > SHARE_STALE_NANOS) {
+        // Nothing heard for a while (Redis slow or down): claim as one alone would.
+        schedule.unshared();
+        applyWeights(configuredWeights);
       }
       sharing = true;
       lastShareNanos = now;
@@ -253,7 +240,11 @@ final class ProviderLane implements AutoCloseable {
         long heard = nanoTime.getAsLong();
         shareHeardNanos = heard;
         if (busy.isEmpty() || limits.current().hasLimitsBeyondRate()) {
-          // Withdrawn, or the limits went beyond the rate while the publication was out.
+          // Withdrawn; or limits beyond the rate (calls or cost windows, concurrency) set the
+          // pace, which a share of the rate does not know: a cap from it could hold back slots
+          // the windows would allow, and scaled weights without a cap would split the leak worse
+          // than the configured ones. Such a provider is shared as before: fair within each
+          // instance, the leak strict.
           schedule.unshared();
           applyWeights(configuredWeights);
           return;
