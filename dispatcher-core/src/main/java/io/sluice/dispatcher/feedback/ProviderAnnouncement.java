@@ -23,7 +23,10 @@ public record ProviderAnnouncement(Family family, OptionalLong retryAfterMillis,
     NONE,
     /** {@code RateLimit-Policy} and {@code RateLimit} (draft-ietf-httpapi-ratelimit-headers). */
     IETF,
-    /** {@code X-RateLimit-Limit/Remaining/Reset}, with or without {@code -Requests}/{@code -Tokens}. */
+    /**
+     * {@code X-RateLimit-Limit/Remaining/Reset}, with or without {@code -Requests}/{@code -Tokens},
+     * and {@code X-RateLimit-Limit/Remaining-<period>}.
+     */
     X_RATELIMIT
   }
 

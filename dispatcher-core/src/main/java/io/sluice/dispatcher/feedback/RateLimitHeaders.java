@@ -24,7 +24,15 @@ import java.util.regex.Pattern;
  *       a provider that speaks the standard means it;</li>
  *   <li>the common {@code X-RateLimit-Limit/Remaining/Reset} families, bare (GitHub: calls, reset
  *       in epoch seconds) or suffixed {@code -Requests} (calls) and {@code -Tokens} (cost units;
- *       OpenAI: resets as Go durations, {@code 6m0s}). See {@link ResetTime}.</li>
+ *       OpenAI: resets as Go durations, {@code 6m0s}). See {@link ResetTime}. And the family
+ *       suffixed by a period, {@code X-RateLimit-Limit-Second}, {@code -Minute}, {@code -Hour},
+ *       {@code -Day} with {@code X-RateLimit-Remaining-<period>} (Kong's rate-limiting plugin and
+ *       gateways like it): calls per fixed window of that period, aligned to the UTC clock, so
+ *       several windows are stated at once with their exact lengths (a {@code 20/s} beside a
+ *       {@code 600/min}, which the {@code -Requests} family has no room for). There is no reset
+ *       field per period; the window's end is the next boundary of the period. {@code -Month} and
+ *       {@code -Year} are skipped: no one paces calls by them, and a calendar month has no fixed
+ *       length.</li>
  * </ol>
  *
  * <p>Quota units: {@code qu} absent or {@code "requests"} counts calls; {@code "content-bytes"} and
@@ -40,6 +48,9 @@ import java.util.regex.Pattern;
 public final class RateLimitHeaders {
   private static final Pattern COUNT = Pattern.compile("\\d{1,15}");
   private static final String[] X_SUFFIXES = {"", "-requests", "-tokens"};
+  /** The periods of the period-suffixed family, with their lengths in seconds. */
+  private static final String[] PERIODS = {"second", "minute", "hour", "day"};
+  private static final long[] PERIOD_SECONDS = {1, 60, 3_600, 86_400};
 
   private RateLimitHeaders() {}
 
@@ -75,6 +86,12 @@ public final class RateLimitHeaders {
     } else {
       for (String suffix : X_SUFFIXES) {
         if (readX(headers, suffix, now.toEpochMilli(), policies, remaining, malformed)) {
+          family = ProviderAnnouncement.Family.X_RATELIMIT;
+        }
+      }
+      for (int i = 0; i < PERIODS.length; i++) {
+        if (readPeriod(headers, PERIODS[i], PERIOD_SECONDS[i], now.toEpochMilli(), policies,
+            remaining, malformed)) {
           family = ProviderAnnouncement.Family.X_RATELIMIT;
         }
       }
@@ -168,6 +185,37 @@ public final class RateLimitHeaders {
       remaining.add(new AnnouncedRemaining("x-ratelimit" + suffix, unit, left.getAsLong(), reset,
           limit));
     }
+    return true;
+  }
+
+  /**
+   * Reads one period of the period-suffixed family ({@code X-RateLimit-Limit-Minute: 600},
+   * {@code X-RateLimit-Remaining-Minute: 599}); true if either field was present. The limit is a
+   * policy with the period as its window, named {@code x-ratelimit-<period>}: exact, so it needs
+   * no estimate from resets. What remains resets at the next UTC boundary of the period (a fixed
+   * window), which is when a hold for "none left" ends; Sluice paces by a sliding window of the
+   * same length, which is stricter than the provider's fixed one (every fixed window lies inside
+   * some sliding one).
+   */
+  private static boolean readPeriod(ResponseHeaders headers, String period, long seconds,
+      long nowMillis, List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining,
+      List<String> malformed) {
+    String limitName = "x-ratelimit-limit-" + period;
+    String remainingName = "x-ratelimit-remaining-" + period;
+    String limitField = headers.first(limitName);
+    String remainingField = headers.first(remainingName);
+    if (limitField == null && remainingField == null) {
+      return false;
+    }
+    String name = "x-ratelimit-" + period;
+    count(limitField, limitName, malformed).ifPresent(
+        q -> policies.add(new AnnouncedPolicy(name, LimitUnit.CALLS, q, seconds * 1000)));
+    count(remainingField, remainingName, malformed).ifPresent(left -> {
+      long periodMillis = seconds * 1000;
+      long untilBoundary = periodMillis - Math.floorMod(nowMillis, periodMillis);
+      remaining.add(new AnnouncedRemaining(name, LimitUnit.CALLS, left,
+          OptionalLong.of(untilBoundary), OptionalLong.empty()));
+    });
     return true;
   }
 

@@ -195,6 +195,40 @@ class RateLimitHeadersTest {
     }
 
     @Test
+    @DisplayName("periods (Kong): each states calls per clock-aligned window of its exact length,"
+        + " and what remains ends at the period's next boundary")
+    void periods() {
+      Instant now = NOW.plusMillis(400);
+      ProviderAnnouncement a = RateLimitHeaders.read(ResponseHeaders.of(
+          "X-RateLimit-Limit-Second", "20", "X-RateLimit-Remaining-Second", "0",
+          "X-RateLimit-Limit-Minute", "600", "X-RateLimit-Remaining-Minute", "587",
+          "X-RateLimit-Limit-Hour", "10000",
+          "RateLimit-Limit", "20", "RateLimit-Remaining", "0", "RateLimit-Reset", "1"), now);
+      assertEquals(Family.X_RATELIMIT, a.family());
+      assertEquals(List.of(
+          new AnnouncedPolicy("x-ratelimit-second", LimitUnit.CALLS, 20, 1_000),
+          new AnnouncedPolicy("x-ratelimit-minute", LimitUnit.CALLS, 600, 60_000),
+          new AnnouncedPolicy("x-ratelimit-hour", LimitUnit.CALLS, 10_000, 3_600_000)),
+          a.policies());
+      assertEquals(List.of(
+          left("x-ratelimit-second", LimitUnit.CALLS, 0, 600),
+          left("x-ratelimit-minute", LimitUnit.CALLS, 587, 59_600)), a.remaining());
+      assertEquals(List.of(), a.malformed());
+    }
+
+    @Test
+    @DisplayName("periods: months and years are not read, an unreadable count is counted")
+    void periodsSkippedAndMalformed() {
+      ProviderAnnouncement a = read("X-RateLimit-Limit-Month", "100000",
+          "X-RateLimit-Remaining-Month", "99999", "X-RateLimit-Limit-Day", "1e6",
+          "X-RateLimit-Remaining-Day", "12");
+      assertEquals(List.of(), a.policies());
+      assertEquals(List.of(left("x-ratelimit-day", LimitUnit.CALLS, 12, 10_800_000)),
+          a.remaining());
+      assertEquals(List.of("x-ratelimit-limit-day"), a.malformed());
+    }
+
+    @Test
     @DisplayName("unreadable values are ignored and counted, one per field; the rest is kept")
     void malformed() {
       ProviderAnnouncement a = read("X-RateLimit-Limit", "lots", "X-RateLimit-Remaining", "-1",

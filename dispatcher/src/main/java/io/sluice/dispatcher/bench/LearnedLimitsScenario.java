@@ -13,10 +13,12 @@ import java.util.Locale;
  * Sluice configured generously (100 calls/s, no windows). Sluice must converge with at most one
  * 429 per limit and then sustain at least 95% of the binding limit's allowance with no 429.
  *
- * <p>Two runs, one per header family: IETF ({@code RateLimit-Policy}/{@code RateLimit}) with
+ * <p>Three runs, one per header family: IETF ({@code RateLimit-Policy}/{@code RateLimit}) with
  * events of cost 10, so the cost limit binds (8.3 calls/s against 10/s for the call window), and
  * {@code X-RateLimit-*-Requests/-Tokens} (which announce only the longest window per unit) with
- * events of cost 5, so the call window binds (10 calls/s against 16.7/s for cost). Each call
+ * events of cost 5, so the call window binds (10 calls/s against 16.7/s for cost), and the
+ * period family ({@code X-RateLimit-Limit-Second}, {@code -Minute}; cost by {@code -Tokens}), which
+ * states all three limits, with events of cost 1 (the call window binds). Each call
  * carries its event's cost as {@code Sluice-Cost}, which the provider counts. Two dispatcher instances share the leak and the learned limits through Redis.
  */
 final class LearnedLimitsScenario implements BenchScenario {
@@ -44,7 +46,8 @@ final class LearnedLimitsScenario implements BenchScenario {
     int worstPerLimit = 0;
     double worstBinding = Double.MAX_VALUE;
     for (Run run : List.of(new Run(MockProvider.Announce.IETF, 10),
-        new Run(MockProvider.Announce.X_RATELIMIT, 5))) {
+        new Run(MockProvider.Announce.X_RATELIMIT, 5),
+        new Run(MockProvider.Announce.X_RATELIMIT_PERIODS, 1))) {
       try (MockProvider mock = MockProvider.start(LIMITS, run.announce(), Duration.ZERO)) {
         BenchConfig spec = new BenchConfig().provider(mock.url().toString(), 100).maxCost(10);
         try (BenchPipeline p = BenchPipeline.start(ctx, spec, 4, true, 2);
@@ -73,7 +76,7 @@ final class LearnedLimitsScenario implements BenchScenario {
               .count();
           allTooMany += tooMany;
           afterConvergence += late;
-          String family = run.announce() == MockProvider.Announce.IETF ? "ietf" : "x-ratelimit";
+          String family = run.announce().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
           for (LimitReplay.PerLimit l : per) {
             worstPerLimit = Math.max(worstPerLimit, l.refusalsBreakingIt());
             if (l.limit().equals(binding)) {

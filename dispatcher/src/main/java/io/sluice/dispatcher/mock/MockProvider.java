@@ -49,7 +49,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@code x-ratelimit-remaining-requests}, {@code x-ratelimit-reset-requests} (a duration such
  *       as {@code 6m0s}, {@code 1s}, {@code 250ms}; seconds rounded up), and the same with
  *       {@code -tokens} for cost; this family has room for one limit per unit, so it announces the
- *       one with the LONGEST window (as that API does for its per-minute limits).
+ *       one with the LONGEST window (as that API does for its per-minute limits);
+ *   <li>{@code x-ratelimit-periods} (Kong's family): {@code X-RateLimit-Limit-Second: 20},
+ *       {@code X-RateLimit-Remaining-Second}, and the same for {@code -Minute}, {@code -Hour},
+ *       {@code -Day}, one pair per call limit whose window is exactly one of those periods (other
+ *       call limits are not announced); cost limits as in {@code x-ratelimit}, with
+ *       {@code -tokens}. The mock's windows stay sliding, stricter than Kong's fixed ones.
  * </ul>
  * Announced values are taken after the call's own admission. Scripted answers announce too.
  *
@@ -78,16 +83,17 @@ public final class MockProvider implements AutoCloseable {
 
   /** Which response headers announce the limits. */
   public enum Announce {
-    NONE, IETF, X_RATELIMIT;
+    NONE, IETF, X_RATELIMIT, X_RATELIMIT_PERIODS;
 
-    /** {@code none}, {@code ietf} or {@code x-ratelimit}. */
+    /** {@code none}, {@code ietf}, {@code x-ratelimit} or {@code x-ratelimit-periods}. */
     public static Announce parse(String text) {
       return switch (text.trim().toLowerCase(Locale.ROOT)) {
         case "none" -> NONE;
         case "ietf" -> IETF;
         case "x-ratelimit" -> X_RATELIMIT;
-        default -> throw new IllegalArgumentException(
-            "--announce is none, ietf or x-ratelimit, not '" + text + "'");
+        case "x-ratelimit-periods" -> X_RATELIMIT_PERIODS;
+        default -> throw new IllegalArgumentException("--announce is none, ietf, x-ratelimit or"
+            + " x-ratelimit-periods, not '" + text + "'");
       };
     }
   }
@@ -458,25 +464,49 @@ public final class MockProvider implements AutoCloseable {
       out.put("RateLimit-Policy", String.join(", ", policy));
       out.put("RateLimit", String.join(", ", state));
     } else if (announce == Announce.X_RATELIMIT) {
-      for (ProviderWindow.Unit unit : ProviderWindow.Unit.values()) {
-        int chosen = -1;
-        for (int i = 0; i < limits.size(); i++) {
-          if (limits.get(i).unit() == unit && (chosen < 0
-              || limits.get(i).window().compareTo(limits.get(chosen).window()) > 0)) {
-            chosen = i;
-          }
-        }
-        if (chosen >= 0) {
-          SlidingWindowLimit w = windows.get(chosen);
-          out.put("x-ratelimit-limit-" + unit.xRateLimitSuffix, Long.toString(w.limit()));
-          out.put("x-ratelimit-remaining-" + unit.xRateLimitSuffix,
-              Long.toString(w.remaining(nowNanos)));
-          out.put("x-ratelimit-reset-" + unit.xRateLimitSuffix,
-              goDuration(w.resetNanos(nowNanos)));
+      announceLongest(out, nowNanos, ProviderWindow.Unit.values());
+    } else if (announce == Announce.X_RATELIMIT_PERIODS) {
+      for (int i = 0; i < limits.size(); i++) {
+        ProviderWindow l = limits.get(i);
+        String period = switch ((int) Math.min(Integer.MAX_VALUE, l.window().toSeconds())) {
+          case 1 -> "Second";
+          case 60 -> "Minute";
+          case 3_600 -> "Hour";
+          case 86_400 -> "Day";
+          default -> null;
+        };
+        if (l.unit() == ProviderWindow.Unit.CALLS && period != null
+            && l.window().toNanosPart() == 0) {
+          out.put("X-RateLimit-Limit-" + period, Long.toString(l.amount()));
+          out.put("X-RateLimit-Remaining-" + period,
+              Long.toString(windows.get(i).remaining(nowNanos)));
         }
       }
+      announceLongest(out, nowNanos, new ProviderWindow.Unit[] {ProviderWindow.Unit.COST});
     }
     return out;
+  }
+
+  /** The x-ratelimit family: per unit, the limit with the longest window. */
+  private void announceLongest(Map<String, String> out, long nowNanos,
+      ProviderWindow.Unit[] units) {
+    for (ProviderWindow.Unit unit : units) {
+      int chosen = -1;
+      for (int i = 0; i < limits.size(); i++) {
+        if (limits.get(i).unit() == unit && (chosen < 0
+            || limits.get(i).window().compareTo(limits.get(chosen).window()) > 0)) {
+          chosen = i;
+        }
+      }
+      if (chosen >= 0) {
+        SlidingWindowLimit w = windows.get(chosen);
+        out.put("x-ratelimit-limit-" + unit.xRateLimitSuffix, Long.toString(w.limit()));
+        out.put("x-ratelimit-remaining-" + unit.xRateLimitSuffix,
+            Long.toString(w.remaining(nowNanos)));
+        out.put("x-ratelimit-reset-" + unit.xRateLimitSuffix,
+            goDuration(w.resetNanos(nowNanos)));
+      }
+    }
   }
 
   /**

@@ -84,6 +84,28 @@ class MockProviderLimitsTest {
   }
 
   @Test
+  void shouldAnnounceEachCallLimitOfAWholePeriodInPeriodFieldsAndCostInTokenFields()
+      throws Exception {
+    try (MockProvider mock = MockProvider.fromArguments("--limit", "20/1s", "--limit", "600/60s",
+        "--limit", "50/7s", "--cost-limit", "5000/60s", "--announce", "x-ratelimit-periods")) {
+      HttpResponse<Void> r = call(mock, 7);
+      assertEquals("20", r.headers().firstValue("X-RateLimit-Limit-Second").orElseThrow());
+      assertEquals("19", r.headers().firstValue("X-RateLimit-Remaining-Second").orElseThrow());
+      assertEquals("600", r.headers().firstValue("X-RateLimit-Limit-Minute").orElseThrow());
+      assertEquals("599", r.headers().firstValue("X-RateLimit-Remaining-Minute").orElseThrow());
+      assertEquals("4993", r.headers().firstValue("x-ratelimit-remaining-tokens").orElseThrow());
+      assertTrue(r.headers().firstValue("x-ratelimit-limit-requests").isEmpty(),
+          "calls are stated by period only");
+      assertEquals(List.of("x-ratelimit-limit-minute", "x-ratelimit-limit-second",
+              "x-ratelimit-remaining-minute", "x-ratelimit-remaining-second"),
+          r.headers().map().keySet().stream().map(String::toLowerCase)
+              .filter(k -> k.matches("x-ratelimit-(limit|remaining)-(second|minute|hour|day)"))
+              .sorted().toList(),
+          "the 50/7s limit is no whole period: not announced");
+    }
+  }
+
+  @Test
   void shouldPrintDurationsTheWayGoDoes() {
     assertEquals("250ms", MockProvider.goDuration(250_000_000L));
     assertEquals("1s", MockProvider.goDuration(1_000_000_000L));
