@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * <h2>Due slots</h2>
  * A slot becomes due on the {@link SlotPacer}'s schedule: fired on time, made to wait when it
  * would follow the previous call too closely, dropped when it could only be used more than
- * {@code tolerance} (half an interval, at least 2 ms) late. A slot that comes up while the lane is
+ * {@code tolerance} (half an interval, at most the limits' window margin, at least 2 ms) late. A slot that comes up while the lane is
  * paused or closed is dropped too: a leaky bucket does not bank unused slots, so a dropped slot is
  * spent, never saved.
  */
@@ -53,6 +53,8 @@ final class LaneSchedule {
   private final SlotPacer pacer;
   /** The rate the pacer is tuned for; a changed rate retunes it ({@link #retune}). */
   private double ratePerSecond;
+  /** The smallest window margin of the limits the pacer is tuned for ({@code MAX_VALUE}: none). */
+  private long windowMarginNanos = Long.MAX_VALUE;
   /** The costs of the queued entries, as a multiset (cost to count): the dearest is reserved. */
   private final TreeMap<Integer, Integer> queuedCosts = new TreeMap<>();
   /** A call of this lane has come back and been judged: the HTTP client is warm. */
@@ -95,7 +97,23 @@ final class LaneSchedule {
    * intervals are shorter than ordinary timer jitter.
    */
   static long toleranceNanos(double ratePerSecond) {
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(2), (long) (0.5e9 / ratePerSecond));
+    return toleranceNanos(ratePerSecond, Long.MAX_VALUE);
+  }
+
+  /**
+   * The tolerance for a provider with calls or cost windows too: at most the smallest window
+   * {@code margin}. A window's log keeps each slot for {@code per + margin}, so two calls a window
+   * apart arrive at least {@code per} apart, as the provider counts, only while their delays
+   * (arrival less slot) differ by at most the margin. A slot used later than that could land
+   * inside the window of a later call that left on time, at the one moment it matters: when the
+   * window is full, which is the steady state at a binding window. Dropping it costs one unit of
+   * that window (the log keeps the slot); sending it could cost a 429. Half an interval alone
+   * allows 60 ms at 8.3/s against the default margin of 20 ms. Still at least 2 ms: a margin
+   * below ordinary timer jitter cannot be kept by dropping.
+   */
+  static long toleranceNanos(double ratePerSecond, long windowMarginNanos) {
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(2),
+        Math.min((long) (0.5e9 / ratePerSecond), windowMarginNanos));
   }
 
   /**
@@ -126,9 +144,18 @@ final class LaneSchedule {
 
   /** The limits now enforce {@code ratePerSecond} (a reload, a learned limit): retunes the pacer. */
   void retune(double ratePerSecond) {
-    if (ratePerSecond != this.ratePerSecond) {
+    retune(ratePerSecond, Long.MAX_VALUE);
+  }
+
+  /**
+   * The limits now enforce {@code ratePerSecond} and windows whose smallest margin is
+   * {@code windowMarginNanos} ({@code Long.MAX_VALUE}: no window): retunes the pacer.
+   */
+  void retune(double ratePerSecond, long windowMarginNanos) {
+    if (ratePerSecond != this.ratePerSecond || windowMarginNanos != this.windowMarginNanos) {
       this.ratePerSecond = ratePerSecond;
-      pacer.retune(toleranceNanos(ratePerSecond), slackNanos(ratePerSecond));
+      this.windowMarginNanos = windowMarginNanos;
+      pacer.retune(toleranceNanos(ratePerSecond, windowMarginNanos), slackNanos(ratePerSecond));
     }
   }
 

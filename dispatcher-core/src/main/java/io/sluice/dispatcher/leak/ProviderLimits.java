@@ -52,6 +52,19 @@ public record ProviderLimits(List<ProviderLimit> all) {
     return all.size() > 1;
   }
 
+  /**
+   * The smallest {@code margin} of the calls and cost windows ({@link ProviderLimit#margin}), in
+   * nanoseconds; {@code Long.MAX_VALUE} when there is no window. A window's log keeps each slot
+   * {@code per + margin}, which holds the provider's bound on arrivals only while the delays of
+   * calls (arrival less slot) differ by at most the margin: the lane uses no slot later than that
+   * ({@link io.sluice.dispatcher.dispatch.ProviderLane}).
+   */
+  public long windowMarginNanos() {
+    return all.stream()
+        .filter(l -> l.kind() == ProviderLimit.Kind.CALLS || l.kind() == ProviderLimit.Kind.COST)
+        .mapToLong(l -> l.margin().toNanos()).min().orElse(Long.MAX_VALUE);
+  }
+
   /** Whether any limit counts cost (the claim then says what each slot may cost). */
   public boolean countsCost() {
     return all.stream().anyMatch(l -> l.kind() == ProviderLimit.Kind.COST);

@@ -164,6 +164,21 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldUseNoSlotLaterThanTheWindowMarginWhenTheLimitsHaveWindows() {
+    lane.claimSlots(1, clock.nanos());
+    long first = grant(1);
+    lane.retune(RATE, 20 * MS);
+    assertEquals(new Decision.Drop(21 * MS), lane.slotDue(first + 21 * MS, first, INTERVAL),
+        "21 ms late is within half an interval, but a window's log spans per + 20 ms only");
+    long second = first + INTERVAL;
+    assertEquals(new Decision.Fire(), lane.slotDue(second + 20 * MS, second, INTERVAL));
+    assertEquals(2 * MS, LaneSchedule.toleranceNanos(RATE, 0),
+        "a margin below timer jitter is kept as 2 ms");
+    assertEquals(50 * MS, LaneSchedule.toleranceNanos(RATE, 80 * MS),
+        "a wide margin leaves half an interval");
+  }
+
+  @Test
   void shouldTolerateTwoMillisecondsAtLeastForVeryFastProviders() {
     LaneSchedule fast = new LaneSchedule(1_000, MAX_IN_FLIGHT, clock.nanos());
     fast.claimSlots(2, clock.nanos());

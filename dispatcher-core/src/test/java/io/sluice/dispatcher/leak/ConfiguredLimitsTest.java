@@ -56,6 +56,17 @@ class ConfiguredLimitsTest {
   }
 
   @Test
+  void theWindowMarginIsTheSmallestOfTheCallsAndCostWindows() {
+    assertEquals(Long.MAX_VALUE, limits.current().windowMarginNanos(), "no window: no margin");
+
+    live.reload(() -> config("limits: [{rate: 20/s}, {calls: 600, per: 1m, margin: 50ms},"
+        + " {cost: 5000, per: 1m}, {concurrency: 4}]"));
+
+    assertEquals(20_000_000L, limits.current().windowMarginNanos(),
+        "the cost window keeps the default 20 ms, below the calls window's 50 ms");
+  }
+
+  @Test
   void aProviderThatIsNotConfiguredIsRefusedAtOnce() {
     assertThrows(IllegalArgumentException.class, () -> new ConfiguredLimits(live, "nope"));
   }
