@@ -1,13 +1,16 @@
 package io.sluice.topology.limiter;
 
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * Runs {@code token_bucket.lua} through Lettuce: EVALSHA, and on NOSCRIPT one EVAL with the text
@@ -95,23 +98,55 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
    */
   public CompletionStage<Void> markSlots(boolean ranBefore) {
     List<String> markers = SlotMarkers.all();
-    List<CompletableFuture<Long>> present = new ArrayList<>();
-    for (String marker : markers) {
-      // Scripts rather than plain commands: these are the only commands the store is given, and
-      // a cluster connection routes each by its marker's slot.
-      present.add(commands.<Long>eval(EXISTS, ScriptOutputType.INTEGER, new String[] {marker})
-          .toCompletableFuture());
+    return inBatches(markers, 0, 0L, marker -> commands.<Long>eval(EXISTS,
+        ScriptOutputType.INTEGER, new String[] {marker})).thenCompose(found -> {
+          String mode = ranBefore || found > 0 ? "lost" : "intact";
+          return inBatches(markers, 0, 0L, marker -> commands.<String>eval(MARK,
+              ScriptOutputType.STATUS, new String[] {marker}, mode).thenApply(ok -> 0L));
+        }).thenApply(done -> null);
+  }
+
+  /**
+   * Markers set per round trip. All 16,384 at once made each command wait behind the others, and
+   * on a busy machine (a 2-core box starting a broker and three JVMs) the last ones passed the
+   * client's 2 s command timeout, which failed the gate's start. A batch at a time keeps every
+   * command's wait to one batch's; both scripts are idempotent, so a batch that timed out is
+   * simply sent again ({@value #BATCH_ATTEMPTS} times at most).
+   */
+  static final int MARK_BATCH = 512;
+  static final int BATCH_ATTEMPTS = 3;
+
+  /** Runs {@code command} for each marker from {@code from}, a batch at a time; sums the replies. */
+  private CompletableFuture<Long> inBatches(List<String> markers, int from, long sum,
+      Function<String, CompletionStage<Long>> command) {
+    if (from >= markers.size()) {
+      return CompletableFuture.completedFuture(sum);
     }
-    return CompletableFuture.allOf(present.toArray(new CompletableFuture[0])).thenCompose(done -> {
-      long found = present.stream().mapToLong(CompletableFuture::join).sum();
-      String mode = ranBefore || found > 0 ? "lost" : "intact";
-      List<CompletableFuture<Object>> sets = new ArrayList<>();
-      for (String marker : markers) {
-        sets.add(commands.<Object>eval(MARK, ScriptOutputType.STATUS, new String[] {marker}, mode)
-            .toCompletableFuture());
-      }
-      return CompletableFuture.allOf(sets.toArray(new CompletableFuture[0]));
-    });
+    List<String> batch = markers.subList(from, Math.min(markers.size(), from + MARK_BATCH));
+    return batchWithRetries(batch, command, 1)
+        .thenCompose(n -> inBatches(markers, from + batch.size(), sum + n, command));
+  }
+
+  private CompletableFuture<Long> batchWithRetries(List<String> batch,
+      Function<String, CompletionStage<Long>> command, int attempt) {
+    List<CompletableFuture<Long>> replies = new ArrayList<>(batch.size());
+    for (String marker : batch) {
+      replies.add(command.apply(marker).toCompletableFuture());
+    }
+    return CompletableFuture.allOf(replies.toArray(new CompletableFuture[0]))
+        .handle((done, error) -> {
+          if (error == null) {
+            return CompletableFuture.completedFuture(
+                replies.stream().mapToLong(CompletableFuture::join).sum());
+          }
+          Throwable cause = error instanceof CompletionException
+              && error.getCause() != null ? error.getCause() : error;
+          if (cause instanceof RedisCommandTimeoutException
+              && attempt < BATCH_ATTEMPTS) {
+            return batchWithRetries(batch, command, attempt + 1);
+          }
+          return CompletableFuture.<Long>failedFuture(cause);
+        }).thenCompose(f -> f);
   }
 
   private static final String EXISTS = "return redis.call('EXISTS', KEYS[1])";
