@@ -87,6 +87,7 @@ public final class DispatcherService implements AutoCloseable {
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis.commands()),
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
+    learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
     Dispatcher dispatcher = new Dispatcher(config, consumer,
         DispatcherClients.producer(config, clientId), providers, leak,
         new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,

@@ -23,7 +23,8 @@ import java.util.List;
  *       of past calls.</li>
  * </ul>
  *
- * Cheap: it reads the learner's local state; the learner refreshes it from Redis in the background.
+ * Cheap: it reads the learner's local state; the learner refreshes it from Redis in the background,
+ * at most once a second, whether or not this instance has learned anything itself.
  */
 public final class LearningLimitSource implements LimitSource {
   private final String provider;
@@ -50,6 +51,8 @@ public final class LearningLimitSource implements LimitSource {
   @Override
   public ProviderLimits current() {
     ProviderLimits base = configured.current();
+    // What other instances learned counts even when this one has learned nothing itself.
+    learner.refreshIfDue(provider);
     List<LearnedLimit> learned = learner.current(provider);
     if (learned.isEmpty()) {
       return base;

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
 import io.sluice.dispatcher.provider.ProviderResult;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,7 +10,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -200,14 +205,55 @@ public final class LimitLearner {
    * second, in the background (this call never waits for Redis).
    */
   public double ratePerSecond(String provider, double configured) {
+    refreshIfDue(provider);
+    return LearnedRate.perSecond(configured, current(provider),
+        typicalCost.getOrDefault(provider, 1.0));
+  }
+
+  /**
+   * Reads what every instance learned about {@code provider} from the store, in the background,
+   * when the last read is {@link #REFRESH_MILLIS} old: an instance that has not learned anything
+   * itself (no answer of its own yet, or one that stated nothing) still takes what the others
+   * learned, within a second.
+   */
+  public void refreshIfDue(String provider) {
     long now = clockMillis.getAsLong();
     Long last = refreshedAt.get(provider);
     if (last == null || now - last >= REFRESH_MILLIS) {
       refreshedAt.put(provider, now);
       refresh(provider);
     }
-    return LearnedRate.perSecond(configured, current(provider),
-        typicalCost.getOrDefault(provider, 1.0));
+  }
+
+  /**
+   * Reads what the other instances learned about each of {@code providers}, waiting at most
+   * {@code timeout} in all; a dispatcher does this once as it starts, before its lanes claim.
+   *
+   * <p>Why wait: a lane claims its first slot at the limits it knows. An instance that restarts
+   * (a deploy, a crash) knowing nothing would claim its first call at the configured limits,
+   * which do not record it in the learned windows' logs in Redis; the provider counts it all the
+   * same, so while the windows are full (the steady state at a binding limit) some later call of
+   * any instance is one too many, and gets a 429. Seen in an outside check: one 429 some 15 s after
+   * a SIGKILLed instance came back. A store that does not answer in time changes nothing: the
+   * lanes start at the configured limits, as on a first start, and learn from their answers.
+   */
+  public void preload(Collection<String> providers, Duration timeout) {
+    long now = clockMillis.getAsLong();
+    List<CompletableFuture<Void>> reads = new ArrayList<>();
+    for (String provider : providers) {
+      refreshedAt.put(provider, now);
+      reads.add(refresh(provider).toCompletableFuture());
+    }
+    try {
+      CompletableFuture.allOf(
+          reads.toArray(new CompletableFuture[0]))
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      LOG.info("the learned limits were not read within {} ms ({}); lanes start from the "
+          + "configured limits", timeout.toMillis(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The moving average of the cost of {@code provider}'s calls (1 before any answer). */

@@ -6,9 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
+import io.sluice.embedded.Await;
 import io.sluice.embedded.RealServers;
+import io.sluice.schemas.config.ProviderLimit;
+import java.time.Duration;
 import io.sluice.embedded.RedisServerProcess;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +79,41 @@ class LimitLearnerRedisIT {
     assertTrue(ttl > 590_000 && ttl <= 600_000, "expiry on b's clock: " + ttl);
     long pttl = connection.sync().pttl(RedisLearnedLimitStore.redisKey(provider));
     assertTrue(pttl > 590_000 && pttl <= 600_000, "the key fades with its last limit: " + pttl);
+  }
+
+  @Test
+  @DisplayName("an instance starting reads what the others learned before its first claim")
+  void preloaded() throws Exception {
+    LimitLearner a = learner(clockA, LimitLearner.Listener.NONE);
+    a.answered(provider, answer(200, "RateLimit-Policy",
+        "\"s\";q=20;w=1, \"m\";q=600;w=60"), 1);
+    Await.until("a's limits in Redis", Duration.ofSeconds(10),
+        () -> connection.sync().exists(RedisLearnedLimitStore.redisKey(provider)) == 1);
+
+    LimitLearner restarted = learner(clockB, LimitLearner.Listener.NONE);
+    restarted.preload(List.of(provider, "p-never-announced-" + UUID.randomUUID()),
+        Duration.ofSeconds(5));
+
+    assertEquals(List.of("s", "m"),
+        restarted.current(provider).stream().map(LearnedLimit::name).toList(),
+        "known before any answer of its own");
+  }
+
+  @Test
+  @DisplayName("an instance that learned nothing itself takes what the others learned, through its limits")
+  void adoptedWithoutAnAnswer() throws Exception {
+    LimitLearner a = learner(clockA, LimitLearner.Listener.NONE);
+    LimitLearner b = learner(clockB, LimitLearner.Listener.NONE);
+    LearningLimitSource limits = new LearningLimitSource(provider,
+        LimitSource.fixed(ProviderLimits.rateOnly(100)), b);
+    assertEquals(ProviderLimits.rateOnly(100), limits.current(), "nothing learned anywhere");
+    a.answered(provider, answer(200, "RateLimit-Policy", "\"m\";q=600;w=60"), 1);
+    Await.until("b's limits lowered by a's answer", Duration.ofSeconds(10), () -> {
+      clockB.addAndGet(LimitLearner.REFRESH_MILLIS); // due for its next read of the store
+      return limits.current().hasLimitsBeyondRate();
+    });
+    assertEquals(List.of(ProviderLimit.calls(600, Duration.ofMinutes(1),
+        ProviderLimit.Window.SLIDING)), limits.current().beyondRate());
   }
 
   @Test
