@@ -98,6 +98,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
    */
   public CompletionStage<Void> markSlots(boolean ranBefore) {
     List<String> markers = SlotMarkers.all();
+    // Scripts rather than plain commands: these are the only commands the store is given, and a
+    // cluster connection routes each by its marker's slot.
     return inBatches(markers, 0, 0L, marker -> commands.<Long>eval(EXISTS,
         ScriptOutputType.INTEGER, new String[] {marker})).thenCompose(found -> {
           String mode = ranBefore || found > 0 ? "lost" : "intact";
