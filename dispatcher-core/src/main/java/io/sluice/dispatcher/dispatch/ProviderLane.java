@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * one gives the difference back ({@link LeakyBucket#settle}) before its call starts: every cost
  * window always holds at least the cost the provider was sent, so it never sees more than its
  * allowance. With a concurrency limit each slot holds a lease, released when its call ends or when
- * the slot goes unused; a lease this instance never releases (it died) expires
+ * the slot goes unused, and the lane claims again once the leak has it back; a lease this instance never releases (it died) expires
  * {@code leaseMicros} after its slot.
  *
  * <h2>Decisions and the shell</h2>
@@ -478,15 +478,26 @@ final class ProviderLane implements AutoCloseable {
   private record Slot(long slotMicros, long claimedAtMicros, long dueNanos, long intervalNanos,
       long maxCost, String lease) {}
 
-  /** Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. */
+  /**
+   * Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. Once
+   * the leak has it back the lane may claim again at once ({@link LaneSchedule#leaseReturned}):
+   * a claim refused while this lane held every lease waits only for the leak's poll of other
+   * instances' releases, and this one's own come back at a time only it knows.
+   */
   private void release(Slot slot) {
-    if (slot.lease() != null) {
-      releaseLease(slot.lease());
+    if (slot.lease() == null) {
+      return;
     }
+    releaseLease(slot.lease()).thenRun(() -> {
+      synchronized (this) {
+        schedule.leaseReturned(nanoTime.getAsLong());
+      }
+      kick();
+    });
   }
 
-  private void releaseLease(String lease) {
-    leak.release(name, lease).whenComplete((ok, error) -> {
+  private CompletionStage<Void> releaseLease(String lease) {
+    return leak.release(name, lease).whenComplete((ok, error) -> {
       if (error != null) {
         LOG.debug("{}: could not release lease {} ({}); it expires on its own", name, lease,
             error.toString());

@@ -10,6 +10,7 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
+import io.sluice.schemas.config.ProviderLimit;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.embedded.FakeClock;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
@@ -41,8 +43,16 @@ class ProviderLaneTest {
   /** While false, calls hang: their answers wait in {@link #unanswered}. */
   private boolean answering = true;
   private final List<CompletableFuture<ProviderResult>> unanswered = new ArrayList<>();
-  private final ProviderLane lane = new ProviderLane("api",
-      LimitSource.fixed(ProviderLimits.rateOnly(RATE)), 0, 4, 100_000, Map.of("std", 1.0), 100,
+  /** How long the provider takes to answer, on the fake clock (0: at once). */
+  private Duration latency = Duration.ZERO;
+  private final ProviderLane lane = lane(ProviderLimits.rateOnly(RATE));
+  /** Why each slot that started no call was wasted, in order. */
+  private final List<String> wasted = new ArrayList<>();
+
+  /** A lane at {@code limits} (4 calls in flight once warm, a 100 ms lookahead). */
+  private ProviderLane lane(ProviderLimits limits) {
+    return new ProviderLane("api", LimitSource.fixed(limits), 60_000_000, 4, 100_000,
+      Map.of("std", 1.0), 100,
       call -> {
         started.add(clock.nanos());
         if (!answering) {
@@ -51,8 +61,14 @@ class ProviderLaneTest {
           return answer;
         }
         Integer status = statuses.poll();
-        return CompletableFuture.completedFuture(new ProviderResult.Answered(
-            status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE));
+        ProviderResult result = new ProviderResult.Answered(
+            status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE);
+        if (latency.isZero()) {
+          return CompletableFuture.completedFuture(result);
+        }
+        CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+        timer.schedule(() -> answer.complete(result), latency.toNanos(), TimeUnit.NANOSECONDS);
+        return answer;
       },
       new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros), timer,
       (lane, entry, result, claimedAtMicros) -> {
@@ -67,8 +83,7 @@ class ProviderLaneTest {
           wasted.add(reason);
         }
       }, (entry, why) -> { }, clock::nanos);
-  /** Why each slot that started no call was wasted, in order. */
-  private final List<String> wasted = new ArrayList<>();
+  }
 
   @Test
   void shouldStartQueuedCallsOneIntervalApart() {
@@ -130,6 +145,27 @@ class ProviderLaneTest {
     timer.advance(Duration.ofSeconds(2));
     assertEquals(5, started.size());
     assertEquals(List.of(), wasted);
+  }
+
+  @Test
+  void shouldClaimAgainAsSoonAsItsOwnLeaseComesBackWhenConcurrencyIsFull() {
+    // One call at a time, each answered in 20 ms, at 40/s (slots 25 ms apart): the lease is back
+    // before the next slot, so concurrency never holds a call back. The claim made right after
+    // each grant finds the one lease taken and is refused with the leak's poll for other
+    // instances' releases (50 ms); this lane's own release must end that wait.
+    latency = Duration.ofMillis(20);
+    ProviderLane limited = lane(new ProviderLimits(List.of(ProviderLimit.rate(40),
+        ProviderLimit.concurrency(1))));
+    for (int i = 0; i < 10; i++) {
+      limited.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(10, started.size());
+    for (int i = 2; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap <= 25 * MS, "call " + i + " started " + gap / MS
+          + " ms after the previous one, whose lease came back after 20 ms; one interval is 25 ms");
+    }
   }
 
   @Test
