@@ -230,6 +230,25 @@ class ProviderLaneTest {
   }
 
   @Test
+  void shouldKeepAConcurrencyLimitSharedByTwoInstancesBusy() {
+    // Two instances on one leak, 2 calls at once between them, each call 20 ms: the limit allows
+    // 100 calls a second, and only each lane knows when its own lease comes back.
+    latency = Duration.ofMillis(20);
+    LocalLeakyBucket shared = new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros);
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(100),
+        ProviderLimit.concurrency(2)));
+    for (String instance : List.of("a", "b")) {
+      ProviderLane lane = lane(limits, new PublishingLeak(shared,
+          (member, busy) -> CompletableFuture.completedFuture(busy)), 100_000);
+      for (int i = 0; i < 100; i++) {
+        lane.offer(entry(instance + "-" + i));
+      }
+    }
+    timer.advance(Duration.ofSeconds(1));
+    assertTrue(started.size() >= 95, started.size() + " calls in a second; the limit allows 100");
+  }
+
+  @Test
   void shouldStartNothingOnceClosed() {
     lane.offer(entry(0));
     lane.close();
