@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Not before the leak or the provider allows.</b> A claim that granted nothing says when
  *       a slot frees ({@code retryAt}); a claim that failed (the leak does not answer) is retried
  *       after {@value #LEAK_RETRY_MILLIS} ms; a provider's Retry-After pauses the lane. Until
- *       then claiming is pointless, and without this every offer would ask the leak again.
+ *       then claiming is pointless, and without this every offer would ask the leak again; but a
+ *       concurrency lease of this lane coming back ends the wait ({@link #leaseReturned}).
  *   <li><b>No more than this instance's share</b> of a leak other instances are busy on too
  *       ({@link ClaimAllowance}, {@link io.sluice.dispatcher.fair.GlobalShare}): that is what
  *       makes weighted fairness hold across instances and not only inside each.
@@ -285,6 +286,21 @@ final class LaneSchedule {
     long waitNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(1000, retryAtMicros - leakNowMicros));
     claimNotBeforeNanos = receivedNanos + waitNanos;
     return waitNanos;
+  }
+
+  /**
+   * One of this lane's concurrency leases is back in the leak, at {@code nowNanos}: a wait set by
+   * a claim that granted nothing ends now. When concurrency refused that claim, its
+   * {@code retryAt} was no promise but a poll (at most 50 ms: when another instance releases is
+   * unknown to the leak), and a lease this lane gave back frees a slot at once: waiting the poll
+   * out held a lane at one lease, with 20 ms calls, to one call every 50 ms instead of every
+   * interval. When a window refused it, the next claim is refused again with the same
+   * {@code retryAt}: one claim more per lease returned, and a lane holds few.
+   */
+  void leaseReturned(long nowNanos) {
+    if (claimNotBeforeNanos - nowNanos > 0) {
+      claimNotBeforeNanos = nowNanos;
+    }
   }
 
   /**

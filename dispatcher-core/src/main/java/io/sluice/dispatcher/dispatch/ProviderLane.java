@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * {@link ClaimAllowance} keeps its claims to that part (plus 2%) while the others are busy. The
  * leak itself is untouched: the share only ever makes a lane claim fewer slots, never more, and
  * a lane that hears nothing for a second claims as if it were alone. A provider with limits beyond
- * the rate (windows, concurrency) is not capped: its pace is not the rate the share divides.
+ * the rate (windows, concurrency) is neither capped nor published: its pace is not the rate the share divides.
  *
  * <h2>Limits beyond the rate</h2>
  *
@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * one gives the difference back ({@link LeakyBucket#settle}) before its call starts: every cost
  * window always holds at least the cost the provider was sent, so it never sees more than its
  * allowance. With a concurrency limit each slot holds a lease, released when its call ends or when
- * the slot goes unused; a lease this instance never releases (it died) expires
+ * the slot goes unused, and the lane claims again once the leak has it back; a lease this instance never releases (it died) expires
  * {@code leaseMicros} after its slot.
  *
  * <h2>Decisions and the shell</h2>
@@ -209,17 +209,30 @@ final class ProviderLane implements AutoCloseable {
     Map<String, Integer> busy;
     long now = nanoTime.getAsLong();
     synchronized (this) {
-      if (sharing || now - lastShareNanos < SHARE_EVERY_NANOS || schedule.closed()) {
+      if (schedule.closed()) {
+        return;
+      }
+      if (limits.current().hasLimitsBeyondRate() || now - shareHeardNanos > SHARE_STALE_NANOS) {
+        // Limits beyond the rate (calls or cost windows, concurrency) set the pace, which a
+        // share of the rate does not know: a cap from it could hold back slots the windows
+        // allow, and scaled weights without a cap would split the leak worse than the
+        // configured ones, so such a provider is not shared (fair within each instance, the
+        // leak strict). And a share not confirmed for a while (Redis slow or down, or a
+        // publication that never came back) is not trusted: claim as one alone would.
+        schedule.unshared();
+        applyWeights(configuredWeights);
+        if (limits.current().hasLimitsBeyondRate()) {
+          return;
+        }
+      }
+      // One publication at a time; one out for longer than the stale time is given up.
+      if ((sharing && now - lastShareNanos < SHARE_STALE_NANOS)
+          || now - lastShareNanos < SHARE_EVERY_NANOS) {
         return;
       }
       busy = queue.busyTenantsByTier();
       if (busy.isEmpty() && publishedBusy.isEmpty()) {
         return;
-      }
-      if (now - shareHeardNanos > SHARE_STALE_NANOS) {
-        // Nothing heard for a while (Redis slow or down): claim as one alone would.
-        schedule.unshared();
-        applyWeights(configuredWeights);
       }
       sharing = true;
       lastShareNanos = now;
@@ -240,11 +253,7 @@ final class ProviderLane implements AutoCloseable {
         long heard = nanoTime.getAsLong();
         shareHeardNanos = heard;
         if (busy.isEmpty() || limits.current().hasLimitsBeyondRate()) {
-          // Withdrawn; or limits beyond the rate (calls or cost windows, concurrency) set the
-          // pace, which a share of the rate does not know: a cap from it could hold back slots
-          // the windows would allow, and scaled weights without a cap would split the leak worse
-          // than the configured ones. Such a provider is shared as before: fair within each
-          // instance, the leak strict.
+          // Withdrawn, or the limits went beyond the rate while the publication was out.
           schedule.unshared();
           applyWeights(configuredWeights);
           return;
@@ -478,15 +487,26 @@ final class ProviderLane implements AutoCloseable {
   private record Slot(long slotMicros, long claimedAtMicros, long dueNanos, long intervalNanos,
       long maxCost, String lease) {}
 
-  /** Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. */
+  /**
+   * Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. Once
+   * the leak has it back the lane may claim again at once ({@link LaneSchedule#leaseReturned}):
+   * a claim refused while this lane held every lease waits only for the leak's poll of other
+   * instances' releases, and this one's own come back at a time only it knows.
+   */
   private void release(Slot slot) {
-    if (slot.lease() != null) {
-      releaseLease(slot.lease());
+    if (slot.lease() == null) {
+      return;
     }
+    releaseLease(slot.lease()).thenRun(() -> {
+      synchronized (this) {
+        schedule.leaseReturned(nanoTime.getAsLong());
+      }
+      kick();
+    });
   }
 
-  private void releaseLease(String lease) {
-    leak.release(name, lease).whenComplete((ok, error) -> {
+  private CompletionStage<Void> releaseLease(String lease) {
+    return leak.release(name, lease).whenComplete((ok, error) -> {
       if (error != null) {
         LOG.debug("{}: could not release lease {} ({}); it expires on its own", name, lease,
             error.toString());

@@ -79,6 +79,20 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldClaimAgainOnceALeaseOfItsOwnIsBackEvenBeforeTheLeaksRetry() {
+    warmUp();
+    lane.claimSlots(3, clock.nanos());
+    answer(0);
+    // Concurrency full: the leak's retryAt is its poll for other instances' releases.
+    lane.noSlotsUntil(clock.nanos(), clock.micros(), clock.micros() + 50_000);
+    clock.advanceMillis(20);
+    assertEquals(0, lane.claimSlots(3, clock.nanos()), "no lease back yet: the wait holds");
+    lane.leaseReturned(clock.nanos());
+    assertEquals(3, lane.claimSlots(3, clock.nanos()),
+        "a lease of this lane is back: a slot may be free now, 30 ms before the poll");
+  }
+
+  @Test
   void shouldWaitAtLeastOneMillisecondWhenTheLeakGrantsNothing() {
     lane.claimSlots(1, clock.nanos());
     answer(0);

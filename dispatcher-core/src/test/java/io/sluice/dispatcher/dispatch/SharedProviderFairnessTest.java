@@ -8,11 +8,8 @@ import io.sluice.dispatcher.fair.JainIndex;
 import io.sluice.dispatcher.leak.LeakConfig;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
-import io.sluice.dispatcher.leak.LimitedClaim;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.ProviderLimits;
-import io.sluice.dispatcher.leak.SlotClaim;
-import io.sluice.dispatcher.leak.ThrottleDecision;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
 import io.sluice.embedded.FakeClock;
@@ -23,7 +20,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
@@ -48,7 +44,7 @@ class SharedProviderFairnessTest {
 
   @Test
   void shouldGiveEveryBusyTenantOfATierTheSameCallsWhicheverInstanceHoldsIt() {
-    LeakyBucket shared = new SharedBoard(leak);
+    LeakyBucket shared = sharedBoard(leak);
     run(shared);
 
     for (String tier : WEIGHTS.keySet()) {
@@ -69,7 +65,7 @@ class SharedProviderFairnessTest {
 
   @Test
   void shouldKeepTheLeakFullWhileSharing() {
-    run(new SharedBoard(leak));
+    run(sharedBoard(leak));
     long from = callTimes.get(0) + 2_000_000_000L;
     long inWindow = callTimes.stream().filter(t -> t >= from && t < from + 10_000_000_000L).count();
     assertTrue(inWindow >= 0.99 * RATE * 10 && inWindow <= RATE * 10 + 1,
@@ -121,50 +117,13 @@ class SharedProviderFairnessTest {
   }
 
   /** The leak, with the busy counts of every member kept and summed as the Redis script does. */
-  private static final class SharedBoard implements LeakyBucket {
-    private final LeakyBucket leak;
-    private final Map<String, Map<String, Integer>> members = new HashMap<>();
-
-    SharedBoard(LeakyBucket leak) {
-      this.leak = leak;
-    }
-
-    @Override
-    public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
-        Map<String, Integer> busyByTier, long ttlMicros) {
+  private static LeakyBucket sharedBoard(LeakyBucket leak) {
+    Map<String, Map<String, Integer>> members = new HashMap<>();
+    return new PublishingLeak(leak, (member, busyByTier) -> {
       members.put(member, Map.copyOf(busyByTier));
       Map<String, Integer> sums = new HashMap<>();
       members.values().forEach(m -> m.forEach((tier, n) -> sums.merge(tier, n, Integer::sum)));
       return CompletableFuture.completedFuture(sums);
-    }
-
-    @Override
-    public CompletionStage<SlotClaim> claim(String provider, double ratePerSecond, int wanted,
-        long lookaheadMicros) {
-      return leak.claim(provider, ratePerSecond, wanted, lookaheadMicros);
-    }
-
-    @Override
-    public CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond,
-        long retryAfterMillis, long startedAtMicros) {
-      return leak.throttle(provider, ratePerSecond, retryAfterMillis, startedAtMicros);
-    }
-
-    @Override
-    public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
-        LimitedClaim request) {
-      return leak.claim(provider, limits, request);
-    }
-
-    @Override
-    public CompletionStage<Void> release(String provider, String leaseId) {
-      return leak.release(provider, leaseId);
-    }
-
-    @Override
-    public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
-        long reserved, long actual) {
-      return leak.settle(provider, limits, slotMicros, reserved, actual);
-    }
+    });
   }
 }
