@@ -41,6 +41,8 @@ public final class ChaosRun {
   static final List<String> ROLES = List.of("gate", "relay", "dispatch-a", "dispatch-b");
   /** After Redis answers again, a circuit still open may take up to its longest probe delay. */
   static final long CIRCUIT_GRACE_MILLIS = 10_000;
+  /** How many lost ids the report names, with where each was last seen. */
+  static final int LISTED_LOST = 20;
   static final String ADMISSIONS_FROM = "the gate's admission instants (timestamps of the records "
       + "in sluice.ready: the admission time, or a paid record's due time; the earliest per id)";
 
@@ -179,6 +181,11 @@ public final class ChaosRun {
     Verify.Report verify = Verify.run(bootstrap, topics, timeout);
     // Every acknowledged id must be in inbound (verify's unique ids) and end somewhere.
     long lost = verify.missing().size() + Math.max(0, events - verify.uniqueIds());
+    List<String> pipeline = new ArrayList<>(List.of(topics.inbound(), topics.regate(),
+        topics.ready()));
+    topics.ladder().forEach(step -> pipeline.add(topics.delay(step)));
+    LostTrail.Trail trail = LostTrail.of(bootstrap, pipeline, verify.missing(), LISTED_LOST,
+        timeout);
     List<ChaosReport.PairFigure> pairs = overAdmission(config,
         Admissions.read(bootstrap, topics.ready(), timeout));
     Set<String> producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(), timeout);
@@ -195,7 +202,8 @@ public final class ChaosRun {
     return new ChaosReport(options.asMap(), events, load.failed(), producedTwice.size(), kills,
         roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
         verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
-        lost, verify.missing().stream().limit(20).toList(), calls.calls(),
+        lost, verify.missing().stream().limit(LISTED_LOST).toList(), trail.lastSeen(),
+        trail.lastSeenByPlace(), trail.heldBack(), calls.calls(),
         calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
         calls.maxDeliveriesOfOneId(), causes.byCause(), causes.byPrecedingFault(),
         calls.longestGap().millis(),
