@@ -77,7 +77,15 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     for (OpenTransaction t : tooLong) {
       Optional<CoordinatorView> coordinator = Optional.ofNullable(coordinators.get(t.producerId()));
       if (HangingTransactionJudge.hanging(t, coordinator)) {
-        view.abort(t);
+        try {
+          view.abort(t);
+        } catch (Exception e) {
+          // Said loudly: the partition stays held back until an abort goes through (on a cluster
+          // with ACLs the role's principal needs Alter on the topic to write the marker).
+          LOG.warn("hanging transaction on {}: abort failed ({}); trying again in the next look",
+              t, e.toString());
+          continue;
+        }
         LOG.warn("hanging transaction on {}: its coordinator {}, so read_committed consumers "
                 + "stood at offset {} for good; aborted it", t, coordinator.map(c -> "owes the "
                 + "partition no marker").orElse("does not know the producer"), t.startOffset());
