@@ -15,7 +15,8 @@ import java.util.Map;
  * Duplicates, gaps and 429s are reported, not judged. A lost id says where it was last seen
  * ({@link LostTrail}): {@code lostLastSeen} for the ids of {@code lostIds}, every lost id counted
  * by partition in {@code lostLastSeenByPlace}, and {@code heldBackPartitions} names each
- * partition an open transaction holds back from read_committed consumers at the end.
+ * partition an open transaction holds back from read_committed consumers at the end;
+ * {@code hangingTransactionsAborted} counts the roles' aborts of hanging transactions.
  */
 public record ChaosReport(
     Map<String, Object> options,
@@ -38,6 +39,7 @@ public record ChaosReport(
     Map<String, String> lostLastSeen,
     Map<String, Long> lostLastSeenByPlace,
     List<String> heldBackPartitions,
+    long hangingTransactionsAborted,
     long providerCalls,
     long duplicates,
     double duplicatePercent,
@@ -109,6 +111,7 @@ public record ChaosReport(
         Long.toString(n)));
     lostLastSeen.forEach((id, place) -> row(out, "  " + id, place));
     heldBackPartitions.forEach(p -> row(out, "held back (open transaction)", p));
+    row(out, "hanging transactions aborted", Long.toString(hangingTransactionsAborted));
     row(out, "provider calls", Long.toString(providerCalls));
     row(out, "duplicates (2xx beyond first)", String.format("%d (%.2f%% of events, max %d for "
         + "one id)", duplicates, duplicatePercent, maxDeliveriesOfOneId));

@@ -203,7 +203,7 @@ public final class ChaosRun {
         roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
         verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
         lost, verify.missing().stream().limit(LISTED_LOST).toList(), trail.lastSeen(),
-        trail.lastSeenByPlace(), trail.heldBack(), calls.calls(),
+        trail.lastSeenByPlace(), trail.heldBack(), abortedHangingTransactions(), calls.calls(),
         calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
         calls.maxDeliveriesOfOneId(), causes.byCause(), causes.byPrecedingFault(),
         calls.longestGap().millis(),
@@ -364,6 +364,24 @@ public final class ChaosRun {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * How many hanging transactions the roles aborted (their log lines of
+   * HangingTransactionSweeper): a run that recovered from one says so even when it passes.
+   */
+  private long abortedHangingTransactions() throws IOException {
+    long aborted = 0;
+    for (String role : ROLES) {
+      Path log = work.resolve(role + ".log");
+      if (Files.exists(log)) {
+        try (Stream<String> lines = Files.lines(log)) {
+          aborted += lines.filter(l -> l.contains("hanging transaction on")
+              && l.endsWith("aborted it")).count();
+        }
+      }
+    }
+    return aborted;
   }
 
   private static void deleteRecursively(Path dir) {
