@@ -270,6 +270,11 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
         "sluice_redis_circuit_open", "role", role);
   }
 
+  /** A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper). */
+  public void hangingTransactionAborted(String topic) {
+    counter("sluice_hanging_transactions_aborted", "topic", topic).inc();
+  }
+
   /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */
   public long count(String base, String... labels) {
     Counter c = registry.getCounters().get(MetricNames.name(base, labels));

@@ -12,7 +12,11 @@ import java.util.Map;
 /**
  * The figures of one chaos run, written as JSON and printed as a table. {@link #failures()} lists
  * what makes the run fail (exit code 1): a lost event or an over-admitted (provider, tenant).
- * Duplicates, gaps and 429s are reported, not judged.
+ * Duplicates, gaps and 429s are reported, not judged. A lost id says where it was last seen
+ * ({@link LostTrail}): {@code lostLastSeen} for the ids of {@code lostIds}, every lost id counted
+ * by partition in {@code lostLastSeenByPlace}, and {@code heldBackPartitions} names each
+ * partition an open transaction holds back from read_committed consumers at the end;
+ * {@code hangingTransactionsAborted} counts the roles' aborts of hanging transactions.
  */
 public record ChaosReport(
     Map<String, Object> options,
@@ -32,6 +36,10 @@ public record ChaosReport(
     Map<String, Long> deadByReason,
     long lost,
     List<String> lostIds,
+    Map<String, String> lostLastSeen,
+    Map<String, Long> lostLastSeenByPlace,
+    List<String> heldBackPartitions,
+    long hangingTransactionsAborted,
     long providerCalls,
     long duplicates,
     double duplicatePercent,
@@ -99,6 +107,11 @@ public record ChaosReport(
     row(out, "inbound ids / delivered / dead", inboundUniqueIds + " / " + delivered + " / "
         + deadLettered + " " + deadByReason);
     row(out, "LOST", Long.toString(lost));
+    lostLastSeenByPlace.forEach((place, n) -> row(out, "  last seen in " + place,
+        Long.toString(n)));
+    lostLastSeen.forEach((id, place) -> row(out, "  " + id, place));
+    heldBackPartitions.forEach(p -> row(out, "held back (open transaction)", p));
+    row(out, "hanging transactions aborted", Long.toString(hangingTransactionsAborted));
     row(out, "provider calls", Long.toString(providerCalls));
     row(out, "duplicates (2xx beyond first)", String.format("%d (%.2f%% of events, max %d for "
         + "one id)", duplicates, duplicatePercent, maxDeliveriesOfOneId));

@@ -41,6 +41,8 @@ public final class ChaosRun {
   static final List<String> ROLES = List.of("gate", "relay", "dispatch-a", "dispatch-b");
   /** After Redis answers again, a circuit still open may take up to its longest probe delay. */
   static final long CIRCUIT_GRACE_MILLIS = 10_000;
+  /** How many lost ids the report names, with where each was last seen. */
+  static final int LISTED_LOST = 20;
   static final String ADMISSIONS_FROM = "the gate's admission instants (timestamps of the records "
       + "in sluice.ready: the admission time, or a paid record's due time; the earliest per id)";
 
@@ -84,10 +86,14 @@ public final class ChaosRun {
     long loadMillis = options.loadSeconds() * 1000;
     int kafkaPort = freePort();
     String bootstrap = "localhost:" + kafkaPort;
-    ChildJvm broker = new ChildJvm("broker", ChildJvm.javaCommand(launch, "768m",
+    List<String> brokerCommand = new ArrayList<>(ChildJvm.javaCommand(launch, "768m",
         StandaloneKafkaBroker.class.getName(), List.of(work.resolve("broker").toString(),
-            Integer.toString(kafkaPort), Integer.toString(freePort()))),
-        work.resolve("broker.log"));
+            Integer.toString(kafkaPort), Integer.toString(freePort()))));
+    // The transaction coordinator at INFO: after a restart it skips the markers of a partition it
+    // finds no leader for ("likely deleted"), which leaves a hanging transaction, and it says so
+    // only at INFO.
+    brokerCommand.add(1, "-Dorg.slf4j.simpleLogger.log.kafka.coordinator.transaction=info");
+    ChildJvm broker = new ChildJvm("broker", brokerCommand, work.resolve("broker.log"));
     ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "chaos-supervisor");
       t.setDaemon(true);
@@ -179,6 +185,11 @@ public final class ChaosRun {
     Verify.Report verify = Verify.run(bootstrap, topics, timeout);
     // Every acknowledged id must be in inbound (verify's unique ids) and end somewhere.
     long lost = verify.missing().size() + Math.max(0, events - verify.uniqueIds());
+    List<String> pipeline = new ArrayList<>(List.of(topics.inbound(), topics.regate(),
+        topics.ready()));
+    topics.ladder().forEach(step -> pipeline.add(topics.delay(step)));
+    LostTrail.Trail trail = LostTrail.of(bootstrap, pipeline, verify.missing(), LISTED_LOST,
+        timeout);
     List<ChaosReport.PairFigure> pairs = overAdmission(config,
         Admissions.read(bootstrap, topics.ready(), timeout));
     Set<String> producedTwice = Admissions.producedTwice(bootstrap, topics.inbound(), timeout);
@@ -195,7 +206,8 @@ public final class ChaosRun {
     return new ChaosReport(options.asMap(), events, load.failed(), producedTwice.size(), kills,
         roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
         verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
-        lost, verify.missing().stream().limit(20).toList(), calls.calls(),
+        lost, verify.missing().stream().limit(LISTED_LOST).toList(), trail.lastSeen(),
+        trail.lastSeenByPlace(), trail.heldBack(), abortedHangingTransactions(), calls.calls(),
         calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
         calls.maxDeliveriesOfOneId(), causes.byCause(), causes.byPrecedingFault(),
         calls.longestGap().millis(),
@@ -356,6 +368,24 @@ public final class ChaosRun {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * How many hanging transactions the roles aborted (their log lines of
+   * HangingTransactionSweeper): a run that recovered from one says so even when it passes.
+   */
+  private long abortedHangingTransactions() throws IOException {
+    long aborted = 0;
+    for (String role : ROLES) {
+      Path log = work.resolve(role + ".log");
+      if (Files.exists(log)) {
+        try (Stream<String> lines = Files.lines(log)) {
+          aborted += lines.filter(l -> l.contains("hanging transaction on")
+              && l.endsWith("aborted it")).count();
+        }
+      }
+    }
+    return aborted;
   }
 
   private static void deleteRecursively(Path dir) {

@@ -1,0 +1,78 @@
+package io.sluice.dispatcher.app.hanging;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.TopicPartition;
+
+/** {@link TransactionsView} on Kafka's Admin client (KIP-664's describe, list and abort). */
+public final class AdminTransactionsView implements TransactionsView, AutoCloseable {
+  private static final long TIMEOUT_SECONDS = 10;
+  private static final Set<TransactionState> OWING_MARKERS = Set.of(
+      TransactionState.ONGOING, TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT);
+
+  private final Admin admin;
+
+  public AdminTransactionsView(Admin admin) {
+    this.admin = admin;
+  }
+
+  @Override
+  public List<OpenTransaction> open(Collection<String> topics) throws Exception {
+    List<TopicPartition> partitions = new ArrayList<>();
+    admin.describeTopics(topics).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .forEach((name, description) -> description.partitions()
+            .forEach(p -> partitions.add(new TopicPartition(name, p.partition()))));
+    List<OpenTransaction> open = new ArrayList<>();
+    admin.describeProducers(partitions).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .forEach((partition, state) -> {
+          for (ProducerState p : state.activeProducers()) {
+            p.currentTransactionStartOffset().ifPresent(start -> open.add(new OpenTransaction(
+                partition, p.producerId(), (short) p.producerEpoch(),
+                p.coordinatorEpoch().orElse(0), start)));
+          }
+        });
+    return open;
+  }
+
+  @Override
+  public Map<Long, CoordinatorView> coordinators(Set<Long> producerIds) throws Exception {
+    Collection<TransactionListing> listings = admin.listTransactions(
+            new ListTransactionsOptions().filterProducerIds(producerIds))
+        .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    if (listings.isEmpty()) {
+      return Map.of();
+    }
+    Map<Long, CoordinatorView> views = new HashMap<>();
+    Map<String, TransactionDescription> descriptions = admin.describeTransactions(
+            listings.stream().map(TransactionListing::transactionalId).toList())
+        .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    for (TransactionDescription d : descriptions.values()) {
+      views.put(d.producerId(), new CoordinatorView(d.producerId(),
+          OWING_MARKERS.contains(d.state()), Set.copyOf(d.topicPartitions())));
+    }
+    return views;
+  }
+
+  @Override
+  public void abort(OpenTransaction t) throws Exception {
+    admin.abortTransaction(new AbortTransactionSpec(t.partition(), t.producerId(),
+        t.producerEpoch(), t.coordinatorEpoch())).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() {
+    admin.close();
+  }
+}
