@@ -209,7 +209,12 @@ public final class SluiceApp implements AutoCloseable {
         config.kafka().clientProperties(Map.of(AdminClientConfig.CLIENT_ID_CONFIG,
             "sluice-hanging-transactions"))));
     stopOrder.add(0, view);
+    // Only Sluice's own producers' transactions are ever aborted (HangingTransactionJudge): the
+    // gate's (Kafka Streams names them <applicationId>-<process>-<thread>) and the relays'.
+    List<String> ours = List.of(config.gate().applicationId() + "-",
+        config.kafka().topicPrefix() + RelayService.GROUP_SUFFIX + "-");
     return new HangingTransactionSweeper(view, read, HANGING_PATIENCE, Clock.systemUTC(),
+        id -> id != null && ours.stream().anyMatch(id::startsWith),
         t -> metrics.hangingTransactionAborted(t.partition().topic())).start(HANGING_INTERVAL);
   }
 

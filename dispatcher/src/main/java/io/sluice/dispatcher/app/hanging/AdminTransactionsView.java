@@ -58,10 +58,9 @@ public final class AdminTransactionsView implements TransactionsView, AutoClosea
     Map<String, TransactionDescription> descriptions = admin.describeTransactions(
             listings.stream().map(TransactionListing::transactionalId).toList())
         .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    for (TransactionDescription d : descriptions.values()) {
-      views.put(d.producerId(), new CoordinatorView(d.producerId(),
-          OWING_MARKERS.contains(d.state()), Set.copyOf(d.topicPartitions())));
-    }
+    descriptions.forEach((transactionalId, d) -> views.put(d.producerId(), new CoordinatorView(
+        d.producerId(), transactionalId, OWING_MARKERS.contains(d.state()),
+        Set.copyOf(d.topicPartitions()))));
     return views;
   }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Decides which open transactions are hanging: open on a partition, with no marker ever coming.
@@ -22,10 +23,10 @@ import java.util.Optional;
  * moves the partition on.
  *
  * <p>The rule is Kafka's own ({@code kafka-transactions.sh find-hanging}), with a patience of
- * our choosing: a transaction is hanging when it has been open for at least {@code patience}
- * (seen open, same producer and first offset, on every look since) and its coordinator no longer
- * owes the partition a marker: it does not know the producer, or has completed the producer's
- * transaction, or the producer's current transaction does not include the partition. Sluice's
+ * our choosing and limited to Sluice's own producers: a transaction is hanging when it has been
+ * open for at least {@code patience} (seen open, same producer and first offset, on every look
+ * since) and its coordinator no longer owes the partition a marker: it has completed the
+ * producer's transaction, or the producer's current transaction does not include the partition. Sluice's
  * producers time out after 5 s (the coordinator then aborts them), so a patience of tens of
  * seconds never cuts a live transaction; and an ongoing transaction of the same producer that
  * includes the partition is left alone, since its marker ends the open one too.
@@ -60,11 +61,25 @@ public final class HangingTransactionJudge {
     return tooLong;
   }
 
-  /** True when no marker will reach {@code open}'s partition: its coordinator is done with it. */
-  public static boolean hanging(OpenTransaction open, Optional<CoordinatorView> coordinator) {
+  /**
+   * True when no marker will reach {@code open}'s partition and Sluice may write one: the
+   * coordinator knows the producer, the producer is one of Sluice's ({@code ours}: its
+   * transactional id), and the coordinator is done with that partition.
+   *
+   * <p>Narrower than {@code kafka-transactions.sh find-hanging}, which also counts a producer no
+   * coordinator lists as hanging. On a shared cluster that reading is not safe from inside an
+   * application: {@code ListTransactions} leaves out the transactional ids the caller may not
+   * describe, so another application's live transaction (a producer writing the inbound topic
+   * transactionally, or committing its own offsets to {@code __consumer_offsets}) would look
+   * unknown and be aborted. Such a transaction is left to the operator ({@link
+   * HangingTransactionSweeper} says how); Sluice's own, the case a broker restart leaves behind,
+   * are always known to their coordinator for {@code transactional.id.expiration.ms} (7 days).
+   */
+  public static boolean hanging(OpenTransaction open, Optional<CoordinatorView> coordinator,
+      Predicate<String> ours) {
     return coordinator
-        .filter(c -> c.producerId() == open.producerId())
+        .filter(c -> c.producerId() == open.producerId() && ours.test(c.transactionalId()))
         .map(c -> !c.owesMarkerTo(open.partition()))
-        .orElse(true);
+        .orElse(false);
   }
 }

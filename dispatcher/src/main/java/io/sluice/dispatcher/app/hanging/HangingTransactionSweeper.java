@@ -3,6 +3,7 @@ package io.sluice.dispatcher.app.hanging;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,15 +33,24 @@ public final class HangingTransactionSweeper implements AutoCloseable {
   private final TransactionsView view;
   private final List<String> topics;
   private final HangingTransactionJudge judge;
+  private final Duration patience;
   private final Clock clock;
   private final Consumer<OpenTransaction> aborted;
+  private final Predicate<String> ours;
+  /** Open transactions too long that are not Sluice's to abort, already said: said once each. */
+  private final Set<OpenTransaction> reported = new HashSet<>();
   private ScheduledExecutorService timer;
 
+  /**
+   * @param ours which transactional ids are Sluice's (only theirs are ever aborted)
+   */
   public HangingTransactionSweeper(TransactionsView view, List<String> topics, Duration patience,
-      Clock clock, Consumer<OpenTransaction> aborted) {
+      Clock clock, Predicate<String> ours, Consumer<OpenTransaction> aborted) {
+    this.ours = ours;
     this.view = view;
     this.topics = List.copyOf(topics);
     this.judge = new HangingTransactionJudge(patience);
+    this.patience = patience;
     this.clock = clock;
     this.aborted = aborted;
   }
@@ -67,6 +78,7 @@ public final class HangingTransactionSweeper implements AutoCloseable {
   /** One look: the transactions aborted by it. */
   public List<OpenTransaction> sweep() throws Exception {
     List<OpenTransaction> tooLong = judge.openTooLong(view.open(topics), clock.millis());
+    reported.retainAll(tooLong);
     if (tooLong.isEmpty()) {
       return List.of();
     }
@@ -76,22 +88,34 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     List<OpenTransaction> abortedNow = new ArrayList<>();
     for (OpenTransaction t : tooLong) {
       Optional<CoordinatorView> coordinator = Optional.ofNullable(coordinators.get(t.producerId()));
-      if (HangingTransactionJudge.hanging(t, coordinator)) {
-        try {
-          view.abort(t);
-        } catch (Exception e) {
-          // Said loudly: the partition stays held back until an abort goes through (on a cluster
-          // with ACLs the role's principal needs Alter on the topic to write the marker).
-          LOG.warn("hanging transaction on {}: abort failed ({}); trying again in the next look",
-              t, e.toString());
-          continue;
+      if (!HangingTransactionJudge.hanging(t, coordinator, ours)) {
+        boolean owed = coordinator.filter(c -> c.producerId() == t.producerId())
+            .map(c -> c.owesMarkerTo(t.partition())).orElse(false);
+        if (!owed && reported.add(t)) {
+          // Not Sluice's, or its producer unknown to the coordinators this role may ask: said
+          // once, for an operator to judge.
+          LOG.warn("transaction open on {} since offset {} for over {} s, of producer {} ({}): "
+                  + "not Sluice's to abort; if no marker is coming, read_committed consumers "
+                  + "stand at it: see kafka-transactions.sh find-hanging", t.partition(),
+              t.startOffset(), patience.toSeconds(), t.producerId(),
+              coordinator.map(CoordinatorView::transactionalId).orElse("not listed"));
         }
-        LOG.warn("hanging transaction on {}: its coordinator {}, so read_committed consumers "
-                + "stood at offset {} for good; aborted it", t, coordinator.map(c -> "owes the "
-                + "partition no marker").orElse("does not know the producer"), t.startOffset());
-        aborted.accept(t);
-        abortedNow.add(t);
+        continue;
       }
+      try {
+        view.abort(t);
+      } catch (Exception e) {
+        // Said loudly: the partition stays held back until an abort goes through (on a cluster
+        // with ACLs the role's principal needs Alter on the topic to write the marker).
+        LOG.warn("hanging transaction on {}: abort failed ({}); trying again in the next look",
+            t, e.toString());
+        continue;
+      }
+      LOG.warn("hanging transaction on {}: its coordinator owes the partition no marker, so "
+          + "read_committed consumers stood at offset {} for good; aborted it", t,
+          t.startOffset());
+      aborted.accept(t);
+      abortedNow.add(t);
     }
     return abortedNow;
   }

@@ -49,7 +49,7 @@ class AdminTransactionsViewIT {
         KafkaProducer<String, String> producer = holdingOpen(kafka, LIVE)) {
       List<OpenTransaction> aborted = new ArrayList<>();
       HangingTransactionSweeper sweeper = new HangingTransactionSweeper(view, List.of(LIVE),
-          Duration.ZERO, Clock.systemUTC(), aborted::add);
+          Duration.ZERO, Clock.systemUTC(), id -> true, aborted::add);
 
       List<OpenTransaction> open = view.open(List.of(LIVE));
       assertEquals(1, open.size(), () -> "open: " + open);

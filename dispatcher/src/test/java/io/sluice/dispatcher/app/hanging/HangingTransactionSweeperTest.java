@@ -23,18 +23,21 @@ class HangingTransactionSweeperTest {
   private static final OpenTransaction LEFT_OPEN =
       new OpenTransaction(READY_2, 4, (short) 90, 0, 261);
   private static final Duration PATIENCE = Duration.ofSeconds(30);
+  /** Sluice's transactional ids start so; the gate's producer 4 had one. */
+  private static final String GATE = "sluice-gate-";
+  private static final String PRODUCER_4 = GATE + "32d2eaa9-1";
 
   private final FakeClock clock = FakeClock.atMillis(1_000_000);
   private final FakeView view = new FakeView();
   private final List<OpenTransaction> counted = new ArrayList<>();
   private final HangingTransactionSweeper sweeper = new HangingTransactionSweeper(view,
-      List.of("sluice.ready"), PATIENCE, clock, counted::add);
+      List.of("sluice.ready"), PATIENCE, clock, id -> id.startsWith(GATE), counted::add);
 
   @Test
   void abortsATransactionItsCoordinatorCompletedWithoutAMarkerOnceOpenForThePatience()
       throws Exception {
     view.open.add(LEFT_OPEN);
-    view.coordinators.put(4L, new CoordinatorView(4, false, Set.of()));
+    view.coordinators.put(4L, new CoordinatorView(4, PRODUCER_4, false, Set.of()));
 
     assertEquals(List.of(), sweeper.sweep(), "first seen now: not open for the patience yet");
     clock.advance(PATIENCE.minusMillis(1));
@@ -47,16 +50,29 @@ class HangingTransactionSweeperTest {
   }
 
   @Test
-  void abortsATransactionOfAProducerTheCoordinatorsDoNotKnow() throws Exception {
-    leftOpenFor(PATIENCE);
+  void leavesATransactionOfAProducerTheCoordinatorsDoNotListToTheOperator() throws Exception {
+    // ListTransactions leaves out the ids this role may not describe: another application's
+    // live transaction would look like this, so only an operator may judge it.
+    leftOpenFor(PATIENCE.multipliedBy(10));
 
-    assertEquals(List.of(LEFT_OPEN), sweeper.sweep());
+    assertEquals(List.of(), sweeper.sweep());
+    assertEquals(List.of(), view.aborted);
+  }
+
+  @Test
+  void leavesAnotherApplicationsTransactionAloneEvenWhenItsCoordinatorIsDoneWithIt()
+      throws Exception {
+    view.coordinators.put(4L, new CoordinatorView(4, "billing-app-7", false, Set.of()));
+    leftOpenFor(PATIENCE.multipliedBy(10));
+
+    assertEquals(List.of(), sweeper.sweep());
+    assertEquals(List.of(), view.aborted);
   }
 
   @Test
   void leavesATransactionWhoseCoordinatorStillOwesThePartitionAMarker() throws Exception {
     // Ongoing or prepared, with this partition: the marker it sends ends the open transaction.
-    view.coordinators.put(4L, new CoordinatorView(4, true, Set.of(READY_2)));
+    view.coordinators.put(4L, new CoordinatorView(4, PRODUCER_4, true, Set.of(READY_2)));
     leftOpenFor(PATIENCE.multipliedBy(10));
 
     assertEquals(List.of(), sweeper.sweep());
@@ -65,7 +81,7 @@ class HangingTransactionSweeperTest {
 
   @Test
   void abortsWhenTheProducersCurrentTransactionLeavesThePartitionOut() throws Exception {
-    view.coordinators.put(4L, new CoordinatorView(4, true,
+    view.coordinators.put(4L, new CoordinatorView(4, PRODUCER_4, true,
         Set.of(new TopicPartition("sluice.delay.1s", 0))));
     leftOpenFor(PATIENCE);
 
@@ -74,6 +90,7 @@ class HangingTransactionSweeperTest {
 
   @Test
   void aTransactionThatClosesAndAnotherThatOpensWaitsThePatienceAfresh() throws Exception {
+    view.coordinators.put(4L, new CoordinatorView(4, PRODUCER_4, false, Set.of()));
     view.open.add(LEFT_OPEN);
     sweeper.sweep();
     clock.advance(PATIENCE.dividedBy(2));
