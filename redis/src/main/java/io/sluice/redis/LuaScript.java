@@ -12,8 +12,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * A Lua script from the classpath and its SHA-1, computed locally once, run with EVALSHA.
@@ -52,12 +50,12 @@ public record LuaScript(String resource, String text, String sha) {
           if (error == null) {
             return CompletableFuture.completedFuture(reply);
           }
-          if (unwrap(error) instanceof RedisNoScriptException) {
+          if (AsyncFailure.cause(error) instanceof RedisNoScriptException) {
             onReload.run();
             return commands.<List<Object>>eval(text, ScriptOutputType.MULTI, keys, args)
                 .toCompletableFuture();
           }
-          return CompletableFuture.<List<Object>>failedFuture(unwrap(error));
+          return CompletableFuture.<List<Object>>failedFuture(AsyncFailure.cause(error));
         })
         .thenCompose(f -> f);
   }
@@ -69,14 +67,5 @@ public record LuaScript(String resource, String text, String sha) {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    Throwable e = t;
-    while ((e instanceof CompletionException || e instanceof ExecutionException)
-        && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
   }
 }

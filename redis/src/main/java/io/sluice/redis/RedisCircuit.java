@@ -246,11 +246,7 @@ public final class RedisCircuit {
     if (cause == null) {
       return "failed";
     }
-    Throwable t = cause;
-    while ((t instanceof java.util.concurrent.CompletionException
-        || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
-      t = t.getCause();
-    }
+    Throwable t = AsyncFailure.cause(cause);
     return t.getMessage() == null ? t.getClass().getSimpleName()
         : t.getClass().getSimpleName() + ": " + t.getMessage();
   }

@@ -143,14 +143,10 @@ final class LaneSchedule {
     return (long) (0.25e9 / ratePerSecond);
   }
 
-  /** The limits now enforce {@code ratePerSecond} (a reload, a learned limit): retunes the pacer. */
-  void retune(double ratePerSecond) {
-    retune(ratePerSecond, Long.MAX_VALUE);
-  }
-
   /**
-   * The limits now enforce {@code ratePerSecond} and windows whose smallest margin is
-   * {@code windowMarginNanos} ({@code Long.MAX_VALUE}: no window): retunes the pacer.
+   * The limits now enforce {@code ratePerSecond} (a reload, a learned limit) and windows whose
+   * smallest margin is {@code windowMarginNanos} ({@code Long.MAX_VALUE}: no window): retunes the
+   * pacer.
    */
   void retune(double ratePerSecond, long windowMarginNanos) {
     if (ratePerSecond != this.ratePerSecond || windowMarginNanos != this.windowMarginNanos) {

@@ -212,7 +212,8 @@ final class ProviderLane implements AutoCloseable {
       if (schedule.closed()) {
         return;
       }
-      if (limits.current().hasLimitsBeyondRate() || now - shareHeardNanos > SHARE_STALE_NANOS) {
+      boolean beyondRate = limits.current().hasLimitsBeyondRate();
+      if (beyondRate || now - shareHeardNanos > SHARE_STALE_NANOS) {
         // Limits beyond the rate (calls or cost windows, concurrency) set the pace, which a
         // share of the rate does not know: a cap from it could hold back slots the windows
         // allow, and scaled weights without a cap would split the leak worse than the
@@ -221,7 +222,7 @@ final class ProviderLane implements AutoCloseable {
         // publication that never came back) is not trusted: claim as one alone would.
         schedule.unshared();
         applyWeights(configuredWeights);
-        if (limits.current().hasLimitsBeyondRate()) {
+        if (beyondRate) {
           return;
         }
       }

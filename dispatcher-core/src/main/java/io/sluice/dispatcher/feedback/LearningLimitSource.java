@@ -57,7 +57,8 @@ public final class LearningLimitSource implements LimitSource {
     if (learned.isEmpty()) {
       return base;
     }
-    double rate = learner.ratePerSecond(provider, base.ratePerSecond());
+    double rate = LearnedRate.perSecond(base.ratePerSecond(), learned,
+        learner.typicalCost(provider));
     Lowered cached = last;
     if (cached != null && cached.rate() == rate && cached.base().equals(base)
         && cached.learned().equals(learned)) {

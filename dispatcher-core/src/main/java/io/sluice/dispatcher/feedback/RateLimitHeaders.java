@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -48,9 +49,17 @@ import java.util.regex.Pattern;
 public final class RateLimitHeaders {
   private static final Pattern COUNT = Pattern.compile("\\d{1,15}");
   private static final String[] X_SUFFIXES = {"", "-requests", "-tokens"};
-  /** The periods of the period-suffixed family, with their lengths in seconds. */
-  private static final String[] PERIODS = {"second", "minute", "hour", "day"};
-  private static final long[] PERIOD_SECONDS = {1, 60, 3_600, 86_400};
+  /** The periods of the period-suffixed family ({@code x-ratelimit-limit-<period>}). */
+  private enum Period {
+    SECOND(1), MINUTE(60), HOUR(3_600), DAY(86_400);
+
+    final String suffix = name().toLowerCase(Locale.ROOT);
+    final long millis;
+
+    Period(long seconds) {
+      this.millis = seconds * 1000;
+    }
+  }
 
   private RateLimitHeaders() {}
 
@@ -89,9 +98,8 @@ public final class RateLimitHeaders {
           family = ProviderAnnouncement.Family.X_RATELIMIT;
         }
       }
-      for (int i = 0; i < PERIODS.length; i++) {
-        if (readPeriod(headers, PERIODS[i], PERIOD_SECONDS[i], now.toEpochMilli(), policies,
-            remaining, malformed)) {
+      for (Period period : Period.values()) {
+        if (readPeriod(headers, period, now.toEpochMilli(), policies, remaining, malformed)) {
           family = ProviderAnnouncement.Family.X_RATELIMIT;
         }
       }
@@ -197,22 +205,20 @@ public final class RateLimitHeaders {
    * same length, which is stricter than the provider's fixed one (every fixed window lies inside
    * some sliding one).
    */
-  private static boolean readPeriod(ResponseHeaders headers, String period, long seconds,
-      long nowMillis, List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining,
-      List<String> malformed) {
-    String limitName = "x-ratelimit-limit-" + period;
-    String remainingName = "x-ratelimit-remaining-" + period;
+  private static boolean readPeriod(ResponseHeaders headers, Period period, long nowMillis,
+      List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed) {
+    String limitName = "x-ratelimit-limit-" + period.suffix;
+    String remainingName = "x-ratelimit-remaining-" + period.suffix;
     String limitField = headers.first(limitName);
     String remainingField = headers.first(remainingName);
     if (limitField == null && remainingField == null) {
       return false;
     }
-    String name = "x-ratelimit-" + period;
+    String name = "x-ratelimit-" + period.suffix;
     count(limitField, limitName, malformed).ifPresent(
-        q -> policies.add(new AnnouncedPolicy(name, LimitUnit.CALLS, q, seconds * 1000)));
+        q -> policies.add(new AnnouncedPolicy(name, LimitUnit.CALLS, q, period.millis)));
     count(remainingField, remainingName, malformed).ifPresent(left -> {
-      long periodMillis = seconds * 1000;
-      long untilBoundary = periodMillis - Math.floorMod(nowMillis, periodMillis);
+      long untilBoundary = period.millis - Math.floorMod(nowMillis, period.millis);
       remaining.add(new AnnouncedRemaining(name, LimitUnit.CALLS, left,
           OptionalLong.of(untilBoundary), OptionalLong.empty()));
     });

@@ -164,7 +164,7 @@ class LaneScheduleTest {
   void shouldTolerateLessLatenessAfterTheRateRises() {
     lane.claimSlots(1, clock.nanos());
     long due = grant(1);
-    lane.retune(100);
+    lane.retune(100, Long.MAX_VALUE);
     assertEquals(new Decision.Drop(10 * MS), lane.slotDue(due + 10 * MS, due, 10 * MS),
         "at 100/s half an interval is 5 ms");
 

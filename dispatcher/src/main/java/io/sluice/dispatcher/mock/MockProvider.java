@@ -468,15 +468,8 @@ public final class MockProvider implements AutoCloseable {
     } else if (announce == Announce.X_RATELIMIT_PERIODS) {
       for (int i = 0; i < limits.size(); i++) {
         ProviderWindow l = limits.get(i);
-        String period = switch ((int) Math.min(Integer.MAX_VALUE, l.window().toSeconds())) {
-          case 1 -> "Second";
-          case 60 -> "Minute";
-          case 3_600 -> "Hour";
-          case 86_400 -> "Day";
-          default -> null;
-        };
-        if (l.unit() == ProviderWindow.Unit.CALLS && period != null
-            && l.window().toNanosPart() == 0) {
+        String period = PERIOD_NAMES.get(l.window());
+        if (l.unit() == ProviderWindow.Unit.CALLS && period != null) {
           out.put("X-RateLimit-Limit-" + period, Long.toString(l.amount()));
           out.put("X-RateLimit-Remaining-" + period,
               Long.toString(windows.get(i).remaining(nowNanos)));
@@ -486,6 +479,11 @@ public final class MockProvider implements AutoCloseable {
     }
     return out;
   }
+
+  /** The windows the period-suffixed family can state, by the suffix that states each. */
+  private static final Map<Duration, String> PERIOD_NAMES = Map.of(Duration.ofSeconds(1),
+      "Second", Duration.ofMinutes(1), "Minute", Duration.ofHours(1), "Hour", Duration.ofDays(1),
+      "Day");
 
   /** The x-ratelimit family: per unit, the limit with the longest window. */
   private void announceLongest(Map<String, String> out, long nowNanos,

@@ -3,11 +3,11 @@ package io.sluice.topology.limiter;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.redis.AsyncFailure;
 import io.sluice.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
@@ -141,8 +141,7 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
             return CompletableFuture.completedFuture(
                 replies.stream().mapToLong(CompletableFuture::join).sum());
           }
-          Throwable cause = error instanceof CompletionException
-              && error.getCause() != null ? error.getCause() : error;
+          Throwable cause = AsyncFailure.cause(error);
           if (cause instanceof RedisCommandTimeoutException
               && attempt < BATCH_ATTEMPTS) {
             return batchWithRetries(batch, command, attempt + 1);

@@ -61,10 +61,20 @@ public final class HangingTransactionJudge {
     return tooLong;
   }
 
+  /** What may be done about a transaction open too long. */
+  public enum Verdict {
+    /** Its coordinator still owes the partition a marker: it will end on its own. */
+    OWED,
+    /** Sluice's own, and its coordinator is done with the partition: no marker is coming. */
+    HANGING,
+    /** Not Sluice's, or its producer unknown to the coordinators: for an operator to judge. */
+    NOT_OURS
+  }
+
   /**
-   * True when no marker will reach {@code open}'s partition and Sluice may write one: the
-   * coordinator knows the producer, the producer is one of Sluice's ({@code ours}: its
-   * transactional id), and the coordinator is done with that partition.
+   * {@link Verdict#HANGING} when no marker will reach {@code open}'s partition and Sluice may
+   * write one: the coordinator knows the producer, the producer is one of Sluice's ({@code ours}:
+   * its transactional id), and the coordinator is done with that partition.
    *
    * <p>Narrower than {@code kafka-transactions.sh find-hanging}, which also counts a producer no
    * coordinator lists as hanging. On a shared cluster that reading is not safe from inside an
@@ -72,14 +82,16 @@ public final class HangingTransactionJudge {
    * describe, so another application's live transaction (a producer writing the inbound topic
    * transactionally, or committing its own offsets to {@code __consumer_offsets}) would look
    * unknown and be aborted. Such a transaction is left to the operator ({@link
-   * HangingTransactionSweeper} says how); Sluice's own, the case a broker restart leaves behind,
+   * HangingTransactionSweeper} says so); Sluice's own, the case a broker restart leaves behind,
    * are always known to their coordinator for {@code transactional.id.expiration.ms} (7 days).
    */
-  public static boolean hanging(OpenTransaction open, Optional<CoordinatorView> coordinator,
+  public static Verdict judge(OpenTransaction open, Optional<CoordinatorView> coordinator,
       Predicate<String> ours) {
-    return coordinator
-        .filter(c -> c.producerId() == open.producerId() && ours.test(c.transactionalId()))
-        .map(c -> !c.owesMarkerTo(open.partition()))
-        .orElse(false);
+    Optional<CoordinatorView> known = coordinator.filter(c -> c.producerId() == open.producerId());
+    if (known.isPresent() && known.get().owesMarkerTo(open.partition())) {
+      return Verdict.OWED;
+    }
+    return known.filter(c -> ours.test(c.transactionalId())).isPresent()
+        ? Verdict.HANGING : Verdict.NOT_OURS;
   }
 }

@@ -88,18 +88,16 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     List<OpenTransaction> abortedNow = new ArrayList<>();
     for (OpenTransaction t : tooLong) {
       Optional<CoordinatorView> coordinator = Optional.ofNullable(coordinators.get(t.producerId()));
-      if (!HangingTransactionJudge.hanging(t, coordinator, ours)) {
-        boolean owed = coordinator.filter(c -> c.producerId() == t.producerId())
-            .map(c -> c.owesMarkerTo(t.partition())).orElse(false);
-        if (!owed && reported.add(t)) {
-          // Not Sluice's, or its producer unknown to the coordinators this role may ask: said
-          // once, for an operator to judge.
-          LOG.warn("transaction open on {} since offset {} for over {} s, of producer {} ({}): "
-                  + "not Sluice's to abort; if no marker is coming, read_committed consumers "
-                  + "stand at it: see kafka-transactions.sh find-hanging", t.partition(),
-              t.startOffset(), patience.toSeconds(), t.producerId(),
-              coordinator.map(CoordinatorView::transactionalId).orElse("not listed"));
-        }
+      HangingTransactionJudge.Verdict verdict = HangingTransactionJudge.judge(t, coordinator, ours);
+      if (verdict == HangingTransactionJudge.Verdict.NOT_OURS && reported.add(t)) {
+        // Said once, for an operator to judge.
+        LOG.warn("transaction open on {} since offset {} for over {} s, of producer {} ({}): "
+                + "not Sluice's to abort; if no marker is coming, read_committed consumers "
+                + "stand at it: see kafka-transactions.sh find-hanging", t.partition(),
+            t.startOffset(), patience.toSeconds(), t.producerId(),
+            coordinator.map(CoordinatorView::transactionalId).orElse("not listed"));
+      }
+      if (verdict != HangingTransactionJudge.Verdict.HANGING) {
         continue;
       }
       try {
