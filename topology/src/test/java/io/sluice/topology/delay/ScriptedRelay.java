@@ -244,7 +244,10 @@ final class ScriptedRelay {
     Predicate<ProducerRecord<byte[], byte[]>> failOnly = r -> true;
     /** Every record whose send succeeded, committed or not. */
     final List<ProducerRecord<byte[], byte[]>> acknowledged = new ArrayList<>();
+    /** Each transaction committed with offsets: those offsets, and what was acknowledged by then. */
+    final List<CommitSeen> commitsSeen = new ArrayList<>();
     int aborts;
+    private Map<TopicPartition, OffsetAndMetadata> offsetsSent = Map.of();
     private boolean sendFailed;
     private final List<ProducerRecord<byte[], byte[]>> unsettled = new ArrayList<>();
 
@@ -254,12 +257,24 @@ final class ScriptedRelay {
         throw new org.apache.kafka.common.KafkaException(
             "Cannot execute transactional method because we are in an error state");
       }
+      if (!offsetsSent.isEmpty()) {
+        commitsSeen.add(new CommitSeen(offsetsSent, List.copyOf(acknowledged)));
+        offsetsSent = Map.of();
+      }
       super.commitTransaction();
+    }
+
+    @Override
+    public synchronized void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
+        org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata) {
+      super.sendOffsetsToTransaction(offsets, groupMetadata);
+      offsetsSent = Map.copyOf(offsets);
     }
 
     @Override
     public synchronized void abortTransaction() {
       super.abortTransaction();
+      offsetsSent = Map.of();
       sendFailed = false;
       aborts++;
     }
@@ -290,4 +305,11 @@ final class ScriptedRelay {
     }
   }
 
+
+  /**
+   * A transaction's commit as the producer saw it when asked to commit: the offsets sent with it,
+   * and every record acknowledged at that moment (of this transaction or earlier ones).
+   */
+  record CommitSeen(Map<TopicPartition, OffsetAndMetadata> offsets,
+      List<ProducerRecord<byte[], byte[]>> acknowledgedBefore) {}
 }
