@@ -290,6 +290,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (running.get()) {
         throw e;
       }
+    } catch (RuntimeException e) {
+      LOG.error("dispatcher: stopped by an unexpected error (its supervisor starts it again)", e);
+      throw e;
     } finally {
       consuming = false;
       if (abrupt) {

@@ -143,6 +143,16 @@ public final class Gate implements AutoCloseable {
     return streams;
   }
 
+  /**
+   * False once Kafka Streams stopped for good ({@code ERROR}, or {@code NOT_RUNNING} without a
+   * close): its own threads are replaced when they fail, the client as a whole is not.
+   */
+  public boolean isRunning() {
+    KafkaStreams.State s = streams.state();
+    return s != KafkaStreams.State.ERROR && s != KafkaStreams.State.PENDING_ERROR
+        && s != KafkaStreams.State.NOT_RUNNING;
+  }
+
   /** The circuit in front of Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return redis.circuit();
