@@ -380,6 +380,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       commits.settled();
       return;
     }
+    if (action instanceof RecordIntake.ReadAgain again) {
+      LOG.warn("dispatcher: {}@{} read again by the same assignment (its position went back); "
+          + "skipped, it was taken at its first read", tp, again.offset());
+      return;
+    }
     if (action instanceof RecordIntake.Malformed m) {
       held.hold(m.entry());
       deadNow(m.entry(), m.reason(), m.detail()); // the dead letter names its source

@@ -178,7 +178,7 @@ public final class Relay implements Runnable, AutoCloseable {
         throw e;
       }
     } catch (RuntimeException e) {
-      LOG.error("relay: stopped by an unexpected error (health reports it DOWN)", e);
+      LOG.error("relay: stopped by an unexpected error (its supervisor starts it again)", e);
       throw e;
     } finally {
       settleQuietly();
@@ -268,6 +268,12 @@ public final class Relay implements Runnable, AutoCloseable {
     }
     Duration step = stepOfTopic.get(tp.topic());
     for (ConsumerRecord<byte[], byte[]> record : batch) {
+      if (partition.ledger.readBefore(record.offset())) {
+        // The position went back (a reset after an out-of-range fetch, say): held or gone already,
+        // so skipped. This ended the relay's thread before (the ledger refuses offsets out of order).
+        LOG.warn("relay: {}@{} read again; skipped, it was taken at its first read", tp, record.offset());
+        continue;
+      }
       if (!partition.ledger.read(record.offset())) {
         continue; // released by an earlier owner, in a committed transaction
       }

@@ -383,6 +383,28 @@ class RelayTest {
   }
 
   @Test
+  @DisplayName("records read again after the consumer's position went back are skipped: each relayed once, the relay goes on")
+  void shouldSkipRecordsReadAgainAfterThePositionWentBack() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now, paid(now + 100));
+    s.append("b", now, paid(now + 100));
+    s.then(() -> s.consumer.seek(ONE_SECOND, 0)); // read again from the start, both still held
+    s.then(() -> {
+      s.append("c", now, paid(now + 100));
+      s.clock.setMillis(now + 100);
+    });
+    s.then(() -> s.consumer.seek(ONE_SECOND, 1)); // and again, after a and b went
+    s.then(() -> {});
+    s.run();
+
+    assertNull(s.died(), "the relay's loop goes on");
+    assertEquals(List.of("a", "b", "c"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "each once");
+    assertEquals(3, s.highestCommitted(ONE_SECOND));
+  }
+
+  @Test
   @DisplayName("a record whose step ends before its not-before hops to a smaller step instead of leaving early")
   void shouldHopARecordWhoseStepEndsBeforeItsNotBefore() {
     ScriptedRelay s = new ScriptedRelay();
