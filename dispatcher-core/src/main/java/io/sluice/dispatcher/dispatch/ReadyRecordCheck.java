@@ -18,9 +18,10 @@ import org.apache.kafka.common.header.Headers;
  * <p>The gate writes only valid events there, but the topic is not the gate's alone: a DLQ
  * replayed by hand, a tool writing straight into it, a gate of another version. Before this check
  * such a record (no tenant, cost 0, a null value) threw inside the fair queue and killed the
- * dispatcher thread, which nothing restarts. So the dispatcher applies the gate's own structural
- * and configuration rules ({@link EventValidator}, {@link EventRules#checkSendable}) once more, and
- * checks the headers it relies on. The admission rules are not judged again: an event the gate
+ * dispatcher thread (a supervisor restarts it now, but the record would kill the next one too).
+ * So the dispatcher applies the gate's own structural and configuration rules
+ * ({@link EventValidator}, {@link EventRules#checkSendable}) once more, and checks the headers it
+ * relies on. The admission rules are not judged again: an event the gate
  * admitted under a larger {@code maxPayloadBytes} or {@code maxCost} (since lowered by a reload)
  * was paid for and is still deliverable; a cost above the provider's smallest cost window is not.
  */
