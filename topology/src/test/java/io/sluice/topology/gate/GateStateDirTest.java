@@ -55,4 +55,26 @@ class GateStateDirTest {
       assertEquals(List.of(noLockFile, other).stream().sorted().toList(), left.sorted().toList());
     }
   }
+
+  @Test
+  @DisplayName("a directory held by a gate in another process is kept, and removed once that process is killed")
+  void keptWhileAnotherProcessHoldsIt() throws Exception {
+    Process gate = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), HoldsGateStateDir.class.getName(), parent.toString())
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    try {
+      Path held = Path.of(new java.io.BufferedReader(new java.io.InputStreamReader(gate.getInputStream()))
+          .readLine());
+      assertEquals(List.of(), GateStateDir.removeStale(parent), "its lock is held");
+      assertTrue(Files.isDirectory(held));
+
+      gate.destroyForcibly(); // SIGKILL: no close, the directory stays behind
+      gate.waitFor();
+      assertTrue(Files.isDirectory(held), "left behind");
+      assertEquals(List.of(held), GateStateDir.removeStale(parent), "nobody holds it now");
+      assertFalse(Files.exists(held));
+    } finally {
+      gate.destroyForcibly();
+    }
+  }
 }
