@@ -122,6 +122,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** The partitions owned now, their offsets and their last confirmed commits. */
   private final OwnedPartitions owned = new OwnedPartitions();
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
+  /** Entries whose settlement was given up because their partition moved: held no longer. */
+  private final ConcurrentLinkedQueue<DispatchEntry> dropped = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile RecordIntake intake;
@@ -213,8 +215,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       return t;
     });
     this.timer.setRemoveOnCancelPolicy(true);
-    this.writer = new SettlementWriter(producer, topics, clock, settled::add, timer, 1000,
-        owned::isCurrent);
+    this.writer = new SettlementWriter(producer, topics, clock, settled::add, dropped::add, timer,
+        1000, owned::isCurrent);
     this.providers = Map.copyOf(providers);
     this.commits = new OffsetCommits(consumer, owned, clock, COMMIT_EVERY_MILLIS);
     this.takeover = new PartitionTakeover(consumer, deliveredLog, COMMITTED_TIMEOUT,
@@ -288,6 +290,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (running.get()) {
         throw e;
       }
+    } catch (RuntimeException e) {
+      LOG.error("dispatcher: stopped by an unexpected error (its supervisor starts it again)", e);
+      throw e;
     } finally {
       consuming = false;
       if (abrupt) {
@@ -373,6 +378,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (action instanceof RecordIntake.SettledBefore) {
       skipped++;
       commits.settled();
+      return;
+    }
+    if (action instanceof RecordIntake.ReadAgain again) {
+      LOG.warn("dispatcher: {}@{} read again by the same assignment (its position went back); "
+          + "skipped, it was taken at its first read", tp, again.offset());
       return;
     }
     if (action instanceof RecordIntake.Malformed m) {
@@ -480,6 +490,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       if (owned.settle(e)) {
         commits.settled();
       }
+    }
+    while ((e = dropped.poll()) != null) {
+      held.release(e); // its new owner settles it; its bytes are not ours to hold
     }
   }
 

@@ -31,10 +31,13 @@ public final class DispatcherService implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Thread thread;
   private final RedisAccess redis;
+  /** Stops reloads reaching this instance's dispatcher once it is closed. */
+  private final Runnable unfollow;
 
-  private DispatcherService(Dispatcher dispatcher, RedisAccess redis) {
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow) {
     this.dispatcher = dispatcher;
     this.redis = redis;
+    this.unfollow = unfollow;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -93,9 +96,9 @@ public final class DispatcherService implements AutoCloseable {
         new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
         Clock.systemUTC(), listener,
         name -> new ConfiguredLimits(live, name));
-    live.onChange(dispatcher::reload);
+    Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis);
+    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow);
     service.thread.start();
     return service;
   }
@@ -110,8 +113,14 @@ public final class DispatcherService implements AutoCloseable {
   }
 
 
+  /** True while the consumer loop's thread runs (false once it stopped, or died). */
+  public boolean isRunning() {
+    return thread.isAlive();
+  }
+
   @Override
   public void close() {
+    unfollow.run();
     dispatcher.close();
     try {
       thread.join(Duration.ofSeconds(30).toMillis());

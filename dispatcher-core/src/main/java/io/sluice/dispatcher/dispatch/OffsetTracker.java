@@ -48,6 +48,11 @@ public final class OffsetTracker {
     return inherited.contains(offset);
   }
 
+  /** True when {@code offset} is below the last one read: read before by this assignment. */
+  public boolean readBefore(long offset) {
+    return offset < next;
+  }
+
   /** Records that {@code offset} was read; offsets must be tracked in increasing order. */
   public void track(long offset) {
     if (offset < next) {

@@ -18,10 +18,12 @@ import org.apache.kafka.common.header.Headers;
  * <p>The gate writes only valid events there, but the topic is not the gate's alone: a DLQ
  * replayed by hand, a tool writing straight into it, a gate of another version. Before this check
  * such a record (no tenant, cost 0, a null value) threw inside the fair queue and killed the
- * dispatcher thread, which nothing restarts. So the dispatcher applies the gate's own structural
- * and configuration rules ({@link EventValidator}, {@link EventRules}) once more, and checks the
- * headers it relies on. The value's size is not checked again: an event the gate admitted under a
- * larger {@code maxPayloadBytes} is still deliverable.
+ * dispatcher thread (a supervisor restarts it now, but the record would kill the next one too).
+ * So the dispatcher applies the gate's own structural and configuration rules
+ * ({@link EventValidator}, {@link EventRules#checkSendable}) once more, and checks the headers it
+ * relies on. The admission rules are not judged again: an event the gate
+ * admitted under a larger {@code maxPayloadBytes} or {@code maxCost} (since lowered by a reload)
+ * was paid for and is still deliverable; a cost above the provider's smallest cost window is not.
  */
 final class ReadyRecordCheck {
   /** What to do with one record. */
@@ -63,8 +65,8 @@ final class ReadyRecordCheck {
       return new Reject(invalid.reason(), invalid.detail());
     }
     WorkEvent event = ((ValidationResult.Valid) structure).event();
-    // Size 0: the size is not judged again here (see the class comment).
-    if (rules.check(event, 0) instanceof ValidationResult.Invalid invalid) {
+    // Neither the size nor maxCost is judged again here (see the class comment).
+    if (rules.checkSendable(event) instanceof ValidationResult.Invalid invalid) {
       return new Reject(invalid.reason(), invalid.detail());
     }
     String tier = HeaderValues.last(headers, HeaderNames.TIER)

@@ -33,6 +33,13 @@ final class RecordIntake {
   /** Settled by the previous owner: nothing to do (its offset is settled already). */
   record SettledBefore() implements Action {}
 
+  /**
+   * At or below an offset this assignment read already (the consumer's position went back): it is
+   * being handled from its first read, or was; nothing to do. This stopped the dispatcher's thread
+   * for good before ({@link OffsetTracker#track} refuses offsets out of order).
+   */
+  record ReadAgain(long offset) implements Action {}
+
   /** Dead-letter {@code entry} (which may hold no event) with {@code reason}. */
   record Malformed(DispatchEntry entry, Reason reason, String detail) implements Action {}
 
@@ -56,6 +63,9 @@ final class RecordIntake {
       Instant now) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
     OffsetTracker offsets = assignment.offsets();
+    if (offsets.readBefore(record.offset())) {
+      return new ReadAgain(record.offset());
+    }
     offsets.track(record.offset());
     if (offsets.settledBefore(record.offset())) {
       // The previous owner settled it after its last committed offset and said so in the

@@ -60,6 +60,7 @@ final class SettlementWriter {
   private final DelayLadder ladder;
   private final Clock clock;
   private final Consumer<DispatchEntry> onSettled;
+  private final Consumer<DispatchEntry> onDropped;
   private final ScheduledExecutorService timer;
   private final long resendMillis;
   /** Whether the entry's partition is still read by the assignment that read it. */
@@ -72,10 +73,14 @@ final class SettlementWriter {
 
   SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
       Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer) {
-    this(producer, topics, clock, onSettled, timer, 1000, e -> true);
+    this(producer, topics, clock, onSettled, e -> { }, timer, 1000, e -> true);
   }
 
   /**
+   * @param onSettled    told of each entry whose settlement Kafka acknowledged
+   * @param onDropped    told of each entry whose settlement is given up because its partition
+   *                     moved: never settled here, but no longer held either (what the caller
+   *                     counted for it, its bytes, must be let go)
    * @param resendMillis wait before a failed produce is sent again (doubling when permanent)
    * @param owned        false once the entry's partition was revoked or lost: a failed produce is
    *                     then not sent again. The partition's new owner reads the record again and
@@ -83,8 +88,9 @@ final class SettlementWriter {
    *                     written twice brings the event back twice, and it is called twice).
    */
   SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
-      Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer, long resendMillis,
-      Predicate<DispatchEntry> owned) {
+      Consumer<DispatchEntry> onSettled, Consumer<DispatchEntry> onDropped,
+      ScheduledExecutorService timer, long resendMillis, Predicate<DispatchEntry> owned) {
+    this.onDropped = onDropped;
     this.resendMillis = resendMillis;
     this.owned = owned;
     this.producer = producer;
@@ -229,10 +235,13 @@ final class SettlementWriter {
       timer.schedule(() -> {
         if (owned.test(e)) {
           send(e, record, failures);
-        } else if (stuck.remove(e.source()) != null) {
+          return;
+        }
+        if (stuck.remove(e.source()) != null) {
           LOG.warn("{} for {} no longer written by this instance: its partition moved", record.topic(),
               e.source());
         }
+        onDropped.accept(e);
       }, millis, TimeUnit.MILLISECONDS);
     } catch (RuntimeException rejected) {
       // The timer is shut down: we are closing, and the event stays unsettled.

@@ -74,7 +74,6 @@ class ReadyRecordCheckTest {
         "no tenant", json("{\"id\":\"e\",\"provider\":\"api\"}"),
         "cost 0", json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":0}"),
         "cost -3", json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":-3}"),
-        "cost above maxCost", json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":6}"),
         "no id", json("{\"tenant\":\"t\",\"provider\":\"api\"}"));
     invalid.forEach((what, value) -> {
       ReadyRecordCheck.Reject r = rejected(value, headers());
@@ -89,6 +88,18 @@ class ReadyRecordCheckTest {
         headers()).detail().contains("cost"));
     assertEquals(Reason.UNKNOWN_PROVIDER,
         rejected(json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"nope\"}"), headers()).reason());
+  }
+
+  @Test
+  @DisplayName("an event the gate admitted under a larger maxCost is dispatched after a reload lowered it: it was paid for")
+  void admittedBeforeMaxCostWasLowered() {
+    byte[] dear = json("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\",\"cost\":5}");
+    assertInstanceOf(ReadyRecordCheck.Dispatch.class, check.check(dear, headers()), "at maxCost 5");
+    ReadyRecordCheck reloaded = new ReadyRecordCheck(ConfigLoader.parse(
+        YAML.replace("maxCost: 5", "maxCost: 2"), Map.of()));
+    ReadyRecordCheck.Dispatch d = assertInstanceOf(ReadyRecordCheck.Dispatch.class,
+        reloaded.check(dear, headers()), "maxCost is the gate's admission rule, judged once");
+    assertEquals(5, d.event().cost());
   }
 
   @Test

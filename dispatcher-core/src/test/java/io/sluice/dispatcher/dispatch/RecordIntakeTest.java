@@ -46,6 +46,22 @@ class RecordIntakeTest {
   }
 
   @Test
+  void shouldSkipARecordReadAgainByTheSameAssignmentInsteadOfStoppingTheDispatcher() {
+    OwnedPartitions.Assignment assignment = assignment(Map.of());
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(record(7, ""), assignment, NOW));
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(record(9, ""), assignment, NOW));
+    // The consumer's position went back (a reset after an out-of-range fetch, say).
+    RecordIntake.ReadAgain again = assertInstanceOf(RecordIntake.ReadAgain.class,
+        intake.admit(record(8, ""), assignment, NOW));
+    assertEquals(8, again.offset());
+    assertInstanceOf(RecordIntake.ReadAgain.class, intake.admit(record(9, ""), assignment, NOW));
+    assertEquals(OptionalLong.of(7), assignment.offsets().committable(), "the books are unchanged");
+    assertEquals(2, assignment.offsets().unsettled(), "7 and 9, once each");
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(record(10, ""), assignment, NOW),
+        "reading goes on past them");
+  }
+
+  @Test
   void shouldDeadLetterAMalformedRecordBeforeAnyLeakSlot() {
     ConsumerRecord<byte[], byte[]> record =
         new ConsumerRecord<>("ready", 0, 7, null, "{\"id\":\"e\"}".getBytes(UTF_8));

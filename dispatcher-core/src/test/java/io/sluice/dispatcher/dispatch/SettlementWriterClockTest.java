@@ -47,9 +47,13 @@ class SettlementWriterClockTest {
   private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null,
       new ByteArraySerializer(), new ByteArraySerializer());
   private final List<DispatchEntry> settled = new ArrayList<>();
+  private final List<DispatchEntry> dropped = new ArrayList<>();
   private final ManualTimer timer = new ManualTimer();
+  /** Whether the entries' partition is still this instance's. */
+  private boolean owned = true;
   private final SettlementWriter writer = new SettlementWriter(producer, topics,
-      Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC), settled::add, timer, RESEND_MILLIS, e -> true);
+      Clock.fixed(Instant.ofEpochMilli(NOW), ZoneOffset.UTC), settled::add, dropped::add, timer,
+      RESEND_MILLIS, e -> owned);
 
   /**
    * Runs nothing by itself: records each delay asked for and runs a task when the test says so.
@@ -172,5 +176,28 @@ class SettlementWriterClockTest {
     assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
     assertTrue(timer.idle(), "no resend after close");
     assertEquals(List.of(), settled);
+  }
+
+  @Test
+  @DisplayName("a settlement given up because its partition moved lets its bytes go, as one written does")
+  void droppedSettlementReleasesItsBytes() {
+    // Wired as the dispatcher wires it: written or given up, the entry leaves the byte budget.
+    ReadBudget budget = new ReadBudget(Set.of("api"), 100, 1_000_000);
+    DispatchEntry moved = entry(null);
+    DispatchEntry written = entry(null);
+    budget.hold(moved);
+    budget.hold(written);
+    writer.defer(moved, Reason.PROVIDER_5XX, "500", 100, 1);
+    writer.defer(written, Reason.PROVIDER_5XX, "500", 100, 1);
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")), "a broker restarting");
+    assertTrue(producer.completeNext());
+    owned = false; // the partition moved before the resend's turn
+    timer.runNext();
+    settled.forEach(budget::release);
+    dropped.forEach(budget::release);
+    assertEquals(2, producer.history().size(), "not sent again: the new owner settles it");
+    assertEquals(List.of(written), settled);
+    assertEquals(List.of(moved), dropped);
+    assertEquals(0, budget.heldBytes("api"), "nothing held for an entry no longer ours");
   }
 }

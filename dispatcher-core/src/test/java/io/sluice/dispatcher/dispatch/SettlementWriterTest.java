@@ -44,7 +44,7 @@ class SettlementWriterTest {
   private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
   private volatile boolean owned = true;
   private final SettlementWriter writer = new SettlementWriter(producer, topics, Clock.systemUTC(),
-      settled::add, timer, 10, e -> owned);
+      settled::add, e -> { }, timer, 10, e -> owned);
 
   @AfterEach
   void stop() {

@@ -3,6 +3,9 @@ package io.sluice.dispatcher.app;
 import com.codahale.metrics.MetricRegistry;
 import io.sluice.dispatcher.app.hanging.AdminTransactionsView;
 import io.sluice.dispatcher.app.hanging.HangingTransactionSweeper;
+import io.sluice.dispatcher.app.supervise.RestartPolicy;
+import io.sluice.dispatcher.app.supervise.RoleSupervisor;
+import io.sluice.dispatcher.app.supervise.Supervision;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.ops.CircuitHealth;
 import io.sluice.dispatcher.ops.LearnedLimitsHealth;
@@ -16,6 +19,7 @@ import io.sluice.dispatcher.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
 import io.sluice.schemas.config.LiveConfig;
+import io.sluice.schemas.config.ProviderConfig;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.delay.RelayService;
@@ -30,6 +34,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.DoubleSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -39,8 +46,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running application: the roles asked for, their metrics, JMX and the {@code /metrics} and
- * {@code /health} endpoint. Closing stops the dispatcher first (its calls in flight finish and are
+ * The running application: the roles asked for, each under a {@link RoleSupervisor}, their
+ * metrics, JMX and the {@code /metrics}, {@code /ready}, {@code /live} and {@code /health}
+ * endpoint. Closing stops the dispatcher first (its calls in flight finish and are
  * committed), then the relay, then the gate, so work moves downstream and nothing is cut mid-way.
  */
 public final class SluiceApp implements AutoCloseable {
@@ -54,14 +62,16 @@ public final class SluiceApp implements AutoCloseable {
 
   private final List<AutoCloseable> stopOrder = new ArrayList<>();
   private final SluiceMetrics metrics;
-  private Gate gate;
-  private RelayService relay;
-  private DispatcherService dispatcher;
+  private final Supervision supervision;
+  private RoleSupervisor<Gate> gate;
+  private RoleSupervisor<RelayService> relay;
+  private RoleSupervisor<DispatcherService> dispatcher;
   private OpsServer ops;
   private LiveConfig live;
 
-  private SluiceApp(SluiceMetrics metrics) {
+  private SluiceApp(SluiceMetrics metrics, Supervision supervision) {
     this.metrics = metrics;
+    this.supervision = supervision;
   }
 
   /**
@@ -82,6 +92,16 @@ public final class SluiceApp implements AutoCloseable {
    */
   public static SluiceApp start(LiveConfig live, Set<Role> roles,
       Map<String, Provider> providers, MetricRegistry registry, int httpPort) {
+    return start(live, roles, providers, registry, httpPort, Supervision.standard());
+  }
+
+  /**
+   * {@link #start(LiveConfig, Set, Map, MetricRegistry, int)}, the roles supervised as
+   * {@code supervision} says (tests: a short check interval, an exit that records the code).
+   */
+  public static SluiceApp start(LiveConfig live, Set<Role> roles,
+      Map<String, Provider> providers, MetricRegistry registry, int httpPort,
+      Supervision supervision) {
     SluiceConfig config = live.get();
     Preflight.kafka(config);
     Preflight.redis(config);
@@ -97,7 +117,7 @@ public final class SluiceApp implements AutoCloseable {
     } catch (Exception e) {
       throw new Preflight.Unreachable("could not list Kafka's topics: " + e.getMessage());
     }
-    SluiceApp app = new SluiceApp(new SluiceMetrics(registry));
+    SluiceApp app = new SluiceApp(new SluiceMetrics(registry), supervision);
     try {
       app.startRoles(live, EnumSet.copyOf(roles), providers, httpPort);
     } catch (RuntimeException e) {
@@ -128,39 +148,47 @@ public final class SluiceApp implements AutoCloseable {
     JmxExposure jmx = JmxExposure.start(metrics.registry());
     stopOrder.add(jmx);
     Map<String, Supplier<RoleStatus>> states = new LinkedHashMap<>();
+    List<HealthCheck> circuits = new ArrayList<>();
     if (roles.contains(Role.GATE)) {
-      gate = Gate.start(live, metrics, Map.of());
-      stopOrder.add(gate);
-      metrics.redisCircuit("gate", gate.circuit());
-      states.put("gate", () -> {
-        KafkaStreams.State s = gate.streams().state();
+      AtomicReference<Gate> latest = new AtomicReference<>();
+      gate = supervise("gate", () -> remember(latest, Gate.start(live, metrics, Map.of())),
+          Gate::isRunning);
+      metrics.redisCircuit("gate", () -> latest.get().circuit());
+      circuits.add(new CircuitHealth("gateRedisCircuit", () -> latest.get().circuit().status()));
+      states.put("gate", () -> gate.status(g -> {
+        KafkaStreams.State s = g.streams().state();
         return s.isRunningOrRebalancing() || s == KafkaStreams.State.CREATED
             ? RoleStatus.healthy(s.name()) : RoleStatus.unhealthy(s.name());
-      });
+      }));
     }
     if (roles.contains(Role.RELAY)) {
-      relay = RelayService.start(config, metrics);
-      stopOrder.add(relay);
-      states.put("relay", () -> relay.isRunning()
-          ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED"));
+      relay = supervise("relay", () -> RelayService.start(config, metrics), RelayService::isRunning);
+      states.put("relay", () -> relay.status(r -> r.isRunning()
+          ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED")));
     }
     if (roles.contains(Role.DISPATCHER)) {
-      dispatcher = providers == null ? DispatcherService.start(live, metrics)
-          : DispatcherService.start(live, providers, metrics);
-      stopOrder.add(dispatcher);
-      metrics.redisCircuit("dispatcher", dispatcher.circuit());
-      states.put("dispatcher", () -> !dispatcher.dispatcher().isRunning()
+      AtomicReference<DispatcherService> latest = new AtomicReference<>();
+      dispatcher = supervise("dispatcher", () -> remember(latest, providers == null
+          ? DispatcherService.start(live, metrics)
+          : DispatcherService.start(live, providers, metrics)), DispatcherService::isRunning);
+      metrics.redisCircuit("dispatcher", () -> latest.get().circuit());
+      circuits.add(new CircuitHealth("dispatcherRedisCircuit",
+          () -> latest.get().circuit().status()));
+      states.put("dispatcher", () -> dispatcher.status(d -> !d.isRunning()
           ? RoleStatus.unhealthy("STOPPED")
-          : dispatcher.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
-              .orElse(RoleStatus.healthy("RUNNING")));
+          : d.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
+              .orElse(RoleStatus.healthy("RUNNING"))));
       for (String provider : config.providers().keySet()) {
+        // The configured rate as in force now: a reload changes it without a restart.
+        DoubleSupplier configured = configuredRate(live, provider);
         metrics.providerLane(provider,
-            () -> dispatcher.dispatcher().buffered().getOrDefault(provider, 0),
-            () -> dispatcher.dispatcher().inFlight().getOrDefault(provider, 0),
-            config.providers().get(provider).rate().perSecond());
-        metrics.pacedRate(provider, () -> dispatcher.dispatcher().learner().ratePerSecond(provider,
-            config.providers().get(provider).rate().perSecond()));
+            () -> latest.get().dispatcher().buffered().getOrDefault(provider, 0),
+            () -> latest.get().dispatcher().inFlight().getOrDefault(provider, 0),
+            configured);
+        metrics.pacedRate(provider, () -> latest.get().dispatcher().learner()
+            .ratePerSecond(provider, configured.getAsDouble()));
       }
+      circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
     }
     stopOrder.add(1, sweepHangingTransactions(config, roles));
     if (httpPort >= 0) {
@@ -170,18 +198,38 @@ public final class SluiceApp implements AutoCloseable {
       RedisAccess redis = RedisAccess.open(config.redis(), "health");
       stopOrder.add(0, redis);
       List<HealthCheck> checks = new ArrayList<>(List.of(kafka, RedisReachability.of(redis::ping)));
-      // Each role's circuit: open means the onRedisDown policies decide, which /health must say.
-      if (gate != null) {
-        checks.add(CircuitHealth.of("gate", gate.circuit()));
-      }
-      if (dispatcher != null) {
-        checks.add(CircuitHealth.of("dispatcher", dispatcher.circuit()));
-        checks.add(new LearnedLimitsHealth(dispatcher.dispatcher().learner(), config));
-      }
+      // Each role's circuit: open means the onRedisDown policies decide, which /ready must say.
+      checks.addAll(circuits);
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(), new Health(checks, states));
       stopOrder.add(1, ops);
-      LOG.info("sluice: /metrics and /health on port {}", ops.port());
+      LOG.info("sluice: /metrics, /ready, /live and /health on port {}", ops.port());
     }
+  }
+
+  /**
+   * Starts a role under a {@link RoleSupervisor}: a role whose loop stops is closed and started
+   * again with new clients, and the process exits ({@link Supervision#EXIT_ROLE_FAILED}) when that
+   * happens more often than {@link RestartPolicy#DEFAULT} allows.
+   */
+  private <R extends AutoCloseable> RoleSupervisor<R> supervise(String role, Supplier<R> start,
+      Predicate<R> running) {
+    RoleSupervisor<R> supervisor = new RoleSupervisor<>(role, start, running,
+        () -> metrics.roleRestarted(role), supervision);
+    stopOrder.add(supervisor);
+    return supervisor;
+  }
+
+  private static <R> R remember(AtomicReference<R> latest, R started) {
+    latest.set(started);
+    return started;
+  }
+
+  /** The configured rate of {@code provider} in force now (NaN if a reload removed it). */
+  static DoubleSupplier configuredRate(LiveConfig live, String provider) {
+    return () -> {
+      ProviderConfig p = live.get().providers().get(provider);
+      return p == null ? Double.NaN : p.rate().perSecond();
+    };
   }
 
   /**
@@ -227,8 +275,9 @@ public final class SluiceApp implements AutoCloseable {
     return ops == null ? -1 : ops.port();
   }
 
+  /** The dispatcher running now; null while it is being restarted, or when not a role here. */
   public DispatcherService dispatcher() {
-    return dispatcher;
+    return dispatcher == null ? null : dispatcher.current();
   }
 
   @Override

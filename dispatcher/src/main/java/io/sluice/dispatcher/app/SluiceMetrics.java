@@ -15,6 +15,7 @@ import io.sluice.topology.delay.RelayListener;
 import io.sluice.topology.gate.GateListener;
 import io.sluice.schemas.config.LiveConfig;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -193,10 +194,18 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    * every instance, to compare with {@code rate(sluice_dispatch_calls_total)}).
    */
   public void providerLane(String provider, IntSupplier buffered, IntSupplier inFlight,
-      double configuredRate) {
+      DoubleSupplier configuredRate) {
     gauge(buffered::getAsInt, "sluice_dispatch_buffered", "provider", provider);
     gauge(inFlight::getAsInt, "sluice_dispatch_in_flight", "provider", provider);
-    gauge(() -> configuredRate, "sluice_dispatch_configured_rate", "provider", provider);
+    gauge(configuredRate::getAsDouble, "sluice_dispatch_configured_rate", "provider", provider);
+  }
+
+  /**
+   * {@code sluice_role_restarts_total{role}}: a role whose loop stopped was started again with new
+   * clients by its supervisor.
+   */
+  public void roleRestarted(String role) {
+    counter("sluice_role_restarts", "role", role).inc();
   }
 
   // ---- limits learned from the providers' answers
@@ -266,7 +275,12 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    * counts it.
    */
   public void redisCircuit(String role, RedisCircuit circuit) {
-    gauge(() -> circuit.state() == RedisCircuit.State.CLOSED ? 0 : 1,
+    redisCircuit(role, () -> circuit);
+  }
+
+  /** {@link #redisCircuit(String, RedisCircuit)} of the role's running instance, restarts included. */
+  public void redisCircuit(String role, Supplier<RedisCircuit> circuit) {
+    gauge(() -> circuit.get().state() == RedisCircuit.State.CLOSED ? 0 : 1,
         "sluice_redis_circuit_open", "role", role);
   }
 

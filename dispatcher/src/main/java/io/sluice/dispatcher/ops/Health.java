@@ -8,7 +8,8 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The inputs of {@code /health}: dependency checks and role states, asked on each request.
+ * The inputs of {@code /ready}, {@code /health} and {@code /live}: dependency checks and role
+ * states, asked on each request ({@code /live} asks the roles only).
  *
  * <p>Checks run one after the other on the HTTP thread. Each bounds its own time (the Kafka and
  * Redis checks give up after about two and one seconds, and cache their answer for one second),
@@ -47,6 +48,15 @@ public final class Health {
       }
       dependencies.put(check.name(), result);
     }
+    return new HealthReport(dependencies, roleStates());
+  }
+
+  /** The roles alone, for {@code /live}: asks no dependency, so it is quick whatever is down. */
+  public HealthReport liveness() {
+    return new HealthReport(Map.of(), roleStates()).liveness();
+  }
+
+  private Map<String, RoleStatus> roleStates() {
     Map<String, RoleStatus> states = new LinkedHashMap<>();
     roles.forEach((name, state) -> {
       RoleStatus status;
@@ -57,6 +67,6 @@ public final class Health {
       }
       states.put(name, status);
     });
-    return new HealthReport(dependencies, states);
+    return states;
   }
 }

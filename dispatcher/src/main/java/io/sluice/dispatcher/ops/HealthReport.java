@@ -11,7 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code /health} answers: every dependency check and every role, and from them UP or DOWN.
+ * What {@code /ready} (and {@code /health}) answers: every dependency check and every role, and
+ * from them UP or DOWN; {@link #liveness()} is what {@code /live} answers.
  * The instance is UP when every dependency is reachable and every role is healthy; {@link #down()}
  * names what is not, so a person (or an alert) sees the reason without reading the whole body.
  *
@@ -35,6 +36,18 @@ public record HealthReport(Map<String, HealthCheck.Result> dependencies, Map<Str
 
   public boolean up() {
     return down().isEmpty();
+  }
+
+  /**
+   * What {@code /live} answers: the roles alone, each up while it is live
+   * ({@link RoleStatus#live()}); no dependency, so Kafka or Redis being away never makes an
+   * instance look dead to a restart policy.
+   */
+  public HealthReport liveness() {
+    Map<String, RoleStatus> live = new LinkedHashMap<>();
+    roles.forEach((name, status) -> live.put(name,
+        new RoleStatus(status.state(), status.live(), status.live())));
+    return new HealthReport(Map.of(), live);
   }
 
   /** Unreachable dependencies then unhealthy roles, by name. */

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.function.Supplier;
 
 /**
  * The limits learned from the providers' answers, as a {@code /health} entry
@@ -18,12 +19,20 @@ import java.util.StringJoiner;
  * of 100.00/s configured"}; {@code "none learned"} when no provider announced anything.
  */
 public final class LearnedLimitsHealth implements HealthCheck {
-  private final LimitLearner learner;
-  private final SluiceConfig config;
+  private final Supplier<LimitLearner> learners;
+  private final Supplier<SluiceConfig> live;
 
   public LearnedLimitsHealth(LimitLearner learner, SluiceConfig config) {
-    this.learner = learner;
-    this.config = config;
+    this(() -> learner, () -> config);
+  }
+
+  /**
+   * Following the running dispatcher's learner (a restarted dispatcher has a new one) and
+   * {@code live}: the configured rates are those in force, reloads included.
+   */
+  public LearnedLimitsHealth(Supplier<LimitLearner> learners, Supplier<SluiceConfig> live) {
+    this.learners = learners;
+    this.live = live;
   }
 
   @Override
@@ -33,11 +42,13 @@ public final class LearnedLimitsHealth implements HealthCheck {
 
   @Override
   public Result check() {
+    LimitLearner learner = learners.get();
     Map<String, List<LearnedLimit>> all = learner.snapshot();
     if (all.isEmpty()) {
       return Result.reachable("none learned");
     }
     StringJoiner providers = new StringJoiner("; ");
+    SluiceConfig config = live.get();
     all.forEach((provider, limits) -> {
       StringJoiner each = new StringJoiner(", ", provider + ": ", "");
       for (LearnedLimit l : limits) {

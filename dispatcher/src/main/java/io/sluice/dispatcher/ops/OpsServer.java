@@ -22,8 +22,14 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>{@code GET /metrics}: the registry in Prometheus text format ({@link PrometheusExposition}),
  *       {@code Content-Type: text/plain; version=0.0.4}.</li>
- *   <li>{@code GET /health}: {@link HealthReport} as JSON, HTTP 200 when UP and 503 when DOWN,
- *       so a load balancer or {@code docker compose} healthcheck can read the status code alone.</li>
+ *   <li>{@code GET /ready}: {@link HealthReport} as JSON (dependencies and roles), HTTP 200 when
+ *       UP and 503 when DOWN, so a load balancer or readiness probe can read the status code
+ *       alone.</li>
+ *   <li>{@code GET /health}: the same as {@code /ready}, kept for the probes written before
+ *       {@code /live} and {@code /ready} existed.</li>
+ *   <li>{@code GET /live}: {@link HealthReport#liveness()}, the roles alone: 503 only when a role
+ *       failed more often than its supervisor restarts it (the process is exiting). Never down
+ *       for Kafka or Redis, so a liveness probe or restart policy can use it.</li>
  * </ul>
  * Anything else is 404; other methods than GET and HEAD are 405.
  *
@@ -62,12 +68,21 @@ public final class OpsServer implements AutoCloseable {
           + " (http.bind, http.port): no such host or address",
           new java.net.UnknownHostException(bind));
     }
-    return start(address, new PrometheusExposition(registry), health::report);
+    return start(address, new PrometheusExposition(registry), health::report, health::liveness);
   }
 
-  /** As {@link #start(int, MetricRegistry, Health)}, with the address, exposition and health source given. */
+  /**
+   * As {@link #start(int, MetricRegistry, Health)}, with the address, exposition and health source
+   * given; {@code /live} answers the liveness of that same report.
+   */
   public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
       Supplier<HealthReport> health) {
+    return start(address, metrics, health, () -> health.get().liveness());
+  }
+
+  /** As {@link #start(InetSocketAddress, PrometheusExposition, Supplier)}, with {@code /live}'s source given. */
+  public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
+      Supplier<HealthReport> health, Supplier<HealthReport> liveness) {
     HttpServer server;
     try {
       server = HttpServer.create(address, 0);
@@ -78,20 +93,27 @@ public final class OpsServer implements AutoCloseable {
     ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemonThreads());
     server.setExecutor(executor);
     server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
-        "not found: try /metrics or /health\n"));
+        "not found: try /metrics, /ready, /live or /health\n"));
     server.createContext("/metrics", guarded(exchange -> {
       if (exact(exchange, "/metrics")) {
         respond(exchange, 200, PrometheusExposition.CONTENT_TYPE, metrics.render());
       }
     }));
-    server.createContext("/health", guarded(exchange -> {
-      if (exact(exchange, "/health")) {
-        HealthReport report = health.get();
-        respond(exchange, report.up() ? 200 : 503, "application/json", report.toJson());
-      }
-    }));
+    report(server, "/ready", health);
+    report(server, "/health", health);
+    report(server, "/live", liveness);
     server.start();
     return new OpsServer(server, executor);
+  }
+
+  /** Serves {@code report} at {@code path}: 200 when UP, 503 when DOWN. */
+  private static void report(HttpServer server, String path, Supplier<HealthReport> report) {
+    server.createContext(path, guarded(exchange -> {
+      if (exact(exchange, path)) {
+        HealthReport now = report.get();
+        respond(exchange, now.up() ? 200 : 503, "application/json", now.toJson());
+      }
+    }));
   }
 
   /** The port actually bound, useful after starting on port 0. */
@@ -116,7 +138,7 @@ public final class OpsServer implements AutoCloseable {
    */
   private static boolean exact(HttpExchange exchange, String path) throws IOException {
     if (!exchange.getRequestURI().getPath().equals(path)) {
-      respond(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics or /health\n");
+      respond(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics, /ready, /live or /health\n");
       return false;
     }
     String method = exchange.getRequestMethod();

@@ -89,7 +89,7 @@ class DeployedQueriesTest {
     metrics.dead(p, tier, Reason.MAX_ATTEMPTS);
     metrics.throttled(p, 1_000);
     metrics.leakUnavailable(p, new IllegalStateException("circuit open"));
-    metrics.providerLane(p, () -> 3, () -> 1, 50.0);
+    metrics.providerLane(p, () -> 3, () -> 1, () -> 50.0);
     RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> { });
     metrics.redisCircuit("gate", circuit);
     metrics.redisCircuit("dispatcher", circuit);

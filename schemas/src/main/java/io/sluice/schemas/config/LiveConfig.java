@@ -45,9 +45,14 @@ public final class LiveConfig {
     return current.get();
   }
 
-  /** Calls {@code listener} with every configuration swapped in from now on. */
-  public void onChange(Consumer<SluiceConfig> listener) {
+  /**
+   * Calls {@code listener} with every configuration swapped in from now on.
+   *
+   * @return removes the listener (a role restarted by its supervisor drops its old instance's)
+   */
+  public Runnable onChange(Consumer<SluiceConfig> listener) {
     listeners.add(listener);
+    return () -> listeners.remove(listener);
   }
 
   /**

@@ -51,12 +51,20 @@ public record ProviderConfig(
    * cost window is smaller (an event costing more could never fit in it).
    */
   public long largestSendableCost() {
-    long largest = maxCost;
+    return Math.min(maxCost, smallestCostWindow());
+  }
+
+  /**
+   * The amount of the smallest cost window ({@link Long#MAX_VALUE} when no limit counts cost):
+   * an event costing more could never be sent, whatever maxCost admitted it.
+   */
+  public long smallestCostWindow() {
+    long smallest = Long.MAX_VALUE;
     for (ProviderLimit limit : limits) {
       if (limit.kind() == ProviderLimit.Kind.COST) {
-        largest = Math.min(largest, (long) limit.amount());
+        smallest = Math.min(smallest, (long) limit.amount());
       }
     }
-    return largest;
+    return smallest;
   }
 }

@@ -67,19 +67,30 @@ public final class EventRules {
       return oversize.get();
     }
     ProviderConfig provider = config.providers().get(event.provider());
-    if (provider == null) {
-      return new ValidationResult.Invalid(Reason.UNKNOWN_PROVIDER, "field 'provider' names "
-          + Shown.quoted(event.provider()) + ", which is not a configured provider");
-    }
-    if (event.cost() > provider.maxCost()) {
+    if (provider != null && event.cost() > provider.maxCost()) {
       return new ValidationResult.Invalid(Reason.INVALID, "field 'cost' is " + event.cost()
           + ", more than the maxCost " + provider.maxCost() + " of provider "
           + Shown.quoted(event.provider()));
     }
-    if (event.cost() > provider.largestSendableCost()) {
+    return checkSendable(event);
+  }
+
+  /**
+   * The rules an event admitted earlier must still meet to be sent: its provider is configured,
+   * and its cost fits the provider's smallest cost window. Not {@code maxCost}: that is an
+   * admission rule, judged once at the gate, so a reload that lowers it does not dead-letter events
+   * the gate admitted (and charged) under the old one.
+   */
+  public ValidationResult checkSendable(WorkEvent event) {
+    ProviderConfig provider = config.providers().get(event.provider());
+    if (provider == null) {
+      return new ValidationResult.Invalid(Reason.UNKNOWN_PROVIDER, "field 'provider' names "
+          + Shown.quoted(event.provider()) + ", which is not a configured provider");
+    }
+    if (event.cost() > provider.smallestCostWindow()) {
       // Sending it would cost a provider attempt and could never succeed: no window holds it.
       return new ValidationResult.Invalid(Reason.INVALID, "field 'cost' is " + event.cost()
-          + ", more than the cost limit " + provider.largestSendableCost() + " per window of "
+          + ", more than the cost limit " + provider.smallestCostWindow() + " per window of "
           + "provider " + Shown.quoted(event.provider()) + ": it could never be sent");
     }
     return new ValidationResult.Valid(event);

@@ -55,6 +55,11 @@ final class PartitionLedger {
     this.releasedBefore = committed < 0 ? new TreeMap<>() : decode(committed, metadata);
   }
 
+  /** True when {@code offset} is below the next one expected: read before, or below the commit. */
+  boolean readBefore(long offset) {
+    return offset < next;
+  }
+
   /**
    * A record read, in offset order. Returns true if it is to be released, false if an earlier
    * owner of the partition already released it (the caller skips it).

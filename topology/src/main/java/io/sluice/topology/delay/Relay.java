@@ -94,6 +94,15 @@ public final class Relay implements Runnable, AutoCloseable {
   private static final int END_ATTEMPTS = 3;
   /** How long the relay waits for a partition's commit when it gets the partition. */
   private static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a later look-up of commits not read yet may hold the loop. The consumer keeps the
+   * request it sent and picks it up at the next call, so a short wait loses no answer.
+   */
+  static final Duration RETRY_LOOKUP_TIMEOUT = Duration.ofMillis(100);
+  /** The wait before the first retry of a failed look-up; it doubles on each failure. */
+  static final long FIRST_LOOKUP_RETRY_MILLIS = 250;
+  /** The longest wait between retries of a failed look-up. */
+  static final long MAX_LOOKUP_RETRY_MILLIS = 5000;
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -107,6 +116,13 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Map<TopicPartition, HeldPartition> held = new HashMap<>();
   /** Partitions owned whose commit could not be read yet: paused, nothing of them is relayed. */
   private final Set<TopicPartition> unknown = new HashSet<>();
+  /**
+   * When the commits of {@link #unknown} are looked up again, and the wait after that one if it
+   * fails: a commit that stays unreadable costs the other partitions' rounds at most
+   * {@link #RETRY_LOOKUP_TIMEOUT} every {@link #MAX_LOOKUP_RETRY_MILLIS}, not a look-up per round.
+   */
+  private long lookUpAt = Long.MIN_VALUE;
+  private long lookUpRetryMillis = FIRST_LOOKUP_RETRY_MILLIS;
   /** Every record held and free to go, earliest due first. */
   private final PriorityQueue<Waiting> byDue = new PriorityQueue<>(
       Comparator.comparingLong(Waiting::due).thenComparingLong(w -> w.record().offset()));
@@ -144,7 +160,9 @@ public final class Relay implements Runnable, AutoCloseable {
       consumer.subscribe(topics.delays(), new Rebalance());
       while (running.get()) {
         ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeout()));
-        lookUp(Set.copyOf(unknown));
+        if (!unknown.isEmpty() && clock.millis() >= lookUpAt) {
+          lookUp(Set.copyOf(unknown), RETRY_LOOKUP_TIMEOUT);
+        }
         for (TopicPartition tp : records.partitions()) {
           hold(tp, records.records(tp));
         }
@@ -160,7 +178,7 @@ public final class Relay implements Runnable, AutoCloseable {
         throw e;
       }
     } catch (RuntimeException e) {
-      LOG.error("relay: stopped by an unexpected error (health reports it DOWN)", e);
+      LOG.error("relay: stopped by an unexpected error (its supervisor starts it again)", e);
       throw e;
     } finally {
       settleQuietly();
@@ -197,21 +215,26 @@ public final class Relay implements Runnable, AutoCloseable {
 
   /**
    * Reads the commits of partitions just got, so that what an earlier owner released is skipped.
-   * A partition whose commit cannot be read stays paused, and is looked up again after each poll.
+   * A partition whose commit cannot be read stays paused, and is looked up again (waiting at most
+   * {@link #RETRY_LOOKUP_TIMEOUT}) after a wait doubling from {@link #FIRST_LOOKUP_RETRY_MILLIS}
+   * to {@link #MAX_LOOKUP_RETRY_MILLIS}, so the partitions already held keep their pace.
    */
-  private void lookUp(Set<TopicPartition> partitions) {
+  private void lookUp(Set<TopicPartition> partitions, Duration timeout) {
     if (partitions.isEmpty()) {
       return;
     }
     Map<TopicPartition, OffsetAndMetadata> commits;
     try {
-      commits = consumer.committed(partitions, LOOKUP_TIMEOUT);
+      commits = consumer.committed(partitions, timeout);
     } catch (WakeupException | InterruptException e) {
       throw e;
     } catch (KafkaException e) {
-      LOG.warn("relay: could not read the commits of {} ({}); they wait", partitions, e.toString());
       unknown.addAll(partitions);
       consumer.pause(partitions);
+      lookUpAt = clock.millis() + lookUpRetryMillis;
+      LOG.warn("relay: could not read the commits of {} ({}); they wait, looked up again in {} ms",
+          partitions, e.toString(), lookUpRetryMillis);
+      lookUpRetryMillis = Math.min(MAX_LOOKUP_RETRY_MILLIS, 2 * lookUpRetryMillis);
       return;
     }
     for (TopicPartition tp : partitions) {
@@ -228,6 +251,9 @@ public final class Relay implements Runnable, AutoCloseable {
       held.put(tp, new HeldPartition(ledger));
       unknown.remove(tp);
     }
+    if (unknown.isEmpty()) {
+      lookUpRetryMillis = FIRST_LOOKUP_RETRY_MILLIS;
+    }
     consumer.resume(partitions);
   }
 
@@ -242,6 +268,12 @@ public final class Relay implements Runnable, AutoCloseable {
     }
     Duration step = stepOfTopic.get(tp.topic());
     for (ConsumerRecord<byte[], byte[]> record : batch) {
+      if (partition.ledger.readBefore(record.offset())) {
+        // The position went back (a reset after an out-of-range fetch, say): held or gone already,
+        // so skipped. This ended the relay's thread before (the ledger refuses offsets out of order).
+        LOG.warn("relay: {}@{} read again; skipped, it was taken at its first read", tp, record.offset());
+        continue;
+      }
       if (!partition.ledger.read(record.offset())) {
         continue; // released by an earlier owner, in a committed transaction
       }
@@ -620,7 +652,10 @@ public final class Relay implements Runnable, AutoCloseable {
     }
   }
 
-  /** Until the earliest record held falls due, or a partition's retry wait ends; at most {@link #MAX_POLL_MILLIS}. */
+  /**
+   * Until the earliest record held falls due, a partition's retry wait ends, or commits not read
+   * yet are to be looked up again; at most {@link #MAX_POLL_MILLIS}.
+   */
   private long pollTimeout() {
     long now = clock.millis();
     long wait = MAX_POLL_MILLIS;
@@ -632,6 +667,9 @@ public final class Relay implements Runnable, AutoCloseable {
       if (p.retryAt != Long.MIN_VALUE) {
         wait = Math.min(wait, Math.max(0, p.retryAt - now));
       }
+    }
+    if (!unknown.isEmpty()) {
+      wait = Math.min(wait, Math.max(0, lookUpAt - now));
     }
     return wait;
   }
@@ -650,7 +688,7 @@ public final class Relay implements Runnable, AutoCloseable {
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       // A partition we get (back) starts from its commit, skipping what its ledger says went.
-      lookUp(Set.copyOf(partitions));
+      lookUp(Set.copyOf(partitions), LOOKUP_TIMEOUT);
     }
 
     @Override

@@ -35,11 +35,15 @@ public final class Gate implements AutoCloseable {
   private final RedisAccess redis;
   private final LettuceTokenBucketStore store;
   private final KafkaStreams streams;
+  /** Kafka Streams' state.dir, removed on close; null when the caller named its own. */
+  private final GateStateDir stateDir;
 
-  private Gate(RedisAccess redis, LettuceTokenBucketStore store, KafkaStreams streams) {
+  private Gate(RedisAccess redis, LettuceTokenBucketStore store, KafkaStreams streams,
+      GateStateDir stateDir) {
     this.redis = redis;
     this.store = store;
     this.streams = streams;
+    this.stateDir = stateDir;
   }
 
   /**
@@ -78,14 +82,28 @@ public final class Gate implements AutoCloseable {
         Clock.systemUTC(), System::nanoTime, listener, live::get);
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
-    KafkaStreams streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));
+    GateStateDir stateDir = null;
+    KafkaStreams streams;
+    try {
+      if (!named.containsKey(StreamsConfig.STATE_DIR_CONFIG)) {
+        stateDir = GateStateDir.create();
+        named.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.path().toString());
+      }
+      streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));
+    } catch (RuntimeException e) {
+      if (stateDir != null) {
+        stateDir.close();
+      }
+      redis.close();
+      throw e;
+    }
     self[0] = streams;
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("gate: stream thread failed; replacing it", e);
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, store, streams);
+    return new Gate(redis, store, streams, stateDir);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -96,7 +114,9 @@ public final class Gate implements AutoCloseable {
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, config.gate().streamThreads());
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
-    p.put(StreamsConfig.STATE_DIR_CONFIG, tempStateDir());
+    if (!overrides.containsKey(StreamsConfig.STATE_DIR_CONFIG)) {
+      p.put(StreamsConfig.STATE_DIR_CONFIG, tempStateDir()); // callers other than start
+    }
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 1000);
     // Each task reads two partitions (inbound and regate) and has no reason to interleave them by
@@ -143,6 +163,16 @@ public final class Gate implements AutoCloseable {
     return streams;
   }
 
+  /**
+   * False once Kafka Streams stopped for good ({@code ERROR}, or {@code NOT_RUNNING} without a
+   * close): its own threads are replaced when they fail, the client as a whole is not.
+   */
+  public boolean isRunning() {
+    KafkaStreams.State s = streams.state();
+    return s != KafkaStreams.State.ERROR && s != KafkaStreams.State.PENDING_ERROR
+        && s != KafkaStreams.State.NOT_RUNNING;
+  }
+
   /** The circuit in front of Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return redis.circuit();
@@ -158,9 +188,13 @@ public final class Gate implements AutoCloseable {
     return store.calls();
   }
 
+  /** Stops Kafka Streams, then removes its state directory if it stopped in time. */
   @Override
   public void close() {
-    streams.close(Duration.ofSeconds(30));
+    boolean stopped = streams.close(Duration.ofSeconds(30));
     redis.close();
+    if (stateDir != null && stopped) {
+      stateDir.close(); // not while a stream thread may still write there; the next start sweeps it
+    }
   }
 }

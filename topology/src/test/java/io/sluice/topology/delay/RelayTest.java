@@ -1,6 +1,7 @@
 package io.sluice.topology.delay;
 
 import static io.sluice.topology.delay.ScriptedRelay.ONE_SECOND;
+import static io.sluice.topology.delay.ScriptedRelay.ONE_SECOND_1;
 import static io.sluice.topology.delay.ScriptedRelay.TOPICS;
 import static io.sluice.topology.delay.ScriptedRelay.bytes;
 import static io.sluice.topology.delay.ScriptedRelay.paid;
@@ -14,6 +15,7 @@ import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -212,13 +214,18 @@ class RelayTest {
     s.then(() -> s.append("b", now - 1000, paid(now - 10)));
     s.run();
 
-    // Every commit the relay made covers only records the producer had acknowledged by then.
-    List<ProducerRecord<byte[], byte[]>> written = s.acknowledged();
-    assertEquals(List.of("a", "b"), written.stream().map(r -> text(r.value())).toList());
-    for (var commit : s.commits()) {
-      assertTrue(commit.get(ONE_SECOND).offset() <= written.size(), "commit " + commit + " past what was written");
+    List<ScriptedRelay.CommitSeen> seen = s.producer.commitsSeen;
+    // At each commit, every record below the committed offset (offset i carries the i-th id) had
+    // been acknowledged already: judged at that moment, not against what was written in the end.
+    List<String> ids = List.of("a", "b");
+    for (ScriptedRelay.CommitSeen commit : seen) {
+      long offset = commit.offsets().get(ONE_SECOND).offset();
+      List<String> acknowledged = commit.acknowledgedBefore().stream().map(r -> text(r.value())).toList();
+      assertEquals(ids.subList(0, (int) offset), acknowledged,
+          "commit at offset " + offset + " covers records not yet acknowledged");
     }
-    assertEquals(2, s.highestCommitted(ONE_SECOND));
+    assertEquals(List.of(1L, 2L), seen.stream().map(c -> c.offsets().get(ONE_SECOND).offset()).toList(),
+        "one transaction per round: " + seen);
   }
 
   @Test
@@ -329,7 +336,7 @@ class RelayTest {
     s.then(() -> {
       assertEquals(List.of(), s.acknowledged(), "nothing relayed while its commit is unknown");
       s.consumer.committedFails = null;
-      s.clock.setMillis(now + 100);
+      s.clock.setMillis(now + Relay.FIRST_LOOKUP_RETRY_MILLIS); // the first retry of the look-up
     });
     s.then(() -> {});
     s.run();
@@ -337,6 +344,64 @@ class RelayTest {
     assertEquals(List.of("held", "new"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
         "from its commit, skipping what its metadata says went");
     assertEquals(new OffsetAndMetadata(4, ""), s.lastCommit(ONE_SECOND));
+  }
+
+  @Test
+  @DisplayName("a partition whose commit stays unreadable costs the other partitions' rounds a short look-up now and then, not one per round")
+  void shouldNotHoldEveryRoundForACommitThatStaysUnreadable() {
+    ScriptedRelay s = new ScriptedRelay().assigningFirst(List.of(ONE_SECOND_1));
+    long start = s.clock.millis();
+    s.consumer.committedFails = new TimeoutException("committed offsets: no answer");
+    s.consumer.committedFailsFor = ONE_SECOND;
+    s.consumer.blockedOn = s.clock; // each failing look-up holds the loop for its whole timeout
+    s.append("waits", start, paid(start));
+    // Partition 0 comes, its commit unreadable for good; meanwhile partition 1 gets a record due
+    // every 100 ms for 4 s.
+    s.then(() -> s.consumer.rebalance(List.of(ONE_SECOND, ONE_SECOND_1)));
+    int records = 40;
+    for (int i = 0; i < records; i++) {
+      int n = i;
+      s.then(() -> {
+        long now = s.clock.millis();
+        s.append(ONE_SECOND_1, bytes("r" + n), bytes("r" + n), now, paid(now + 100));
+        s.clock.setMillis(now + 100);
+      });
+    }
+    s.run();
+
+    assertEquals(records, s.lateness.size(), "partition 1 went on: " + s.lateness);
+    long worst = s.lateness.stream().mapToLong(Long::longValue).max().orElseThrow();
+    assertTrue(worst <= Relay.RETRY_LOOKUP_TIMEOUT.toMillis(),
+        "a record of partition 1 left " + worst + " ms late: " + s.lateness);
+    List<Duration> retries = s.consumer.blocked.subList(1, s.consumer.blocked.size());
+    assertTrue(retries.stream().allMatch(Relay.RETRY_LOOKUP_TIMEOUT::equals), "retries wait briefly: " + retries);
+    long elapsed = s.clock.millis() - start;
+    assertTrue(retries.size() <= 2 + elapsed / Relay.FIRST_LOOKUP_RETRY_MILLIS / 2,
+        retries.size() + " retries in " + elapsed + " ms: they back off");
+    assertTrue(s.acknowledged().stream().noneMatch(r -> text(r.value()).equals("waits")),
+        "nothing of the partition whose commit is unknown");
+  }
+
+  @Test
+  @DisplayName("records read again after the consumer's position went back are skipped: each relayed once, the relay goes on")
+  void shouldSkipRecordsReadAgainAfterThePositionWentBack() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("a", now, paid(now + 100));
+    s.append("b", now, paid(now + 100));
+    s.then(() -> s.consumer.seek(ONE_SECOND, 0)); // read again from the start, both still held
+    s.then(() -> {
+      s.append("c", now, paid(now + 100));
+      s.clock.setMillis(now + 100);
+    });
+    s.then(() -> s.consumer.seek(ONE_SECOND, 1)); // and again, after a and b went
+    s.then(() -> {});
+    s.run();
+
+    assertNull(s.died(), "the relay's loop goes on");
+    assertEquals(List.of("a", "b", "c"), s.acknowledged().stream().map(r -> text(r.value())).sorted().toList(),
+        "each once");
+    assertEquals(3, s.highestCommitted(ONE_SECOND));
   }
 
   @Test

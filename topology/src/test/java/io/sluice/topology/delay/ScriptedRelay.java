@@ -46,6 +46,10 @@ final class ScriptedRelay {
   final RecordingConsumer consumer = new RecordingConsumer();
   final FailingProducer producer = new FailingProducer();
   final List<String> deadLetters = new ArrayList<>();
+  /** How late each record left for its return topic, in order. */
+  final List<Long> lateness = new ArrayList<>();
+  /** The partitions the relay gets first (both by default); a step may rebalance to others. */
+  private List<TopicPartition> firstAssignment = List.of(ONE_SECOND, ONE_SECOND_1);
   final Relay relay;
   private final List<ConsumerRecord<byte[], byte[]>> log = new ArrayList<>();
   private final Deque<Runnable> steps = new ArrayDeque<>();
@@ -56,6 +60,11 @@ final class ScriptedRelay {
       @Override
       public void deadLettered(String detail) {
         deadLetters.add(detail);
+      }
+
+      @Override
+      public void released(String returnTo, long lateMillis) {
+        lateness.add(lateMillis);
       }
     });
   }
@@ -78,6 +87,12 @@ final class ScriptedRelay {
    */
   ScriptedRelay startingFrom(Map<TopicPartition, OffsetAndMetadata> commits) {
     consumer.seed(commits);
+    return this;
+  }
+
+  /** The relay gets only {@code partitions} at first (a step may give it more). */
+  ScriptedRelay assigningFirst(List<TopicPartition> partitions) {
+    firstAssignment = List.copyOf(partitions);
     return this;
   }
 
@@ -119,7 +134,7 @@ final class ScriptedRelay {
     steps.add(relay::close);
     consumer.updateBeginningOffsets(Map.of(ONE_SECOND, 0L, ONE_SECOND_1, 0L));
     consumer.schedulePollTask(() -> {
-      consumer.rebalance(List.of(ONE_SECOND, ONE_SECOND_1));
+      consumer.rebalance(firstAssignment);
       // A real consumer starts a partition at its group's commit; the mock starts it at the beginning.
       consumer.seeded.forEach((tp, commit) -> consumer.seek(tp, commit.offset()));
       feed();
@@ -194,6 +209,14 @@ final class ScriptedRelay {
     final List<Map<TopicPartition, OffsetAndMetadata>> commits = new ArrayList<>();
     final Map<TopicPartition, OffsetAndMetadata> seeded = new java.util.HashMap<>();
     RuntimeException committedFails;
+    /** If set, {@link #committedFails} applies only to look-ups that include this partition. */
+    TopicPartition committedFailsFor;
+    /**
+     * If set, a failing look-up holds the caller for its whole timeout on this clock, as a
+     * consumer waiting for a coordinator that does not answer; each wait is also listed.
+     */
+    FakeClock blockedOn;
+    final List<Duration> blocked = new ArrayList<>();
 
     RecordingConsumer() {
       super("earliest");
@@ -215,7 +238,7 @@ final class ScriptedRelay {
 
     @Override
     public synchronized Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
-      if (committedFails != null) {
+      if (fails(partitions)) {
         throw committedFails;
       }
       Map<TopicPartition, OffsetAndMetadata> found = new java.util.HashMap<>(super.committed(partitions));
@@ -229,7 +252,16 @@ final class ScriptedRelay {
 
     @Override
     public synchronized Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions, Duration timeout) {
+      if (fails(partitions) && blockedOn != null) {
+        blockedOn.advance(timeout);
+        blocked.add(timeout);
+      }
       return committed(partitions);
+    }
+
+    private boolean fails(Set<TopicPartition> partitions) {
+      return committedFails != null
+          && (committedFailsFor == null || partitions.contains(committedFailsFor));
     }
   }
 
@@ -244,7 +276,10 @@ final class ScriptedRelay {
     Predicate<ProducerRecord<byte[], byte[]>> failOnly = r -> true;
     /** Every record whose send succeeded, committed or not. */
     final List<ProducerRecord<byte[], byte[]>> acknowledged = new ArrayList<>();
+    /** Each transaction committed with offsets: those offsets, and what was acknowledged by then. */
+    final List<CommitSeen> commitsSeen = new ArrayList<>();
     int aborts;
+    private Map<TopicPartition, OffsetAndMetadata> offsetsSent = Map.of();
     private boolean sendFailed;
     private final List<ProducerRecord<byte[], byte[]>> unsettled = new ArrayList<>();
 
@@ -254,12 +289,24 @@ final class ScriptedRelay {
         throw new org.apache.kafka.common.KafkaException(
             "Cannot execute transactional method because we are in an error state");
       }
+      if (!offsetsSent.isEmpty()) {
+        commitsSeen.add(new CommitSeen(offsetsSent, List.copyOf(acknowledged)));
+        offsetsSent = Map.of();
+      }
       super.commitTransaction();
+    }
+
+    @Override
+    public synchronized void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
+        org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata) {
+      super.sendOffsetsToTransaction(offsets, groupMetadata);
+      offsetsSent = Map.copyOf(offsets);
     }
 
     @Override
     public synchronized void abortTransaction() {
       super.abortTransaction();
+      offsetsSent = Map.of();
       sendFailed = false;
       aborts++;
     }
@@ -290,4 +337,11 @@ final class ScriptedRelay {
     }
   }
 
+
+  /**
+   * A transaction's commit as the producer saw it when asked to commit: the offsets sent with it,
+   * and every record acknowledged at that moment (of this transaction or earlier ones).
+   */
+  record CommitSeen(Map<TopicPartition, OffsetAndMetadata> offsets,
+      List<ProducerRecord<byte[], byte[]>> acknowledgedBefore) {}
 }

@@ -149,8 +149,8 @@ public final class DemoRun {
     }
     long dead = m.sum("sluice_gate_dead") + m.sum("sluice_dispatch_dead")
         + m.sum("sluice_relay_dead");
-    long buffered = app.dispatcher().dispatcher().buffered()
-        .getOrDefault(DemoScenario.PROVIDER, 0);
+    long buffered = app.dispatcher() == null ? 0 // being restarted
+        : app.dispatcher().dispatcher().buffered().getOrDefault(DemoScenario.PROVIDER, 0);
     return new Sample(atMillis, calls, load.produced(), m.sum("sluice_gate_admitted"),
         m.sum("sluice_gate_deferred") + m.sum("sluice_dispatch_deferred"),
         m.sum("sluice_dispatch_delivered"), dead, buffered, mock.rateLimited());
