@@ -23,6 +23,16 @@ final class ConfigBinder {
   private static final Rate PLACEHOLDER_RATE = new Rate(1);
 
   private final List<Problem> problems = new ArrayList<>();
+  /** What {@code ${env:NAME}} secrets are read from. */
+  private final Map<String, String> env;
+
+  ConfigBinder() {
+    this(Map.of());
+  }
+
+  ConfigBinder(Map<String, String> env) {
+    this.env = env;
+  }
 
   List<Problem> problems() {
     return problems;
@@ -132,7 +142,8 @@ final class ConfigBinder {
         node.has("forwardHeaders") ? forwardHeaders : ConfigDefaults.FORWARD_HEADERS,
         integer(node, "maxCost", ConfigDefaults.MAX_COST),
         quotas(node.path("quotas"), Problem.join(path, "quotas")),
-        limits);
+        limits,
+        new ProviderRequestBinder(problems, env).bind(node, path));
   }
 
   /**

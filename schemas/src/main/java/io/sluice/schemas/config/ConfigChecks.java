@@ -72,6 +72,7 @@ final class ConfigChecks {
       checkQuotas(Problem.join(path, "quotas"), provider.getValue(), config, tierList);
       positive(Problem.join(path, "timeout"), provider.getValue().timeout());
       checkForwardHeaders(Problem.join(path, "forwardHeaders"), provider.getValue());
+      checkRequest(path, provider.getValue());
     }
     checkKafkaProperties(config.kafka());
     checkMaxPayload(config);
@@ -98,12 +99,50 @@ final class ConfigChecks {
     List<String> headers = provider.forwardHeaders();
     for (int i = 0; i < headers.size(); i++) {
       String name = headers.get(i).toLowerCase(Locale.ROOT);
-      if (OWNED_HEADERS.contains(name) || name.startsWith("proxy-") || name.startsWith("sluice-")) {
+      if (isOwnedHeader(name)) {
         problems.add(new Problem(Problem.index(path, i), "\"" + headers.get(i) + "\" is a header "
             + "that Sluice or HTTP sets itself (" + String.join(", ", OWNED_HEADER_NAMES)
-            + ", Proxy-*, sluice-*); forward the attribute under another name"));
+            + ", Proxy-*, sluice-*, webhook-*); forward the attribute under another name"));
+      } else if (isCredentialHeader(name, provider.request().auth())) {
+        problems.add(new Problem(Problem.index(path, i), "\"" + headers.get(i) + "\" carries a "
+            + "credential, and credentials never travel in events (they would stay in Kafka for "
+            + "the topics' retention); set the provider's auth instead"));
       }
     }
+  }
+
+  /**
+   * The request settings a schema cannot judge: a static header or the auth header may not be
+   * one Sluice or HTTP sets itself, nor (for static headers) the credential's header.
+   */
+  private void checkRequest(String path, ProviderConfig provider) {
+    ProviderAuth auth = provider.request().auth();
+    for (String header : provider.request().headers().keySet()) {
+      String name = header.toLowerCase(Locale.ROOT);
+      if (isOwnedHeader(name) || isCredentialHeader(name, auth)) {
+        problems.add(new Problem(Problem.join(Problem.join(path, "headers"), header), "\"" + header
+            + "\" is set by Sluice, HTTP or the provider's auth (" + String.join(", ",
+            OWNED_HEADER_NAMES) + ", Authorization, Proxy-*, sluice-*, webhook-*); use contentType "
+            + "or auth for those"));
+      }
+    }
+    if (auth instanceof ProviderAuth.Header h && isOwnedHeader(h.name().toLowerCase(Locale.ROOT))) {
+      problems.add(new Problem(Problem.join(path, "auth.header.name"), "\"" + h.name()
+          + "\" is a header that Sluice or HTTP sets itself; choose the provider's credential "
+          + "header, like X-Api-Key"));
+    }
+  }
+
+  /** A header Sluice or HTTP sets itself (lower-case name). */
+  static boolean isOwnedHeader(String name) {
+    return OWNED_HEADERS.contains(name) || name.startsWith("proxy-") || name.startsWith("sluice-")
+        || name.startsWith("webhook-");
+  }
+
+  /** {@code Authorization}, or the header the provider's auth sends its credential in. */
+  static boolean isCredentialHeader(String name, ProviderAuth auth) {
+    return name.equals("authorization")
+        || auth instanceof ProviderAuth.Header h && h.name().equalsIgnoreCase(name);
   }
 
   /**

@@ -24,6 +24,8 @@ public final class ConfigDefaults {
   public static final boolean SHADOW = false;
   public static final List<String> FORWARD_HEADERS = List.of();
   public static final int MAX_COST = 100;
+  public static final String METHOD = "POST";
+  public static final String CONTENT_TYPE = "application/json";
   /**
    * How much longer than its {@code per} a calls or cost window is kept. Sluice counts the times
    * calls start; the provider counts when they arrive, a network delay later. A window of starts

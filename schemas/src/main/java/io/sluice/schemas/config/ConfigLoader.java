@@ -71,7 +71,7 @@ public final class ConfigLoader {
     withoutNulls(tree);
     fail(overrides, schema.validate(tree), tree);
 
-    ConfigBinder binder = new ConfigBinder();
+    ConfigBinder binder = new ConfigBinder(env);
     SluiceConfig config = binder.bind(tree);
     List<Problem> problems = new ArrayList<>(binder.problems());
     problems.addAll(new ConfigChecks().check(config));
@@ -126,7 +126,10 @@ public final class ConfigLoader {
         .map(p -> Secrets.scrubLikely(Secrets.scrub(p.toString(), secrets))).toList());
   }
 
-  /** The Redis URI's user info and each secret Kafka property's value, longest first. */
+  /**
+   * The Redis URI's user info, each secret Kafka property's value and each provider's secret
+   * settings (as written), longest first.
+   */
   private static List<String> secretsIn(JsonNode tree) {
     List<String> secrets = new ArrayList<>();
     JsonNode uri = tree.path("redis").path("uri");
@@ -156,8 +159,25 @@ public final class ConfigLoader {
         secrets.add(e.getValue().asText());
       }
     });
+    tree.path("providers").forEach(provider -> {
+      textsIn(provider.path("auth").path("bearer"), secrets);
+      textsIn(provider.path("auth").path("header").path("value"), secrets);
+      textsIn(provider.path("auth").path("basic").path("password"), secrets);
+      textsIn(provider.path("signing"), secrets);
+    });
     secrets.sort(Comparator.comparingInt(String::length).reversed());
     return secrets;
+  }
+
+  /**
+   * Every secret written as is in {@code node}; a reference ({@code ${env:NAME}}) is not a secret
+   * and stays readable, so an error can say which variable is missing.
+   */
+  private static void textsIn(JsonNode node, List<String> texts) {
+    if (node.isTextual() && !node.asText().isEmpty() && !Secret.isReference(node.asText())) {
+      texts.add(node.asText());
+    }
+    node.forEach(child -> textsIn(child, texts));
   }
 
   private static String at(JsonLocation location) {

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param quotas         each tier's bucket toward this provider, by tier name
  * @param limits         every limit of the provider, enforced together; exactly one RATE limit,
  *                       equal to {@code rate} ({@code rate: R} alone means {@code limits: [{rate: R}]})
+ * @param request        how calls are made (method, content type, headers, credential, signing)
+ *                       and what of an answer is kept; its secrets show as {@code ***}
  */
 public record ProviderConfig(
     URI url,
@@ -30,12 +32,22 @@ public record ProviderConfig(
     List<String> forwardHeaders,
     int maxCost,
     Map<String, Quota> quotas,
-    List<ProviderLimit> limits) {
+    List<ProviderLimit> limits,
+    ProviderRequest request) {
   public ProviderConfig {
+    request = request == null ? ProviderRequest.DEFAULT : request;
     forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
     limits = limits == null || limits.isEmpty()
         ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
+  }
+
+  /** A provider making plain calls ({@link ProviderRequest#DEFAULT}). */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, null);
   }
 
   /** A provider with one limit, its rate (what {@code rate:} alone configures). */
@@ -43,7 +55,7 @@ public record ProviderConfig(
       RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
       Map<String, Quota> quotas) {
     this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        null);
+        null, null);
   }
 
   /**

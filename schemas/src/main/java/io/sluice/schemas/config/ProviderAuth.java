@@ -1,0 +1,22 @@
+package io.sluice.schemas.config;
+
+/**
+ * How Sluice proves who it is to a provider ({@code auth:}): the credential is configuration,
+ * never an event attribute, so it does not sit in Kafka for the topics' retention.
+ */
+public sealed interface ProviderAuth {
+  /** No credential (the default). */
+  ProviderAuth NONE = new None();
+
+  /** No credential. */
+  record None() implements ProviderAuth {}
+
+  /** {@code Authorization: Bearer <token>}. */
+  record Bearer(Secret token) implements ProviderAuth {}
+
+  /** {@code <name>: <value>}, e.g. {@code X-Api-Key}. */
+  record Header(String name, Secret value) implements ProviderAuth {}
+
+  /** {@code Authorization: Basic base64(user:password)} (RFC 7617, UTF-8). */
+  record Basic(Secret user, Secret password) implements ProviderAuth {}
+}

@@ -1,0 +1,85 @@
+package io.sluice.schemas.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Binds a provider's request settings ({@code method}, {@code contentType}, {@code headers},
+ * {@code auth}, {@code signing}, {@code capture}) to a {@link ProviderRequest}, resolving every
+ * secret ({@link Secret#resolve}) against the environment. An unset variable, an unreadable
+ * file or a malformed signing secret is a {@link Problem} naming the field; the message names
+ * the reference, never a value.
+ */
+final class ProviderRequestBinder {
+  private final List<Problem> problems;
+  private final Map<String, String> env;
+
+  ProviderRequestBinder(List<Problem> problems, Map<String, String> env) {
+    this.problems = problems;
+    this.env = env;
+  }
+
+  ProviderRequest bind(JsonNode provider, String path) {
+    Map<String, String> headers = new LinkedHashMap<>();
+    provider.path("headers").properties().forEach(e -> headers.put(e.getKey(), e.getValue().asText()));
+    return new ProviderRequest(
+        provider.path("method").asText(ConfigDefaults.METHOD),
+        provider.path("contentType").asText(ConfigDefaults.CONTENT_TYPE),
+        headers,
+        auth(provider.path("auth"), Problem.join(path, "auth")),
+        signing(provider.path("signing").path("standardWebhooks").path("secrets"),
+            Problem.join(path, "signing.standardWebhooks.secrets")),
+        capture(provider.path("capture")));
+  }
+
+  private ProviderAuth auth(JsonNode auth, String path) {
+    if (auth.has("bearer")) {
+      return new ProviderAuth.Bearer(secret(auth.get("bearer"), Problem.join(path, "bearer")));
+    }
+    if (auth.has("header")) {
+      JsonNode h = auth.get("header");
+      return new ProviderAuth.Header(h.path("name").asText(),
+          secret(h.get("value"), Problem.join(path, "header.value")));
+    }
+    if (auth.has("basic")) {
+      JsonNode b = auth.get("basic");
+      return new ProviderAuth.Basic(secret(b.get("user"), Problem.join(path, "basic.user")),
+          secret(b.get("password"), Problem.join(path, "basic.password")));
+    }
+    return ProviderAuth.NONE;
+  }
+
+  private List<Secret> signing(JsonNode secrets, String path) {
+    List<Secret> bound = new ArrayList<>();
+    for (int i = 0; i < secrets.size(); i++) {
+      String at = Problem.index(path, i);
+      Secret secret = secret(secrets.get(i), at);
+      try {
+        WebhookSecret.key(secret.value());
+      } catch (IllegalArgumentException e) {
+        problems.add(new Problem(at, e.getMessage() + " (in " + secret.reference() + ")"));
+      }
+      bound.add(secret);
+    }
+    return bound;
+  }
+
+  private static ProviderRequest.Capture capture(JsonNode capture) {
+    List<String> names = new ArrayList<>();
+    capture.path("headers").forEach(h -> names.add(h.asText()));
+    return new ProviderRequest.Capture(names, capture.path("bodyBytes").asInt(0));
+  }
+
+  /** The secret, or a placeholder after recording the problem (so every problem is reported). */
+  private Secret secret(JsonNode node, String path) {
+    try {
+      return Secret.resolve(node.asText(), env);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem(path, e.getMessage()));
+      return Secret.literal("whsec_" + "A".repeat(32));
+    }
+  }
+}
