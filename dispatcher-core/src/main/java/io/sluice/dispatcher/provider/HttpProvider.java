@@ -1,6 +1,9 @@
 package io.sluice.dispatcher.provider;
 
+import io.sluice.dispatcher.provider.auth.Credentials;
+import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.schemas.config.ProviderConfig;
+import io.sluice.schemas.config.ProviderRequest;
 import io.sluice.schemas.validation.RelativePath;
 import java.net.ConnectException;
 import java.net.URI;
@@ -9,6 +12,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -19,12 +23,18 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The built-in provider: POSTs the event's payload to the provider's base URL plus the event's
- * relative path, asynchronously ({@code java.net.http}, no thread per call).
+ * The built-in provider: sends the event's payload (with the provider's {@code method}, POST by
+ * default) to the provider's base URL plus the event's relative path, asynchronously
+ * ({@code java.net.http}, no thread per call).
  *
- * <p>Request: {@code Content-Type: application/json}, {@code Idempotency-Key: <event id>},
- * {@code Sluice-Cost: <event cost>}, and each
- * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive). The
+ * <p>Request: {@code Content-Type: <contentType>}, {@code Idempotency-Key: <event id>},
+ * {@code Sluice-Cost: <event cost>}, the provider's static {@code headers}, its credential
+ * ({@link Credentials}), the Standard Webhooks headers when it signs
+ * ({@link StandardWebhooksSigner}: {@code webhook-id} is the event id, the same on every attempt;
+ * {@code webhook-timestamp} this call's time), and each
+ * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive),
+ * except one that would set {@code Authorization}, the auth header, a {@code webhook-*} header or
+ * a static header: credentials never come from an event. The
  * event can choose a path below the base URL, never another host: {@link #target} resolves it with
  * {@link RelativePath}, the rule the gate validated it with, and refuses any URL whose scheme, host
  * or port differ from the base (the second lock on the door).
@@ -58,19 +68,44 @@ public final class HttpProvider implements Provider {
   private final Duration timeout;
   private final Set<String> forward;
   private final HttpClient client;
+  private final ProviderRequest shape;
+  private final String authHeader;
+  private final StandardWebhooksSigner signer;
+  private final Clock clock;
 
   public HttpProvider(ProviderConfig config, HttpClient client) {
+    this(config, client, Clock.systemUTC());
+  }
+
+  /** @param clock the time {@code webhook-timestamp} states */
+  public HttpProvider(ProviderConfig config, HttpClient client, Clock clock) {
     this.base = config.url();
     this.timeout = config.timeout();
+    this.shape = config.request();
+    this.authHeader = Credentials.headerName(shape.auth());
     TreeSet<String> names = new TreeSet<>();
     for (String h : config.forwardHeaders()) {
       String lower = h.toLowerCase(Locale.ROOT);
-      if (!RESTRICTED.contains(lower) && !OWN.contains(lower)) {
+      if (!RESTRICTED.contains(lower) && !OWN.contains(lower) && !setHere(lower)) {
         names.add(lower);
       }
     }
     this.forward = Set.copyOf(names);
     this.client = client;
+    this.signer = shape.signingSecrets().isEmpty() ? null
+        : new StandardWebhooksSigner(shape.signingSecrets());
+    this.clock = clock;
+  }
+
+  /**
+   * Whether a (lower-case) header is one this provider's settings set: a credential, a signature
+   * or a static header. An event attribute never sets it, whatever {@code forwardHeaders} says
+   * (the configuration refuses such a list; this is the second lock).
+   */
+  private boolean setHere(String lower) {
+    return lower.equals("authorization") || lower.startsWith("webhook-")
+        || (authHeader != null && authHeader.equalsIgnoreCase(lower))
+        || shape.headers().keySet().stream().anyMatch(lower::equalsIgnoreCase);
   }
 
   /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
@@ -112,12 +147,29 @@ public final class HttpProvider implements Provider {
   HttpRequest request(ProviderCall call) {
     HttpRequest.Builder request = HttpRequest.newBuilder(target(base, call.path()))
         .timeout(timeout)
-        .header("Content-Type", "application/json")
+        .header("Content-Type", shape.contentType())
         .header("Idempotency-Key", call.eventId())
         .header(COST_HEADER, Long.toString(call.cost()))
-        .POST(call.body().length == 0
+        .method(shape.method(), call.body().length == 0
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+    shape.headers().forEach(request::header);
+    if (authHeader != null) {
+      try {
+        request.header(authHeader, Credentials.headerValue(shape.auth()));
+      } catch (IllegalArgumentException e) {
+        // java.net.http quotes the refused value: never let the credential into the message.
+        throw new IllegalArgumentException("the credential for " + authHeader
+            + " is not a valid header value (a control character in the secret?)");
+      }
+    }
+    if (signer != null) {
+      long timestamp = clock.instant().getEpochSecond();
+      request.header(StandardWebhooksSigner.ID, call.eventId())
+          .header(StandardWebhooksSigner.TIMESTAMP, Long.toString(timestamp))
+          .header(StandardWebhooksSigner.SIGNATURE,
+              signer.signature(call.eventId(), timestamp, call.body()));
+    }
     for (Map.Entry<String, String> a : call.attributes().entrySet()) {
       if (forward.contains(a.getKey().toLowerCase(Locale.ROOT))) {
         request.header(a.getKey(), a.getValue());
