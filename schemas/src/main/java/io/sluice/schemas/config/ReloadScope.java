@@ -21,7 +21,10 @@ import java.util.TreeSet;
  * declares). Restart only: {@code kafka}, {@code redis}, {@code ladder}, {@code maxAttempts},
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
  * names, and per provider its {@code url}, {@code maxInFlight}, {@code timeout},
- * {@code onRedisDown} and {@code forwardHeaders}.
+ * {@code onRedisDown}, {@code forwardHeaders}, {@code method}, {@code contentType},
+ * {@code headers}, {@code auth}, {@code signing} and {@code capture}. A {@code ${file:PATH}}
+ * secret's content is not a setting: the running process reads the file again by itself
+ * ({@link Secret}).
  */
 public final class ReloadScope {
   private ReloadScope() {}
@@ -53,6 +56,12 @@ public final class ReloadScope {
         differs(fields, at + "timeout", a.timeout(), b.timeout());
         differs(fields, at + "onRedisDown", a.onRedisDown(), b.onRedisDown());
         differs(fields, at + "forwardHeaders", a.forwardHeaders(), b.forwardHeaders());
+        differs(fields, at + "method", a.request().method(), b.request().method());
+        differs(fields, at + "contentType", a.request().contentType(), b.request().contentType());
+        differs(fields, at + "headers", a.request().headers(), b.request().headers());
+        differs(fields, at + "auth", a.request().auth(), b.request().auth());
+        differs(fields, at + "signing", a.request().signingSecrets(), b.request().signingSecrets());
+        differs(fields, at + "capture", a.request().capture(), b.request().capture());
       }
     }
     return fields;

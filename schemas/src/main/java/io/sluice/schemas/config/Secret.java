@@ -144,10 +144,15 @@ public final class Secret {
     return text;
   }
 
-  /** Two secrets are equal when they come from the same place and hold the same text now. */
+  /**
+   * Two secrets are equal when they come from the same place and, unless that place is a file,
+   * hold the same text. A file's content is not compared: it changes under a running process,
+   * which reads it again by itself, and a reload must not call that a change of setting.
+   */
   @Override
   public boolean equals(Object o) {
-    return o instanceof Secret s && reference.equals(s.reference) && value().equals(s.value());
+    return o instanceof Secret s && reference.equals(s.reference)
+        && (file != null || value.equals(s.value));
   }
 
   @Override

@@ -168,4 +168,21 @@ class ProviderRequestConfigTest {
     assertTrue(m.contains("providers.partner.method"), m);
     assertFalse(m.contains(literal), m);
   }
+
+  @Test
+  void shouldNeedARestartForAChangedRequestSettingButNotForARotatedSecretFile(@TempDir Path dir)
+      throws Exception {
+    Path token = dir.resolve("token");
+    Files.writeString(token, "first");
+    String byFile = provider("auth: { bearer: \"${file:" + token + "}\" }");
+    SluiceConfig running = ConfigLoader.parse(byFile, Map.of());
+    Files.writeString(token, "rotated");
+    SluiceConfig sameFile = ConfigLoader.parse(byFile, Map.of());
+    SluiceConfig otherToken = ConfigLoader.parse(provider("auth: { bearer: \"${env:T}\" }\nmethod: PUT"),
+        Map.of("T", "x"));
+
+    assertEquals(List.of(), ReloadScope.needingRestart(running, sameFile));
+    assertEquals(List.of("providers.partner.method", "providers.partner.auth"),
+        ReloadScope.needingRestart(running, otherToken));
+  }
 }
