@@ -466,7 +466,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     if (verdict instanceof Verdict.Delivered d) {
       deliveries.add(entry.partition(),
           new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
-      writer.delivered(entry, d.status(), entry.attempts() + 1);
+      if (result instanceof ProviderResult.Answered a) {
+        writer.delivered(entry, d.status(), entry.attempts() + 1, a.latencyMillis(),
+            a.captured().headers(), a.captured().body());
+      } else {
+        writer.delivered(entry, d.status(), entry.attempts() + 1);
+      }
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
       writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());

@@ -103,9 +103,19 @@ final class SettlementWriter {
 
   /** The provider took the event: an {@link Outcome} to {@code sluice.outcomes}. */
   void delivered(DispatchEntry e, int status, int attempts) {
+    delivered(e, status, attempts, null, Map.of(), null);
+  }
+
+  /**
+   * The provider took the event, answering as said: an {@link Outcome} with the call's latency
+   * (null if unknown) and what the provider's {@code capture:} kept.
+   */
+  void delivered(DispatchEntry e, int status, int attempts, Long latencyMs,
+      Map<String, String> captured, String body) {
     long now = clock.millis();
     Outcome outcome = new Outcome(e.event().id(), e.event().tenant(), e.event().provider(),
-        e.tier(), status, attempts, e.firstSeen(), now);
+        e.tier(), status, attempts, e.firstSeen(), now, latencyMs,
+        captured.isEmpty() ? null : captured, body);
     byte[] value;
     try {
       value = Json.mapper().writeValueAsBytes(outcome);

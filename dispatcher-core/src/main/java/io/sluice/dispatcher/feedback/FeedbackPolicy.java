@@ -52,18 +52,19 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
       if (status >= 200 && status < 300) {
         return new Verdict.Delivered(status);
       }
+      String body = a.captured().body() == null ? "" : "; body: " + a.captured().body();
       if (status == 429 || status == 503) {
         reason = status == 429 ? Reason.PROVIDER_429 : Reason.PROVIDER_5XX;
         detail = "provider answered " + status
-            + (a.retryAfter() == null ? "" : " with Retry-After: " + a.retryAfter());
+            + (a.retryAfter() == null ? "" : " with Retry-After: " + a.retryAfter()) + body;
         asked = RetryAfter.millis(a.retryAfter(), now);
         throttled = true;
       } else if (status >= 500) {
         reason = Reason.PROVIDER_5XX;
-        detail = "provider answered " + status;
+        detail = "provider answered " + status + body;
       } else {
         return new Verdict.Dead(Reason.NON_RETRYABLE_4XX,
-            "provider answered " + status + ", which retrying cannot fix", attempts);
+            "provider answered " + status + ", which retrying cannot fix" + body, attempts);
       }
     } else if (result instanceof ProviderResult.TimedOut t) {
       reason = Reason.TIMEOUT;

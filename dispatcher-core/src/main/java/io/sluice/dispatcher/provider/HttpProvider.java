@@ -4,6 +4,7 @@ import io.sluice.dispatcher.provider.auth.Credentials;
 import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.schemas.config.ProviderConfig;
 import io.sluice.schemas.config.ProviderRequest;
+import io.sluice.schemas.config.Secrets;
 import io.sluice.schemas.validation.RelativePath;
 import java.net.ConnectException;
 import java.net.URI;
@@ -12,11 +13,15 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -119,20 +124,22 @@ public final class HttpProvider implements Provider {
 
   @Override
   public CompletionStage<ProviderResult> call(ProviderCall call) {
-    CompletableFuture<HttpResponse<Void>> sent;
+    CompletableFuture<HttpResponse<byte[]>> sent;
+    long started = System.nanoTime();
     try {
-      sent = client.sendAsync(request(call), HttpResponse.BodyHandlers.discarding());
+      sent = client.sendAsync(request(call), BoundedBody.handler(keptBodyBytes()));
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
       // The message may quote the offending value: its control characters must not reach a log.
-      String detail = String.valueOf(e.getMessage()).replaceAll("\\p{Cntrl}", "?");
+      String detail = scrub(String.valueOf(e.getMessage()).replaceAll("\\p{Cntrl}", "?"));
       return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
     }
     return sent.handle((response, error) -> {
       if (error == null) {
         return new ProviderResult.Answered(response.statusCode(),
             response.headers().firstValue("Retry-After").orElse(null),
-            new ResponseHeaders(response.headers().map()));
+            new ResponseHeaders(response.headers().map()),
+            (System.nanoTime() - started) / 1_000_000, captured(response));
       }
       return failure(error);
     });
@@ -176,6 +183,73 @@ public final class HttpProvider implements Provider {
       }
     }
     return request.build();
+  }
+
+  /** The listed headers and the body excerpt of an answer, bounded and scrubbed. */
+  private Captured captured(HttpResponse<byte[]> response) {
+    ProviderRequest.Capture capture = shape.capture();
+    if (capture.headers().isEmpty() && capture.bodyBytes() == 0) {
+      return Captured.NONE;
+    }
+    Map<String, String> headers = new TreeMap<>();
+    for (String name : capture.headers()) {
+      List<String> values = response.headers().allValues(name);
+      if (!values.isEmpty()) {
+        headers.put(name.toLowerCase(Locale.ROOT), printable(String.join(", ", values),
+            Captured.MAX_HEADER_CHARS));
+      }
+    }
+    String body = null;
+    if (capture.bodyBytes() > 0) {
+      // Masked before it is cut: a secret straddling the cut must not leave its first half.
+      byte[] masked = printable(new String(response.body(), StandardCharsets.UTF_8),
+          Integer.MAX_VALUE).getBytes(StandardCharsets.UTF_8);
+      body = new String(masked, 0, Math.min(masked.length, capture.bodyBytes()),
+          StandardCharsets.UTF_8);
+    }
+    return new Captured(headers, body);
+  }
+
+  /**
+   * How much of a body is read into memory: {@code capture.bodyBytes}, plus the longest secret
+   * (so that one starting inside the excerpt is seen whole, and masked); 0 without capture.
+   */
+  private int keptBodyBytes() {
+    int excerpt = shape.capture().bodyBytes();
+    if (excerpt == 0) {
+      return 0;
+    }
+    int longest = 0;
+    for (String secret : secrets()) {
+      longest = Math.max(longest, secret.getBytes(StandardCharsets.UTF_8).length);
+    }
+    return excerpt + longest;
+  }
+
+  /** Control characters as '?', at most {@code max} characters, the provider's secrets masked. */
+  private String printable(String text, int max) {
+    String cut = text.length() > max ? text.substring(0, max) : text;
+    return scrub(cut.replaceAll("\\p{Cntrl}", "?"));
+  }
+
+  /**
+   * {@code text} with each of the provider's secrets masked: a provider may echo the request's
+   * credential in an error body, and nothing Sluice writes may carry it.
+   */
+  private String scrub(String text) {
+    return Secrets.scrub(text, secrets());
+  }
+
+  /** The provider's secrets as they are now: its credential (and header value), its keys. */
+  private List<String> secrets() {
+    List<String> secrets = new ArrayList<>();
+    String credential = authHeader == null ? null : Credentials.headerValue(shape.auth());
+    if (credential != null) {
+      secrets.add(credential);
+      secrets.addAll(Credentials.secretValues(shape.auth()));
+    }
+    shape.signingSecrets().forEach(s -> secrets.add(s.value()));
+    return secrets;
   }
 
   static ProviderResult failure(Throwable error) {

@@ -6,13 +6,22 @@ public sealed interface ProviderResult {
   /**
    * The provider answered.
    *
-   * @param retryAfter the raw {@code Retry-After} header, or null
-   * @param headers    the rate-limit fields of the answer ({@link ResponseHeaders}), read from
-   *                   every answer, 2xx included, to learn the provider's limits
+   * @param retryAfter    the raw {@code Retry-After} header, or null
+   * @param headers       the rate-limit fields of the answer ({@link ResponseHeaders}), read
+   *                      from every answer, 2xx included, to learn the provider's limits
+   * @param latencyMillis from sending the request to the answer's body read (as far as kept)
+   * @param captured      what the provider's {@code capture:} keeps of the answer
    */
-  record Answered(int status, String retryAfter, ResponseHeaders headers) implements ProviderResult {
+  record Answered(int status, String retryAfter, ResponseHeaders headers, long latencyMillis,
+      Captured captured) implements ProviderResult {
     public Answered {
       headers = headers == null ? ResponseHeaders.NONE : headers;
+      captured = captured == null ? Captured.NONE : captured;
+    }
+
+    /** An answer with nothing captured and no latency measured. */
+    public Answered(int status, String retryAfter, ResponseHeaders headers) {
+      this(status, retryAfter, headers, 0, null);
     }
 
     /** An answer with no rate-limit fields beyond {@code Retry-After}. */

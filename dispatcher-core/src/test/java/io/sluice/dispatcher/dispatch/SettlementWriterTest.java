@@ -16,6 +16,7 @@ import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -142,5 +143,20 @@ class SettlementWriterTest {
     assertEquals(SendFailure.PERMANENT, SendFailure.of(new TopicAuthorizationException("x")));
     assertEquals(SendFailure.PERMANENT, SendFailure.of(new InvalidTopicException("x")));
     assertEquals(SendFailure.PERMANENT, SendFailure.of(new IllegalStateException("closed")));
+  }
+
+  @Test
+  @DisplayName("an outcome carries the status, attempts, latency and what the provider's capture kept")
+  void outcomeCarriesTheAnswer() throws Exception {
+    writer.delivered(entry("{}".getBytes(UTF_8)), 201, 3, 42L, Map.of("x-request-id", "r-9"),
+        "{\"ok\":true}");
+
+    io.sluice.schemas.event.Outcome outcome = io.sluice.schemas.serde.Json.mapper().readValue(
+        producer.history().get(0).value(), io.sluice.schemas.event.Outcome.class);
+    assertEquals(201, outcome.status());
+    assertEquals(3, outcome.attempts());
+    assertEquals(42L, outcome.latencyMs());
+    assertEquals(Map.of("x-request-id", "r-9"), outcome.headers());
+    assertEquals("{\"ok\":true}", outcome.body());
   }
 }

@@ -188,7 +188,8 @@ class HttpProviderSendableTest {
         ProviderCall call = new ProviderCall(event.id(), event.path(), new byte[] {'{', '}'}, event.attributes(), 1);
         HttpProvider provider = new HttpProvider(config, client);
         ProviderResult result = provider.call(call).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        assertEquals(new ProviderResult.Answered(204, null), result, event::toString);
+        assertEquals(204, assertInstanceOf(ProviderResult.Answered.class, result, event::toString)
+            .status(), event::toString);
         List<String> head = server.next();
         URI sent = provider.request(call).uri();
         // java.net.http sends an empty query ("a?") as none ("a"): the only difference allowed.

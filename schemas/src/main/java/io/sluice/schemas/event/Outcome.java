@@ -1,6 +1,7 @@
 package io.sluice.schemas.event;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Map;
 
 /**
  * A delivered event: the value on {@code sluice.outcomes} (UTF-8 JSON, key = tenant id). Mirrors
@@ -15,6 +16,11 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param attempts    provider calls made, this successful one included
  * @param firstSeen   epoch milliseconds when Sluice first saw the event
  * @param deliveredAt epoch milliseconds when the provider's answer came back
+ * @param latencyMs   milliseconds from sending the successful call to its answer; null if unknown
+ * @param headers     the response headers the provider's {@code capture.headers} lists, lower-case
+ *                    name to value; null when none
+ * @param body        the first {@code capture.bodyBytes} bytes of the answer's body, as text
+ *                    (control characters as '?'); null when not captured
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Outcome(
@@ -25,4 +31,14 @@ public record Outcome(
     int status,
     int attempts,
     Long firstSeen,
-    long deliveredAt) {}
+    long deliveredAt,
+    Long latencyMs,
+    Map<String, String> headers,
+    String body) {
+
+  /** An outcome with nothing of the answer beyond its status. */
+  public Outcome(String id, String tenant, String provider, String tier, int status, int attempts,
+      Long firstSeen, long deliveredAt) {
+    this(id, tenant, provider, tier, status, attempts, firstSeen, deliveredAt, null, null, null);
+  }
+}

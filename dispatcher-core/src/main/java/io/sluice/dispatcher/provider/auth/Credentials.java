@@ -2,7 +2,10 @@ package io.sluice.dispatcher.provider.auth;
 
 import io.sluice.schemas.config.ProviderAuth;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * The request header a provider's {@link ProviderAuth} sends. The value is built per call from
@@ -34,5 +37,19 @@ public final class Credentials {
       return h.value().value();
     }
     return null;
+  }
+
+  /** The secrets' own texts (a password, a token), longest first, to mask them in text. */
+  public static List<String> secretValues(ProviderAuth auth) {
+    List<String> values = new ArrayList<>();
+    if (auth instanceof ProviderAuth.Bearer b) {
+      values.add(b.token().value());
+    } else if (auth instanceof ProviderAuth.Basic b) {
+      values.add(b.password().value());
+    } else if (auth instanceof ProviderAuth.Header h) {
+      values.add(h.value().value());
+    }
+    values.sort(Comparator.comparingInt(String::length).reversed());
+    return values;
   }
 }
