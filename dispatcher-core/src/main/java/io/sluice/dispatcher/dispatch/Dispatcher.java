@@ -462,6 +462,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         clock.instant(), () -> ThreadLocalRandom.current().nextDouble());
     // Before the settlement is written: no call of the lane may start meanwhile.
     judged.pauseMillis().ifPresent(millis -> lane.throttle(millis, claimedAtMicros));
+    if (result instanceof ProviderResult.CredentialUnavailable) {
+      // The lane's next calls would find no token either: they wait, spending no slot.
+      lane.hold(FeedbackPolicy.CREDENTIAL_WAIT_MILLIS);
+    }
     Verdict verdict = judged.verdict();
     if (verdict instanceof Verdict.Delivered d) {
       deliveries.add(entry.partition(),

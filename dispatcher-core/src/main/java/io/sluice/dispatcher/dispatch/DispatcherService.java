@@ -33,6 +33,8 @@ public final class DispatcherService implements AutoCloseable {
   private final RedisAccess redis;
   /** Stops reloads reaching this instance's dispatcher once it is closed. */
   private final Runnable unfollow;
+  /** The providers this service built, and closes (their token fetchers). */
+  private final Map<String, Provider> owned = new java.util.concurrent.ConcurrentHashMap<>();
 
   private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow) {
     this.dispatcher = dispatcher;
@@ -50,9 +52,10 @@ public final class DispatcherService implements AutoCloseable {
   public static DispatcherService start(LiveConfig live, DispatchListener listener) {
     SluiceConfig config = live.get();
     Map<String, Provider> providers = new HashMap<>();
-    config.providers().forEach((name, p) ->
-        providers.put(name, new HttpProvider(p, HttpProvider.defaultClient(p.timeout()))));
-    return start(live, providers, listener);
+    config.providers().forEach((name, p) -> providers.put(name, HttpProvider.of(name, p)));
+    DispatcherService service = start(live, providers, listener);
+    service.owned.putAll(providers);
+    return service;
   }
 
   /** Starts with the given providers (an in-process job handler, for example). */
@@ -107,6 +110,20 @@ public final class DispatcherService implements AutoCloseable {
     return dispatcher;
   }
 
+  /**
+   * Each provider that cannot be called now (its OAuth2 token missing), and why: while any is
+   * listed the dispatcher is not ready. Empty for providers given from outside.
+   */
+  public Map<String, String> providerProblems() {
+    Map<String, String> problems = new java.util.TreeMap<>();
+    owned.forEach((name, p) -> {
+      if (p instanceof HttpProvider http) {
+        http.problem().ifPresent(problem -> problems.put(name, problem));
+      }
+    });
+    return problems;
+  }
+
   /** The circuit in front of the leak in Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return redis.circuit();
@@ -127,6 +144,7 @@ public final class DispatcherService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    owned.values().forEach(Provider::close);
     redis.close();
   }
 }

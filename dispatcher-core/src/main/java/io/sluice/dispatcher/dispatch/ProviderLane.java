@@ -354,6 +354,19 @@ final class ProviderLane implements AutoCloseable {
     });
   }
 
+  /**
+   * No call from this lane starts within {@code millis}, at this instance only, and the rate is
+   * left as it is: the lane cannot call (its OAuth2 token is missing), the provider did not ask
+   * anyone to slow down.
+   */
+  void hold(long millis) {
+    long now = nanoTime.getAsLong();
+    synchronized (this) {
+      schedule.pause(now, millis);
+    }
+    later(this::kick, TimeUnit.MILLISECONDS.toNanos(millis));
+  }
+
   /** Claims slots if there is work for them and room in flight. Called after every change. */
   void kick() {
     shareBusyTenants();

@@ -21,6 +21,11 @@ import java.util.function.DoubleSupplier;
  *   <tr><td>no request could be built (the event's fault)</td><td>dead, {@code invalid}; not an
  *       attempt</td></tr>
  *   <tr><td>anything else (4xx, 3xx, 1xx)</td><td>dead, {@code non_retryable_4xx}</td></tr>
+ *   <tr><td>no OAuth2 token (not sent)</td><td>retry after 1 s, {@code credential_unavailable};
+ *       not an attempt</td></tr>
+ *   <tr><td>401 to an OAuth2 token</td><td>retry after 1 s with a new token,
+ *       {@code credential_unavailable}, not an attempt; dead, {@code unauthorized}, when the
+ *       token was itself fetched after a 401</td></tr>
  * </table>
  *
  * <p>Every failure counts as an attempt, including 429: a provider that keeps refusing an event
@@ -30,6 +35,8 @@ import java.util.function.DoubleSupplier;
  * the event's deadline is dead with {@code expired} now, rather than after a pointless wait.
  */
 public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
+  /** How long an event waits for its provider's OAuth2 token before it goes again. */
+  public static final long CREDENTIAL_WAIT_MILLIS = 1_000;
 
   /**
    * @param priorAttempts provider failures before this call (the {@code sluice-attempt} header)
@@ -41,6 +48,19 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
       // Nothing reached the provider, and retrying cannot fix the event.
       return new Verdict.Dead(Reason.INVALID, "the event cannot be sent as an HTTP request: "
           + u.detail(), priorAttempts);
+    }
+    if (result instanceof ProviderResult.CredentialUnavailable c) {
+      // Nothing was sent: no attempt spent; the lane pauses (CallJudge) while it lasts.
+      return new Verdict.Retry(Reason.CREDENTIAL_UNAVAILABLE, c.detail(), CREDENTIAL_WAIT_MILLIS,
+          priorAttempts, false);
+    }
+    if (result instanceof ProviderResult.Unauthorized u) {
+      if (u.afterRefusal()) {
+        return new Verdict.Dead(Reason.UNAUTHORIZED, u.detail(), priorAttempts + 1);
+      }
+      // The token was refused: a new one is on its way; the event goes again, no attempt spent.
+      return new Verdict.Retry(Reason.CREDENTIAL_UNAVAILABLE, u.detail(), CREDENTIAL_WAIT_MILLIS,
+          priorAttempts, false);
     }
     int attempts = priorAttempts + 1;
     Reason reason;

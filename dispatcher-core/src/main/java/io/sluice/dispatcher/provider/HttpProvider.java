@@ -1,7 +1,10 @@
 package io.sluice.dispatcher.provider;
 
+import io.sluice.dispatcher.provider.auth.AccessToken;
 import io.sluice.dispatcher.provider.auth.Credentials;
+import io.sluice.dispatcher.provider.auth.OAuth2Tokens;
 import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
+import io.sluice.schemas.config.ProviderAuth;
 import io.sluice.schemas.config.ProviderConfig;
 import io.sluice.schemas.config.ProviderRequest;
 import io.sluice.schemas.config.Secrets;
@@ -20,6 +23,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -77,6 +81,8 @@ public final class HttpProvider implements Provider {
   private final String authHeader;
   private final StandardWebhooksSigner signer;
   private final Clock clock;
+  /** The provider's OAuth2 tokens; null unless its auth is oauth2. */
+  private final OAuth2Tokens tokens;
 
   public HttpProvider(ProviderConfig config, HttpClient client) {
     this(config, client, Clock.systemUTC());
@@ -84,6 +90,14 @@ public final class HttpProvider implements Provider {
 
   /** @param clock the time {@code webhook-timestamp} states */
   public HttpProvider(ProviderConfig config, HttpClient client, Clock clock) {
+    this(config, client, clock, (Object) null);
+    if (config.request().auth() instanceof ProviderAuth.OAuth2) {
+      throw new IllegalArgumentException("a provider with oauth2 needs its OAuth2Tokens");
+    }
+  }
+
+  private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
+    this.tokens = (OAuth2Tokens) tokens;
     this.base = config.url();
     this.timeout = config.timeout();
     this.shape = config.request();
@@ -113,6 +127,19 @@ public final class HttpProvider implements Provider {
         || shape.headers().keySet().stream().anyMatch(lower::equalsIgnoreCase);
   }
 
+  /**
+   * The provider as the application builds it: its own client, and for {@code oauth2} its own
+   * token fetcher (one per provider per process), started now.
+   */
+  public static HttpProvider of(String name, ProviderConfig config) {
+    HttpClient client = defaultClient(config.timeout());
+    if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
+      return new HttpProvider(config, client, Clock.systemUTC(),
+          new OAuth2Tokens(name, oauth2, client, Clock.systemUTC(), config.timeout()));
+    }
+    return new HttpProvider(config, client);
+  }
+
   /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
   public static HttpClient defaultClient(Duration connectTimeout) {
     return HttpClient.newBuilder()
@@ -122,12 +149,47 @@ public final class HttpProvider implements Provider {
         .build();
   }
 
+  /**
+   * A provider with OAuth2 credentials, its tokens from {@code tokens}.
+   *
+   * @param clock the time {@code webhook-timestamp} states
+   */
+  public HttpProvider(ProviderConfig config, HttpClient client, Clock clock, OAuth2Tokens tokens) {
+    this(config, client, clock, (Object) tokens);
+  }
+
+  /** Empty while calls can be made; else why not (no OAuth2 token), with no secret in it. */
+  public Optional<String> problem() {
+    return tokens == null ? Optional.empty() : tokens.problem();
+  }
+
+  @Override
+  public void close() {
+    if (tokens != null) {
+      tokens.close();
+    }
+  }
+
   @Override
   public CompletionStage<ProviderResult> call(ProviderCall call) {
+    AccessToken token = null;
+    if (tokens != null) {
+      Optional<AccessToken> current = tokens.current();
+      if (current.isEmpty()) {
+        return CompletableFuture.completedFuture(
+            new ProviderResult.CredentialUnavailable(tokens.problem().orElse("no OAuth2 token")));
+      }
+      token = current.get();
+    }
+    AccessToken used = token;
     CompletableFuture<HttpResponse<byte[]>> sent;
     long started = System.nanoTime();
     try {
-      sent = client.sendAsync(request(call), BoundedBody.handler(keptBodyBytes()));
+      HttpRequest.Builder request = builder(call);
+      if (used != null) {
+        request.header(Credentials.AUTHORIZATION, "Bearer " + used.value());
+      }
+      sent = client.sendAsync(request.build(), BoundedBody.handler(keptBodyBytes()));
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
       // The message may quote the offending value: its control characters must not reach a log.
@@ -135,6 +197,15 @@ public final class HttpProvider implements Provider {
       return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
     }
     return sent.handle((response, error) -> {
+      if (error == null && used != null && response.statusCode() == 401) {
+        if (!used.afterRefusal()) {
+          tokens.refused(used);
+        }
+        String body = captured(response).body();
+        return new ProviderResult.Unauthorized(used.afterRefusal(), "provider answered 401"
+            + (used.afterRefusal() ? " to a token fetched after an earlier 401" : "")
+            + (body == null ? "" : "; body: " + body));
+      }
       if (error == null) {
         return new ProviderResult.Answered(response.statusCode(),
             response.headers().firstValue("Retry-After").orElse(null),
@@ -152,6 +223,10 @@ public final class HttpProvider implements Provider {
    *                                  sent
    */
   HttpRequest request(ProviderCall call) {
+    return builder(call).build();
+  }
+
+  private HttpRequest.Builder builder(ProviderCall call) {
     HttpRequest.Builder request = HttpRequest.newBuilder(target(base, call.path()))
         .timeout(timeout)
         .header("Content-Type", shape.contentType())
@@ -161,7 +236,7 @@ public final class HttpProvider implements Provider {
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(call.body()));
     shape.headers().forEach(request::header);
-    if (authHeader != null) {
+    if (authHeader != null && tokens == null) {
       try {
         request.header(authHeader, Credentials.headerValue(shape.auth()));
       } catch (IllegalArgumentException e) {
@@ -182,7 +257,7 @@ public final class HttpProvider implements Provider {
         request.header(a.getKey(), a.getValue());
       }
     }
-    return request.build();
+    return request;
   }
 
   /** The listed headers and the body excerpt of an answer, bounded and scrubbed. */
@@ -243,11 +318,14 @@ public final class HttpProvider implements Provider {
   /** The provider's secrets as they are now: its credential (and header value), its keys. */
   private List<String> secrets() {
     List<String> secrets = new ArrayList<>();
-    String credential = authHeader == null ? null : Credentials.headerValue(shape.auth());
+    String credential = Credentials.headerValue(shape.auth());
     if (credential != null) {
       secrets.add(credential);
-      secrets.addAll(Credentials.secretValues(shape.auth()));
     }
+    if (tokens != null) {
+      tokens.current().ifPresent(t -> secrets.add(t.value()));
+    }
+    secrets.addAll(Credentials.secretValues(shape.auth()));
     shape.signingSecrets().forEach(s -> secrets.add(s.value()));
     return secrets;
   }

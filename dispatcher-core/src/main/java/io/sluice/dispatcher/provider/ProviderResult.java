@@ -42,4 +42,19 @@ public sealed interface ProviderResult {
    * event's own fault, never retried. The gate refuses such events; this is the last line.
    */
   record Unsendable(String detail) implements ProviderResult {}
+
+  /**
+   * Not sent: the provider's OAuth2 token is not there (its endpoint down, or being replaced
+   * after a 401). The event waits for a later slot; no attempt is spent.
+   */
+  record CredentialUnavailable(String detail) implements ProviderResult {}
+
+  /**
+   * The provider answered 401 to a call carrying an OAuth2 token.
+   *
+   * @param afterRefusal the token was itself fetched after a 401: the credentials are refused
+   *                     (the event is dead, {@code unauthorized}); else a new token is being
+   *                     fetched and the event goes again, no attempt spent
+   */
+  record Unauthorized(boolean afterRefusal, String detail) implements ProviderResult {}
 }

@@ -177,6 +177,8 @@ public final class SluiceApp implements AutoCloseable {
       states.put("dispatcher", () -> dispatcher.status(d -> !d.isRunning()
           ? RoleStatus.unhealthy("STOPPED")
           : d.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
+              .or(() -> d.providerProblems().values().stream().findFirst()
+                  .map(p -> RoleStatus.unhealthy("WAITING: " + p)))
               .orElse(RoleStatus.healthy("RUNNING"))));
       for (String provider : config.providers().keySet()) {
         // The configured rate as in force now: a reload changes it without a restart.
@@ -187,6 +189,8 @@ public final class SluiceApp implements AutoCloseable {
             configured);
         metrics.pacedRate(provider, () -> latest.get().dispatcher().learner()
             .ratePerSecond(provider, configured.getAsDouble()));
+        metrics.credentialReady(provider,
+            () -> latest.get().providerProblems().containsKey(provider) ? 0 : 1);
       }
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
     }

@@ -267,6 +267,14 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
     gauge(rate, "sluice_dispatch_paced_rate", "provider", provider);
   }
 
+  /**
+   * {@code sluice_provider_credential_ready{provider}}: 0 while the provider's calls wait for an
+   * OAuth2 token (its token endpoint down, or a 401 being answered with a new token), else 1.
+   */
+  public void credentialReady(String provider, Supplier<Number> ready) {
+    gauge(ready, "sluice_provider_credential_ready", "provider", provider);
+  }
+
   // ---- Redis circuits
 
   /**

@@ -163,6 +163,7 @@ public final class ConfigLoader {
       textsIn(provider.path("auth").path("bearer"), secrets);
       textsIn(provider.path("auth").path("header").path("value"), secrets);
       textsIn(provider.path("auth").path("basic").path("password"), secrets);
+      textsIn(provider.path("auth").path("oauth2").path("clientSecret"), secrets);
       textsIn(provider.path("signing"), secrets);
     });
     secrets.sort(Comparator.comparingInt(String::length).reversed());

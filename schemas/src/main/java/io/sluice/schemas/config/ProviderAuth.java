@@ -19,4 +19,14 @@ public sealed interface ProviderAuth {
 
   /** {@code Authorization: Basic base64(user:password)} (RFC 7617, UTF-8). */
   record Basic(Secret user, Secret password) implements ProviderAuth {}
+
+  /**
+   * {@code Authorization: Bearer <token>}, the token from the OAuth2 client-credentials grant
+   * (RFC 6749 section 4.4).
+   *
+   * @param scope    null for none
+   * @param audience null for none (an extension some servers require, e.g. Auth0)
+   */
+  record OAuth2(java.net.URI tokenUrl, String clientId, Secret clientSecret, String scope,
+      String audience) implements ProviderAuth {}
 }

@@ -1,9 +1,12 @@
 package io.sluice.schemas.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -49,7 +52,30 @@ final class ProviderRequestBinder {
       return new ProviderAuth.Basic(secret(b.get("user"), Problem.join(path, "basic.user")),
           secret(b.get("password"), Problem.join(path, "basic.password")));
     }
+    if (auth.has("oauth2")) {
+      JsonNode o = auth.get("oauth2");
+      String at = Problem.join(path, "oauth2");
+      return new ProviderAuth.OAuth2(tokenUrl(o.path("tokenUrl").asText(), Problem.join(at, "tokenUrl")),
+          o.path("clientId").asText(), secret(o.get("clientSecret"), Problem.join(at, "clientSecret")),
+          o.has("scope") ? o.get("scope").asText() : null,
+          o.has("audience") ? o.get("audience").asText() : null);
+    }
     return ProviderAuth.NONE;
+  }
+
+  private URI tokenUrl(String text, String path) {
+    try {
+      URI uri = new URI(text);
+      if (uri.getHost() != null && uri.getScheme() != null
+          && uri.getScheme().toLowerCase(Locale.ROOT).startsWith("http")) {
+        return uri;
+      }
+    } catch (URISyntaxException e) {
+      // reported below
+    }
+    problems.add(new Problem(path, "expected an absolute http or https URL with a host, got "
+        + ConfigSchema.quoted(Secrets.uri(text))));
+    return URI.create("http://invalid");
   }
 
   private List<Secret> signing(JsonNode secrets, String path) {

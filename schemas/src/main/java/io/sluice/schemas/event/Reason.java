@@ -20,7 +20,14 @@ public enum Reason {
   EXPIRED("expired"),
   MAX_ATTEMPTS("max_attempts"),
   NON_RETRYABLE_4XX("non_retryable_4xx"),
-  REDIS_UNAVAILABLE("redis_unavailable");
+  REDIS_UNAVAILABLE("redis_unavailable"),
+  /** A provider refused a call (401) made with a token fetched after an earlier 401. */
+  UNAUTHORIZED("unauthorized"),
+  /**
+   * Deferred, no attempt spent: the provider's OAuth2 token is being fetched (its endpoint down,
+   * or a 401 asked for a new one).
+   */
+  CREDENTIAL_UNAVAILABLE("credential_unavailable");
 
   private final String code;
 

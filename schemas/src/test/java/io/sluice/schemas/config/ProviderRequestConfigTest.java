@@ -185,4 +185,26 @@ class ProviderRequestConfigTest {
     assertEquals(List.of("providers.partner.method", "providers.partner.auth"),
         ReloadScope.needingRestart(running, otherToken));
   }
+
+  @Test
+  void shouldBindOAuth2ClientCredentialsNamingAMissingSecretOrABadUrl() {
+    ProviderAuth.OAuth2 o = (ProviderAuth.OAuth2) ConfigLoader.parse(provider("""
+        auth:
+          oauth2: { tokenUrl: "https://auth.example/token", clientId: sluice,
+                    clientSecret: "${env:CLIENT_SECRET}", scope: "hooks:write" }
+        """), Map.of("CLIENT_SECRET", "cs-value")).providers().get("partner").request().auth();
+    String m = refused(provider("""
+        auth:
+          oauth2: { tokenUrl: "http://a b/token", clientId: sluice, clientSecret: "${env:CLIENT_SECRET}" }
+        """), Map.of()).getMessage();
+
+    assertEquals("https://auth.example/token", o.tokenUrl().toString());
+    assertEquals("sluice", o.clientId());
+    assertEquals("cs-value", o.clientSecret().value());
+    assertEquals("hooks:write", o.scope());
+    assertEquals(null, o.audience());
+    assertTrue(m.contains("providers.partner.auth.oauth2.clientSecret: the environment variable "
+        + "CLIENT_SECRET (from ${env:CLIENT_SECRET}) is not set"), m);
+    assertTrue(m.contains("providers.partner.auth.oauth2.tokenUrl: expected an absolute http or https URL"), m);
+  }
 }

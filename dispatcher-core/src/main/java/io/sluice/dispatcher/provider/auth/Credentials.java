@@ -24,7 +24,10 @@ public final class Credentials {
     return auth instanceof ProviderAuth.None ? null : AUTHORIZATION;
   }
 
-  /** The header's value now, or null for {@link ProviderAuth.None}. */
+  /**
+   * The header's value now, or null for {@link ProviderAuth.None} and for
+   * {@link ProviderAuth.OAuth2} (whose token comes from {@link OAuth2Tokens}).
+   */
   public static String headerValue(ProviderAuth auth) {
     if (auth instanceof ProviderAuth.Bearer b) {
       return "Bearer " + b.token().value();
@@ -48,6 +51,8 @@ public final class Credentials {
       values.add(b.password().value());
     } else if (auth instanceof ProviderAuth.Header h) {
       values.add(h.value().value());
+    } else if (auth instanceof ProviderAuth.OAuth2 o) {
+      values.add(o.clientSecret().value());
     }
     values.sort(Comparator.comparingInt(String::length).reversed());
     return values;
