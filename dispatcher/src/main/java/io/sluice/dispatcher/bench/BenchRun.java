@@ -28,7 +28,7 @@ public final class BenchRun {
   static final List<BenchScenario> SCENARIOS = List.of(new GateScenario(), new ScalingScenario(),
       new LimiterScenario(), new RedisCallsScenario(), new LeakScenario(),
       new FairnessScenario(), new AmplificationScenario(), new RelayScenario(),
-      new LatencyScenario(), new LearnedLimitsScenario());
+      new LatencyScenario(), new LearnedLimitsScenario(), new CredentialsScenario());
 
   /**
    * @param scenarios names to run, empty for all
