@@ -33,6 +33,7 @@ import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.DoubleSupplier;
@@ -174,12 +175,8 @@ public final class SluiceApp implements AutoCloseable {
       metrics.redisCircuit("dispatcher", () -> latest.get().circuit());
       circuits.add(new CircuitHealth("dispatcherRedisCircuit",
           () -> latest.get().circuit().status()));
-      states.put("dispatcher", () -> dispatcher.status(d -> !d.isRunning()
-          ? RoleStatus.unhealthy("STOPPED")
-          : d.dispatcher().problem().map(p -> RoleStatus.unhealthy("STUCK: " + p))
-              .or(() -> d.providerProblems().values().stream().findFirst()
-                  .map(p -> RoleStatus.unhealthy("WAITING: " + p)))
-              .orElse(RoleStatus.healthy("RUNNING"))));
+      states.put("dispatcher", () -> dispatcher.status(d -> dispatcherStatus(d.isRunning(),
+          d.dispatcher().problem(), d.providerProblems())));
       for (String provider : config.providers().keySet()) {
         // The configured rate as in force now: a reload changes it without a restart.
         DoubleSupplier configured = configuredRate(live, provider);
@@ -226,6 +223,21 @@ public final class SluiceApp implements AutoCloseable {
   private static <R> R remember(AtomicReference<R> latest, R started) {
     latest.set(started);
     return started;
+  }
+
+  /**
+   * The dispatcher role's state for {@code /ready}: STOPPED, STUCK (a settlement Kafka refuses),
+   * WAITING (a provider's calls wait for an OAuth2 token: not ready, but live), or RUNNING.
+   */
+  static RoleStatus dispatcherStatus(boolean running, Optional<String> stuck,
+      Map<String, String> providerProblems) {
+    if (!running) {
+      return RoleStatus.unhealthy("STOPPED");
+    }
+    return stuck.map(p -> RoleStatus.unhealthy("STUCK: " + p))
+        .or(() -> providerProblems.values().stream().findFirst()
+            .map(p -> RoleStatus.unhealthy("WAITING: " + p)))
+        .orElse(RoleStatus.healthy("RUNNING"));
   }
 
   /** The configured rate of {@code provider} in force now (NaN if a reload removed it). */
