@@ -3,6 +3,7 @@ package io.sluice.dispatcher.provider;
 import io.sluice.dispatcher.provider.auth.AccessToken;
 import io.sluice.dispatcher.provider.auth.Credentials;
 import io.sluice.dispatcher.provider.auth.OAuth2Tokens;
+import io.sluice.dispatcher.provider.auth.TlsContexts;
 import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.schemas.config.ProviderAuth;
 import io.sluice.schemas.config.ProviderConfig;
@@ -128,11 +129,14 @@ public final class HttpProvider implements Provider {
   }
 
   /**
-   * The provider as the application builds it: its own client, and for {@code oauth2} its own
-   * token fetcher (one per provider per process), started now.
+   * The provider as the application builds it: its own client (with its {@code tls:} key and
+   * trust stores, if any), and for {@code oauth2} its own token fetcher (one per provider per
+   * process), started now.
    */
   public static HttpProvider of(String name, ProviderConfig config) {
-    HttpClient client = defaultClient(config.timeout());
+    HttpClient client = config.request().tls() == null ? defaultClient(config.timeout())
+        : clientBuilder(config.timeout())
+            .sslContext(TlsContexts.of(config.request().tls())).build();
     if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
       return new HttpProvider(config, client, Clock.systemUTC(),
           new OAuth2Tokens(name, oauth2, client, Clock.systemUTC(), config.timeout()));
@@ -142,11 +146,14 @@ public final class HttpProvider implements Provider {
 
   /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
   public static HttpClient defaultClient(Duration connectTimeout) {
+    return clientBuilder(connectTimeout).build();
+  }
+
+  private static HttpClient.Builder clientBuilder(Duration connectTimeout) {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .followRedirects(HttpClient.Redirect.NEVER)
-        .connectTimeout(connectTimeout)
-        .build();
+        .connectTimeout(connectTimeout);
   }
 
   /**

@@ -165,6 +165,8 @@ public final class ConfigLoader {
       textsIn(provider.path("auth").path("basic").path("password"), secrets);
       textsIn(provider.path("auth").path("oauth2").path("clientSecret"), secrets);
       textsIn(provider.path("signing"), secrets);
+      textsIn(provider.path("tls").path("keyStorePassword"), secrets);
+      textsIn(provider.path("tls").path("trustStorePassword"), secrets);
     });
     secrets.sort(Comparator.comparingInt(String::length).reversed());
     return secrets;

@@ -14,6 +14,7 @@ import java.util.Map;
  * @param signingSecrets Standard Webhooks secrets ({@code whsec_...}), one signature each; empty
  *                       for unsigned calls
  * @param capture        what of an answer outcomes and dead letters carry
+ * @param tls            mutual TLS toward the provider; null for the JVM's defaults
  */
 public record ProviderRequest(
     String method,
@@ -21,16 +22,23 @@ public record ProviderRequest(
     Map<String, String> headers,
     ProviderAuth auth,
     List<Secret> signingSecrets,
-    Capture capture) {
+    Capture capture,
+    ProviderTls tls) {
   public static final ProviderRequest DEFAULT = new ProviderRequest(
       ConfigDefaults.METHOD, ConfigDefaults.CONTENT_TYPE, Map.of(), ProviderAuth.NONE, List.of(),
-      Capture.NONE);
+      Capture.NONE, null);
 
   public ProviderRequest {
     headers = headers == null ? Map.of() : Map.copyOf(headers);
     auth = auth == null ? ProviderAuth.NONE : auth;
     signingSecrets = signingSecrets == null ? List.of() : List.copyOf(signingSecrets);
     capture = capture == null ? Capture.NONE : capture;
+  }
+
+  /** Request settings with no TLS settings of their own. */
+  public ProviderRequest(String method, String contentType, Map<String, String> headers,
+      ProviderAuth auth, List<Secret> signingSecrets, Capture capture) {
+    this(method, contentType, headers, auth, signingSecrets, capture, null);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.sluice.schemas.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +36,38 @@ final class ProviderRequestBinder {
         auth(provider.path("auth"), Problem.join(path, "auth")),
         signing(provider.path("signing").path("standardWebhooks").path("secrets"),
             Problem.join(path, "signing.standardWebhooks.secrets")),
-        capture(provider.path("capture")));
+        capture(provider.path("capture")),
+        provider.has("tls") ? tls(provider.get("tls"), Problem.join(path, "tls")) : null);
+  }
+
+  /**
+   * The TLS settings, each store loaded now with its password: a missing file, a wrong password
+   * or a file that is not PKCS#12 stops start-up naming the field (never the password).
+   */
+  private ProviderTls tls(JsonNode tls, String path) {
+    Path keyStore = tls.has("keyStore") ? Path.of(tls.get("keyStore").asText()) : null;
+    Path trustStore = tls.has("trustStore") ? Path.of(tls.get("trustStore").asText()) : null;
+    Secret keyPassword = keyStore == null ? null
+        : secret(tls.get("keyStorePassword"), Problem.join(path, "keyStorePassword"));
+    Secret trustPassword = trustStore == null ? null
+        : secret(tls.get("trustStorePassword"), Problem.join(path, "trustStorePassword"));
+    check(keyStore, keyPassword, Problem.join(path, "keyStore"));
+    check(trustStore, trustPassword, Problem.join(path, "trustStore"));
+    return new ProviderTls(keyStore, keyPassword, trustStore, trustPassword);
+  }
+
+  private void check(Path store, Secret password, String path) {
+    if (store == null) {
+      return;
+    }
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(store)) {
+      java.security.KeyStore.getInstance("PKCS12").load(in, password.value().toCharArray());
+    } catch (java.nio.file.NoSuchFileException e) {
+      problems.add(new Problem(path, "the file " + store + " does not exist"));
+    } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+      problems.add(new Problem(path, "cannot read " + store + " as a PKCS#12 store with its "
+          + "password (" + e.getClass().getSimpleName() + ")"));
+    }
   }
 
   private ProviderAuth auth(JsonNode auth, String path) {

@@ -22,7 +22,7 @@ import java.util.TreeSet;
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
  * names, and per provider its {@code url}, {@code maxInFlight}, {@code timeout},
  * {@code onRedisDown}, {@code forwardHeaders}, {@code method}, {@code contentType},
- * {@code headers}, {@code auth}, {@code signing} and {@code capture}. A {@code ${file:PATH}}
+ * {@code headers}, {@code auth}, {@code signing}, {@code capture} and {@code tls}. A {@code ${file:PATH}}
  * secret's content is not a setting: the running process reads the file again by itself
  * ({@link Secret}).
  */
@@ -62,6 +62,7 @@ public final class ReloadScope {
         differs(fields, at + "auth", a.request().auth(), b.request().auth());
         differs(fields, at + "signing", a.request().signingSecrets(), b.request().signingSecrets());
         differs(fields, at + "capture", a.request().capture(), b.request().capture());
+        differs(fields, at + "tls", a.request().tls(), b.request().tls());
       }
     }
     return fields;

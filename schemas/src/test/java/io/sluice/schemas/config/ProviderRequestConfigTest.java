@@ -207,4 +207,12 @@ class ProviderRequestConfigTest {
         + "CLIENT_SECRET (from ${env:CLIENT_SECRET}) is not set"), m);
     assertTrue(m.contains("providers.partner.auth.oauth2.tokenUrl: expected an absolute http or https URL"), m);
   }
+
+  @Test
+  void shouldRefuseAStoreWithoutItsPasswordNamingIt() {
+    String m = refused(provider("tls: { keyStore: /etc/sluice/client.p12 }"), Map.of()).getMessage();
+
+    assertTrue(m.contains("providers.partner.tls"), m);
+    assertTrue(m.contains("keyStorePassword"), m);
+  }
 }
