@@ -38,6 +38,10 @@ public final class LimitLearner {
   private static final Logger LOG = LoggerFactory.getLogger(LimitLearner.class);
   /** A limit stated again unchanged is written at most this often (its expiry moves on). */
   static final long REWRITE_MILLIS = 30_000;
+  /** How often what was written is pruned, at most (a scan of the names written in 30 s). */
+  static final long PRUNE_EVERY_MILLIS = 1_000;
+  /** When {@link #written} was last pruned. */
+  private volatile long prunedAt = Long.MIN_VALUE / 2;
   /** How often an instance reads what the others learned, at most. */
   static final long REFRESH_MILLIS = 1_000;
 
@@ -77,7 +81,7 @@ public final class LimitLearner {
 
   /** The longest provider header value a log line or {@code /health} shows. */
   static final int EXCERPT_CHARS = 80;
-  /** A bound held back per provider is logged at most this often. */
+  /** A bound held back, or a change of the learned limits, is logged at most this often per provider. */
   static final long LOG_EVERY_MILLIS = 60_000;
 
   private final LearnedLimitStore store;
@@ -147,8 +151,10 @@ public final class LimitLearner {
     share(provider, said, step.limits(), now);
     if (changed) {
       listener.learned(provider, step.limits().values());
-      LOG.info("{}: an answer ({}) changed the learned limits to {}", provider, excerpt(a),
-          describe(step.limits().values()));
+      if (dueToLog(provider, "learned", now)) {
+        LOG.info("{}: an answer ({}) changed the learned limits to {}", provider, excerpt(a),
+            describe(step.limits().values()));
+      }
     }
     step.askedHoldMillis().ifPresent(asked -> noteBound(provider, Bound.HOLD,
         "an answer (" + excerpt(a) + ") asked for a hold of " + asked + " ms; held "
@@ -240,8 +246,10 @@ public final class LimitLearner {
       }
       if (changed) {
         listener.learned(provider, merged.values());
-        LOG.info("{}: the learned limits are now {} (as the instances learned them)", provider,
-            describe(merged.values()));
+        if (dueToLog(provider, "refreshed", now)) {
+          LOG.info("{}: the learned limits are now {} (as the instances learned them)", provider,
+              describe(merged.values()));
+        }
       }
       return null;
     });
@@ -341,9 +349,15 @@ public final class LimitLearner {
   /**
    * Forgets the writes that no longer decide anything: a write older than
    * {@link #REWRITE_MILLIS} is repeated at the next statement anyway. Keeps {@link #written} to
-   * the names stated in the last 30 s, whatever names a provider invents.
+   * the names stated in the last 31 s (pruned at most once a second), whatever names a provider
+   * invents.
    */
   void prune(long nowMillis) {
+    long last = prunedAt;
+    if (nowMillis - last < PRUNE_EVERY_MILLIS && nowMillis >= last) {
+      return;
+    }
+    prunedAt = nowMillis;
     writtenAt.entrySet().removeIf(e -> nowMillis - e.getValue() >= REWRITE_MILLIS);
     written.keySet().retainAll(writtenAt.keySet());
   }
@@ -375,12 +389,23 @@ public final class LimitLearner {
     byBound.merge(bound, new Bounded(bound, now, detail, 1),
         (old, fresh) -> new Bounded(bound, now, detail, old.count() + 1));
     listener.bounded(provider, bound);
-    String key = provider + '\u0000' + bound.label();
-    Long last = loggedAt.get(key);
-    if (last == null || now - last >= LOG_EVERY_MILLIS) {
-      loggedAt.put(key, now);
+    if (dueToLog(provider, bound.label(), now)) {
       LOG.warn("{}: bound {}: {}", provider, bound.label(), detail);
     }
+  }
+
+  /**
+   * Whether a line of {@code kind} about {@code provider} may be logged now: at most one a
+   * minute each, so a provider changing its answers on every call cannot flood the log.
+   */
+  private boolean dueToLog(String provider, String kind, long now) {
+    String key = provider + '\u0000' + kind;
+    Long last = loggedAt.get(key);
+    if (last != null && now - last < LOG_EVERY_MILLIS) {
+      return false;
+    }
+    loggedAt.put(key, now);
+    return true;
   }
 
   /** What each bound last held back, by provider (for {@code /health}). */
