@@ -81,6 +81,8 @@ public final class LimitLearner {
 
   /** The longest provider header value a log line or {@code /health} shows. */
   static final int EXCERPT_CHARS = 80;
+  /** The most header fields of one answer a log line or {@code /health} shows. */
+  static final int EXCERPT_FIELDS = 6;
   /** A bound held back, or a change of the learned limits, is logged at most this often per provider. */
   static final long LOG_EVERY_MILLIS = 60_000;
 
@@ -415,11 +417,19 @@ public final class LimitLearner {
     return all;
   }
 
-  /** The rate-limit fields of an answer, each value cut to {@link #EXCERPT_CHARS}, for a log line. */
+  /**
+   * The rate-limit fields of an answer (the only ones kept), at most {@link #EXCERPT_FIELDS} of
+   * them, each name and value cut to {@link #EXCERPT_CHARS}, for a log line or {@code /health}.
+   */
   static String excerpt(ProviderResult.Answered a) {
     StringBuilder out = new StringBuilder("status ").append(a.status());
+    int shown = 0;
     for (Map.Entry<String, List<String>> f : new java.util.TreeMap<>(a.headers().fields())
         .entrySet()) {
+      if (shown++ == EXCERPT_FIELDS) {
+        out.append("; ...");
+        break;
+      }
       out.append("; ").append(cut(f.getKey())).append(": ")
           .append(cut(String.join(", ", f.getValue())));
     }

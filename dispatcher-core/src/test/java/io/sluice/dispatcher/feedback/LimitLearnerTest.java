@@ -44,4 +44,18 @@ class LimitLearnerTest {
     assertTrue(cut.startsWith("\"x\";q=0;w=2678400?aaa"));
     assertTrue(cut.endsWith("..."));
   }
+
+  @Test
+  @DisplayName("an answer's excerpt shows at most six fields, whatever a provider sends")
+  void fewFields() {
+    String[] headers = new String[40];
+    for (int i = 0; i < 20; i++) {
+      headers[2 * i] = "X-RateLimit-Limit-F" + (char) ('a' + i);
+      headers[2 * i + 1] = "1";
+    }
+    String excerpt = LimitLearner.excerpt(new ProviderResult.Answered(200, null,
+        ResponseHeaders.of(headers)));
+    assertEquals(7, excerpt.split("; ").length - 1, excerpt);
+    assertTrue(excerpt.endsWith("; ..."), excerpt);
+  }
 }
