@@ -41,6 +41,8 @@ public final class ChaosProvider implements AutoCloseable {
   private final List<ArrivalFigures.Arrival> arrivals = new ArrayList<>();
   private final Map<String, ArrayDeque<Long>> accepted = new ConcurrentHashMap<>();
   private final AtomicLong calls = new AtomicLong();
+  /** How many hostile answers each provider gives ({@link ProviderPhase#HOSTILE}). */
+  static final int HOSTILE_ANSWERS = 4;
   /** When each provider gave a hostile answer, by provider. */
   private final Map<String, List<Long>> hostileAt = new ConcurrentHashMap<>();
 
@@ -127,22 +129,24 @@ public final class ChaosProvider implements AutoCloseable {
           }
         }
         case HOSTILE -> {
-          hostileAt.computeIfAbsent(provider, p -> new java.util.concurrent.CopyOnWriteArrayList<>())
-              .add(at);
-          if (n % 2 == 0) {
+          int given = hostile(provider, at);
+          if (given < 0) {
+            restate(exchange, provider, n);
+          } else if (given % 2 == 0) {
             record(at, provider, key, 429, true);
             exchange.getResponseHeaders().set("RateLimit-Policy", HOSTILE_POLICY);
             exchange.getResponseHeaders().set("RateLimit", HOSTILE_REMAINING);
             answer(exchange, 429, HOSTILE_RETRY_AFTER);
             return;
+          } else {
+            exchange.getResponseHeaders().set("X-RateLimit-Limit", "1");
+            exchange.getResponseHeaders().set("X-RateLimit-Remaining", "0");
+            exchange.getResponseHeaders().set("X-RateLimit-Reset",
+                Long.toString(at / 1000 + 86_400));
           }
-          exchange.getResponseHeaders().set("X-RateLimit-Limit", "1");
-          exchange.getResponseHeaders().set("X-RateLimit-Remaining", "0");
-          exchange.getResponseHeaders().set("X-RateLimit-Reset",
-              Long.toString(at / 1000 + 86_400));
         }
         case SLOW -> sleep(SLOW_MILLIS);
-        case NORMAL -> restate(exchange, n);
+        case NORMAL -> restate(exchange, provider, n);
       }
       if (!admit(provider)) {
         record(at, provider, key, 429, false);
@@ -155,13 +159,29 @@ public final class ChaosProvider implements AutoCloseable {
   }
 
   /**
-   * After the hostile phase, the real limits, as a provider announcing them states them on every
-   * answer: every other answer the daily quota ({@code limit} a second for a day), the others
-   * {@code X-RateLimit-Limit: limit} with its one-second reset. They replace what the hostile
-   * answers taught (a statement of another quota under the same name replaces it).
+   * Counts a hostile answer of {@code provider} at {@code at}: its index (0, 1, ...), or -1 when
+   * the provider has given all {@link #HOSTILE_ANSWERS}.
    */
-  private void restate(HttpExchange exchange, long n) {
-    if (!ProviderPhase.afterHostile(phaseClock.getAsLong(), loadMillis)) {
+  private int hostile(String provider, long at) {
+    List<Long> given = hostileAt.computeIfAbsent(provider, p -> new ArrayList<>());
+    synchronized (given) {
+      if (given.size() >= HOSTILE_ANSWERS) {
+        return -1;
+      }
+      given.add(at);
+      return given.size() - 1;
+    }
+  }
+
+  /**
+   * Once {@code provider} has given its hostile answers, its real limits, as a provider announcing
+   * them states them on every answer: every other answer the daily quota ({@code limit} a second
+   * for a day), the others {@code X-RateLimit-Limit: limit} with its one-second reset. They replace
+   * what the hostile answers taught (another quota under the same name replaces it).
+   */
+  private void restate(HttpExchange exchange, String provider, long n) {
+    List<Long> given = hostileAt.get(provider);
+    if (given == null || given.size() < HOSTILE_ANSWERS) {
       return;
     }
     if (n % 2 == 0) {
@@ -177,7 +197,11 @@ public final class ChaosProvider implements AutoCloseable {
   /** When each provider gave a hostile answer (copies). */
   public Map<String, List<Long>> hostileAnswers() {
     Map<String, List<Long>> copy = new java.util.TreeMap<>();
-    hostileAt.forEach((p, times) -> copy.put(p, List.copyOf(times)));
+    hostileAt.forEach((p, times) -> {
+      synchronized (times) {
+        copy.put(p, List.copyOf(times));
+      }
+    });
     return copy;
   }
 

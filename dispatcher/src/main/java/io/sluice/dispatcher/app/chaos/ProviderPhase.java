@@ -16,22 +16,19 @@ public enum ProviderPhase {
   /** Every call takes {@link ChaosProvider#SLOW_MILLIS} to answer. */
   SLOW,
   /**
-   * Every answer is as hostile as answers get (issue 20): every other call a 429 with
-   * {@code Retry-After: 86400}, {@code RateLimit-Policy: "trap";q=0;w=2678400,
-   * "daily";q=1;w=86400} and {@code RateLimit: "daily";r=0;t=86400}; the others, within the
-   * limit, a 200 saying {@code X-RateLimit-Limit: 1}, {@code -Remaining: 0} and a reset a day
-   * away (epoch seconds). After it, every answer states the provider's real limits again
-   * ({@link ChaosProvider#RESTATED_POLICY}), as a provider that announces them does.
+   * From 78% of the load, each provider's first {@link ChaosProvider#HOSTILE_ANSWERS} answers are
+   * as hostile as answers get (issue 20), alternately: a 429 with {@code Retry-After: 86400},
+   * {@code RateLimit-Policy: "trap";q=0;w=2678400, "daily";q=1;w=86400} and
+   * {@code RateLimit: "daily";r=0;t=86400}; and, within the limit, a 200 saying
+   * {@code X-RateLimit-Limit: 1}, {@code -Remaining: 0} and a reset a day away (epoch seconds).
+   * Counted, not timed, so that a gap in the calls (a fault) cannot skip them. After them every
+   * answer states the provider's real limits again ({@link ChaosProvider#RESTATED_POLICY}), as a
+   * provider that announces them does.
    */
   HOSTILE;
 
-  static final double HOSTILE_FROM = 0.80;
-  static final double HOSTILE_UNTIL = 0.83;
-
-  /** Whether the hostile phase is over at {@code elapsedMillis} (its answers then restate the limits). */
-  public static boolean afterHostile(long elapsedMillis, long loadMillis) {
-    return loadMillis > 0 && (double) elapsedMillis / loadMillis >= HOSTILE_UNTIL;
-  }
+  static final double HOSTILE_FROM = 0.78;
+  static final double HOSTILE_UNTIL = 0.95;
 
   /** The phase at {@code elapsedMillis} into a load period of {@code loadMillis}. */
   public static ProviderPhase at(long elapsedMillis, long loadMillis) {

@@ -23,10 +23,9 @@ class HostileFiguresTest {
   }
 
   @Test
-  void shouldScheduleTheHostilePhaseAndTheRestatementAfterIt() {
-    assertEquals(ProviderPhase.HOSTILE, ProviderPhase.at(810, 1_000));
-    assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(830, 1_000));
-    assertEquals(false, ProviderPhase.afterHostile(820, 1_000));
-    assertEquals(true, ProviderPhase.afterHostile(830, 1_000));
+  void shouldScheduleTheHostilePhaseLateInTheLoad() {
+    assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(770, 1_000));
+    assertEquals(ProviderPhase.HOSTILE, ProviderPhase.at(780, 1_000));
+    assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(950, 1_000));
   }
 }
