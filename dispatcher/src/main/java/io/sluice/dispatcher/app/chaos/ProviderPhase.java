@@ -2,8 +2,7 @@ package io.sluice.dispatcher.app.chaos;
 
 /**
  * What the chaos provider does to the calls it gets, in scheduled phases over the load period
- * (fractions of it), the same for every provider. Between and after the phases it is
- * {@link #NORMAL}: it answers 200 within its strict limit and 429 beyond it.
+ * (fractions of it), the same for every provider. Between the phases it is {@link #NORMAL}: it answers 200 within its strict limit and 429 beyond it.
  */
 public enum ProviderPhase {
   NORMAL,
@@ -21,14 +20,14 @@ public enum ProviderPhase {
    * {@code RateLimit-Policy: "trap";q=0;w=2678400, "daily";q=1;w=86400} and
    * {@code RateLimit: "daily";r=0;t=86400}; and, within the limit, a 200 saying
    * {@code X-RateLimit-Limit: 1}, {@code -Remaining: 0} and a reset a day away (epoch seconds).
-   * Counted, not timed, so that a gap in the calls (a fault) cannot skip them. After them every
-   * answer states the provider's real limits again ({@link ChaosProvider#RESTATED_POLICY}), as a
+   * Counted, not timed, and on until given, so that a gap in the calls (a fault) cannot skip
+   * them. After them every answer (this phase lasts to the end of the run) states the provider's
+   * real limits again ({@link ChaosProvider#RESTATED_POLICY}), as a
    * provider that announces them does.
    */
   HOSTILE;
 
   static final double HOSTILE_FROM = 0.78;
-  static final double HOSTILE_UNTIL = 0.95;
 
   /** The phase at {@code elapsedMillis} into a load period of {@code loadMillis}. */
   public static ProviderPhase at(long elapsedMillis, long loadMillis) {
@@ -48,7 +47,7 @@ public enum ProviderPhase {
     if (f >= 0.64 && f < 0.74) {
       return SLOW;
     }
-    if (f >= HOSTILE_FROM && f < HOSTILE_UNTIL) {
+    if (f >= HOSTILE_FROM) {
       return HOSTILE;
     }
     return NORMAL;

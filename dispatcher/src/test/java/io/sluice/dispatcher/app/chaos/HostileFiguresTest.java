@@ -26,6 +26,7 @@ class HostileFiguresTest {
   void shouldScheduleTheHostilePhaseLateInTheLoad() {
     assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(770, 1_000));
     assertEquals(ProviderPhase.HOSTILE, ProviderPhase.at(780, 1_000));
-    assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(950, 1_000));
+    assertEquals(ProviderPhase.HOSTILE, ProviderPhase.at(1_500, 1_000),
+        "on until each provider gave its hostile answers, settling included");
   }
 }
