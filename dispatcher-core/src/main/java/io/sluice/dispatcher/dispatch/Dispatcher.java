@@ -199,6 +199,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
       java.util.function.Function<String, LimitSource> limitSources) {
     this.learner = learner;
+    learner.bound(answerBounds(config));
     this.config = config;
     this.deliveredLog = deliveredLog;
     this.consumer = consumer;
@@ -264,6 +265,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       lane.reweigh(weights);
     }
     intake = new RecordIntake(new ReadyRecordCheck(next));
+    learner.bound(answerBounds(next));
+  }
+
+  /** What each provider's answers may do ({@code learn}, {@code learnedFloor}, {@code maxRetryAfter}). */
+  private static Map<String, io.sluice.schemas.config.AnswerBounds> answerBounds(
+      SluiceConfig config) {
+    Map<String, io.sluice.schemas.config.AnswerBounds> bounds = new HashMap<>();
+    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
+    return bounds;
   }
 
   /** What this dispatcher learned about its providers' limits. */
@@ -458,8 +468,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
+    long maxRetryAfter = learner.bounds(lane.name()).maxRetryAfterMillis();
     CallJudge.Judgement judged = judge.judge(result, entry.attempts(), entry.event().deadline(),
-        clock.instant(), () -> ThreadLocalRandom.current().nextDouble());
+        clock.instant(), () -> ThreadLocalRandom.current().nextDouble(), maxRetryAfter);
+    judged.askedMillis().ifPresent(asked -> learner.noteBound(lane.name(),
+        LimitLearner.Bound.RETRY_AFTER, "an answer (status "
+            + ((ProviderResult.Answered) result).status() + "; Retry-After: "
+            + LimitLearner.cut(((ProviderResult.Answered) result).retryAfter()) + ") asked for "
+            + asked + " ms; paused " + maxRetryAfter + " ms (maxRetryAfter)"));
     // Before the settlement is written: no call of the lane may start meanwhile.
     judged.pauseMillis().ifPresent(millis -> lane.throttle(millis, claimedAtMicros));
     Verdict verdict = judged.verdict();

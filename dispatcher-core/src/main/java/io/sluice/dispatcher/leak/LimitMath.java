@@ -27,7 +27,20 @@ import java.util.List;
  * as the window ending at its latest slot: at most {@code amount} in every window of length
  * {@code span = per + margin}, hence in every window of length {@code per} of ARRIVALS as long as
  * the delays of calls differ by at most {@code margin}. The log keeps one entry per granted slot
- * younger than the span: small counts (per hour: at most {@code amount} entries).
+ * younger than the span, for windows of up to a minute.
+ *
+ * <p><b>Long sliding windows</b> ({@code per} over a minute) are counted in {@value
+ * WindowLedger#SUB_WINDOWS} sub-windows of {@code g = ceil(span / 60)}: a slot is charged to
+ * sub-window {@code floor(slot / g)}, and a slot {@code s} is granted only if the sub-windows from
+ * {@code floor((s - span) / g)} on hold at most {@code amount - weight}. Those sub-windows cover
+ * {@code (s - span, s]} and every slot recorded before {@code s}, so they hold at least what
+ * that window holds: the guarantee is exactly the log's, at most {@code amount} in every window
+ * of length {@code span} ending at a granted slot, hence in every window of length
+ * {@code per} of arrivals under the same condition on delays. What it costs: the oldest
+ * sub-window counts whole while only part of it is in the window, so a window may hold back up to
+ * one sub-window's units (a sixtieth of a steadily spent window) that the log would grant. What it
+ * buys: each claim reads at most 61 counters (and those a lookahead ahead) whatever the amount,
+ * and the key holds at most that many fields.
  *
  * <p><b>Fixed windows</b> are aligned to the epoch, UTC: window k is {@code [k * per, (k+1) * per)}.
  * A slot at s is charged to window {@code floor(s / per)} and, when {@code s + margin} falls in the

@@ -42,19 +42,29 @@ class LimitMathTest {
   @Test
   @DisplayName("follows the specification table")
   void shouldFollowTheSpecificationTable() throws Exception {
+    followTheTable(LimitSpecification.LIMITS);
+  }
+
+  @Test
+  @DisplayName("follows the specification table with windows of an hour, kept as sub-window counters")
+  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
+    followTheTable(LimitSpecification.COARSE_LIMITS);
+  }
+
+  private void followTheTable(ProviderLimits limits) throws Exception {
     long now = 1_700_000_000L * S;
     state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
     LimitSpecification.run(new LimitSpecification.Subject() {
       @Override
       public SlotClaim claim(LimitedClaim request) {
-        LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
+        LeakMath.ClaimStep r = math.claim(state, ledger, now, limits, request);
         state = r.next();
         return r.claim();
       }
 
       @Override
       public void settle(long slotMicros, long reserved, long actual) {
-        LimitSpecification.settle(ledger, slotMicros, reserved, actual);
+        LimitSpecification.settle(ledger, limits, slotMicros, reserved, actual);
       }
 
       @Override
@@ -62,7 +72,26 @@ class LimitMathTest {
         ledger.release(leaseId);
       }
     }, (step, answer, first) -> assertEquals(step.expectAtMillis() * MS,
-        answer.firstSlotMicros() - first, step.why()));
+        answer.firstSlotMicros() - first, step.why()), limits);
+  }
+
+  @Test
+  @DisplayName("a long sliding window (sub-window counters) holds every window of its span, and loses at most a sub-window's share to the counting")
+  void shouldHoldALongSlidingWindowWithSubWindows() {
+    ProviderLimit window = new ProviderLimit(ProviderLimit.Kind.CALLS, 120, Duration.ofMinutes(2),
+        Window.SLIDING, Duration.ofMillis(20));
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10), window));
+    java.util.List<long[]> slots = new java.util.ArrayList<>();
+    for (long now = 0; now < 600 * S; now += 50 * MS) {
+      SlotClaim c = claim(now, limits, 3, 100 * MS, 1);
+      for (int i = 0; i < c.granted(); i++) {
+        slots.add(new long[] {c.slotMicros(i), 1});
+      }
+    }
+    LimitBounds.assertEveryLimitHeld(slots, limits);
+    // Ten minutes are five windows of 120: the log would grant 600; a sub-window (2 s, up to 20
+    // calls at 10/s) may be held back per window.
+    assertTrue(slots.size() >= 600 - 5 * 20, slots.size() + " granted");
   }
 
   @Test

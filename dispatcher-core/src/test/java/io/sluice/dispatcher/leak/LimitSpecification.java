@@ -26,6 +26,17 @@ final class LimitSpecification {
       new ProviderLimit(ProviderLimit.Kind.COST, 12, Duration.ofMinutes(1),
           ProviderLimit.Window.SLIDING, Duration.ZERO),
       ProviderLimit.concurrency(4)));
+  /**
+   * The same provider with windows of an hour: kept as sub-window counters
+   * ({@link WindowLedger#isCoarse}), which must decide every step of the table alike.
+   */
+  static final ProviderLimits COARSE_LIMITS = new ProviderLimits(List.of(
+      ProviderLimit.rate(100),
+      new ProviderLimit(ProviderLimit.Kind.CALLS, 5, Duration.ofHours(1),
+          ProviderLimit.Window.SLIDING, Duration.ZERO),
+      new ProviderLimit(ProviderLimit.Kind.COST, 12, Duration.ofHours(1),
+          ProviderLimit.Window.SLIDING, Duration.ZERO),
+      ProviderLimit.concurrency(4)));
 
   enum Kind { CLAIM, SETTLE, RELEASE }
 
@@ -72,6 +83,12 @@ final class LimitSpecification {
 
   /** Runs every step against {@code subject}, checking slots granted here and slot times there. */
   static void run(Subject subject, SlotCheck slots) throws Exception {
+    run(subject, slots, LIMITS);
+  }
+
+  /** The same with windows of an hour (sub-window counters) when {@code limits} says so. */
+  static void run(Subject subject, SlotCheck slots, ProviderLimits limits) throws Exception {
+    assertEquals(true, limits == LIMITS || limits == COARSE_LIMITS, "one of the table's");
     List<LimitedClaim> sent = new ArrayList<>();
     List<SlotClaim> answers = new ArrayList<>();
     for (Step step : STEPS) {
@@ -98,8 +115,9 @@ final class LimitSpecification {
   }
 
   /** Settles a slot in every cost limit of the table's provider, in a mirror ledger. */
-  static void settle(WindowLedger ledger, long slotMicros, long reserved, long actual) {
-    for (ProviderLimit l : LIMITS.beyondRate()) {
+  static void settle(WindowLedger ledger, ProviderLimits limits, long slotMicros, long reserved,
+      long actual) {
+    for (ProviderLimit l : limits.beyondRate()) {
       if (l.kind() == ProviderLimit.Kind.COST) {
         ledger.settle(l, slotMicros, reserved, actual);
       }

@@ -6,6 +6,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.feedback.LearnedLimit;
+import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.ops.MetricNames;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.redis.RedisCircuit;
@@ -257,6 +258,17 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   @Override
   public void held(String provider, long holdMillis) {
     counter("sluice_dispatch_learned_holds", "provider", p(provider)).inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_answer_bounded_total{provider,bound}}: answers a bound held back
+   * ({@code retry-after}, {@code hold}: clamped to maxRetryAfter; {@code floor}: learned limits
+   * below learnedFloor of the configured ones).
+   */
+  @Override
+  public void bounded(String provider, LimitLearner.Bound bound) {
+    counter("sluice_dispatch_answer_bounded", "provider", p(provider), "bound", bound.label())
+        .inc();
   }
 
   /**

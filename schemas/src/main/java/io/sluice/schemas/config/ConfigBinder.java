@@ -132,7 +132,11 @@ final class ConfigBinder {
         node.has("forwardHeaders") ? forwardHeaders : ConfigDefaults.FORWARD_HEADERS,
         integer(node, "maxCost", ConfigDefaults.MAX_COST),
         quotas(node.path("quotas"), Problem.join(path, "quotas")),
-        limits);
+        limits,
+        new AnswerBounds(
+            node.has("learn") ? node.get("learn").asBoolean() : ConfigDefaults.LEARN,
+            number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
+            duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)));
   }
 
   /**

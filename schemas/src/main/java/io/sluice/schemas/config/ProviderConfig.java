@@ -19,6 +19,8 @@ import java.util.Map;
  * @param quotas         each tier's bucket toward this provider, by tier name
  * @param limits         every limit of the provider, enforced together; exactly one RATE limit,
  *                       equal to {@code rate} ({@code rate: R} alone means {@code limits: [{rate: R}]})
+ * @param answers        what the provider's answers may do: learning on or off, the floor under
+ *                       learned limits, the longest Retry-After honoured (null: the defaults)
  */
 public record ProviderConfig(
     URI url,
@@ -30,8 +32,10 @@ public record ProviderConfig(
     List<String> forwardHeaders,
     int maxCost,
     Map<String, Quota> quotas,
-    List<ProviderLimit> limits) {
+    List<ProviderLimit> limits,
+    AnswerBounds answers) {
   public ProviderConfig {
+    answers = answers == null ? AnswerBounds.DEFAULT : answers;
     forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
     limits = limits == null || limits.isEmpty()
@@ -43,7 +47,15 @@ public record ProviderConfig(
       RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
       Map<String, Quota> quotas) {
     this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        null);
+        null, null);
+  }
+
+  /** A provider with these limits and the default bounds on its answers. */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, null);
   }
 
   /**

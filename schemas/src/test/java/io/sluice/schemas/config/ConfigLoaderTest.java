@@ -130,6 +130,22 @@ class ConfigLoaderTest {
   // ---- each error names its field
 
   @Test
+  void shouldBindWhatAProvidersAnswersMayDoAndDefaultIt() {
+    assertEquals(AnswerBounds.DEFAULT, ConfigLoader.parse(MINIMAL, Map.of()).providers()
+        .get("payments-api").answers());
+    SluiceConfig config = ConfigLoader.parse(MINIMAL.replace("rate: 50/s",
+        "rate: 50/s\n    learn: false\n    learnedFloor: 0.25\n    maxRetryAfter: 30s"), Map.of());
+    assertEquals(new AnswerBounds(false, 0.25, Duration.ofSeconds(30)),
+        config.providers().get("payments-api").answers());
+  }
+
+  @Test
+  void shouldRefuseALearnedFloorOfNothing() {
+    assertTrue(error(MINIMAL.replace("rate: 50/s", "rate: 50/s\n    learnedFloor: 0"))
+        .startsWith("providers.payments-api.learnedFloor: "));
+  }
+
+  @Test
   void shouldNameTheProviderRateThatIsNotARate() {
     assertEquals("providers.payments-api.rate: expected a rate like \"50/s\", \"600/m\" or "
         + "\"10/h\", got \"fast\"", error(MINIMAL.replace("rate: 50/s", "rate: fast")));

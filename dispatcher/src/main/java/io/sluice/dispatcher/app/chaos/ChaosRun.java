@@ -196,6 +196,9 @@ public final class ChaosRun {
     List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
     writeArrivals(arrivals, work.resolve("arrivals.csv"));
     ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
+    String hostile = HostileFigures.describe(HostileFigures.of(provider.hostileAnswers(), arrivals));
+    Files.writeString(work.resolve("hostile.txt"), hostile + "\n");
+    out.println("chaos: " + hostile);
     DuplicateCauses.Attribution causes = DuplicateCauses.of(arrivals,
         Admissions.identicalCopies(bootstrap, topics.ready(), timeout), producedTwice, faultLog,
         ChaosScenario.PROVIDER_TIMEOUT_MILLIS);

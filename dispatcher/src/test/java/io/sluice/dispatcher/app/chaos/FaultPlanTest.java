@@ -44,7 +44,8 @@ class FaultPlanTest {
     assertEquals(ProviderPhase.TIMEOUTS, at.apply(0.33));
     assertEquals(ProviderPhase.STORM, at.apply(0.50));
     assertEquals(ProviderPhase.SLOW, at.apply(0.70));
-    assertEquals(ProviderPhase.NORMAL, at.apply(0.90));
+    assertEquals(ProviderPhase.NORMAL, at.apply(0.76));
+    assertEquals(ProviderPhase.HOSTILE, at.apply(0.90));
     assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(-5, 100_000));
   }
 }
