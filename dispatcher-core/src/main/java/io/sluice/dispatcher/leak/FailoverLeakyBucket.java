@@ -83,6 +83,9 @@ public final class FailoverLeakyBucket implements LeakyBucket {
         .exceptionallyCompose(error -> {
           RedisDownPolicy policy = policies.getOrDefault(provider, RedisDownPolicy.LOCAL);
           int n = Math.max(1, instances.getAsInt());
+          if (policy != RedisDownPolicy.FAIL_CLOSED) {
+            local.standingInForRedis(provider);
+          }
           return switch (policy) {
             case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
                 "Redis is unavailable and " + provider + " is fail_closed", error));

@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * <p>Windows and concurrency do not start empty. Redis may have granted a window's whole amount
  * just before it stopped answering, and this instance cannot know what the others took; so a
  * provider's limits beyond the rate are held from the first local claim after Redis last answered
- * for it ({@link #redisAnswered}) exactly as after a loss of Redis's data ({@link LimitMath},
+ * for it ({@link #standingInForRedis}, {@link #redisAnswered}) exactly as after a loss of Redis's data ({@link LimitMath},
  * "Lost data"): every window full as of that instant plus the lookahead, until that has left it,
  * and concurrency full until the leases Redis held would have expired. After that, the windows
  * hold only this instance's local slots, at its share of each amount. (This host's clock stands
@@ -81,21 +81,28 @@ public final class LocalLeakyBucket implements LeakyBucket {
   @Override
   public synchronized CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
       LimitedClaim request) {
-    long now = clockMicros.getAsLong();
-    // (At least 1: 0 is "nothing lost" to LimitMath.)
-    if (heldSince.putIfAbsent(provider, Math.max(1, now)) == null) {
-      // A new stretch without Redis: what Redis granted is unknown here, so start as after a loss.
-      ledgers.put(provider, new WindowLedger());
-    }
-    LeakMath.ClaimStep step = limitMath.claim(state(provider), ledgers.get(provider), now,
-        heldSince.get(provider), limits.dividedAmong(share), request);
+    LeakMath.ClaimStep step = limitMath.claim(state(provider),
+        ledgers.computeIfAbsent(provider, p -> new WindowLedger()), clockMicros.getAsLong(),
+        heldSince.getOrDefault(provider, 0L), limits.dividedAmong(share), request);
     states.put(provider, step.next());
     return CompletableFuture.completedFuture(step.claim());
   }
 
   /**
+   * This leak stands in for Redis for {@code provider} from now on, until {@link #redisAnswered}:
+   * the first call of a stretch starts its windows and concurrency held, as after a loss of
+   * Redis's data (see the class comment); later calls of the same stretch change nothing.
+   */
+  public synchronized void standingInForRedis(String provider) {
+    // (At least 1: 0 is "nothing lost" to LimitMath.)
+    if (heldSince.putIfAbsent(provider, Math.max(1, clockMicros.getAsLong())) == null) {
+      ledgers.put(provider, new WindowLedger());
+    }
+  }
+
+  /**
    * Redis answered a claim for {@code provider}: its windows were kept there meanwhile, and the
-   * next local claim starts a new hold.
+   * next stretch without Redis starts a new hold.
    */
   public synchronized void redisAnswered(String provider) {
     heldSince.remove(provider);
