@@ -25,7 +25,8 @@ import org.apache.kafka.streams.processor.api.Record;
  * Such a record is dead-lettered ({@code invalid}, saying so), not re-keyed: a re-key would need a
  * repartition topic and could not keep its order with the tenant's correctly keyed events, while
  * dead-lettering leaves every correctly keyed event in its order. {@code regate} holds only
- * Sluice's own records, keyed as they came in, and is not checked.
+ * Sluice's own records, keyed as they came in, and is not checked; an unknown tenant is left to
+ * be dead-lettered as {@code unknown_tenant}.
  */
 final class ValidateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final Clock clock;
@@ -78,7 +79,8 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
       dead(record, raw, invalid.reason(), invalid.detail(), event.id());
       return;
     }
-    if (!keyedByTenant(record, event)) {
+    // (An unknown tenant goes on to be dead-lettered as such by the tier's node.)
+    if (current.tierOf(event.tenant()).isPresent() && !keyedByTenant(record, event)) {
       dead(record, raw, Reason.INVALID, "the record key must be the tenant id '" + event.tenant()
           + "' in UTF-8, so that a tenant's events meet in one partition and one quota; it was "
           + (record.key() == null ? "null" : record.key().length + " other bytes"), event.id());

@@ -353,6 +353,14 @@ class GateTopologyTest {
   }
 
   @Test
+  @DisplayName("an unknown tenant is dead-lettered as such, whatever its key")
+  void shouldTellAnUnknownTenantBeforeItsKey() {
+    start(CONFIG.replace("defaultTier: free\n", ""));
+    inbound.pipeInput(new TestRecord<>(null, bytes(event("nobody", "nobody", "payments-api", 1))));
+    assertEquals("unknown_tenant", header(dlq.readRecord(), HeaderNames.REASON));
+  }
+
+  @Test
   @DisplayName("local fallback: units a lease still holds against the bucket's cap are not sold "
       + "again by the local bucket")
   void shouldNotLetTheLocalBucketSellUnitsALeaseHolds() {
