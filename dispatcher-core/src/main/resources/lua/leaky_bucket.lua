@@ -42,6 +42,19 @@ ARGV[11 + 5(i-1) ..]   limit i: kind ('calls', 'cost', 'concurrency'), amount, p
            into sub-windows once, by the first claim that reads it.
   fixed:   a hash, field the window index floor(slot / per), value the units charged
   concurrency: a sorted set of leases, score the expiry, member the lease id
+KEYS[n + 2] the marker of the provider's cluster slot (SlotMarkers: sluice:v1:{~tag}:marker, a
+           tag of the same slot). Lost data: the windows and leases of a provider are as
+           losable as the leak (a FLUSHALL, a restart without persistence, a failover to a replica
+           that had not caught up), and an empty window would grant its whole amount again beside
+           the calls already made. A missing marker means Redis lost the slot's data; the script
+           stamps it with now, the time of the loss (a marker "0" means nothing was lost). After
+           a loss at `lost`, the lost keys may have held every limit's whole amount at slots up to
+           lost + lookahead (the furthest a slot is ever granted), so until that has left them a
+           limit that holds nothing starts as if it held its amount there: a sliding window
+           holds `amount` at lost + lookahead, a fixed window every window from the current one
+           to the one lost + lookahead + margin is charged to is full, and concurrency holds
+           `amount` leases until lost + lookahead + lease_us. A limit that holds something was
+           written after the loss, which no claim does before its window's hold ended.
 mode busy (how instances sharing the provider split it by weight; see GlobalShare.java):
 KEYS[1]   the provider's busy hash: sluice:v1:{<provider>}:busy, same hash tag as the leak
 ARGV[2]   member       the publishing lane (one per instance and provider)
@@ -275,6 +288,17 @@ elseif mode == 'claim' then
     first = pause
   end
   local horizon = now + lookahead
+  local marker = KEYS[n_limits + 2]
+  local lost = tonumber(redis.call('GET', marker))
+  if lost == nil then
+    lost = now
+    redis.call('SET', marker, us(now))
+  end
+  -- After a loss, the latest instant a lost slot can have been granted at (0: nothing lost).
+  local lost_slot = 0
+  if lost > 0 then
+    lost_slot = lost + lookahead
+  end
   local windows = {}
   local conc = nil
   for i = 1, n_limits do
@@ -286,6 +310,10 @@ elseif mode == 'claim' then
       l.live = redis.call('ZCARD', l.key)
       local oldest = redis.call('ZRANGE', l.key, 0, 0, 'WITHSCORES')
       l.earliest = tonumber(oldest[2])
+      if lost_slot > 0 and l.live == 0 and now < lost_slot + lease_us then
+        l.live = l.amount
+        l.earliest = lost_slot + lease_us
+      end
       conc = l
     else
       l.weight = 1
@@ -308,6 +336,9 @@ elseif mode == 'claim' then
             l.used[k] = tonumber(fields[j + 1])
           end
         end
+        if lost_slot > 0 and next(l.used) == nil and now - l.span < lost_slot then
+          l.used[math.floor(lost_slot / l.g)] = l.amount
+        end
       elseif l.window == 'sliding' then
         l.span = l.per + l.margin
         redis.call('ZREMRANGEBYSCORE', l.key, '-inf', us(now - l.span))
@@ -316,6 +347,9 @@ elseif mode == 'claim' then
         for j = 1, #members, 2 do
           local w = tonumber(string.match(members[j], ':(%d+)$'))
           table.insert(l.log, {tonumber(members[j + 1]), w})
+        end
+        if lost_slot > 0 and #l.log == 0 and now - l.span < lost_slot then
+          table.insert(l.log, {lost_slot, l.amount})
         end
       else
         l.used = {}
@@ -327,6 +361,11 @@ elseif mode == 'claim' then
             redis.call('HDEL', l.key, fields[j])
           else
             l.used[k] = tonumber(fields[j + 1])
+          end
+        end
+        if lost_slot > 0 and next(l.used) == nil then
+          for k = current, math.floor((lost_slot + l.margin) / l.per) do
+            l.used[k] = l.amount
           end
         end
       end

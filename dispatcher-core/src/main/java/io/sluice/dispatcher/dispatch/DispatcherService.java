@@ -11,6 +11,7 @@ import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
@@ -21,6 +22,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The dispatcher role as the application runs it: HTTP providers from the configuration, the
@@ -28,6 +31,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * consumer loop on its own thread.
  */
 public final class DispatcherService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DispatcherService.class);
+
   private final Dispatcher dispatcher;
   private final Thread thread;
   private final RedisAccess redis;
@@ -69,6 +74,7 @@ public final class DispatcherService implements AutoCloseable {
       DispatchListener listener) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
+    markSlots(redis);
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -101,6 +107,22 @@ public final class DispatcherService implements AutoCloseable {
     DispatcherService service = new DispatcherService(dispatcher, redis, unfollow);
     service.thread.start();
     return service;
+  }
+
+  /**
+   * Gives every Redis Cluster slot its loss marker before the first claim ({@link SlotMarkers}),
+   * as a starting gate does: on a Redis no role used yet, a claim would otherwise read a missing
+   * marker as lost data and hold its provider's windows for their length. Redis down at start:
+   * the first claim that reaches it marks its slot itself, as lost (stricter, never looser).
+   */
+  private static void markSlots(RedisAccess redis) {
+    try {
+      SlotMarkers.mark(redis.commands(), false).toCompletableFuture()
+          .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+    } catch (RuntimeException e) {
+      LOG.warn("could not mark Redis's slots at start ({}); a provider window found without its "
+          + "marker is held as if Redis had lost it", e.toString());
+    }
   }
 
   public Dispatcher dispatcher() {

@@ -59,6 +59,18 @@ import java.util.List;
  * the call timeout. A claim gets at most {@code amount - live} slots.
  *
  * <p><b>Granted slots count whether or not they are used</b>: conservative, as in the leak.
+ *
+ * <p><b>Lost data.</b> Redis may lose a provider's keys (a FLUSHALL, a restart without
+ * persistence, a failover to a replica behind): an empty window would then grant its whole amount
+ * again beside the calls already made (a day's quota twice for a daily one). The leak survives
+ * it (a missing {@code last} reads as now + lookahead); the windows and leases need the slot's
+ * marker ({@code io.sluice.redis.SlotMarkers}), which says when the loss was found. After a loss
+ * at {@code lost}, the lost keys may have held every limit's whole amount at slots up to
+ * {@code lost + lookahead}, so a limit that holds nothing starts as if it held its amount there
+ * ({@link WindowLedger#assumeLost}; concurrency: {@code amount} leases until
+ * {@code lost + lookahead + leaseMicros}). A limit that holds something was written after the
+ * loss, which no claim does before its own hold has passed; so no window of length span holds
+ * more than the amount of slots granted after the loss, and none mixes them with lost ones.
  */
 public final class LimitMath {
   /** Fixed windows can move the candidate once per limit per pass; this many passes suffice. */
@@ -73,12 +85,26 @@ public final class LimitMath {
   }
 
   /**
-   * Claims slots against every limit, updating {@code ledger} with the granted ones only.
+   * Claims slots against every limit, updating {@code ledger} with the granted ones only; nothing
+   * known lost.
    *
    * @return the answer and the leak state after it
    */
   public LeakMath.ClaimStep claim(LeakState state, WindowLedger ledger, long nowMicros,
       ProviderLimits limits, LimitedClaim request) {
+    return claim(state, ledger, nowMicros, 0, limits, request);
+  }
+
+  /**
+   * Claims slots against every limit, updating {@code ledger} with the granted ones only.
+   *
+   * @param lostAtMicros when the provider's keys were found lost (its slot marker), 0 if never:
+   *                     a limit holding nothing then holds its amount as of
+   *                     {@code lost + lookahead} (see "Lost data" above)
+   * @return the answer and the leak state after it
+   */
+  public LeakMath.ClaimStep claim(LeakState state, WindowLedger ledger, long nowMicros,
+      long lostAtMicros, ProviderLimits limits, LimitedClaim request) {
     long now = Math.max(nowMicros, state.clockMicros());
     double factor = leak.factorAt(state, now);
     long interval = LeakMath.intervalMicros(limits.ratePerSecond(), factor);
@@ -94,16 +120,27 @@ public final class LimitMath {
         .filter(l -> l.kind() != ProviderLimit.Kind.CONCURRENCY).toList();
     ProviderLimit concurrency = limits.beyondRate().stream()
         .filter(l -> l.kind() == ProviderLimit.Kind.CONCURRENCY).findFirst().orElse(null);
+    // The latest instant a lost slot can have been granted at; 0: nothing lost.
+    long lostSlot = lostAtMicros > 0 ? lostAtMicros + lookahead : 0;
     for (ProviderLimit l : limits.beyondRate()) {
       ledger.evict(now, l);
+      if (lostSlot > 0 && l.kind() != ProviderLimit.Kind.CONCURRENCY) {
+        ledger.assumeLost(l, now, lostSlot);
+      }
     }
 
     int wanted = request.wanted();
     long concurrencyRetry = Long.MAX_VALUE;
     if (concurrency != null) {
-      int free = (int) concurrency.amount() - ledger.liveLeases();
+      int live = ledger.liveLeases();
+      long earliestExpiry = ledger.earliestLeaseExpiry();
+      if (lostSlot > 0 && live == 0 && now < lostSlot + request.leaseMicros()) {
+        live = (int) concurrency.amount();
+        earliestExpiry = lostSlot + request.leaseMicros();
+      }
+      int free = (int) concurrency.amount() - live;
       if (free < wanted) {
-        concurrencyRetry = Math.min(ledger.earliestLeaseExpiry(), now + CONCURRENCY_RETRY_MICROS);
+        concurrencyRetry = Math.min(earliestExpiry, now + CONCURRENCY_RETRY_MICROS);
       }
       wanted = Math.max(0, Math.min(wanted, free));
     }

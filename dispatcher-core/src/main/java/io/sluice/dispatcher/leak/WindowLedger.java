@@ -73,6 +73,41 @@ public final class WindowLedger {
   }
 
   /**
+   * After a loss of the provider's keys: a window limit that holds nothing (its key is gone) is
+   * charged its whole amount at {@code lostSlot}, the latest instant a lost slot can have been
+   * granted at, while that still matters at {@code nowMicros}. Sliding: one entry of
+   * {@code amount} at {@code lostSlot} (a coarse one: its sub-window holds {@code amount}); fixed: every window from the current one to the one
+   * {@code lostSlot + margin} falls in is full. (The script keeps this in memory for the claim and
+   * writes only granted slots; a mirror entry here is evicted like any other and decides the
+   * same.)
+   */
+  void assumeLost(ProviderLimit limit, long nowMicros, long lostSlot) {
+    long amount = (long) limit.amount();
+    if (isCoarse(limit)) {
+      TreeMap<Long, Long> subs = subs(limit);
+      if (subs.isEmpty() && nowMicros - spanMicros(limit) < lostSlot) {
+        subs.put(Math.floorDiv(lostSlot, subWindowMicros(limit)), amount);
+      }
+      return;
+    }
+    if (limit.window() == ProviderLimit.Window.SLIDING) {
+      ArrayDeque<long[]> log = log(limit);
+      if (log.isEmpty() && nowMicros - spanMicros(limit) < lostSlot) {
+        log.addLast(new long[] {lostSlot, amount});
+      }
+      return;
+    }
+    TreeMap<Long, Long> used = windows(limit);
+    if (used.isEmpty()) {
+      long per = perMicros(limit);
+      for (long k = Math.floorDiv(nowMicros, per);
+          k <= Math.floorDiv(lostSlot + marginMicros(limit), per); k++) {
+        used.put(k, amount);
+      }
+    }
+  }
+
+  /**
    * The earliest instant at or after {@code slot} where {@code weight} more units fit in this
    * window limit ({@code Long.MAX_VALUE}: never, the weight is above the amount). A slot that
    * fits returns itself.

@@ -11,6 +11,7 @@ import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.ProviderLimit;
 import io.sluice.schemas.config.ProviderLimit.Kind;
 import io.sluice.schemas.config.ProviderLimit.Window;
@@ -52,6 +53,8 @@ class ProviderLimitsScriptIT {
     connection = client.connect(StringCodec.UTF8);
     redis = connection.sync();
     leak = new RedisLeakyBucket(connection.async(), CONFIG);
+    // As a starting dispatcher does: a missing marker would read as lost data.
+    SlotMarkers.mark(connection.async(), false).toCompletableFuture().join();
   }
 
   @AfterAll
@@ -155,14 +158,20 @@ class ProviderLimitsScriptIT {
   private void followTheTable(ProviderLimits limits) throws Exception {
     String provider = knownProvider("table");
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
-    WindowLedger mirror = new WindowLedger();
     LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
     LimitSpecification.run(new LimitSpecification.Subject() {
+      private WindowLedger mirror = new WindowLedger();
+      /** When the provider's keys were found lost: 0 never, -1 at the next claim (the script's). */
+      private long lostAt;
+
       @Override
       public SlotClaim claim(LimitedClaim request) throws Exception {
         SlotClaim script = await(leak.claim(provider, limits, request));
-        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(), limits,
-            request);
+        if (lostAt < 0) {
+          lostAt = script.nowMicros();
+        }
+        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(), lostAt,
+            limits, request);
         state[0] = java.next();
         assertEquals(java.claim(), script, "script = math");
         return script;
@@ -178,6 +187,18 @@ class ProviderLimitsScriptIT {
       public void release(String leaseId) throws Exception {
         await(leak.release(provider, leaseId));
         mirror.release(leaseId);
+      }
+
+      @Override
+      public void wipe() {
+        List<String> keys = new ArrayList<>(List.of(RedisLeakyBucket.redisKey(provider),
+            SlotMarkers.markerOf(RedisLeakyBucket.redisKey(provider))));
+        LimitSpecification.LIMITS.beyondRate()
+            .forEach(l -> keys.add(RedisLeakyBucket.limitKey(provider, l)));
+        redis.del(keys.toArray(String[]::new));
+        mirror = new WindowLedger();
+        state[0] = LeakState.EMPTY;
+        lostAt = -1;
       }
     }, (step, answer, first) -> assertTrue(
         // Real time passes between steps: a slot is the table's or later (the exact value is held
@@ -326,6 +347,7 @@ class ProviderLimitsScriptIT {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
          RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
       RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), CONFIG);
+      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
       for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
         List<long[]> slots = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
