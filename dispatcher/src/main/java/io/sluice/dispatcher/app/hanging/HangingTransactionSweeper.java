@@ -88,6 +88,13 @@ public final class HangingTransactionSweeper implements AutoCloseable {
   private final Predicate<String> ours;
   /** Open transactions too long that are for an operator, already said: said once each. */
   private final Set<OpenTransaction> said = ConcurrentHashMap.newKeySet();
+  /**
+   * Open transactions whose records this sweeper already wrote again, with how many: an abort
+   * that failed is tried again without writing them once more. Written again at every look, the
+   * copies (which lie in the range) would be copied too, more each time, for as long as the abort
+   * fails (an ACL missing, say). Forgotten with the process: a restart writes them again once.
+   */
+  private final Map<OpenTransaction, Long> writtenAgain = new ConcurrentHashMap<>();
   /** The kinds failing now, with what the first failure said: each said once until it recovers. */
   private final Map<Failure, String> failing = new ConcurrentHashMap<>();
   private ScheduledExecutorService timer;
@@ -138,6 +145,7 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     recovered(Failure.LOOK);
     List<OpenTransaction> tooLong = judge.openTooLong(openNow, clock.millis());
     said.retainAll(tooLong);
+    writtenAgain.keySet().retainAll(tooLong);
     if (tooLong.isEmpty()) {
       return List.of();
     }
@@ -193,16 +201,20 @@ public final class HangingTransactionSweeper implements AutoCloseable {
    * look again saw something else).
    */
   private Optional<Long> end(OpenTransaction t, CoordinatorView seen, Verdict verdict) {
-    long writtenAgain = 0;
-    if (verdict == Verdict.WRITE_AGAIN_THEN_ABORT) {
+    long written = 0;
+    if (verdict == Verdict.WRITE_AGAIN_THEN_ABORT && !writtenAgain.containsKey(t)) {
       try {
-        writtenAgain = view.writeAgain(t);
+        written = view.writeAgain(t);
       } catch (Exception e) {
         failed(Failure.WRITE_AGAIN, e);
         return Optional.empty();
       }
       recovered(Failure.WRITE_AGAIN);
+      writtenAgain.put(t, written);
+    } else if (verdict == Verdict.WRITE_AGAIN_THEN_ABORT) {
+      written = writtenAgain.get(t);
     }
+    long writtenAgain = written;
     try {
       if (!unchanged(t, seen, verdict)) {
         LOG.info("hanging transaction on {}: changed since the look ({} records written again "

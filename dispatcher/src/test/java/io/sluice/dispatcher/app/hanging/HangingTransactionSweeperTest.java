@@ -166,23 +166,41 @@ class HangingTransactionSweeperTest {
   }
 
   @Test
-  void anAbortThatTimesOutIsTriedAgainAtTheNextLookAfterWritingTheRecordsAgainAgain() {
-    // Between the two steps only duplicates can come of it: the records are written again once
-    // more before the abort that goes through.
+  void anAbortThatTimesOutIsTriedAgainAtTheNextLookWithoutWritingTheRecordsAgainOnceMore() {
+    // Written again at each look, the copies (in the range themselves) would be copied too, more
+    // at every look for as long as the abort fails.
     view.coordinators.put(4L, coordinator(TransactionState.COMPLETE_COMMIT, 91));
     view.abortFails = new TimeoutException("abortTransaction: timed out after 10 s");
     leftOpenFor(PATIENCE);
 
     assertEquals(List.of(), sweeper.sweep());
-    assertEquals(List.of(Failure.ABORT), counted.failed);
+    assertEquals(List.of(), sweeper.sweep());
+    assertEquals(List.of(Failure.ABORT, Failure.ABORT), counted.failed);
     assertEquals(List.of(), counted.ended);
     assertEquals(Set.of(Failure.ABORT), sweeper.failing().keySet());
 
     view.abortFails = null;
     assertEquals(List.of(LEFT_OPEN), sweeper.sweep());
+    assertEquals(List.of("write again " + LEFT_OPEN, "abort " + LEFT_OPEN), view.calls);
+    assertEquals(Map.of(), sweeper.failing());
+  }
+
+  @Test
+  void aSweeperThatStartsAfreshBetweenTheTwoStepsWritesTheRecordsAgainOnceMore() {
+    // A crash between writing again and the abort: only duplicates come of it.
+    view.coordinators.put(4L, coordinator(TransactionState.COMPLETE_COMMIT, 91));
+    view.abortFails = new TimeoutException("abortTransaction: timed out after 10 s");
+    leftOpenFor(PATIENCE);
+    sweeper.sweep();
+    view.abortFails = null;
+    HangingTransactionSweeper restarted = new HangingTransactionSweeper(view,
+        List.of("sluice.ready"), PATIENCE, clock, OURS, counted);
+    restarted.sweep();
+    clock.advance(PATIENCE);
+
+    assertEquals(List.of(LEFT_OPEN), restarted.sweep());
     assertEquals(List.of("write again " + LEFT_OPEN, "write again " + LEFT_OPEN,
         "abort " + LEFT_OPEN), view.calls);
-    assertEquals(Map.of(), sweeper.failing());
   }
 
   @Test
