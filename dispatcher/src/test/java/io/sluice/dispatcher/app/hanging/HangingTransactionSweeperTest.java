@@ -145,13 +145,29 @@ class HangingTransactionSweeperTest {
     assertEquals(List.of(), sweeper.sweep());
     assertEquals(List.of(), sweeper.sweep());
 
-    assertEquals(List.of(Failure.LOOK, Failure.LOOK), counted.failed);
+    assertEquals(List.of(Failure.LOOK, Failure.LOOK), counted.failed, "once per look");
     assertEquals(Set.of(Failure.LOOK), sweeper.failing().keySet());
     assertTrue(sweeper.status().contains("Authorization failed: DescribeProducers"),
         sweeper.status());
     view.openFails = null;
     sweeper.sweep();
     assertEquals(Map.of(), sweeper.failing());
+  }
+
+  @Test
+  void aTopicThatCannotBeLookedAtLeavesTheOthersSwept() {
+    // DescribeProducers needs Read on the topic, which clusters often withhold on
+    // __consumer_offsets.
+    view.openFailsOn = "__consumer_offsets";
+    view.coordinators.put(4L, coordinator(TransactionState.COMPLETE_COMMIT, 91));
+    view.open.add(LEFT_OPEN);
+    sweeper.sweep();
+    clock.advance(PATIENCE);
+
+    assertEquals(List.of(LEFT_OPEN), sweeper.sweep());
+    assertEquals(Set.of(Failure.LOOK), sweeper.failing().keySet());
+    assertTrue(sweeper.failing().get(Failure.LOOK).contains("__consumer_offsets"),
+        sweeper.failing()::toString);
   }
 
   @Test
@@ -311,6 +327,7 @@ class HangingTransactionSweeperTest {
     /** What was written again and aborted, in order. */
     final List<String> calls = new ArrayList<>();
     Exception openFails;
+    String openFailsOn;
     Exception coordinatorsFail;
     Exception writeAgainFails;
     Exception abortFails;
@@ -320,6 +337,9 @@ class HangingTransactionSweeperTest {
     public List<OpenTransaction> open(Collection<String> topics) throws Exception {
       if (openFails != null) {
         throw openFails;
+      }
+      if (openFailsOn != null && topics.contains(openFailsOn)) {
+        throw new IllegalStateException("Topic authorization failed for " + openFailsOn);
       }
       return open.stream().filter(t -> topics.contains(t.partition().topic())).toList();
     }
