@@ -68,7 +68,7 @@ class HangingTransactionsHealthTest {
     }
 
     @Override
-    public long writeAgain(OpenTransaction transaction) {
+    public long writeAgain(OpenTransaction transaction, String transactionalId) {
       return 0;
     }
 

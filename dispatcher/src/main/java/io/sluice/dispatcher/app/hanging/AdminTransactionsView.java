@@ -75,10 +75,10 @@ public final class AdminTransactionsView implements TransactionsView, AutoClosea
   }
 
   @Override
-  public long writeAgain(OpenTransaction t) throws Exception {
+  public long writeAgain(OpenTransaction t, String transactionalId) throws Exception {
     long end = admin.listOffsets(Map.of(t.partition(), OffsetSpec.latest())).all()
         .get(TIMEOUT_SECONDS, TimeUnit.SECONDS).get(t.partition()).offset();
-    return rewriter.writeAgain(t.partition(), t.startOffset(), end);
+    return rewriter.writeAgain(t.partition(), t.startOffset(), end, transactionalId);
   }
 
   @Override

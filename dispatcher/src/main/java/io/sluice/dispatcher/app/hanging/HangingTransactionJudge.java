@@ -39,8 +39,8 @@ import org.apache.kafka.common.internals.Topic;
  * partition; the transaction's input offsets were committed with it and will never be read
  * again. An abort marker would then throw its records away: loss. So on a data topic the
  * records are first written again ({@link Verdict#WRITE_AGAIN_THEN_ABORT}: read back from the
- * open transaction's first offset, written in a committed transaction of the sweeper's own) and
- * only then the open one is aborted. If it was in truth aborted, its input is processed again and
+ * open transaction's first offset, those its producer stamped as its own written in a committed
+ * transaction of the sweeper's own) and only then the open one is aborted. If it was in truth aborted, its input is processed again and
  * the records written again are duplicates, which the providers' {@code Idempotency-Key}
  * absorbs; a crash between the two steps only writes them again at the next look. On {@code
  * __consumer_offsets} an abort only loses an offset commit (the group reads again from the one

@@ -213,7 +213,7 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     long written = 0;
     if (verdict == Verdict.WRITE_AGAIN_THEN_ABORT && !writtenAgain.containsKey(t)) {
       try {
-        written = view.writeAgain(t);
+        written = view.writeAgain(t, seen.transactionalId());
       } catch (Exception e) {
         failed(Failure.WRITE_AGAIN, e);
         return Optional.empty();

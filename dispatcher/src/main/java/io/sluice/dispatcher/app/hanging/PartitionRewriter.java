@@ -1,5 +1,8 @@
 package io.sluice.dispatcher.app.hanging;
 
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.WriterStamp;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -13,23 +16,27 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Writes a partition's records again, from an offset to the partition's end, so that a hanging
- * transaction's records stay readable after it is aborted ({@link HangingTransactionJudge}).
+ * Writes the records of a hanging transaction again, so that they stay readable after it is
+ * aborted ({@link HangingTransactionJudge}).
  *
- * <p>The records are read {@code read_uncommitted} (the hanging transaction's are not readable
- * otherwise) and written to the same partition, with their key, value, headers and timestamp, in
- * committed transactions of a producer of the sweeper's own: one transaction per batch read, so
- * memory and a transaction's length stay bounded however far the range reaches. A Kafka consumer
- * does not say which producer wrote a record, so every record of the range is written again:
- * the hanging transaction's, and those of other producers after its first offset (committed,
- * open or aborted). Each of these is a duplicate at worst (the range is unread: read_committed
- * readers stand at its first offset; an aborted record's input is processed again), and the
- * providers' {@code Idempotency-Key} absorbs duplicates. Bounded: the range ends at the
- * partition's end when the copy starts, and a copy that reads nothing for {@code stall} fails.
+ * <p>The partition is read {@code read_uncommitted} (the open transaction's records are not
+ * readable otherwise) from the transaction's first offset to the partition's end, and the records
+ * its producer wrote are written to the same partition, with their key, value, headers and
+ * timestamp, in committed transactions of a producer of the sweeper's own: one transaction per
+ * batch read, so memory and a transaction's length stay bounded however far the range reaches.
+ *
+ * <p>Which records its producer wrote: a Kafka consumer does not say, so Sluice's producers stamp
+ * each record with their transactional id ({@link WriterStamp}, header {@code sluice-writer}). A
+ * record stamped by another writer is left alone (its own transaction's marker decides it); one
+ * with no stamp (written before the stamp existed, or by a producer without it) is written again
+ * too: a duplicate at worst, which the providers' {@code Idempotency-Key} absorbs. Bounded: the
+ * range ends at the partition's end when the copy starts, and a copy that reads nothing for
+ * {@code stall} fails.
  */
 final class PartitionRewriter implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(500);
@@ -52,10 +59,11 @@ final class PartitionRewriter implements AutoCloseable {
   }
 
   /**
-   * Writes {@code partition}'s records from {@code from} to {@code end} (exclusive) again and
-   * commits them: how many were written. Throws when not all were committed.
+   * Writes the records {@code writer} wrote (or that name no writer) in {@code partition} from
+   * {@code from} to {@code end} (exclusive) again and commits them: how many were written.
+   * Throws when not all were committed.
    */
-  long writeAgain(TopicPartition partition, long from, long end) {
+  long writeAgain(TopicPartition partition, long from, long end, String writer) {
     if (end <= from) {
       return 0;
     }
@@ -85,6 +93,9 @@ final class PartitionRewriter implements AutoCloseable {
             if (r.offset() >= end) {
               break;
             }
+            if (!writtenBy(r, writer)) {
+              continue;
+            }
             out.send(new ProducerRecord<>(partition.topic(), partition.partition(),
                 r.timestamp(), r.key(), r.value(), r.headers()));
             written++;
@@ -101,6 +112,12 @@ final class PartitionRewriter implements AutoCloseable {
     return written;
   }
 
+  /** True when {@code r} names {@code writer} as its writer, or names none. */
+  static boolean writtenBy(ConsumerRecord<?, ?> r, String writer) {
+    Header stamp = r.headers().lastHeader(HeaderNames.WRITER);
+    return stamp == null || writer.equals(new String(stamp.value(), StandardCharsets.UTF_8));
+  }
+
   private KafkaProducer<byte[], byte[]> producer() {
     if (producer == null) {
       Map<String, Object> p = new HashMap<>(clientProperties);
@@ -108,6 +125,9 @@ final class PartitionRewriter implements AutoCloseable {
       p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
+      // Its copies name it: if one of its own transactions is left hanging, a sweeper writes
+      // again just those.
+      p.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, WriterStamp.class.getName());
       KafkaProducer<byte[], byte[]> created = new KafkaProducer<>(p, new ByteArraySerializer(),
           new ByteArraySerializer());
       try {

@@ -19,15 +19,15 @@ public interface TransactionsView {
   Map<Long, CoordinatorView> coordinators(Set<Long> producerIds) throws Exception;
 
   /**
-   * Makes the records of {@code transaction} durable before it is aborted: every record of its
-   * partition from its first offset to the partition's end now, read uncommitted, written again
-   * to the same partition (key, value, headers, timestamp) in committed transactions of the
-   * sweeper's own producer. Returns once they are committed; throws when any is not (the caller
-   * then must not abort).
+   * Makes the records of {@code transaction} durable before it is aborted: the records of its
+   * partition from its first offset to the partition's end now, read uncommitted, that {@code
+   * transactionalId} wrote (or that name no writer), written again to the same partition (key,
+   * value, headers, timestamp) in committed transactions of the sweeper's own producer. Returns
+   * once they are committed; throws when any is not (the caller then must not abort).
    *
    * @return how many records were written again
    */
-  long writeAgain(OpenTransaction transaction) throws Exception;
+  long writeAgain(OpenTransaction transaction, String transactionalId) throws Exception;
 
   /** Writes an abort marker for {@code transaction} to its partition. */
   void abort(OpenTransaction transaction) throws Exception;

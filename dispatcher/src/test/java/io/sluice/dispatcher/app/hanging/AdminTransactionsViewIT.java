@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.embedded.Await;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RealServers;
+import io.sluice.schemas.topic.WriterStamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,9 +112,14 @@ class AdminTransactionsViewIT {
         AdminTransactionsView real = view(kafka);
         KafkaProducer<String, String> producer = holdingOpen(kafka, COMMITTED,
             committed.toArray(String[]::new))) {
-      // Another writer's records after the open transaction's first offset: readable after it.
-      try (KafkaProducer<String, String> other = plainProducer(kafka)) {
-        other.send(new ProducerRecord<>(COMMITTED, 0, "k", "after-1")).get();
+      // Other writers' records after the open transaction's first offset: one stamped by
+      // another of Sluice's producers (its own commit decides it: not written again), one with no
+      // stamp (written again: who wrote it cannot be told).
+      try (KafkaProducer<String, String> other = holdingOpen(kafka, COMMITTED, "other-1")) {
+        other.commitTransaction();
+      }
+      try (KafkaProducer<String, String> plain = plainProducer(kafka)) {
+        plain.send(new ProducerRecord<>(COMMITTED, 0, "k", "after-1")).get();
       }
       assertEquals(List.of(), readCommitted(kafka, partition, end(admin, partition)),
           "held back: read_committed readers stand at the open transaction");
@@ -128,8 +134,9 @@ class AdminTransactionsViewIT {
       assertEquals(end(admin, partition), stable(admin, partition));
       List<String> readable = readCommitted(kafka, partition, end(admin, partition));
       assertTrue(readable.containsAll(committed), () -> "readable: " + readable);
-      assertTrue(readable.contains("after-1"), () -> "readable: " + readable);
-      assertEquals(List.of(6L), recorded.writtenAgain, "the open records and the one after");
+      assertEquals(1, readable.stream().filter("other-1"::equals).count(), readable::toString);
+      assertEquals(2, readable.stream().filter("after-1"::equals).count(), readable::toString);
+      assertEquals(List.of(6L), recorded.writtenAgain, "the open records and the unstamped one");
     }
   }
 
@@ -180,13 +187,17 @@ class AdminTransactionsViewIT {
     return values;
   }
 
-  /** A producer with a transaction open on {@code topic}'s partition 0 (timeout 60 s). */
+  /**
+   * A producer with a transaction open on {@code topic}'s partition 0 (timeout 60 s), stamping
+   * its records as Sluice's producers do.
+   */
   private static KafkaProducer<String, String> holdingOpen(KafkaBroker kafka, String topic,
       String... values) throws Exception {
     KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
         ProducerConfig.TRANSACTIONAL_ID_CONFIG, "hanging-it.relay-" + UUID.randomUUID(),
-        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000),
+        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 60_000,
+        ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, WriterStamp.class.getName()),
         new StringSerializer(), new StringSerializer());
     producer.initTransactions();
     producer.beginTransaction();
@@ -223,8 +234,8 @@ class AdminTransactionsViewIT {
     }
 
     @Override
-    public long writeAgain(OpenTransaction transaction) throws Exception {
-      return real.writeAgain(transaction);
+    public long writeAgain(OpenTransaction transaction, String transactionalId) throws Exception {
+      return real.writeAgain(transaction, transactionalId);
     }
 
     @Override

@@ -59,6 +59,7 @@ class HangingTransactionSweeperTest {
 
     assertEquals(List.of(LEFT_OPEN), sweeper.sweep());
     assertEquals(List.of("write again " + LEFT_OPEN, "abort " + LEFT_OPEN), view.calls);
+    assertEquals(List.of(PRODUCER_4), view.writers, "the records producer 4 wrote");
     assertEquals(List.of(LEFT_OPEN), counted.ended);
   }
 
@@ -326,6 +327,8 @@ class HangingTransactionSweeperTest {
     final Map<Long, CoordinatorView> coordinators = new HashMap<>();
     /** What was written again and aborted, in order. */
     final List<String> calls = new ArrayList<>();
+    /** Whose records each write-again was to write again. */
+    final List<String> writers = new ArrayList<>();
     Exception openFails;
     String openFailsOn;
     Exception coordinatorsFail;
@@ -355,11 +358,12 @@ class HangingTransactionSweeperTest {
     }
 
     @Override
-    public long writeAgain(OpenTransaction transaction) throws Exception {
+    public long writeAgain(OpenTransaction transaction, String transactionalId) throws Exception {
       if (writeAgainFails != null) {
         throw writeAgainFails;
       }
       calls.add("write again " + transaction);
+      writers.add(transactionalId);
       afterWriteAgain.run();
       return 3;
     }
