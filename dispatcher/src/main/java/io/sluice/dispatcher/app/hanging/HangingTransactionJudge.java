@@ -71,6 +71,11 @@ public final class HangingTransactionJudge {
     return tooLong;
   }
 
+  /** When {@code t} was first seen open (epoch ms), or {@code nowMillis} when it was not. */
+  public long openSince(OpenTransaction t, long nowMillis) {
+    return firstSeen.getOrDefault(t, nowMillis);
+  }
+
   /** What may be done about a transaction open too long. */
   public enum Verdict {
     /** Its coordinator still owes the partition a marker: it will end on its own. */

@@ -79,6 +79,9 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     void failed(Failure kind);
   }
 
+  /** A transaction left alone as LIVE for this many patiences is told of to an operator. */
+  static final int LIVE_PATIENCE_FACTOR = 10;
+
   private final TransactionsView view;
   private final List<String> topics;
   private final HangingTransactionJudge judge;
@@ -198,7 +201,24 @@ public final class HangingTransactionSweeper implements AutoCloseable {
             ended.add(t);
           });
         }
-        default -> { } // OWED, LIVE: its marker is coming, or its producer may write on.
+        case LIVE -> {
+          // Under transaction version 1 a producer that stays busy in transactions of one epoch
+          // and never writes the partition again keeps it held: an operator must learn of it.
+          long now = clock.millis();
+          if (now - judge.openSince(t, now) >= patience.toMillis() * LIVE_PATIENCE_FACTOR
+              && tellOnce(t, "transaction open on " + t + " for over "
+                  + patience.toSeconds() * LIVE_PATIENCE_FACTOR + " s, of "
+                  + coordinator.get().transactionalId() + ", which is in a transaction of the "
+                  + "same epoch that leaves the partition out (transaction version 1): Sluice "
+                  + "does not abort it, since the abort would cut what the producer may write "
+                  + "there next; the partition stays held back until that producer writes it "
+                  + "again or is restarted. Operator: restart the role that owns "
+                  + coordinator.get().transactionalId() + ", or upgrade the cluster to "
+                  + "transaction version 2")) {
+            outcomes.held(t);
+          }
+        }
+        default -> { } // OWED: its marker is coming.
       }
     }
     return ended;

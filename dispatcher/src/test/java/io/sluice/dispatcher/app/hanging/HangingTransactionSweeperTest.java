@@ -126,6 +126,22 @@ class HangingTransactionSweeperTest {
   }
 
   @Test
+  void tellsAnOperatorOnceOfAPartitionHeldBehindALiveProducerForTenPatiences() {
+    view.coordinators.put(4L, coordinator(TransactionState.ONGOING, 90,
+        new TopicPartition("sluice.delay.1s", 0)));
+    leftOpenFor(PATIENCE.multipliedBy(10).minusMillis(1));
+    sweeper.sweep();
+    assertEquals(List.of(), counted.held, "not yet");
+    clock.advanceMillis(1);
+
+    sweeper.sweep();
+    sweeper.sweep();
+
+    assertEquals(List.of(LEFT_OPEN), counted.held, "once");
+    assertEquals(List.of(), view.calls);
+  }
+
+  @Test
   void holdsATransactionWhoseCoordinatorStateIsUnknownAndSaysSoOnce() {
     view.coordinators.put(4L, coordinator(TransactionState.UNKNOWN, 91));
     leftOpenFor(PATIENCE);
