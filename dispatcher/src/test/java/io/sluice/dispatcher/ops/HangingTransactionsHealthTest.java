@@ -43,7 +43,7 @@ class HangingTransactionsHealthTest {
     String detail = HangingTransactionsHealth.of(sweeper).check().detail();
     assertTrue(detail.contains("look failing"), detail);
     assertTrue(detail.contains("TopicAuthorizationException"), detail);
-    assertTrue(detail.contains("Describe on the topics"), detail);
+    assertTrue(detail.contains("Read and Describe on each topic it reads"), detail);
   }
 
   @Test

@@ -47,7 +47,8 @@ public final class HangingTransactionSweeper implements AutoCloseable {
 
   /** What can fail, and what a role's principal needs on a cluster with ACLs for it not to. */
   public enum Failure {
-    LOOK("describing the topics and their producers (Describe on the topics it reads)"),
+    LOOK("describing the topics and their producers (Read and Describe on each topic it reads, "
+        + "__consumer_offsets included: DescribeProducers needs Read)"),
     COORDINATORS("listing and describing transactions (Describe on the transactional ids "
         + "the gate's, the relays' and the sweepers' producers use)"),
     WRITE_AGAIN("writing a hanging transaction's records again (Read on the topic; Write on "
