@@ -196,8 +196,7 @@ public final class HangingTransactionSweeper implements AutoCloseable {
           }
         }
         case ABORT, WRITE_AGAIN_THEN_ABORT -> {
-          Optional<Long> writtenAgain = end(t, coordinator.get(), verdict);
-          writtenAgain.ifPresent(n -> {
+          end(t, coordinator.get(), verdict).ifPresent(n -> {
             outcomes.ended(t, n);
             ended.add(t);
           });
@@ -244,11 +243,10 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     } else if (verdict == Verdict.WRITE_AGAIN_THEN_ABORT) {
       written = writtenAgain.get(t);
     }
-    long writtenAgain = written;
     try {
       if (!unchanged(t, seen, verdict)) {
         LOG.info("hanging transaction on {}: changed since the look ({} records written again "
-            + "are duplicates); judging it again at the next look", t, writtenAgain);
+            + "are duplicates); judging it again at the next look", t, written);
         return Optional.empty();
       }
     } catch (Exception e) {
@@ -265,8 +263,8 @@ public final class HangingTransactionSweeper implements AutoCloseable {
     LOG.warn("hanging transaction on {}: its coordinator ({} {}) owes the partition no marker, so "
         + "read_committed consumers stood at offset {} for good; {}aborted it", t,
         seen.transactionalId(), seen.state(), t.startOffset(), verdict == Verdict.ABORT ? ""
-            : "wrote its partition's " + writtenAgain + " records from there again, then ");
-    return Optional.of(writtenAgain);
+            : "wrote its " + written + " records from there again, then ");
+    return Optional.of(written);
   }
 
   /**
