@@ -296,9 +296,23 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
         "sluice_redis_circuit_open", "role", role);
   }
 
-  /** A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper). */
-  public void hangingTransactionAborted(String topic) {
+  /**
+   * A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper), after
+   * {@code writtenAgain} records of its partition were written again.
+   */
+  public void hangingTransactionAborted(String topic, long writtenAgain) {
     counter("sluice_hanging_transactions_aborted", "topic", topic).inc();
+    counter("sluice_hanging_transactions_records_written_again", "topic", topic).inc(writtenAgain);
+  }
+
+  /** A hanging transaction on {@code topic} is held for an operator (its coordinator unclear). */
+  public void hangingTransactionHeld(String topic) {
+    counter("sluice_hanging_transactions_held", "topic", topic).inc();
+  }
+
+  /** The hanging-transaction sweeper failed at {@code kind} (look, coordinators, ...). */
+  public void hangingTransactionsFailure(String kind) {
+    counter("sluice_hanging_transactions_failures", "kind", kind).inc();
   }
 
   /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */

@@ -36,7 +36,8 @@ final class ConfigBinder {
         new KafkaConfig(
             text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
             text(kafka, "topicPrefix", ConfigDefaults.TOPIC_PREFIX),
-            kafkaProperties(kafka.path("properties"))),
+            kafkaProperties(kafka.path("properties")),
+            kafka.path("hangingTransactions").path("sweep").asBoolean(true)),
         redis(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
         ladder(root.get("ladder")),
         integer(root, "maxAttempts", ConfigDefaults.MAX_ATTEMPTS),
