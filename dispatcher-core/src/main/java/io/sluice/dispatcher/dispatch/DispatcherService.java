@@ -31,10 +31,12 @@ public final class DispatcherService implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Thread thread;
   private final RedisAccess redis;
+  private final AdminTopicIdentity identity;
 
-  private DispatcherService(Dispatcher dispatcher, RedisAccess redis) {
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, AdminTopicIdentity identity) {
     this.dispatcher = dispatcher;
     this.redis = redis;
+    this.identity = identity;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -88,14 +90,17 @@ public final class DispatcherService implements AutoCloseable {
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
+    // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
+    AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
+        Duration.ofSeconds(2));
     Dispatcher dispatcher = new Dispatcher(config, consumer,
         DispatcherClients.producer(config, clientId), providers, leak,
-        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity), learner,
         Clock.systemUTC(), listener,
         name -> new ConfiguredLimits(live, name));
     live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis);
+    DispatcherService service = new DispatcherService(dispatcher, redis, identity);
     service.thread.start();
     return service;
   }
@@ -118,6 +123,7 @@ public final class DispatcherService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    identity.close();
     redis.close();
   }
 }
