@@ -30,7 +30,8 @@ import java.util.TreeMap;
 final class GapReasons {
   /** Gaps longer than this are explained. */
   static final long LONGEST_QUIET_MILLIS = 10_000;
-  static final String AT_GATE = "not admitted yet: tenant quota or debt (at the gate)";
+  static final String AT_GATE = "not admitted yet (at the gate: its tenant's quota or debt, or the "
+      + "gate held up by the faults listed)";
   static final String DELAY_STEP = "a delay step (deferred, not before the gap's end)";
   static final String RELAY = "in a delay topic past its not-before (relay)";
   static final String NOTHING = "nothing: in ready, due, no fault (unexplained)";
