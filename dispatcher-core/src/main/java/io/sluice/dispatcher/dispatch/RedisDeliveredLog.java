@@ -41,8 +41,9 @@ public final class RedisDeliveredLog implements DeliveredLog {
    * Most entries kept per partition incarnation: a provider held for long holds the commit back
    * while the others go on delivering, and every entry beyond the commit is kept. Past this the
    * lowest offsets are dropped (those calls would be made again; the commit's metadata keeps the
-   * lowest settled offsets, so the two complement each other). About 50 bytes an entry in Redis:
-   * at most about 1 MB per partition.
+   * lowest settled offsets, so the two complement each other). Measured on redis-server 7:
+   * 20,000 entries with 7-digit offsets take 2.26 MB (MEMORY USAGE), so at most about 2.3 MB per
+   * partition.
    */
   static final int MAX_ENTRIES = 20_000;
 
