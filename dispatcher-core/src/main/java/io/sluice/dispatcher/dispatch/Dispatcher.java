@@ -73,9 +73,10 @@ import org.slf4j.LoggerFactory;
  * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
  * away calls go on and nothing commits, and after its restart the group forgets its members and
  * another instance takes the partition from the last commit that went through. So the calls
- * delivered beyond the commit are also written to a {@link DeliveredLog} in Redis, once per
- * partition per commit round; a new owner reads it when a partition is assigned and writes the
- * outcome of those records instead of calling them again.
+ * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
+ * in Redis, once per partition per commit round; a new owner reads it when a partition is
+ * assigned, skips the settled records and writes the outcome of the delivered ones instead of
+ * calling them again.
  *
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
@@ -503,6 +504,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
       held.release(e); // settled, whichever assignment read it: its bytes are no longer held
+      // For the partition's next owner, should the commit not go through (DeliveredLog).
+      deliveries.add(e.partition(), DeliveredLog.Delivered.settledAt(e.offset()));
       if (owned.settle(e)) {
         commits.settled();
       }

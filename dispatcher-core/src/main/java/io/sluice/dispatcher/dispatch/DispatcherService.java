@@ -38,11 +38,14 @@ public final class DispatcherService implements AutoCloseable {
   private final RedisAccess redis;
   /** Stops reloads reaching this instance's dispatcher once it is closed. */
   private final Runnable unfollow;
+  private final AdminTopicIdentity identity;
 
-  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow) {
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
+      AdminTopicIdentity identity) {
     this.dispatcher = dispatcher;
     this.redis = redis;
     this.unfollow = unfollow;
+    this.identity = identity;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -97,14 +100,17 @@ public final class DispatcherService implements AutoCloseable {
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
+    // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
+    AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
+        Duration.ofSeconds(2));
     Dispatcher dispatcher = new Dispatcher(config, consumer,
         DispatcherClients.producer(config, clientId), providers, leak,
-        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity), learner,
         Clock.systemUTC(), listener,
         name -> new ConfiguredLimits(live, name));
     Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow);
+    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity);
     service.thread.start();
     return service;
   }
@@ -149,6 +155,7 @@ public final class DispatcherService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    identity.close();
     redis.close();
   }
 }
