@@ -36,8 +36,25 @@ ARGV[11 + 5(i-1) ..]   limit i: kind ('calls', 'cost', 'concurrency'), amount, p
                        ('sliding', 'fixed', '-'), margin_us; its key is KEYS[1 + i]:
                        sluice:v1:{<provider>}:limit:<id>, same hash tag as KEYS[1]
   sliding: a sorted set of granted slots, score the slot, member '<slot>:<weight>'
+  sliding with per_us > 60000000 (coarse; WindowLedger.isCoarse): a hash, field the sub-window
+           index floor(slot / g), g = ceil((per + margin) / 60), value the units charged there.
+           A key still holding a sorted set (written by a version before sub-windows) is folded
+           into sub-windows once, by the first claim that reads it.
   fixed:   a hash, field the window index floor(slot / per), value the units charged
   concurrency: a sorted set of leases, score the expiry, member the lease id
+KEYS[n + 2] the marker of the provider's cluster slot (SlotMarkers: sluice:v1:{~tag}:marker, a
+           tag of the same slot). Lost data: the windows and leases of a provider are as
+           losable as the leak (a FLUSHALL, a restart without persistence, a failover to a replica
+           that had not caught up), and an empty window would grant its whole amount again beside
+           the calls already made. A missing marker means Redis lost the slot's data; the script
+           stamps it with now, the time of the loss (a marker "0" means nothing was lost). After
+           a loss at `lost`, the lost keys may have held every limit's whole amount at slots up to
+           lost + lookahead (the furthest a slot is ever granted), so until that has left them a
+           limit that holds nothing starts as if it held its amount there: a sliding window
+           holds `amount` at lost + lookahead, a fixed window every window from the current one
+           to the one lost + lookahead + margin is charged to is full, and concurrency holds
+           `amount` leases until lost + lookahead + lease_us. A limit that holds something was
+           written after the loss, which no claim does before its window's hold ended.
 mode busy (how instances sharing the provider split it by weight; see GlobalShare.java):
 KEYS[1]   the provider's busy hash: sluice:v1:{<provider>}:busy, same hash tag as the leak
 ARGV[2]   member       the publishing lane (one per instance and provider)
@@ -53,7 +70,8 @@ mode release:
 KEYS[1]   the provider's concurrency key; ARGV[2] the lease id. Returns 1 if it was held.
 mode settle (a slot's event cost less than the slot reserved: give the difference back):
 KEYS[i]   the provider's cost limit keys; ARGV[2] slot_us, ARGV[3] reserved, ARGV[4] actual,
-ARGV[5 + 3(i-1) ..] limit i: window ('sliding', 'fixed'), per_us, margin_us. Lowers each
+ARGV[5 + 3(i-1) ..] limit i: window ('sliding', 'fixed'), per_us, margin_us (a coarse sliding
+          one lowers its sub-window's count). Lowers each
           window's record of that slot from reserved to actual, never below: the record stays at
           least what was sent. Returns the number of windows lowered.
 
@@ -115,6 +133,40 @@ if mode == 'busy' then
   end
   return {cjson.encode(sums)}
 end
+local SUB_WINDOWS = 60
+local LONGEST_LOGGED_US = 60000000
+
+-- A long sliding window is kept as sub-window counters (WindowLedger.isCoarse).
+local function is_coarse(window, per)
+  return window == 'sliding' and per > LONGEST_LOGGED_US
+end
+
+local function sub_window_us(per, margin)
+  return math.floor((per + margin + SUB_WINDOWS - 1) / SUB_WINDOWS)
+end
+
+-- A coarse window's key written as a sorted set (before sub-windows) becomes counters, once.
+local function fold_log(key, g)
+  if redis.call('TYPE', key)['ok'] ~= 'zset' then
+    return
+  end
+  local members = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local ttl = redis.call('PTTL', key)
+  local counts = {}
+  for j = 1, #members, 2 do
+    local w = tonumber(string.match(members[j], ':(%d+)$')) or 1
+    local k = math.floor(tonumber(members[j + 1]) / g)
+    counts[k] = (counts[k] or 0) + w
+  end
+  redis.call('DEL', key)
+  for k, n in pairs(counts) do
+    redis.call('HINCRBY', key, string.format('%.0f', k), n)
+  end
+  if ttl > 0 and next(counts) ~= nil then
+    redis.call('PEXPIRE', key, ttl)
+  end
+end
+
 if mode == 'settle' then
   local slot = tonumber(ARGV[2])
   local reserved = tonumber(ARGV[3])
@@ -129,7 +181,16 @@ if mode == 'settle' then
     local per = tonumber(ARGV[b + 2])
     local margin = tonumber(ARGV[b + 3])
     local s = string.format('%.0f', slot)
-    if window == 'sliding' then
+    if is_coarse(window, per) then
+      local g = sub_window_us(per, margin)
+      fold_log(KEYS[i], g)
+      local field = string.format('%.0f', math.floor(slot / g))
+      local used = tonumber(redis.call('HGET', KEYS[i], field))
+      if used ~= nil and used >= reserved then
+        redis.call('HINCRBY', KEYS[i], field, actual - reserved)
+        lowered = lowered + 1
+      end
+    elseif window == 'sliding' then
       if redis.call('ZREM', KEYS[i], s .. ':' .. string.format('%.0f', reserved)) == 1 then
         redis.call('ZADD', KEYS[i], s, s .. ':' .. string.format('%.0f', actual))
         lowered = lowered + 1
@@ -227,6 +288,17 @@ elseif mode == 'claim' then
     first = pause
   end
   local horizon = now + lookahead
+  local marker = KEYS[n_limits + 2]
+  local lost = tonumber(redis.call('GET', marker))
+  if lost == nil then
+    lost = now
+    redis.call('SET', marker, us(now))
+  end
+  -- After a loss, the latest instant a lost slot can have been granted at (0: nothing lost).
+  local lost_slot = 0
+  if lost > 0 then
+    lost_slot = lost + lookahead
+  end
   local windows = {}
   local conc = nil
   for i = 1, n_limits do
@@ -238,13 +310,36 @@ elseif mode == 'claim' then
       l.live = redis.call('ZCARD', l.key)
       local oldest = redis.call('ZRANGE', l.key, 0, 0, 'WITHSCORES')
       l.earliest = tonumber(oldest[2])
+      if lost_slot > 0 and l.live == 0 and now < lost_slot + lease_us then
+        l.live = l.amount
+        l.earliest = lost_slot + lease_us
+      end
       conc = l
     else
       l.weight = 1
       if l.kind == 'cost' then
         l.weight = slot_cost
       end
-      if l.window == 'sliding' then
+      if is_coarse(l.window, l.per) then
+        l.coarse = true
+        l.span = l.per + l.margin
+        l.g = sub_window_us(l.per, l.margin)
+        fold_log(l.key, l.g)
+        l.used = {}
+        local oldest = math.floor((now - l.span) / l.g)
+        local fields = redis.call('HGETALL', l.key)
+        for j = 1, #fields, 2 do
+          local k = tonumber(fields[j])
+          if k < oldest then
+            redis.call('HDEL', l.key, fields[j])
+          else
+            l.used[k] = tonumber(fields[j + 1])
+          end
+        end
+        if lost_slot > 0 and next(l.used) == nil and now - l.span < lost_slot then
+          l.used[math.floor(lost_slot / l.g)] = l.amount
+        end
+      elseif l.window == 'sliding' then
         l.span = l.per + l.margin
         redis.call('ZREMRANGEBYSCORE', l.key, '-inf', us(now - l.span))
         l.log = {}
@@ -252,6 +347,9 @@ elseif mode == 'claim' then
         for j = 1, #members, 2 do
           local w = tonumber(string.match(members[j], ':(%d+)$'))
           table.insert(l.log, {tonumber(members[j + 1]), w})
+        end
+        if lost_slot > 0 and #l.log == 0 and now - l.span < lost_slot then
+          table.insert(l.log, {lost_slot, l.amount})
         end
       else
         l.used = {}
@@ -265,6 +363,11 @@ elseif mode == 'claim' then
             l.used[k] = tonumber(fields[j + 1])
           end
         end
+        if lost_slot > 0 and next(l.used) == nil then
+          for k = current, math.floor((lost_slot + l.margin) / l.per) do
+            l.used[k] = l.amount
+          end
+        end
       end
       table.insert(windows, l)
     end
@@ -273,6 +376,29 @@ elseif mode == 'claim' then
   local function earliest(l, slot)
     if l.weight > l.amount then
       return math.huge
+    end
+    if l.coarse then
+      -- Every sub-window reaching into (slot - span, slot] counts whole (WindowLedger.earliest).
+      local lo = math.floor((slot - l.span) / l.g)
+      local ks = {}
+      local held = 0
+      for k, n in pairs(l.used) do
+        if k >= lo then
+          table.insert(ks, k)
+          held = held + n
+        end
+      end
+      local excess = held + l.weight - l.amount
+      if excess <= 0 then
+        return slot
+      end
+      table.sort(ks)
+      for _, k in ipairs(ks) do
+        excess = excess - l.used[k]
+        if excess <= 0 then
+          return (k + 1) * l.g + l.span
+        end
+      end
     end
     if l.window == 'sliding' then
       local held = 0
@@ -340,7 +466,10 @@ elseif mode == 'claim' then
       break
     end
     for _, l in ipairs(windows) do
-      if l.window == 'sliding' then
+      if l.coarse then
+        local k = math.floor(slot / l.g)
+        l.used[k] = (l.used[k] or 0) + l.weight
+      elseif l.window == 'sliding' then
         table.insert(l.log, {slot, l.weight})
       else
         local k1 = math.floor(slot / l.per)
@@ -381,7 +510,12 @@ elseif mode == 'claim' then
   for _, l in ipairs(windows) do
     if #l.new > 0 then
       local matters_until
-      if l.window == 'sliding' then
+      if l.coarse then
+        for _, t in ipairs(l.new) do
+          redis.call('HINCRBY', l.key, us(math.floor(t / l.g)), l.weight)
+        end
+        matters_until = (math.floor(l.new[#l.new] / l.g) + 1) * l.g + l.span
+      elseif l.window == 'sliding' then
         for _, t in ipairs(l.new) do
           redis.call('ZADD', l.key, us(t), us(t) .. ':' .. us(l.weight))
         end

@@ -4,10 +4,13 @@
 --          (hash-tagged by provider: one Redis Cluster slot, beside the provider's leak)
 -- ARGV[1]  "put" or "get"
 -- put:     ARGV[2..] quads: name, unit ("calls"|"cost"), quota, windowMillis. Each is stored to
---          expire at TIME + max(600000, 2 * windowMillis); a later put of a name replaces it, except
---          that for the same unit and quota the longer live window is kept. The key expires with
---          its last field, so stale learning fades even if nobody reads it.
--- get:     nothing more. Drops expired fields.
+--          expire at TIME + min(3600000, max(600000, 2 * windowMillis)) (LimitLearning.ttlMillis:
+--          at most an hour); a later put of a name replaces it, except that for the same unit and
+--          quota a longer live window is kept as it is, expiry included (never renewed by a
+--          shorter statement: one far reset widens an estimate for an hour at most). The key
+--          expires with its last field, so stale learning fades even if nobody reads it.
+-- get:     nothing more. Drops expired fields, and cuts an expiry more than an hour away (written
+--          by an older version, which kept limits for two windows) to an hour.
 -- Returns  {nowMillis, name1, value1, name2, value2, ...} (the live fields; for put, none), with
 --          nowMillis from Redis TIME, so a reader converts expiries to its own clock.
 local t = redis.call('TIME')
@@ -17,23 +20,28 @@ if ARGV[1] == 'put' then
   local longest = 0
   for i = 2, #ARGV - 3, 4 do
     local window = tonumber(ARGV[i + 3])
-    local ttl = math.max(600000, 2 * window)
+    local ttl = math.min(3600000, math.max(600000, 2 * window))
     -- One quota stated with several windows (instances estimating an X-RateLimit window from
-    -- resets seen at different moments): the longest still live is kept, the conservative one.
+    -- resets seen at different moments): the longest still live is kept, the conservative one,
+    -- as it is: its expiry is not renewed.
+    local kept = false
     local before = redis.call('HGET', key, ARGV[i])
     if before then
       local unit, quota, w, expires = string.match(before, '^(%a+):(%d+):(%d+):(%d+)$')
       if unit == ARGV[i + 1] and quota == ARGV[i + 2] and tonumber(expires) > now
           and tonumber(w) > window then
-        window = tonumber(w)
-        ttl = math.max(600000, 2 * window)
+        kept = true
+        ttl = math.min(3600000, tonumber(expires) - now)
       end
     end
     if ttl > longest then longest = ttl end
-    redis.call('HSET', key, ARGV[i], ARGV[i + 1] .. ':' .. ARGV[i + 2] .. ':' .. string.format('%d', window) .. ':' .. (now + ttl))
+    if not kept then
+      redis.call('HSET', key, ARGV[i], ARGV[i + 1] .. ':' .. ARGV[i + 2] .. ':' .. string.format('%d', window) .. ':' .. (now + ttl))
+    end
   end
-  if longest > 0 and redis.call('PTTL', key) < longest then
-    redis.call('PEXPIRE', key, longest)
+  local pttl = redis.call('PTTL', key)
+  if longest > 0 and (pttl < longest or pttl > 3600000) then
+    redis.call('PEXPIRE', key, math.max(longest, math.min(pttl, 3600000)))
   end
   return {now}
 end
@@ -42,10 +50,18 @@ local out = {now}
 for i = 1, #all, 2 do
   local expires = tonumber(string.match(all[i + 1], ':(%d+)$'))
   if expires and expires > now then
+    local value = all[i + 1]
+    if expires > now + 3600000 then
+      value = string.gsub(value, ':(%d+)$', ':' .. string.format('%d', now + 3600000))
+      redis.call('HSET', key, all[i], value)
+    end
     out[#out + 1] = all[i]
-    out[#out + 1] = all[i + 1]
+    out[#out + 1] = value
   else
     redis.call('HDEL', key, all[i])
   end
+end
+if #out > 1 and redis.call('PTTL', key) > 3600000 then
+  redis.call('PEXPIRE', key, 3600000)
 end
 return out

@@ -86,8 +86,17 @@ public final class RedisCircuit {
       }
     }
 
-    /** Redis failed or did not answer in time. */
+    /**
+     * The call failed. Redis failed or did not answer in time: the circuit opens. Redis answered
+     * with an error of the call's own (a script error, a wrong type: {@link #isOutage} false):
+     * Redis is up, and this counts as an answer. One provider's or tenant's script failing must
+     * not send every other one to its onRedisDown policy.
+     */
     public void failed(Throwable cause) {
+      if (!isOutage(cause)) {
+        succeeded();
+        return;
+      }
       synchronized (RedisCircuit.this) {
         if (!firstReport() || generation != RedisCircuit.this.generation) {
           return;
@@ -240,6 +249,29 @@ public final class RedisCircuit {
     generation++;
     sinceMillis = clock.getAsLong();
     onTransition.accept(next);
+  }
+
+  /**
+   * Error replies by which Redis says it cannot serve now (loading, a script running too long, a
+   * replica without its primary or read-only after a failover, a cluster down, out of memory,
+   * a failed persistence, refused credentials): the whole of Redis is unavailable to this role.
+   */
+  private static final java.util.List<String> UNAVAILABLE_REPLIES = java.util.List.of(
+      "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM",
+      "MISCONF", "NOAUTH", "WRONGPASS", "NOPERM");
+
+  /**
+   * Whether {@code failure} says Redis is unavailable: anything but an error reply (a timeout,
+   * a lost connection, a refused one), or an error reply that means Redis cannot serve
+   * ({@link #UNAVAILABLE_REPLIES}). Any other error reply is Redis's answer to that one call.
+   */
+  public static boolean isOutage(Throwable failure) {
+    Throwable t = AsyncFailure.cause(failure);
+    if (!(t instanceof io.lettuce.core.RedisCommandExecutionException)) {
+      return true;
+    }
+    String reply = t.getMessage() == null ? "" : t.getMessage();
+    return UNAVAILABLE_REPLIES.stream().anyMatch(code -> reply.startsWith(code));
   }
 
   private static String describe(Throwable cause) {

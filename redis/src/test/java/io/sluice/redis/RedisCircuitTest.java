@@ -53,6 +53,32 @@ class RedisCircuitTest {
   }
 
   @Test
+  @org.junit.jupiter.api.DisplayName("a script's own error is Redis answering: the circuit stays "
+      + "closed; a reply saying Redis cannot serve opens it")
+  void shouldOpenOnlyWhenRedisCannotServe() {
+    permit().failed(new CompletionException(new io.lettuce.core.RedisCommandExecutionException(
+        "ERR user_script:1: Script attempted to access nonexistent global variable 'x'")));
+    permit().failed(new io.lettuce.core.RedisCommandExecutionException(
+        "WRONGTYPE Operation against a key holding the wrong kind of value"));
+    assertFalse(refused(), "one call's own error: every other call still goes to Redis");
+    assertEquals(List.of(), transitions);
+    permit().failed(new io.lettuce.core.RedisCommandExecutionException(
+        "LOADING Redis is loading the dataset in memory"));
+    assertTrue(refused(), "Redis cannot serve: open");
+    assertEquals(List.of(OPEN), transitions);
+  }
+
+  @Test
+  void shouldTreatTimeoutsAndLostConnectionsAsOutages() {
+    assertTrue(RedisCircuit.isOutage(new io.lettuce.core.RedisCommandTimeoutException("timed out")));
+    assertTrue(RedisCircuit.isOutage(new io.lettuce.core.RedisConnectionException("refused")));
+    assertTrue(RedisCircuit.isOutage(new io.lettuce.core.RedisCommandExecutionException(
+        "READONLY You can't write against a read only replica.")));
+    assertFalse(RedisCircuit.isOutage(new CompletionException(
+        new io.lettuce.core.RedisCommandExecutionException("ERR Error running script"))));
+  }
+
+  @Test
   void shouldDoubleTheBackoffAfterAFailedProbeUpToTheMaximum() {
     permit().failed(DOWN);
     at(100);

@@ -17,10 +17,22 @@ import java.util.function.DoubleSupplier;
  * for its {@code Retry-After} or, without one, one backoff base. That holds whatever becomes of
  * this event: a retried one and one dead (its last attempt, or past its deadline) pause the lane
  * alike, since the next event's call would meet the same refusal.
+ *
+ * <p>A {@code Retry-After} longer than the provider's {@code maxRetryAfter} (5 min by default)
+ * pauses the lane, and waits the event, {@code maxRetryAfter}: a provider answering
+ * {@code Retry-After: 86400}, or milliseconds where seconds belong, stops nothing for a day. The
+ * judgement says what was asked, so the caller can count and log the clamp.
  */
 final class CallJudge {
-  /** The event's verdict, and the lane's pause in milliseconds (empty: no pause). */
-  record Judgement(Verdict verdict, OptionalLong pauseMillis) {}
+  /**
+   * The event's verdict, the lane's pause in milliseconds (empty: no pause), and the
+   * {@code Retry-After} asked when it was longer than the pause (empty: nothing clamped).
+   */
+  record Judgement(Verdict verdict, OptionalLong pauseMillis, OptionalLong askedMillis) {
+    Judgement(Verdict verdict, OptionalLong pauseMillis) {
+      this(verdict, pauseMillis, OptionalLong.empty());
+    }
+  }
 
   private final FeedbackPolicy feedback;
   private final long backoffBaseMillis;
@@ -36,11 +48,21 @@ final class CallJudge {
    */
   Judgement judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
       DoubleSupplier uniform01) {
-    Verdict verdict = feedback.judge(result, priorAttempts, deadline, now, uniform01);
+    return judge(result, priorAttempts, deadline, now, uniform01,
+        io.sluice.schemas.config.AnswerBounds.DEFAULT.maxRetryAfterMillis());
+  }
+
+  /** @param maxRetryAfterMillis the provider's {@code maxRetryAfter} */
+  Judgement judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
+      DoubleSupplier uniform01, long maxRetryAfterMillis) {
+    Verdict verdict = feedback.judge(result, priorAttempts, deadline, now, uniform01,
+        maxRetryAfterMillis);
     if (result instanceof ProviderResult.Answered a && (a.status() == 429 || a.status() == 503)) {
-      OptionalLong asked = RetryAfter.millis(a.retryAfter(), now);
-      return new Judgement(verdict,
-          OptionalLong.of(asked.isPresent() ? asked.getAsLong() : backoffBaseMillis));
+      OptionalLong asked = RetryAfter.asked(a.retryAfter(), now);
+      long pause = asked.isPresent() ? Math.min(asked.getAsLong(), maxRetryAfterMillis)
+          : backoffBaseMillis;
+      return new Judgement(verdict, OptionalLong.of(pause),
+          asked.isPresent() && asked.getAsLong() > pause ? asked : OptionalLong.empty());
     }
     return new Judgement(verdict, OptionalLong.empty());
   }

@@ -73,9 +73,10 @@ import org.slf4j.LoggerFactory;
  * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
  * away calls go on and nothing commits, and after its restart the group forgets its members and
  * another instance takes the partition from the last commit that went through. So the calls
- * delivered beyond the commit are also written to a {@link DeliveredLog} in Redis, once per
- * partition per commit round; a new owner reads it when a partition is assigned and writes the
- * outcome of those records instead of calling them again.
+ * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
+ * in Redis, once per partition per commit round; a new owner reads it when a partition is
+ * assigned, skips the settled records and writes the outcome of the delivered ones instead of
+ * calling them again.
  *
  * <h2>Records the gate would not have written</h2>
  * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
@@ -199,6 +200,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
       java.util.function.Function<String, LimitSource> limitSources) {
     this.learner = learner;
+    learner.bound(answerBounds(config));
     this.config = config;
     this.deliveredLog = deliveredLog;
     this.consumer = consumer;
@@ -264,6 +266,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       lane.reweigh(weights);
     }
     intake = new RecordIntake(new ReadyRecordCheck(next));
+    learner.bound(answerBounds(next));
+  }
+
+  /** What each provider's answers may do ({@code learn}, {@code learnedFloor}, {@code maxRetryAfter}). */
+  private static Map<String, io.sluice.schemas.config.AnswerBounds> answerBounds(
+      SluiceConfig config) {
+    Map<String, io.sluice.schemas.config.AnswerBounds> bounds = new HashMap<>();
+    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
+    return bounds;
   }
 
   /** What this dispatcher learned about its providers' limits. */
@@ -458,8 +469,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
+    long maxRetryAfter = learner.bounds(lane.name()).maxRetryAfterMillis();
     CallJudge.Judgement judged = judge.judge(result, entry.attempts(), entry.event().deadline(),
-        clock.instant(), () -> ThreadLocalRandom.current().nextDouble());
+        clock.instant(), () -> ThreadLocalRandom.current().nextDouble(), maxRetryAfter);
+    judged.askedMillis().ifPresent(asked -> learner.noteBound(lane.name(),
+        LimitLearner.Bound.RETRY_AFTER, "an answer (status "
+            + ((ProviderResult.Answered) result).status() + "; Retry-After: "
+            + LimitLearner.cut(((ProviderResult.Answered) result).retryAfter()) + ") asked for "
+            + asked + " ms; paused " + maxRetryAfter + " ms (maxRetryAfter)"));
     // Before the settlement is written: no call of the lane may start meanwhile.
     judged.pauseMillis().ifPresent(millis -> lane.throttle(millis, claimedAtMicros));
     if (result instanceof ProviderResult.CredentialUnavailable) {
@@ -496,6 +513,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
       held.release(e); // settled, whichever assignment read it: its bytes are no longer held
+      // For the partition's next owner, should the commit not go through (DeliveredLog).
+      deliveries.add(e.partition(), DeliveredLog.Delivered.settledAt(e.offset()));
       if (owned.settle(e)) {
         commits.settled();
       }

@@ -11,6 +11,7 @@ import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.RedisDownPolicy;
 import io.sluice.schemas.config.LiveConfig;
 import io.sluice.schemas.config.SluiceConfig;
@@ -21,6 +22,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The dispatcher role as the application runs it: HTTP providers from the configuration, the
@@ -28,6 +31,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * consumer loop on its own thread.
  */
 public final class DispatcherService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DispatcherService.class);
+
   private final Dispatcher dispatcher;
   private final Thread thread;
   private final RedisAccess redis;
@@ -35,11 +40,14 @@ public final class DispatcherService implements AutoCloseable {
   private final Runnable unfollow;
   /** The providers this service built, and closes (their token fetchers). */
   private final Map<String, Provider> owned = new java.util.concurrent.ConcurrentHashMap<>();
+  private final AdminTopicIdentity identity;
 
-  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow) {
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
+      AdminTopicIdentity identity) {
     this.dispatcher = dispatcher;
     this.redis = redis;
     this.unfollow = unfollow;
+    this.identity = identity;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
   }
 
@@ -72,6 +80,7 @@ public final class DispatcherService implements AutoCloseable {
       DispatchListener listener) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
+    markSlots(redis);
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -94,16 +103,35 @@ public final class DispatcherService implements AutoCloseable {
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
+    // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
+    AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
+        Duration.ofSeconds(2));
     Dispatcher dispatcher = new Dispatcher(config, consumer,
         DispatcherClients.producer(config, clientId), providers, leak,
-        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId()), learner,
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity), learner,
         Clock.systemUTC(), listener,
         name -> new ConfiguredLimits(live, name));
     Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow);
+    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity);
     service.thread.start();
     return service;
+  }
+
+  /**
+   * Gives every Redis Cluster slot its loss marker before the first claim ({@link SlotMarkers}),
+   * as a starting gate does: on a Redis no role used yet, a claim would otherwise read a missing
+   * marker as lost data and hold its provider's windows for their length. Redis down at start:
+   * the first claim that reaches it marks its slot itself, as lost (stricter, never looser).
+   */
+  private static void markSlots(RedisAccess redis) {
+    try {
+      SlotMarkers.mark(redis.commands(), false).toCompletableFuture()
+          .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+    } catch (RuntimeException e) {
+      LOG.warn("could not mark Redis's slots at start ({}); a provider window found without its "
+          + "marker is held as if Redis had lost it", e.toString());
+    }
   }
 
   public Dispatcher dispatcher() {
@@ -145,6 +173,7 @@ public final class DispatcherService implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     owned.values().forEach(Provider::close);
+    identity.close();
     redis.close();
   }
 }

@@ -45,6 +45,13 @@ import java.util.concurrent.TimeUnit;
 final class LaneSchedule {
   /** How long after a claim the leak did not answer the lane tries again. */
   static final long LEAK_RETRY_MILLIS = 250;
+  /**
+   * The longest a claim that granted nothing waits before the lane asks again, whatever the leak
+   * said: the limits may have risen meanwhile (a learned limit faded or was raised, a reload), and
+   * nothing else wakes a lane whose events are all queued. One claim a second at most, per lane
+   * held back by a far window.
+   */
+  static final long MAX_NO_SLOT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
   /** The longest a claim held back by the share waits before the lane looks again. */
   static final long MAX_SHARE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
   /** Weight of each call's latency in the moving average ({@code 1/16}). */
@@ -146,9 +153,13 @@ final class LaneSchedule {
   /**
    * The limits now enforce {@code ratePerSecond} (a reload, a learned limit) and windows whose
    * smallest margin is {@code windowMarginNanos} ({@code Long.MAX_VALUE}: no window): retunes the
-   * pacer.
+   * pacer. A higher rate ends, at {@code nowNanos}, a wait for the leak's next slot set at the
+   * lower one: that slot was spaced at the old interval.
    */
-  void retune(double ratePerSecond, long windowMarginNanos) {
+  void retune(double ratePerSecond, long windowMarginNanos, long nowNanos) {
+    if (ratePerSecond > this.ratePerSecond && claimNotBeforeNanos - nowNanos > 0) {
+      claimNotBeforeNanos = nowNanos;
+    }
     if (ratePerSecond != this.ratePerSecond || windowMarginNanos != this.windowMarginNanos) {
       this.ratePerSecond = ratePerSecond;
       this.windowMarginNanos = windowMarginNanos;
@@ -276,10 +287,12 @@ final class LaneSchedule {
   /**
    * The answered claim granted nothing, and the leak's next slot frees at {@code retryAtMicros}
    * (its clock read {@code leakNowMicros}): no claim before then, at least 1 ms after
-   * {@code receivedNanos}. Returns how long to wait before kicking the lane again.
+   * {@code receivedNanos}, at most {@link #MAX_NO_SLOT_WAIT_NANOS}. Returns how long to wait
+   * before kicking the lane again.
    */
   long noSlotsUntil(long receivedNanos, long leakNowMicros, long retryAtMicros) {
-    long waitNanos = TimeUnit.MICROSECONDS.toNanos(Math.max(1000, retryAtMicros - leakNowMicros));
+    long waitNanos = Math.min(MAX_NO_SLOT_WAIT_NANOS,
+        TimeUnit.MICROSECONDS.toNanos(Math.max(1000, retryAtMicros - leakNowMicros)));
     claimNotBeforeNanos = receivedNanos + waitNanos;
     return waitNanos;
   }

@@ -28,8 +28,14 @@ import org.slf4j.LoggerFactory;
  * and without this every record settled since the last commit that went through was called again
  * (the chaos run: 4.95% duplicates). Delivered beyond the commit: the {@link DeliveredLog}.
  *
+ * <p>A delivered log's entry at or beyond the partition's end offset (its last stable offset, as
+ * this read_committed consumer sees it) cannot be of a record the partition holds: a log truncated
+ * by an unclean leader election, a topic created again, another cluster. Such entries are
+ * dropped; the records later written at those offsets are called.
+ *
  * <p>Every read is best effort and bounded: a failed or late answer only means the records are
- * called again, as they were before commits carried metadata and before the log.
+ * called again, as they were before commits carried metadata and before the log. An end offset
+ * that cannot be read means the delivered log is not trusted at all.
  */
 final class PartitionTakeover {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionTakeover.class);
@@ -73,7 +79,8 @@ final class PartitionTakeover {
   /** What each of {@code partitions} starts from; every partition has an answer. */
   Map<TopicPartition, Inherited> takeOver(Collection<TopicPartition> partitions) {
     Map<TopicPartition, OffsetAndMetadata> committed = lastCommits(partitions);
-    Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered = deliveredSince(partitions, committed);
+    Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered =
+        withinEnds(deliveredSince(partitions, committed));
     Map<TopicPartition, Inherited> inherited = new HashMap<>();
     for (TopicPartition tp : partitions) {
       OffsetAndMetadata last = committed.get(tp);
@@ -92,9 +99,10 @@ final class PartitionTakeover {
       }
       Map<Long, DeliveredLog.Delivered> before = delivered.getOrDefault(tp, Map.of());
       if (!before.isEmpty()) {
-        LOG.info("dispatcher: {}: {} calls beyond offset {} were delivered already (delivered log); their "
-            + "outcomes are written, the provider is not called again", tp, before.size(),
-            last == null ? 0 : last.offset());
+        long settledThere = before.values().stream().filter(DeliveredLog.Delivered::settled).count();
+        LOG.info("dispatcher: {}: beyond offset {}, the delivered log holds {} records settled (skipped) "
+            + "and {} calls delivered (their outcomes are written, the provider is not called again)",
+            tp, last == null ? 0 : last.offset(), settledThere, before.size() - settledThere);
       }
       inherited.put(tp, new Inherited(last == null ? -1L : last.offset(), settled, before));
     }
@@ -130,6 +138,45 @@ final class PartitionTakeover {
       }
     });
     return delivered;
+  }
+
+  /**
+   * Of each partition's delivered calls, those below its end offset; none for a partition whose
+   * end offset is not known (read once, for all partitions, after the log was read: an end read
+   * earlier could only be lower).
+   */
+  private Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> withinEnds(
+      Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> delivered) {
+    delivered.values().removeIf(Map::isEmpty);
+    if (delivered.isEmpty()) {
+      return delivered;
+    }
+    Map<TopicPartition, Long> ends;
+    try {
+      ends = consumer.endOffsets(delivered.keySet(), committedTimeout);
+    } catch (WakeupException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      LOG.warn("dispatcher: could not read the end offsets of {} ({}); the delivered log is not "
+          + "trusted, calls delivered beyond the commit are made again", delivered.keySet(), e.toString());
+      return Map.of();
+    }
+    Map<TopicPartition, Map<Long, DeliveredLog.Delivered>> within = new HashMap<>();
+    delivered.forEach((tp, calls) -> {
+      Long end = ends == null ? null : ends.get(tp);
+      Map<Long, DeliveredLog.Delivered> kept = new HashMap<>();
+      calls.forEach((offset, d) -> {
+        if (end != null && offset < end) {
+          kept.put(offset, d);
+        }
+      });
+      if (kept.size() < calls.size()) {
+        LOG.warn("dispatcher: the delivered log of {} names {} offsets at or beyond its end ({}); "
+            + "they are not of this partition's records and are ignored", tp, calls.size() - kept.size(), end);
+      }
+      within.put(tp, kept);
+    });
+    return within;
   }
 
   /**

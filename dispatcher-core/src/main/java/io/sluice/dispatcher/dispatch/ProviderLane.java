@@ -380,7 +380,8 @@ final class ProviderLane implements AutoCloseable {
       if (!schedule.mayClaim()) {
         return;
       }
-      schedule.retune(enforced.ratePerSecond(), enforced.windowMarginNanos());
+      schedule.retune(enforced.ratePerSecond(), enforced.windowMarginNanos(),
+          nanoTime.getAsLong());
       // An event dearer than the CONFIGURED windows never gets here: that is its own fault, and
       // ReadyRecordCheck dead-letters it before any slot. This catches limits lowered since (a
       // learned or reloaded window), which are the lane's state, not the event's: it goes round

@@ -14,7 +14,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * What becomes of a record read from {@code sluice.ready}, before it reaches a lane. The rules, in
  * order (each record takes the first that applies):
  * <ol>
- *   <li>the previous owner's commit said it was settled: skipped, never called again;
+ *   <li>the previous owner's commit said it was settled, or the {@link DeliveredLog} does (its
+ *       outcome, deferral or dead letter was acknowledged beyond the commit): skipped, never called
+ *       again;
  *   <li>it is not a well-formed event ({@link ReadyRecordCheck}): dead-lettered at once;
  *   <li>a call of it was delivered beyond the commit ({@link DeliveredLog}): its outcome is
  *       written, the provider is not called again;
@@ -67,9 +69,11 @@ final class RecordIntake {
       return new ReadAgain(record.offset());
     }
     offsets.track(record.offset());
-    if (offsets.settledBefore(record.offset())) {
+    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
+    if (offsets.settledBefore(record.offset()) || (before != null && before.settled())) {
       // The previous owner settled it after its last committed offset and said so in the
-      // commit's metadata: calling it again would be a duplicate.
+      // commit's metadata or in the log: calling it again would be a duplicate, and writing its
+      // deferral again would bring the event back twice.
       offsets.settle(record.offset());
       return new SettledBefore();
     }
@@ -92,7 +96,6 @@ final class RecordIntake {
     WorkEvent event = ok.event();
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
         record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
-    DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
     if (before != null) {
       // Delivered already (by the previous owner, or by us before a broker restart), its outcome
       // perhaps never written.

@@ -44,6 +44,16 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
    */
   public Verdict judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
       DoubleSupplier uniform01) {
+    return judge(result, priorAttempts, deadline, now, uniform01,
+        io.sluice.schemas.config.AnswerBounds.DEFAULT.maxRetryAfterMillis());
+  }
+
+  /**
+   * @param maxRetryAfterMillis the longest {@code Retry-After} honoured (the provider's
+   *                            {@code maxRetryAfter}): a longer one waits this long
+   */
+  public Verdict judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
+      DoubleSupplier uniform01, long maxRetryAfterMillis) {
     if (result instanceof ProviderResult.Unsendable u) {
       // Nothing reached the provider, and retrying cannot fix the event.
       return new Verdict.Dead(Reason.INVALID, "the event cannot be sent as an HTTP request: "
@@ -77,7 +87,7 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
         reason = status == 429 ? Reason.PROVIDER_429 : Reason.PROVIDER_5XX;
         detail = "provider answered " + status
             + (a.retryAfter() == null ? "" : " with Retry-After: " + a.retryAfter()) + body;
-        asked = RetryAfter.millis(a.retryAfter(), now);
+        asked = RetryAfter.millis(a.retryAfter(), now, maxRetryAfterMillis);
         throttled = true;
       } else if (status >= 500) {
         reason = Reason.PROVIDER_5XX;

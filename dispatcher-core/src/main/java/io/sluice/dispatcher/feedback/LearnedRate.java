@@ -34,6 +34,20 @@ public final class LearnedRate {
    */
   public static double perSecond(double configured, List<LearnedLimit> learned,
       double typicalCost) {
+    return Math.max(MIN_PER_SECOND, unfloored(configured, learned, typicalCost));
+  }
+
+  /**
+   * The same, never below {@code floor} of the configured rate ({@code learnedFloor}): what one
+   * provider's answers can slow it to.
+   */
+  public static double perSecond(double configured, List<LearnedLimit> learned,
+      double typicalCost, double floor) {
+    return Math.max(floor * configured, perSecond(configured, learned, typicalCost));
+  }
+
+  /** The pace of {@link #perSecond} before any floor (may be 0). */
+  static double unfloored(double configured, List<LearnedLimit> learned, double typicalCost) {
     double rate = configured;
     double cost = Math.max(1, typicalCost);
     for (LearnedLimit l : learned) {
@@ -42,6 +56,6 @@ public final class LearnedRate {
       double quota = l.quota() > margin ? l.quota() - margin : l.quota();
       rate = Math.min(rate, quota * 1000.0 / l.windowMillis() / perCall);
     }
-    return Math.max(MIN_PER_SECOND, rate);
+    return rate;
   }
 }

@@ -23,6 +23,14 @@ import java.util.List;
  *       of past calls.</li>
  * </ul>
  *
+ * <p><b>The floor.</b> Learned limits lower the configured ones by at most the provider's
+ * {@code learnedFloor} ({@link io.sluice.schemas.config.AnswerBounds}, 0.1 by default): the rate
+ * never below {@code floor * rate}, a configured window's amount never below
+ * {@code ceil(floor * amount)}, and a learned window with no configured counterpart never below
+ * {@code ceil(floor * rate * w)} (a tenth of what the configured rate could send in it). So
+ * {@code "day";q=1;w=86400} at 20/s configured paces at 2/s, not one call a day. Each time the
+ * floor decides, the learner counts and shows it ({@link LimitLearner.Bound#FLOOR}).
+ *
  * Cheap: it reads the learner's local state; the learner refreshes it from Redis in the background,
  * at most once a second, whether or not this instance has learned anything itself.
  */
@@ -57,20 +65,28 @@ public final class LearningLimitSource implements LimitSource {
     if (learned.isEmpty()) {
       return base;
     }
-    double rate = LearnedRate.perSecond(base.ratePerSecond(), learned,
+    double floor = learner.bounds(provider).learnedFloor();
+    double unfloored = LearnedRate.perSecond(base.ratePerSecond(), learned,
         learner.typicalCost(provider));
+    double rate = Math.max(floor * base.ratePerSecond(), unfloored);
     Lowered cached = last;
     if (cached != null && cached.rate() == rate && cached.base().equals(base)
         && cached.learned().equals(learned)) {
       return cached.limits();
     }
-    ProviderLimits limits = lowered(base, learned, rate);
+    if (unfloored < rate) {
+      learner.noteBound(provider, LimitLearner.Bound.FLOOR, String.format(java.util.Locale.ROOT,
+          "learned limits would pace at %.4f/s; paced at %.2f/s, learnedFloor %.2f of %.2f/s "
+              + "configured", unfloored, rate, floor, base.ratePerSecond()));
+    }
+    ProviderLimits limits = lowered(base, learned, rate, floor);
     last = new Lowered(base, List.copyOf(learned), rate, limits);
     return limits;
   }
 
-  /** {@code base} lowered to {@code learned}, paced at {@code rate} (pure). */
-  static ProviderLimits lowered(ProviderLimits base, List<LearnedLimit> learned, double rate) {
+  /** {@code base} lowered to {@code learned}, paced at {@code rate}, no window below {@code floor} (pure). */
+  static ProviderLimits lowered(ProviderLimits base, List<LearnedLimit> learned, double rate,
+      double floor) {
     List<ProviderLimit> out = new ArrayList<>(paced(base, rate).all());
     for (LearnedLimit l : learned) {
       ProviderLimit.Kind kind = l.unit() == LimitUnit.CALLS ? ProviderLimit.Kind.CALLS
@@ -81,13 +97,16 @@ public final class LearningLimitSource implements LimitSource {
         ProviderLimit c = out.get(i);
         if (c.kind() == kind && per.equals(c.per())) {
           matched = true;
+          long least = Math.max(1, (long) Math.ceil(floor * c.amount()));
           if (l.quota() < c.amount()) {
-            out.set(i, c.withAmount(Math.max(1, l.quota())));
+            out.set(i, c.withAmount(Math.min(c.amount(), Math.max(least, l.quota()))));
           }
         }
       }
+      long least = (long) Math.ceil(floor * base.ratePerSecond() * l.windowMillis() / 1000.0);
       if (!matched && l.quota() >= 1) {
-        out.add(new ProviderLimit(kind, l.quota(), per, ProviderLimit.Window.SLIDING, null));
+        out.add(new ProviderLimit(kind, Math.max(l.quota(), least), per,
+            ProviderLimit.Window.SLIDING, null));
       }
     }
     return new ProviderLimits(out);

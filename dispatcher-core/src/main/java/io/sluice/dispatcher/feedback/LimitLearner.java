@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.config.AnswerBounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +38,10 @@ public final class LimitLearner {
   private static final Logger LOG = LoggerFactory.getLogger(LimitLearner.class);
   /** A limit stated again unchanged is written at most this often (its expiry moves on). */
   static final long REWRITE_MILLIS = 30_000;
+  /** How often what was written is pruned, at most (a scan of the names written in 30 s). */
+  static final long PRUNE_EVERY_MILLIS = 1_000;
+  /** When {@link #written} was last pruned. */
+  private volatile long prunedAt = Long.MIN_VALUE / 2;
   /** How often an instance reads what the others learned, at most. */
   static final long REFRESH_MILLIS = 1_000;
 
@@ -51,15 +56,51 @@ public final class LimitLearner {
     /** An answer said nothing (or too little) remains: the provider is held. */
     default void held(String provider, long holdMillis) {}
 
+    /** A bound held back what an answer asked for ({@link Bound}); {@link #bounds} says which. */
+    default void bounded(String provider, Bound bound) {}
+
     Listener NONE = new Listener() {};
   }
+
+  /** What the bounds of {@link AnswerBounds} held back, for metrics and {@code /health}. */
+  public enum Bound {
+    /** A Retry-After longer than {@code maxRetryAfter} was clamped to it. */
+    RETRY_AFTER,
+    /** A hold (nothing remaining until a far reset, or a quota of 0) was clamped to {@code maxRetryAfter}. */
+    HOLD,
+    /** Learned limits would have paced below {@code learnedFloor} of the configured rate. */
+    FLOOR;
+
+    public String label() {
+      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /** The last time a bound held an answer back, with a bounded description of it. */
+  public record Bounded(Bound bound, long atMillis, String detail, long count) {}
+
+  /** The longest provider header value a log line or {@code /health} shows. */
+  static final int EXCERPT_CHARS = 80;
+  /** The most header fields of one answer a log line or {@code /health} shows. */
+  static final int EXCERPT_FIELDS = 6;
+  /** A bound held back, or a change of the learned limits, is logged at most this often per provider. */
+  static final long LOG_EVERY_MILLIS = 60_000;
 
   private final LearnedLimitStore store;
   private final LongSupplier clockMillis;
   private final DoubleSupplier uniform01;
   private final Listener listener;
   private final Map<String, Map<String, LearnedLimit>> learned = new ConcurrentHashMap<>();
-  /** When each (provider, name) was last written to the store, and as what. */
+  /** Each provider's bounds (reloadable); a provider not listed has the defaults. */
+  private volatile Map<String, AnswerBounds> bounds = Map.of();
+  /** What each bound last held back, by provider and bound. */
+  private final Map<String, Map<Bound, Bounded>> boundedLast = new ConcurrentHashMap<>();
+  /** When a bound of a provider was last logged, by provider and bound label. */
+  private final Map<String, Long> loggedAt = new ConcurrentHashMap<>();
+  /**
+   * When each (provider, name) was last written to the store, and as what. Entries older than
+   * {@link #REWRITE_MILLIS} decide nothing and are pruned ({@link #prune}).
+   */
   private final Map<String, LearnedLimit> written = new ConcurrentHashMap<>();
   private final Map<String, Long> writtenAt = new ConcurrentHashMap<>();
   /** Moving average of each provider's call cost (weight 1/16 per answer). */
@@ -89,7 +130,8 @@ public final class LimitLearner {
    */
   public OptionalLong answered(String provider, ProviderResult result, long cost) {
     typicalCost.merge(provider, (double) Math.max(1, cost), (avg, c) -> avg + (c - avg) / 16);
-    if (!(result instanceof ProviderResult.Answered a) || a.headers().isEmpty()) {
+    AnswerBounds b = bounds(provider);
+    if (!b.learn() || !(result instanceof ProviderResult.Answered a) || a.headers().isEmpty()) {
       return OptionalLong.empty();
     }
     long now = clockMillis.getAsLong();
@@ -104,14 +146,21 @@ public final class LimitLearner {
     boolean changed;
     synchronized (this) {
       Map<String, LearnedLimit> before = learned.getOrDefault(provider, Map.of());
-      step = LimitLearning.learn(before, said, now, cost, uniform01);
+      step = LimitLearning.learn(before, said, now, cost, uniform01, b.maxRetryAfterMillis());
       learned.put(provider, step.limits());
       changed = !sameLimits(before, step.limits());
     }
     share(provider, said, step.limits(), now);
     if (changed) {
       listener.learned(provider, step.limits().values());
+      if (dueToLog(provider, "learned", now)) {
+        LOG.info("{}: an answer ({}) changed the learned limits to {}", provider, excerpt(a),
+            describe(step.limits().values()));
+      }
     }
+    step.askedHoldMillis().ifPresent(asked -> noteBound(provider, Bound.HOLD,
+        "an answer (" + excerpt(a) + ") asked for a hold of " + asked + " ms; held "
+            + step.holdMillis().getAsLong() + " ms (maxRetryAfter)"));
     step.holdMillis().ifPresent(h -> {
       if (h > 0) {
         listener.held(provider, h);
@@ -148,6 +197,7 @@ public final class LimitLearner {
         writtenAt.put(key, now);
       }
     }
+    prune(now);
     if (changed.isEmpty()) {
       return;
     }
@@ -166,6 +216,9 @@ public final class LimitLearner {
    */
   public java.util.concurrent.CompletionStage<Void> refresh(String provider) {
     long now = clockMillis.getAsLong();
+    if (!bounds(provider).learn()) {
+      return CompletableFuture.completedFuture(null);
+    }
     return store.get(provider, now).handle((remote, error) -> {
       if (error != null) {
         LOG.debug("{}: could not read learned limits ({})", provider, error.toString());
@@ -174,26 +227,31 @@ public final class LimitLearner {
       if (remote == null) {
         return null;
       }
+      Map<String, LearnedLimit> all = new HashMap<>();
       Map<String, LearnedLimit> merged;
       boolean changed;
       synchronized (this) {
-        merged = new HashMap<>();
         learned.getOrDefault(provider, Map.of()).forEach((name, l) -> {
           if (l.expiresAtMillis() > now) {
-            merged.put(name, l);
+            all.put(name, l);
           }
         });
         for (LearnedLimit l : remote) {
-          long window = LimitLearning.longestWindow(merged.get(l.name()), l.unit(), l.quota(),
-              l.windowMillis());
-          merged.put(l.name(), window == l.windowMillis() ? l
-              : new LearnedLimit(l.name(), l.unit(), l.quota(), window, l.expiresAtMillis()));
+          LearnedLimit mine = all.get(l.name());
+          long window = LimitLearning.longestWindow(mine, l.unit(), l.quota(), l.windowMillis());
+          // A longer window of the same quota is kept with its own expiry, never renewed.
+          all.put(l.name(), window == l.windowMillis() ? l : mine);
         }
+        merged = LimitLearning.fewest(all);
         changed = !sameLimits(learned.getOrDefault(provider, Map.of()), merged);
         learned.put(provider, Map.copyOf(merged));
       }
       if (changed) {
         listener.learned(provider, merged.values());
+        if (dueToLog(provider, "refreshed", now)) {
+          LOG.info("{}: the learned limits are now {} (as the instances learned them)", provider,
+              describe(merged.values()));
+        }
       }
       return null;
     });
@@ -207,7 +265,7 @@ public final class LimitLearner {
   public double ratePerSecond(String provider, double configured) {
     refreshIfDue(provider);
     return LearnedRate.perSecond(configured, current(provider),
-        typicalCost.getOrDefault(provider, 1.0));
+        typicalCost.getOrDefault(provider, 1.0), bounds(provider).learnedFloor());
   }
 
   /**
@@ -277,6 +335,9 @@ public final class LimitLearner {
   public List<LearnedLimit> current(String provider) {
     long now = clockMillis.getAsLong();
     List<LearnedLimit> live = new ArrayList<>();
+    if (!bounds(provider).learn()) {
+      return live;
+    }
     for (LearnedLimit l : learned.getOrDefault(provider, Map.of()).values()) {
       if (l.expiresAtMillis() > now) {
         live.add(l);
@@ -285,5 +346,117 @@ public final class LimitLearner {
     live.sort(Comparator.comparingLong(LearnedLimit::windowMillis)
         .thenComparing(LearnedLimit::name));
     return live;
+  }
+
+  /**
+   * Forgets the writes that no longer decide anything: a write older than
+   * {@link #REWRITE_MILLIS} is repeated at the next statement anyway. Keeps {@link #written} to
+   * the names stated in the last 31 s (pruned at most once a second), whatever names a provider
+   * invents.
+   */
+  void prune(long nowMillis) {
+    long last = prunedAt;
+    if (nowMillis - last < PRUNE_EVERY_MILLIS && nowMillis >= last) {
+      return;
+    }
+    prunedAt = nowMillis;
+    writtenAt.entrySet().removeIf(e -> nowMillis - e.getValue() >= REWRITE_MILLIS);
+    written.keySet().retainAll(writtenAt.keySet());
+  }
+
+  /** How many (provider, name) writes are remembered (for tests). */
+  int rememberedWrites() {
+    return written.size();
+  }
+
+  /** Takes each provider's bounds (at start and on every reload). */
+  public void bound(Map<String, AnswerBounds> byProvider) {
+    this.bounds = Map.copyOf(byProvider);
+  }
+
+  /** {@code provider}'s bounds, the defaults for one not configured. */
+  public AnswerBounds bounds(String provider) {
+    return bounds.getOrDefault(provider, AnswerBounds.DEFAULT);
+  }
+
+  /**
+   * A bound held back what an answer of {@code provider} asked for: counted, kept for
+   * {@code /health} and logged (at most once a minute per provider and bound; {@code detail} is
+   * built from bounded excerpts, never from whole header values).
+   */
+  public void noteBound(String provider, Bound bound, String detail) {
+    long now = clockMillis.getAsLong();
+    Map<Bound, Bounded> byBound = boundedLast.computeIfAbsent(provider,
+        p -> new java.util.concurrent.ConcurrentHashMap<>());
+    byBound.merge(bound, new Bounded(bound, now, detail, 1),
+        (old, fresh) -> new Bounded(bound, now, detail, old.count() + 1));
+    listener.bounded(provider, bound);
+    if (dueToLog(provider, bound.label(), now)) {
+      LOG.warn("{}: bound {}: {}", provider, bound.label(), detail);
+    }
+  }
+
+  /**
+   * Whether a line of {@code kind} about {@code provider} may be logged now: at most one a
+   * minute each, so a provider changing its answers on every call cannot flood the log.
+   */
+  private boolean dueToLog(String provider, String kind, long now) {
+    String key = provider + '\u0000' + kind;
+    Long last = loggedAt.get(key);
+    if (last != null && now - last < LOG_EVERY_MILLIS) {
+      return false;
+    }
+    loggedAt.put(key, now);
+    return true;
+  }
+
+  /** What each bound last held back, by provider (for {@code /health}). */
+  public Map<String, Map<Bound, Bounded>> boundedSoFar() {
+    Map<String, Map<Bound, Bounded>> all = new java.util.TreeMap<>();
+    boundedLast.forEach((p, m) -> all.put(p, Map.copyOf(m)));
+    return all;
+  }
+
+  /**
+   * The rate-limit fields of an answer (the only ones kept), at most {@link #EXCERPT_FIELDS} of
+   * them, each name and value cut to {@link #EXCERPT_CHARS}, for a log line or {@code /health}.
+   */
+  static String excerpt(ProviderResult.Answered a) {
+    StringBuilder out = new StringBuilder("status ").append(a.status());
+    int shown = 0;
+    for (Map.Entry<String, List<String>> f : new java.util.TreeMap<>(a.headers().fields())
+        .entrySet()) {
+      if (shown++ == EXCERPT_FIELDS) {
+        out.append("; ...");
+        break;
+      }
+      out.append("; ").append(cut(f.getKey())).append(": ")
+          .append(cut(String.join(", ", f.getValue())));
+    }
+    return out.toString();
+  }
+
+  /** {@code value} with anything but printable ASCII as '?', cut to {@link #EXCERPT_CHARS}. */
+  public static String cut(String value) {
+    if (value == null) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < value.length() && out.length() < EXCERPT_CHARS; i++) {
+      char c = value.charAt(i);
+      out.append(c >= 0x20 && c < 0x7f ? c : '?');
+    }
+    return value.length() > EXCERPT_CHARS ? out + "..." : out.toString();
+  }
+
+  private static String describe(Collection<LearnedLimit> limits) {
+    if (limits.isEmpty()) {
+      return "none";
+    }
+    StringBuilder out = new StringBuilder();
+    limits.stream().sorted(Comparator.comparing(LearnedLimit::name)).forEach(l -> out
+        .append(out.length() == 0 ? "" : ", ").append(cut(l.name())).append(' ').append(l.quota())
+        .append(' ').append(l.unit().label()).append('/').append(l.windowMillis()).append(" ms"));
+    return out.toString();
   }
 }

@@ -21,6 +21,18 @@ public final class RetryAfter {
    * header is absent or unreadable (the caller then falls back to its own backoff).
    */
   public static OptionalLong millis(String header, Instant now) {
+    return millis(header, now, MAX_MILLIS);
+  }
+
+  /** The same, at most {@code maxMillis} (the provider's {@code maxRetryAfter}). */
+  public static OptionalLong millis(String header, Instant now, long maxMillis) {
+    OptionalLong asked = asked(header, now);
+    return asked.isPresent() ? OptionalLong.of(Math.min(Math.max(0, maxMillis), asked.getAsLong()))
+        : asked;
+  }
+
+  /** The wait the header asks for, at most {@link #MAX_MILLIS}. */
+  public static OptionalLong asked(String header, Instant now) {
     if (header == null || header.isBlank()) {
       return OptionalLong.empty();
     }

@@ -15,10 +15,12 @@ import java.util.function.IntSupplier;
  *       N estimated from the share of {@code sluice.ready} partitions this instance owns), so the
  *       instances together stay near the rate without talking to each other;
  *   <li>{@code fail_open}: an in-process leak at the full rate: the provider is protected from
- *       this instance's bursts, not from the sum of all instances;
+ *       this instance's bursts, not from the sum of all instances (its windows and concurrency,
+ *       quotas over time, stay at this instance's share, as under {@code local});
  *   <li>{@code fail_closed}: no slots; calls wait for Redis.
  * </ul>
- * The circuit opens on the first failure and probes Redis with one call after 250 ms, doubling
+ * The circuit opens on the first failure that says Redis is unavailable (a script's own error
+ * does not: {@link RedisCircuit#isOutage}) and probes Redis with one call after 250 ms, doubling
  * up to 10 s; every call to Redis goes through {@link RedisCircuit#call}, which reports its
  * outcome, so a probe always resolves. Transitions are logged once by the circuit, never per call.
  */
@@ -62,21 +64,33 @@ public final class FailoverLeakyBucket implements LeakyBucket {
 
   /**
    * Every limit through Redis; while it is down, {@code local} enforces every limit in process at
-   * this instance's share (amounts divided by the instances), {@code fail_open} at the full
-   * amounts, {@code fail_closed} grants nothing.
+   * this instance's share (amounts divided by the instances), {@code fail_open} the rate whole
+   * and the windows and concurrency at this instance's share, {@code fail_closed} grants
+   * nothing. Either local leak holds the windows and concurrency first, as after a loss of
+   * Redis's data, since it cannot know what Redis granted just before ({@link LocalLeakyBucket}).
+   *
+   * <p>A claim that fails with Redis's own error (a script error of this provider) falls back for
+   * this provider only: the circuit stays closed for the others ({@link RedisCircuit#isOutage}).
    */
   @Override
   public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
       LimitedClaim request) {
     return circuit.call(() -> redis.claim(provider, limits, request))
+        .thenApply(claim -> {
+          local.redisAnswered(provider);
+          return claim;
+        })
         .exceptionallyCompose(error -> {
           RedisDownPolicy policy = policies.getOrDefault(provider, RedisDownPolicy.LOCAL);
+          int n = Math.max(1, instances.getAsInt());
+          if (policy != RedisDownPolicy.FAIL_CLOSED) {
+            local.standingInForRedis(provider);
+          }
           return switch (policy) {
             case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
                 "Redis is unavailable and " + provider + " is fail_closed", error));
-            case FAIL_OPEN -> local.claim(provider, limits, request);
-            case LOCAL -> local.claim(provider,
-                limits.dividedAmong(Math.max(1, instances.getAsInt())), request);
+            case FAIL_OPEN -> local.claim(provider, limits.windowsDividedAmong(n), request);
+            case LOCAL -> local.claim(provider, limits.dividedAmong(n), request);
           };
         });
   }

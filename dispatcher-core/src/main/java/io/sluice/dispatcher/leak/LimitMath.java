@@ -27,7 +27,20 @@ import java.util.List;
  * as the window ending at its latest slot: at most {@code amount} in every window of length
  * {@code span = per + margin}, hence in every window of length {@code per} of ARRIVALS as long as
  * the delays of calls differ by at most {@code margin}. The log keeps one entry per granted slot
- * younger than the span: small counts (per hour: at most {@code amount} entries).
+ * younger than the span, for windows of up to a minute.
+ *
+ * <p><b>Long sliding windows</b> ({@code per} over a minute) are counted in {@value
+ * WindowLedger#SUB_WINDOWS} sub-windows of {@code g = ceil(span / 60)}: a slot is charged to
+ * sub-window {@code floor(slot / g)}, and a slot {@code s} is granted only if the sub-windows from
+ * {@code floor((s - span) / g)} on hold at most {@code amount - weight}. Those sub-windows cover
+ * {@code (s - span, s]} and every slot recorded before {@code s}, so they hold at least what
+ * that window holds: the guarantee is exactly the log's, at most {@code amount} in every window
+ * of length {@code span} ending at a granted slot, hence in every window of length
+ * {@code per} of arrivals under the same condition on delays. What it costs: the oldest
+ * sub-window counts whole while only part of it is in the window, so a window may hold back up to
+ * one sub-window's units (a sixtieth of a steadily spent window) that the log would grant. What it
+ * buys: each claim reads at most 61 counters (and those a lookahead ahead) whatever the amount,
+ * and the key holds at most that many fields.
  *
  * <p><b>Fixed windows</b> are aligned to the epoch, UTC: window k is {@code [k * per, (k+1) * per)}.
  * A slot at s is charged to window {@code floor(s / per)} and, when {@code s + margin} falls in the
@@ -46,6 +59,18 @@ import java.util.List;
  * the call timeout. A claim gets at most {@code amount - live} slots.
  *
  * <p><b>Granted slots count whether or not they are used</b>: conservative, as in the leak.
+ *
+ * <p><b>Lost data.</b> Redis may lose a provider's keys (a FLUSHALL, a restart without
+ * persistence, a failover to a replica behind): an empty window would then grant its whole amount
+ * again beside the calls already made (a day's quota twice for a daily one). The leak survives
+ * it (a missing {@code last} reads as now + lookahead); the windows and leases need the slot's
+ * marker ({@code io.sluice.redis.SlotMarkers}), which says when the loss was found. After a loss
+ * at {@code lost}, the lost keys may have held every limit's whole amount at slots up to
+ * {@code lost + lookahead}, so a limit that holds nothing starts as if it held its amount there
+ * ({@link WindowLedger#assumeLost}; concurrency: {@code amount} leases until
+ * {@code lost + lookahead + leaseMicros}). A limit that holds something was written after the
+ * loss, which no claim does before its own hold has passed; so no window of length span holds
+ * more than the amount of slots granted after the loss, and none mixes them with lost ones.
  */
 public final class LimitMath {
   /** Fixed windows can move the candidate once per limit per pass; this many passes suffice. */
@@ -60,12 +85,26 @@ public final class LimitMath {
   }
 
   /**
-   * Claims slots against every limit, updating {@code ledger} with the granted ones only.
+   * Claims slots against every limit, updating {@code ledger} with the granted ones only; nothing
+   * known lost.
    *
    * @return the answer and the leak state after it
    */
   public LeakMath.ClaimStep claim(LeakState state, WindowLedger ledger, long nowMicros,
       ProviderLimits limits, LimitedClaim request) {
+    return claim(state, ledger, nowMicros, 0, limits, request);
+  }
+
+  /**
+   * Claims slots against every limit, updating {@code ledger} with the granted ones only.
+   *
+   * @param lostAtMicros when the provider's keys were found lost (its slot marker), 0 if never:
+   *                     a limit holding nothing then holds its amount as of
+   *                     {@code lost + lookahead} (see "Lost data" above)
+   * @return the answer and the leak state after it
+   */
+  public LeakMath.ClaimStep claim(LeakState state, WindowLedger ledger, long nowMicros,
+      long lostAtMicros, ProviderLimits limits, LimitedClaim request) {
     long now = Math.max(nowMicros, state.clockMicros());
     double factor = leak.factorAt(state, now);
     long interval = LeakMath.intervalMicros(limits.ratePerSecond(), factor);
@@ -81,16 +120,27 @@ public final class LimitMath {
         .filter(l -> l.kind() != ProviderLimit.Kind.CONCURRENCY).toList();
     ProviderLimit concurrency = limits.beyondRate().stream()
         .filter(l -> l.kind() == ProviderLimit.Kind.CONCURRENCY).findFirst().orElse(null);
+    // The latest instant a lost slot can have been granted at; 0: nothing lost.
+    long lostSlot = lostAtMicros > 0 ? lostAtMicros + lookahead : 0;
     for (ProviderLimit l : limits.beyondRate()) {
       ledger.evict(now, l);
+      if (lostSlot > 0 && l.kind() != ProviderLimit.Kind.CONCURRENCY) {
+        ledger.assumeLost(l, now, lostSlot);
+      }
     }
 
     int wanted = request.wanted();
     long concurrencyRetry = Long.MAX_VALUE;
     if (concurrency != null) {
-      int free = (int) concurrency.amount() - ledger.liveLeases();
+      int live = ledger.liveLeases();
+      long earliestExpiry = ledger.earliestLeaseExpiry();
+      if (lostSlot > 0 && live == 0 && now < lostSlot + request.leaseMicros()) {
+        live = (int) concurrency.amount();
+        earliestExpiry = lostSlot + request.leaseMicros();
+      }
+      int free = (int) concurrency.amount() - live;
       if (free < wanted) {
-        concurrencyRetry = Math.min(ledger.earliestLeaseExpiry(), now + CONCURRENCY_RETRY_MICROS);
+        concurrencyRetry = Math.min(earliestExpiry, now + CONCURRENCY_RETRY_MICROS);
       }
       wanted = Math.max(0, Math.min(wanted, free));
     }

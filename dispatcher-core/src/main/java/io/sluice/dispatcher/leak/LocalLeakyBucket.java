@@ -15,9 +15,18 @@ import java.util.function.LongSupplier;
  * instances, together they stay within the provider's rate.
  *
  * <p>Its clock is its own (by default the wall clock in microseconds); as with Redis, a caller
- * converts a slot to a delay with {@code slot - claim.nowMicros()}. Its state starts empty and is
+ * converts a slot to a delay with {@code slot - claim.nowMicros()}. Its leak starts empty and is
  * not carried over to or from Redis: switching between the two costs at most one lookahead of
  * slots granted twice per instance.
+ *
+ * <p>Windows and concurrency do not start empty. Redis may have granted a window's whole amount
+ * just before it stopped answering, and this instance cannot know what the others took; so a
+ * provider's limits beyond the rate are held from the first local claim after Redis last answered
+ * for it ({@link #standingInForRedis}, {@link #redisAnswered}) exactly as after a loss of Redis's data ({@link LimitMath},
+ * "Lost data"): every window full as of that instant plus the lookahead, until that has left it,
+ * and concurrency full until the leases Redis held would have expired. After that, the windows
+ * hold only this instance's local slots, at its share of each amount. (This host's clock stands
+ * in for Redis's here: a host behind Redis's clock by d ends the hold d early.)
  */
 public final class LocalLeakyBucket implements LeakyBucket {
   private final LeakMath math;
@@ -25,6 +34,8 @@ public final class LocalLeakyBucket implements LeakyBucket {
   private final LongSupplier clockMicros;
   private final Map<String, LeakState> states = new HashMap<>();
   private final Map<String, WindowLedger> ledgers = new HashMap<>();
+  /** Per provider: the first local claim of limits since Redis last answered for it. */
+  private final Map<String, Long> heldSince = new HashMap<>();
   private final LimitMath limitMath;
 
   /**
@@ -72,9 +83,29 @@ public final class LocalLeakyBucket implements LeakyBucket {
       LimitedClaim request) {
     LeakMath.ClaimStep step = limitMath.claim(state(provider),
         ledgers.computeIfAbsent(provider, p -> new WindowLedger()), clockMicros.getAsLong(),
-        limits.dividedAmong(share), request);
+        heldSince.getOrDefault(provider, 0L), limits.dividedAmong(share), request);
     states.put(provider, step.next());
     return CompletableFuture.completedFuture(step.claim());
+  }
+
+  /**
+   * This leak stands in for Redis for {@code provider} from now on, until {@link #redisAnswered}:
+   * the first call of a stretch starts its windows and concurrency held, as after a loss of
+   * Redis's data (see the class comment); later calls of the same stretch change nothing.
+   */
+  public synchronized void standingInForRedis(String provider) {
+    // (At least 1: 0 is "nothing lost" to LimitMath.)
+    if (heldSince.putIfAbsent(provider, Math.max(1, clockMicros.getAsLong())) == null) {
+      ledgers.put(provider, new WindowLedger());
+    }
+  }
+
+  /**
+   * Redis answered a claim for {@code provider}: its windows were kept there meanwhile, and the
+   * next stretch without Redis starts a new hold.
+   */
+  public synchronized void redisAnswered(String provider) {
+    heldSince.remove(provider);
   }
 
   @Override

@@ -89,10 +89,25 @@ public record ProviderLimits(List<ProviderLimit> all) {
    * every amount divided by {@code instances}, whole amounts rounded down but at least 1.
    */
   public ProviderLimits dividedAmong(int instances) {
+    return divided(instances, true);
+  }
+
+  /**
+   * {@code onRedisDown: fail_open}: the rate whole (each instance protects the provider only from
+   * its own bursts), but every window and the concurrency at this instance's share, as
+   * {@link #dividedAmong}: a window is a quota over time, and each instance granting it whole
+   * would hand the provider N windows (N days' quota for a daily one).
+   */
+  public ProviderLimits windowsDividedAmong(int instances) {
+    return divided(instances, false);
+  }
+
+  private ProviderLimits divided(int instances, boolean rateToo) {
     if (instances <= 1) {
       return this;
     }
-    return new ProviderLimits(all.stream().map(l -> l.withAmount(l.kind() == ProviderLimit.Kind.RATE
-        ? l.amount() / instances : Math.max(1, Math.floor(l.amount() / instances)))).toList());
+    return new ProviderLimits(all.stream().map(l -> l.kind() == ProviderLimit.Kind.RATE
+        ? (rateToo ? l.withAmount(l.amount() / instances) : l)
+        : l.withAmount(Math.max(1, Math.floor(l.amount() / instances)))).toList());
   }
 }

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.leak;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
+import io.sluice.redis.SlotMarkers;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
@@ -82,8 +83,10 @@ public final class RedisLeakyBucket implements LeakyBucket {
       return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
     }
     List<io.sluice.schemas.config.ProviderLimit> beyond = limits.beyondRate();
-    String[] keys = new String[1 + beyond.size()];
+    // The leak, one key per limit, and the marker of their cluster slot (lost data: see the script).
+    String[] keys = new String[2 + beyond.size()];
     keys[0] = redisKey(provider);
+    keys[1 + beyond.size()] = SlotMarkers.markerOf(keys[0]);
     List<String> args = new java.util.ArrayList<>(List.of("claim",
         Double.toString(limits.ratePerSecond()),
         Double.toString(config.minRateFactor()),

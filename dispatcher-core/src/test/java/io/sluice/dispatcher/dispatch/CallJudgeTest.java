@@ -30,6 +30,23 @@ class CallJudgeTest {
   }
 
   @Test
+  void shouldHoldAFarRetryAfterToMaxRetryAfterAndSayWhatWasAsked() {
+    CallJudge.Judgement day = judge.judge(answered(429, "86400"), 0, null, NOW, () -> 0.5, 300_000);
+    assertEquals(OptionalLong.of(300_000), day.pauseMillis());
+    assertEquals(OptionalLong.of(86_400_000), day.askedMillis());
+    assertEquals(300_000, assertInstanceOf(Verdict.Retry.class, day.verdict()).waitMillis(),
+        "the event waits no longer than the lane");
+
+    CallJudge.Judgement millisAsSeconds = judge.judge(answered(503, "2000"), 0, null, NOW,
+        () -> 0.5);
+    assertEquals(OptionalLong.of(300_000), millisAsSeconds.pauseMillis(),
+        "2000 (milliseconds sent as seconds) waits the default maxRetryAfter, 5 min");
+
+    CallJudge.Judgement within = judge.judge(answered(429, "2"), 0, null, NOW, () -> 0.5, 300_000);
+    assertEquals(OptionalLong.empty(), within.askedMillis(), "nothing clamped");
+  }
+
+  @Test
   void shouldReadAnHttpDateRetryAfterAgainstNow() {
     assertEquals(OptionalLong.of(5_000), judge.judge(answered(503, "Thu, 01 Jan 2026 00:00:05 GMT"),
         0, null, NOW, () -> 0.5).pauseMillis());

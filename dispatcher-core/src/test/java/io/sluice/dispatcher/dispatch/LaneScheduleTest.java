@@ -161,10 +161,27 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldAskTheLeakAgainAtOnceWhenTheRateRisesAndWithinASecondWhatever() {
+    LaneSchedule slow = new LaneSchedule(0.0001, MAX_IN_FLIGHT, clock.nanos());
+    slow.claimSlots(1, clock.nanos());
+    slow.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    long wait = slow.noSlotsUntil(clock.nanos(), clock.micros(),
+        clock.micros() + 10_000_000_000L);
+    assertEquals(1_000 * MS, wait, "a slot 2.8 hours away is asked about again within a second");
+    clock.advance(Duration.ofMillis(10));
+    assertEquals(0, slow.claimSlots(1, clock.nanos()), "not before then at the same rate");
+
+    slow.retune(20, Long.MAX_VALUE, clock.nanos());
+
+    assertEquals(1, slow.claimSlots(1, clock.nanos()),
+        "the rate rose: the wait set at the old one ends now");
+  }
+
+  @Test
   void shouldTolerateLessLatenessAfterTheRateRises() {
     lane.claimSlots(1, clock.nanos());
     long due = grant(1);
-    lane.retune(100, Long.MAX_VALUE);
+    lane.retune(100, Long.MAX_VALUE, clock.nanos());
     assertEquals(new Decision.Drop(10 * MS), lane.slotDue(due + 10 * MS, due, 10 * MS),
         "at 100/s half an interval is 5 ms");
 
@@ -181,7 +198,7 @@ class LaneScheduleTest {
   void shouldUseNoSlotLaterThanTheWindowMarginWhenTheLimitsHaveWindows() {
     lane.claimSlots(1, clock.nanos());
     long first = grant(1);
-    lane.retune(RATE, 20 * MS);
+    lane.retune(RATE, 20 * MS, clock.nanos());
     assertEquals(new Decision.Drop(21 * MS), lane.slotDue(first + 21 * MS, first, INTERVAL),
         "21 ms late is within half an interval, but a window's log spans per + 20 ms only");
     long second = first + INTERVAL;

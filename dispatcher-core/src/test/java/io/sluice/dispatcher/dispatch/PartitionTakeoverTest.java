@@ -67,6 +67,7 @@ class PartitionTakeoverTest {
   void inheritsCommitMetadataAndDeliveries() {
     committed(P0, 100, SettledOffsets.of(102, 104));
     answers.put(P0, CompletableFuture.completedFuture(Map.of(105L, AT_105)));
+    consumer.updateEndOffsets(Map.of(P0, 120L));
     PartitionTakeover.Inherited from = takeover.takeOver(List.of(P0)).get(P0);
     assertEquals(100, from.committed());
     assertEquals(SettledOffsets.of(102, 104), from.settled());
@@ -110,5 +111,26 @@ class PartitionTakeoverTest {
     assertEquals(-1, from.committed());
     assertTrue(from.settled().intervals() == 0);
     assertEquals(0L, askedFrom.get(P0));
+  }
+
+  @Test
+  @DisplayName("delivered-log entries at or beyond the partition's end offset are not of its records: ignored")
+  void ignoresDeliveriesBeyondTheEnd() {
+    committed(P0, 100, SettledOffsets.NONE);
+    DeliveredLog.Delivered at119 = new DeliveredLog.Delivered(119, 200, 1);
+    answers.put(P0, CompletableFuture.completedFuture(Map.of(105L, AT_105, 119L, at119,
+        120L, new DeliveredLog.Delivered(120, 200, 1), 150L, new DeliveredLog.Delivered(150, 200, 1))));
+    // The partition holds records up to 119 (truncated, created again, another cluster's log).
+    consumer.updateEndOffsets(Map.of(P0, 120L));
+    assertEquals(Map.of(105L, AT_105, 119L, at119), takeover.takeOver(List.of(P0)).get(P0).delivered());
+  }
+
+  @Test
+  @DisplayName("an end offset that cannot be read means the delivered log is not trusted: those calls are made again")
+  void unreadableEndTrustsNoDelivery() {
+    committed(P0, 100, SettledOffsets.NONE);
+    answers.put(P0, CompletableFuture.completedFuture(Map.of(105L, AT_105)));
+    // No end offset known: MockConsumer throws, as a read that times out does.
+    assertEquals(Map.of(), takeover.takeOver(List.of(P0)).get(P0).delivered());
   }
 }

@@ -62,6 +62,17 @@ class RecordIntakeTest {
   }
 
   @Test
+  void shouldSkipARecordTheLogSaysWasSettledBeyondTheCommitWithoutWritingItAgain() {
+    // Deferred through the ladder by the previous owner, acknowledged, and its commit never went
+    // through (the coordinator away at a broker restart): writing the deferral again would bring
+    // the event back twice, and it would be called twice.
+    OwnedPartitions.Assignment assignment = assignment(Map.of(7L, DeliveredLog.Delivered.settledAt(7)));
+    assertInstanceOf(RecordIntake.SettledBefore.class, intake.admit(record(7, ""), assignment, NOW));
+    assertEquals(OptionalLong.of(8), assignment.offsets().committable(), "settled at once");
+    assertTrue(assignment.deliveredBefore().isEmpty(), "read once");
+  }
+
+  @Test
   void shouldDeadLetterAMalformedRecordBeforeAnyLeakSlot() {
     ConsumerRecord<byte[], byte[]> record =
         new ConsumerRecord<>("ready", 0, 7, null, "{\"id\":\"e\"}".getBytes(UTF_8));

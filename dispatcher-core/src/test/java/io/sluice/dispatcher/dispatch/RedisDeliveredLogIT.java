@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.embedded.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
@@ -13,7 +14,10 @@ import io.sluice.embedded.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -43,8 +47,15 @@ class RedisDeliveredLogIT {
     client.shutdown();
   }
 
+  private static final TopicIdentity.Ids IDS = new TopicIdentity.Ids("cluster-a", "topic-1");
+
   private RedisDeliveredLog log() {
-    return new RedisDeliveredLog(connection.async(), group);
+    return log(IDS);
+  }
+
+  /** A log whose partitions are of the topic incarnation {@code ids}. */
+  private RedisDeliveredLog log(TopicIdentity.Ids ids) {
+    return new RedisDeliveredLog(connection.async(), group, topic -> CompletableFuture.completedFuture(ids));
   }
 
   private static Map<Long, Delivered> read(DeliveredLog log, TopicPartition tp, long from) throws Exception {
@@ -68,6 +79,7 @@ class RedisDeliveredLogIT {
   @DisplayName("a new owner reads back every delivery at or beyond its commit, with status and attempts")
   void shouldReadBackWhatWasDeliveredBeyondTheCommit() throws Exception {
     DeliveredLog previous = log();
+    read(previous, ready2, 0); // assigned
     previous.record(ready2, -1, List.of(new Delivered(10, 200, 1), new Delivered(12, 202, 3)));
     previous.record(ready2, -1, List.of(new Delivered(15, 200, 1)));
 
@@ -76,7 +88,8 @@ class RedisDeliveredLogIT {
     assertEquals(Map.of(12L, new Delivered(12, 202, 3), 15L, new Delivered(15, 200, 1)), seen,
         "offset 10 is below the commit: never read again");
     assertEquals(Map.of(), read(next, new TopicPartition("sluice.ready", 3), 0), "another partition: its own log");
-    assertEquals(Map.of(), read(new RedisDeliveredLog(connection.async(), group + "-other"), ready2, 0),
+    assertEquals(Map.of(), read(new RedisDeliveredLog(connection.async(), group + "-other",
+            topic -> CompletableFuture.completedFuture(IDS)), ready2, 0),
         "another group: its own log");
   }
 
@@ -84,12 +97,67 @@ class RedisDeliveredLogIT {
   @DisplayName("each write drops what its commit passed, so the log holds only the replay window, and it expires")
   void shouldDropWhatTheCommitPassed() throws Exception {
     DeliveredLog log = log();
+    read(log, ready2, 0); // assigned
     log.record(ready2, -1, List.of(new Delivered(1, 200, 1), new Delivered(2, 200, 1), new Delivered(7, 200, 1)));
     await(() -> readQuietly(log, ready2, 0), m -> m.size() == 3);
     log.record(ready2, 5, List.of(new Delivered(9, 200, 1)));
     Map<Long, Delivered> left = await(() -> readQuietly(log, ready2, 0), m -> m.containsKey(9L));
     assertEquals(List.of(7L, 9L), left.keySet().stream().sorted().toList(), "1 and 2 dropped");
-    long ttl = connection.sync().pttl(RedisDeliveredLog.redisKey(group, ready2));
+    long ttl = connection.sync().pttl(RedisDeliveredLog.redisKey(group, ready2, IDS));
     assertTrue(ttl > 0 && ttl <= RedisDeliveredLog.TTL_MILLIS, "expires: " + ttl);
+  }
+
+  @Test
+  @DisplayName("another incarnation of the topic (created again, or another cluster's) has a log of its own")
+  void shouldKeepEachIncarnationApart() throws Exception {
+    DeliveredLog before = log();
+    read(before, ready2, 0);
+    before.record(ready2, -1, List.of(new Delivered(3, 200, 1))).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(Set.of(3L), read(log(), ready2, 0).keySet(), "the same incarnation reads it");
+    assertEquals(Map.of(), read(log(new TopicIdentity.Ids("cluster-a", "topic-2")), ready2, 0),
+        "the topic deleted and created again");
+    assertEquals(Map.of(), read(log(new TopicIdentity.Ids("cluster-b", "topic-1")), ready2, 0),
+        "another cluster");
+  }
+
+  @Test
+  @DisplayName("a partition whose cluster and topic ids cannot be told is neither read nor written")
+  void shouldNeitherReadNorWriteWithoutIds() throws Exception {
+    DeliveredLog blind = new RedisDeliveredLog(connection.async(), group, TopicIdentity.UNKNOWN);
+    assertThrows(ExecutionException.class, () -> read(blind, ready2, 0));
+    blind.record(ready2, -1, List.of(new Delivered(3, 200, 1))).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(List.of(), connection.sync().keys("sluice:v2:{" + group + ":*"));
+  }
+
+  @Test
+  @DisplayName("however long the commit is held back, a partition's log keeps at most MAX_ENTRIES, the highest offsets")
+  void shouldKeepAtMostMaxEntries() throws Exception {
+    DeliveredLog log = log();
+    read(log, ready2, 0);
+    int total = RedisDeliveredLog.MAX_ENTRIES + 10;
+    for (int from = 0; from < total; from += 5_000) {
+      List<Delivered> batch = new java.util.ArrayList<>();
+      for (long offset = from; offset < Math.min(total, from + 5_000); offset++) {
+        batch.add(new Delivered(offset, 200, 1));
+      }
+      log.record(ready2, 0, batch).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+    Map<Long, Delivered> kept = read(log, ready2, 0);
+    assertEquals(RedisDeliveredLog.MAX_ENTRIES, kept.size());
+    assertEquals(10L, kept.keySet().stream().mapToLong(Long::longValue).min().orElseThrow(),
+        "the ten lowest offsets dropped");
+  }
+
+  @Test
+  @DisplayName("a record delivered and then settled reads as settled: its outcome is written already")
+  void shouldReadSettledOverDelivered() throws Exception {
+    DeliveredLog log = log();
+    read(log, ready2, 0);
+    log.record(ready2, -1, List.of(new Delivered(4, 200, 1), new Delivered(5, 200, 1))).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    log.record(ready2, -1, List.of(Delivered.settledAt(4), Delivered.settledAt(6))).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS);
+    assertEquals(Map.of(4L, Delivered.settledAt(4), 5L, new Delivered(5, 200, 1), 6L, Delivered.settledAt(6)),
+        read(log, ready2, 0));
   }
 }

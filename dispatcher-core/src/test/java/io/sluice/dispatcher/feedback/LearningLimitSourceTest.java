@@ -35,7 +35,7 @@ class LearningLimitSourceTest {
   void added() {
     ProviderLimits out = LearningLimitSource.lowered(ProviderLimits.rateOnly(100),
         List.of(learned(LimitUnit.CALLS, 600, 60_000), learned(LimitUnit.COST, 5000, 60_000)),
-        8.3);
+        8.3, 0.1);
     assertEquals(List.of(ProviderLimit.rate(8.3), ProviderLimit.calls(600, MINUTE, Window.SLIDING),
         ProviderLimit.cost(5000, MINUTE, Window.SLIDING)), out.all());
   }
@@ -46,16 +46,70 @@ class LearningLimitSourceTest {
     ProviderLimits configured = new ProviderLimits(List.of(ProviderLimit.rate(50),
         ProviderLimit.calls(1000, MINUTE, Window.FIXED), ProviderLimit.cost(3000, MINUTE, Window.SLIDING)));
     ProviderLimits out = LearningLimitSource.lowered(configured,
-        List.of(learned(LimitUnit.CALLS, 600, 60_000), learned(LimitUnit.COST, 5000, 60_000)), 60);
+        List.of(learned(LimitUnit.CALLS, 600, 60_000), learned(LimitUnit.COST, 5000, 60_000)), 60,
+        0.1);
     assertEquals(List.of(ProviderLimit.rate(50), ProviderLimit.calls(600, MINUTE, Window.FIXED),
         ProviderLimit.cost(3000, MINUTE, Window.SLIDING)), out.all());
+  }
+
+  @Test
+  @DisplayName("the floor: no learned limit takes a configured window below learnedFloor of its amount, nor adds one below learnedFloor of what the rate sends in it")
+  void floor() {
+    ProviderLimits configured = new ProviderLimits(List.of(ProviderLimit.rate(20),
+        ProviderLimit.calls(1000, MINUTE, Window.FIXED)));
+    ProviderLimits out = LearningLimitSource.lowered(configured,
+        List.of(learned(LimitUnit.CALLS, 3, 60_000), learned(LimitUnit.CALLS, 1, 86_400_000)), 2,
+        0.1);
+    assertEquals(List.of(ProviderLimit.rate(2), ProviderLimit.calls(100, MINUTE, Window.FIXED),
+        ProviderLimit.calls(172_800, Duration.ofDays(1), Window.SLIDING)), out.all());
+  }
+
+  @Test
+  @DisplayName("a hostile answer (q=0 for a month, q=1 a day) paces at learnedFloor of the configured rate, and says so")
+  void hostileAnswerPacesAtTheFloor() {
+    java.util.List<LimitLearner.Bound> bounded = new java.util.ArrayList<>();
+    LimitLearner learner = new LimitLearner(LearnedLimitStore.NONE, () -> 1_000_000L, () -> 0.5,
+        new LimitLearner.Listener() {
+          @Override
+          public void bounded(String provider, LimitLearner.Bound bound) {
+            bounded.add(bound);
+          }
+        });
+    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(20)),
+        learner);
+    OptionalLong hold = learner.answered("p",
+        new io.sluice.dispatcher.provider.ProviderResult.Answered(200, null,
+            io.sluice.dispatcher.provider.ResponseHeaders.of("RateLimit-Policy",
+                "\"x\";q=0;w=2678400, \"daily\";q=1;w=86400")), 1);
+
+    assertEquals(OptionalLong.of(300_000), hold, "q=0 holds for maxRetryAfter, no longer");
+    ProviderLimits now = source.current();
+    assertEquals(2.0, now.ratePerSecond(), 1e-9);
+    assertEquals(List.of(ProviderLimit.calls(172_800, Duration.ofDays(1), Window.SLIDING)),
+        now.beyondRate());
+    assertEquals(List.of(LimitLearner.Bound.HOLD, LimitLearner.Bound.FLOOR), bounded);
+  }
+
+  @Test
+  @DisplayName("learn: false: answers change nothing")
+  void learningOff() {
+    LimitLearner learner = LimitLearner.local(LimitLearner.Listener.NONE);
+    learner.bound(java.util.Map.of("p", new io.sluice.schemas.config.AnswerBounds(false, 0.1,
+        Duration.ofMinutes(5))));
+    ProviderLimits configured = ProviderLimits.rateOnly(100);
+    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(configured), learner);
+    assertEquals(OptionalLong.empty(), learner.answered("p",
+        new io.sluice.dispatcher.provider.ProviderResult.Answered(200, null,
+            io.sluice.dispatcher.provider.ResponseHeaders.of("RateLimit-Policy",
+                "\"s\";q=0;w=60, \"m\";q=6;w=60")), 1));
+    assertSame(configured, source.current());
   }
 
   @Test
   @DisplayName("wired to a learner: what an answer announces is enforced on the next claim")
   void fromAnswers() {
     LimitLearner learner = LimitLearner.local(LimitLearner.Listener.NONE);
-    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(100)),
+    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(20)),
         learner);
     assertEquals(OptionalLong.empty(), learner.answered("p",
         new io.sluice.dispatcher.provider.ProviderResult.Answered(200, null,
@@ -71,7 +125,7 @@ class LearningLimitSourceTest {
   @DisplayName("asked again with nothing new, it answers the same limits without rebuilding them; a new announcement rebuilds them")
   void cachedUntilSomethingChanges() {
     LimitLearner learner = LimitLearner.local(LimitLearner.Listener.NONE);
-    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(100)),
+    LimitSource source = new LearningLimitSource("p", LimitSource.fixed(ProviderLimits.rateOnly(20)),
         learner);
     announce(learner, "\"m\";q=600;w=60");
     ProviderLimits first = source.current();

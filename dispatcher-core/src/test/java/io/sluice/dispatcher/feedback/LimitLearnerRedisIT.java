@@ -186,6 +186,46 @@ class LimitLearnerRedisIT {
         a.current(provider).get(0).quota()));
   }
 
+  @Test
+  @DisplayName("a hostile answer (q=0 for a month, q=1 a day) holds 5 min at most, paces every instance at the floor, and is gone from Redis within the hour")
+  void hostileAnswerIsBounded() throws Exception {
+    LimitLearner a = learner(clockA, LimitLearner.Listener.NONE);
+    LimitLearner b = learner(clockB, LimitLearner.Listener.NONE);
+    OptionalLong hold = a.answered(provider, answer(200, "RateLimit-Policy",
+        "\"trap\";q=0;w=2678400, \"daily\";q=1;w=86400", "RateLimit", "\"daily\";r=0;t=86400"),
+        1);
+
+    assertEquals(OptionalLong.of(300_000), hold, "held maxRetryAfter, not a day or a month");
+    LearningLimitSource limits = new LearningLimitSource(provider,
+        LimitSource.fixed(ProviderLimits.rateOnly(20)), b);
+    Await.until("b's limits lowered by a's answer", Duration.ofSeconds(10), () -> {
+      clockB.addAndGet(LimitLearner.REFRESH_MILLIS);
+      return limits.current().hasLimitsBeyondRate();
+    });
+    assertEquals(2.0, limits.current().ratePerSecond(), 1e-9, "a tenth of 20/s, not 1/day");
+    long pttl = connection.sync().pttl(RedisLearnedLimitStore.redisKey(provider));
+    assertTrue(pttl > 0 && pttl <= 3_600_000, "gone from Redis within the hour: " + pttl);
+    assertEquals(List.of("daily"), b.current(provider).stream().map(LearnedLimit::name).toList(),
+        "q=0 was never a limit");
+  }
+
+  @Test
+  @DisplayName("a limit stored by an older version to live 62 days is read as living an hour at most")
+  void oldLongLivedEntryFades() throws Exception {
+    String key = RedisLearnedLimitStore.redisKey(provider);
+    long redisNow = Long.parseLong(connection.sync().time().get(0)) * 1000;
+    connection.sync().hset(key, "trap", "calls:1:86400000:" + (redisNow + 62L * 86_400_000));
+    connection.sync().pexpire(key, 62L * 86_400_000);
+    LimitLearner b = learner(clockB, LimitLearner.Listener.NONE);
+
+    b.refresh(provider).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+    long ttl = b.current(provider).get(0).expiresAtMillis() - clockB.get();
+    assertTrue(ttl > 3_590_000 && ttl <= 3_600_000, "an hour at most: " + ttl);
+    long pttl = connection.sync().pttl(key);
+    assertTrue(pttl > 0 && pttl <= 3_600_000, "the key too: " + pttl);
+  }
+
   interface Condition {
     boolean holds() throws Exception;
   }

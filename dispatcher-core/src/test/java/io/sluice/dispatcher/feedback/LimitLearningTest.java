@@ -24,7 +24,7 @@ class LimitLearningTest {
   }
 
   @Test
-  @DisplayName("each announced policy becomes a limit of its window, living ten minutes or two windows")
+  @DisplayName("each announced policy becomes a limit of its window, living two windows, at least ten minutes and at most an hour")
   void policies() {
     LimitLearning.Step s = learn(Map.of(), answer("RateLimit-Policy",
         "\"s\";q=20;w=1, \"m\";q=600;w=60, \"c\";q=5000;w=60;qu=\"tokens\", \"h\";q=5000;w=3600"),
@@ -33,7 +33,7 @@ class LimitLearningTest {
         "s", new LearnedLimit("s", LimitUnit.CALLS, 20, 1_000, T + 600_000),
         "m", new LearnedLimit("m", LimitUnit.CALLS, 600, 60_000, T + 600_000),
         "c", new LearnedLimit("c", LimitUnit.COST, 5000, 60_000, T + 600_000),
-        "h", new LearnedLimit("h", LimitUnit.CALLS, 5000, 3_600_000, T + 7_200_000)), s.limits());
+        "h", new LearnedLimit("h", LimitUnit.CALLS, 5000, 3_600_000, T + 3_600_000)), s.limits());
     assertEquals(OptionalLong.empty(), s.holdMillis());
   }
 
@@ -115,5 +115,64 @@ class LimitLearningTest {
         "x-ratelimit-reset-tokens", "20s");
     assertEquals(OptionalLong.of(20_000), LimitLearning.learn(Map.of(), a, T, 1, () -> 0.0).holdMillis());
     assertEquals(OptionalLong.of(20_999), LimitLearning.learn(Map.of(), a, T, 1, () -> 0.9999).holdMillis());
+  }
+
+  // ---- bounds: what one answer can do
+
+  @Test
+  @DisplayName("q=0 is a hold of its window, at most maxRetryAfter, and no limit; one learned under its name is dropped")
+  void zeroQuotaIsABoundedHold() {
+    Map<String, LearnedLimit> known = learn(Map.of(),
+        answer("RateLimit-Policy", "\"x\";q=100;w=60"), T, 1).limits();
+
+    LimitLearning.Step s = LimitLearning.learn(known,
+        answer("RateLimit-Policy", "\"x\";q=0;w=2678400"), T + 1, 1, () -> 0.5, 300_000);
+
+    assertEquals(Map.of(), s.limits());
+    assertEquals(OptionalLong.of(300_000), s.holdMillis());
+    assertEquals(OptionalLong.of(2_678_400_500L), s.askedHoldMillis());
+    assertEquals(OptionalLong.of(30_500), LimitLearning.learn(Map.of(),
+        answer("RateLimit-Policy", "\"x\";q=0;w=30"), T, 1, () -> 0.5, 300_000).holdMillis(),
+        "a short one is held whole, jitter included");
+  }
+
+  @Test
+  @DisplayName("nothing remaining until a far reset holds at most maxRetryAfter, and says what it asked")
+  void farResetHoldIsBounded() {
+    LimitLearning.Step s = LimitLearning.learn(Map.of(), answer("X-RateLimit-Limit", "5000",
+        "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "86400"), T, 1, () -> 0.5, 300_000);
+    assertEquals(OptionalLong.of(300_000), s.holdMillis());
+    assertEquals(OptionalLong.of(86_400_500), s.askedHoldMillis());
+  }
+
+  @Test
+  @DisplayName("one far X-RateLimit reset widens the window estimate for at most an hour; shorter statements do not renew it")
+  void farResetWidensTheWindowForAnHourAtMost() {
+    Map<String, LearnedLimit> known = learn(Map.of(), answer("X-RateLimit-Limit", "5000",
+        "X-RateLimit-Remaining", "4999", "X-RateLimit-Reset", "86400"), T, 1).limits();
+    assertEquals(86_400_000, known.get("x-ratelimit").windowMillis());
+
+    long t = T;
+    for (int minute = 1; minute <= 60; minute++) {
+      t = T + minute * 60_000L;
+      known = learn(known, answer("X-RateLimit-Limit", "5000", "X-RateLimit-Remaining", "4000",
+          "X-RateLimit-Reset", "60"), t, 1).limits();
+    }
+
+    assertEquals(60_000, known.get("x-ratelimit").windowMillis(),
+        "an hour after the far reset, the estimate is what the provider states now");
+  }
+
+  @Test
+  @DisplayName("a provider keeps at most MAX_LIMITS learned limits, the latest stated")
+  void fewLimits() {
+    Map<String, LearnedLimit> known = Map.of();
+    for (int i = 0; i < 50; i++) {
+      known = learn(known, answer("RateLimit-Policy", "\"n" + i + "\";q=100;w=60"), T + i, 1)
+          .limits();
+    }
+    assertEquals(LimitLearning.MAX_LIMITS, known.size());
+    assertEquals(true, known.containsKey("n49"));
+    assertEquals(false, known.containsKey("n41"));
   }
 }

@@ -26,6 +26,8 @@ class FailoverLeakyBucketTest {
     final AtomicInteger throttles = new AtomicInteger();
     final AtomicInteger busyCalls = new AtomicInteger();
     volatile boolean busyScriptFails;
+    /** A provider whose claims fail with a script error (Redis up, the script failing). */
+    volatile String scriptFailsFor = "";
 
     @Override
     public CompletionStage<SlotClaim> claim(String provider, double rate, int wanted, long lookahead) {
@@ -37,6 +39,11 @@ class FailoverLeakyBucketTest {
     @Override
     public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
         LimitedClaim request) {
+      if (provider.equals(scriptFailsFor)) {
+        claims.incrementAndGet();
+        return CompletableFuture.failedFuture(new io.lettuce.core.RedisCommandExecutionException(
+            "ERR user_script:212: attempt to compare nil with number"));
+      }
       return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
     }
 
@@ -78,7 +85,19 @@ class FailoverLeakyBucketTest {
 
   private FailoverLeakyBucket leak(RedisDownPolicy policy) {
     return new FailoverLeakyBucket(redis, new LocalLeakyBucket(CONFIG, 1, () -> clock.get() * 1000),
-        Map.of("p", policy), circuit, () -> 2);
+        Map.of("p", policy, "q", policy), circuit, () -> 2);
+  }
+
+  /** 100 calls a second, 10 per sliding minute: Redis may have granted all 10 just before. */
+  private static final ProviderLimits WINDOWED = new ProviderLimits(java.util.List.of(
+      io.sluice.schemas.config.ProviderLimit.rate(100),
+      new io.sluice.schemas.config.ProviderLimit(io.sluice.schemas.config.ProviderLimit.Kind.CALLS,
+          10, java.time.Duration.ofMinutes(1), io.sluice.schemas.config.ProviderLimit.Window.SLIDING,
+          java.time.Duration.ZERO)));
+
+  private static SlotClaim claimWindowed(LeakyBucket leak, String provider) throws Exception {
+    return leak.claim(provider, WINDOWED, new LimitedClaim(10, 1_000_000, 1, "l", 5_000_000))
+        .toCompletableFuture().get();
   }
 
   private static SlotClaim claim(LeakyBucket leak) throws Exception {
@@ -127,6 +146,47 @@ class FailoverLeakyBucketTest {
     assertEquals(calls, redis.claims.get(), "the open circuit keeps calls off Redis");
     assertEquals(100_000, open.intervalMicros(), "fail_open: the full rate (10/s) here");
     assertEquals(200_000, local.intervalMicros(), "local: half of it, for 2 instances");
+  }
+
+  @Test
+  @DisplayName("local: a window Redis kept is held when Redis stops answering, until it has passed;"
+      + " then this instance's share of it")
+  void shouldHoldWindowsWhenFallingBackLocally() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.LOCAL);
+    assertEquals(1, claimWindowed(leak, "p").granted(), "through Redis");
+    redis.up = false;
+    clock.set(10);
+    SlotClaim first = claimWindowed(leak, "p");
+    assertEquals(0, first.granted(), "Redis may have granted the whole window just before");
+    assertTrue(first.firstSlotMicros() >= (10 + 1_000 + 60_000) * 1000L,
+        "nothing until a window after the lookahead: " + first);
+    clock.set(10 + 1_000 + 60_000);
+    assertEquals(5, claimWindowed(leak, "p").granted(), "then half the window, for 2 instances");
+  }
+
+  @Test
+  @DisplayName("fail_open: the rate whole, but windows at this instance's share and held first")
+  void shouldNotGrantAWholeWindowPerInstanceUnderFailOpen() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.FAIL_OPEN);
+    redis.up = false;
+    assertEquals(0, claimWindowed(leak, "p").granted(), "held as under local");
+    clock.set(1_000 + 60_000);
+    SlotClaim open = claimWindowed(leak, "p");
+    assertEquals(10_000, open.intervalMicros(), "the full rate (100/s)");
+    assertEquals(5, open.granted(), "5 of the 10-call window for each of 2 instances, not 10 each");
+  }
+
+  @Test
+  @DisplayName("a claim failing with its own script error sends only its provider to the policy: "
+      + "the others stay on Redis")
+  void shouldKeepTheCircuitClosedForAScriptError() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.LOCAL);
+    redis.scriptFailsFor = "q";
+    claimWindowed(leak, "q"); // q falls back to its policy on its own error
+    assertEquals(RedisCircuit.State.CLOSED, circuit.state(), "Redis answered: the error is q's");
+    int before = redis.claims.get();
+    assertEquals(1, claimWindowed(leak, "p").granted());
+    assertEquals(before + 1, redis.claims.get(), "p's claim went to Redis");
   }
 
   @Test

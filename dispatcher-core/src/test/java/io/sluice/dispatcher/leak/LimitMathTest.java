@@ -42,27 +42,72 @@ class LimitMathTest {
   @Test
   @DisplayName("follows the specification table")
   void shouldFollowTheSpecificationTable() throws Exception {
+    followTheTable(LimitSpecification.LIMITS);
+  }
+
+  @Test
+  @DisplayName("follows the specification table with windows of an hour, kept as sub-window counters")
+  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
+    followTheTable(LimitSpecification.COARSE_LIMITS);
+  }
+
+  private void followTheTable(ProviderLimits limits) throws Exception {
     long now = 1_700_000_000L * S;
     state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
+    LimitMath losable = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
     LimitSpecification.run(new LimitSpecification.Subject() {
+      private WindowLedger kept = ledger;
+      /** When the provider's keys were found lost: 0 never, -1 at the next claim (as the script). */
+      private long lostAt;
+
       @Override
       public SlotClaim claim(LimitedClaim request) {
-        LeakMath.ClaimStep r = math.claim(state, ledger, now, LimitSpecification.LIMITS, request);
+        if (lostAt < 0) {
+          lostAt = now;
+        }
+        LeakMath.ClaimStep r = losable.claim(state, kept, now, lostAt, limits,
+            request);
         state = r.next();
         return r.claim();
       }
 
       @Override
       public void settle(long slotMicros, long reserved, long actual) {
-        LimitSpecification.settle(ledger, slotMicros, reserved, actual);
+        LimitSpecification.settle(kept, limits, slotMicros, reserved, actual);
       }
 
       @Override
       public void release(String leaseId) {
-        ledger.release(leaseId);
+        kept.release(leaseId);
+      }
+
+      @Override
+      public void wipe() {
+        kept = new WindowLedger();
+        state = LeakState.EMPTY;
+        lostAt = -1;
       }
     }, (step, answer, first) -> assertEquals(step.expectAtMillis() * MS,
-        answer.firstSlotMicros() - first, step.why()));
+        answer.firstSlotMicros() - first, step.why()), limits);
+  }
+
+  @Test
+  @DisplayName("a long sliding window (sub-window counters) holds every window of its span, and loses at most a sub-window's share to the counting")
+  void shouldHoldALongSlidingWindowWithSubWindows() {
+    ProviderLimit window = new ProviderLimit(ProviderLimit.Kind.CALLS, 120, Duration.ofMinutes(2),
+        Window.SLIDING, Duration.ofMillis(20));
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10), window));
+    java.util.List<long[]> slots = new java.util.ArrayList<>();
+    for (long now = 0; now < 600 * S; now += 50 * MS) {
+      SlotClaim c = claim(now, limits, 3, 100 * MS, 1);
+      for (int i = 0; i < c.granted(); i++) {
+        slots.add(new long[] {c.slotMicros(i), 1});
+      }
+    }
+    LimitBounds.assertEveryLimitHeld(slots, limits);
+    // Ten minutes are five windows of 120: the log would grant 600; a sub-window (2 s, up to 20
+    // calls at 10/s) may be held back per window.
+    assertTrue(slots.size() >= 600 - 5 * 20, slots.size() + " granted");
   }
 
   @Test
@@ -81,6 +126,33 @@ class LimitMathTest {
     SlotClaim later = claim(800 * MS, limits, 10, 200 * MS, 1);
     assertEquals(1, later.granted(), "1000 ms fits; 1100 ms would hold 100 ms..1100 ms: six");
     assertEquals(1000 * MS, later.firstSlotMicros());
+  }
+
+  @Test
+  @DisplayName("after a loss found at 7.5 s a fixed window of the second is full until 8 s; "
+      + "leases lost hold concurrency until they would have expired")
+  void shouldHoldFixedWindowsAndLeasesLostWithRedis() {
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10),
+        fixed(ProviderLimit.Kind.CALLS, 3, Duration.ofSeconds(1), Duration.ZERO),
+        ProviderLimit.concurrency(2)));
+    long lost = 7 * S + 500 * MS;
+    LeakMath.ClaimStep step = math.claim(state, ledger, lost, lost, limits,
+        new LimitedClaim(3, 200 * MS, 1, "a", 5 * S));
+    assertEquals(0, step.claim().granted());
+    step = math.claim(step.next(), ledger, 12 * S, lost, limits,
+        new LimitedClaim(3, 200 * MS, 1, "b", 5 * S));
+    assertEquals(0, step.claim().granted(), "the lost leases are held until 7.7 s + 5 s");
+    WindowLedger fresh = new WindowLedger();
+    ProviderLimits windowOnly = new ProviderLimits(limits.all().subList(0, 2));
+    step = math.claim(LeakState.EMPTY, fresh, lost, lost, windowOnly,
+        new LimitedClaim(3, 200 * MS, 1, "c", 5 * S));
+    assertEquals(0, step.claim().granted());
+    assertEquals(8 * S, step.claim().firstSlotMicros(),
+        "the window of 7 s may hold the lost calls (up to 7.7 s): the next one starts on the second");
+    step = math.claim(step.next(), fresh, 7 * S + 900 * MS, lost, windowOnly,
+        new LimitedClaim(3, 200 * MS, 1, "d", 5 * S));
+    assertEquals(8 * S, step.claim().firstSlotMicros());
+    assertEquals(2, step.claim().granted(), "the window of 8 s is whole (8.0 and 8.1 s)");
   }
 
   @Test

@@ -11,6 +11,7 @@ import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.ProviderLimit;
 import io.sluice.schemas.config.ProviderLimit.Kind;
 import io.sluice.schemas.config.ProviderLimit.Window;
@@ -52,6 +53,8 @@ class ProviderLimitsScriptIT {
     connection = client.connect(StringCodec.UTF8);
     redis = connection.sync();
     leak = new RedisLeakyBucket(connection.async(), CONFIG);
+    // As a starting dispatcher does: a missing marker would read as lost data.
+    SlotMarkers.mark(connection.async(), false).toCompletableFuture().join();
   }
 
   @AfterAll
@@ -92,6 +95,9 @@ class ProviderLimitsScriptIT {
       limit(Kind.CALLS, 40, 500, Window.FIXED, 5),
       limit(Kind.COST, 60, 250, Window.SLIDING, 0),
       limit(Kind.COST, 150, 1000, Window.FIXED, 10),
+      // Kept as sub-window counters of about a second: a 30 s run crosses many.
+      limit(Kind.CALLS, 70, 61_000, Window.SLIDING, 20),
+      limit(Kind.COST, 300, 61_000, Window.SLIDING, 0),
       ProviderLimit.concurrency(6)));
 
   @Test
@@ -140,16 +146,32 @@ class ProviderLimitsScriptIT {
   @Test
   @DisplayName("follows the specification table on a real Redis, agreeing with LimitMath exactly")
   void shouldFollowTheSpecificationTable() throws Exception {
+    followTheTable(LimitSpecification.LIMITS);
+  }
+
+  @Test
+  @DisplayName("follows the table with windows of an hour (sub-window counters), agreeing with LimitMath exactly")
+  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
+    followTheTable(LimitSpecification.COARSE_LIMITS);
+  }
+
+  private void followTheTable(ProviderLimits limits) throws Exception {
     String provider = knownProvider("table");
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
-    WindowLedger mirror = new WindowLedger();
     LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
     LimitSpecification.run(new LimitSpecification.Subject() {
+      private WindowLedger mirror = new WindowLedger();
+      /** When the provider's keys were found lost: 0 never, -1 at the next claim (the script's). */
+      private long lostAt;
+
       @Override
       public SlotClaim claim(LimitedClaim request) throws Exception {
-        SlotClaim script = await(leak.claim(provider, LimitSpecification.LIMITS, request));
-        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(),
-            LimitSpecification.LIMITS, request);
+        SlotClaim script = await(leak.claim(provider, limits, request));
+        if (lostAt < 0) {
+          lostAt = script.nowMicros();
+        }
+        LeakMath.ClaimStep java = math.claim(state[0], mirror, script.nowMicros(), lostAt,
+            limits, request);
         state[0] = java.next();
         assertEquals(java.claim(), script, "script = math");
         return script;
@@ -157,8 +179,8 @@ class ProviderLimitsScriptIT {
 
       @Override
       public void settle(long slotMicros, long reserved, long actual) throws Exception {
-        await(leak.settle(provider, LimitSpecification.LIMITS, slotMicros, reserved, actual));
-        LimitSpecification.settle(mirror, slotMicros, reserved, actual);
+        await(leak.settle(provider, limits, slotMicros, reserved, actual));
+        LimitSpecification.settle(mirror, limits, slotMicros, reserved, actual);
       }
 
       @Override
@@ -166,10 +188,52 @@ class ProviderLimitsScriptIT {
         await(leak.release(provider, leaseId));
         mirror.release(leaseId);
       }
+
+      @Override
+      public void wipe() {
+        List<String> keys = new ArrayList<>(List.of(RedisLeakyBucket.redisKey(provider),
+            SlotMarkers.markerOf(RedisLeakyBucket.redisKey(provider))));
+        LimitSpecification.LIMITS.beyondRate()
+            .forEach(l -> keys.add(RedisLeakyBucket.limitKey(provider, l)));
+        redis.del(keys.toArray(String[]::new));
+        mirror = new WindowLedger();
+        state[0] = LeakState.EMPTY;
+        lostAt = -1;
+      }
     }, (step, answer, first) -> assertTrue(
         // Real time passes between steps: a slot is the table's or later (the exact value is held
         // by the agreement with the math).
-        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()));
+        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()), limits);
+  }
+
+  @Test
+  @DisplayName("a day's window of a million calls: each claim reads at most 61 counters, the key holds no more, and no window of a day is over its amount")
+  void shouldKeepALongWindowBounded() throws Exception {
+    String provider = knownProvider("day");
+    ProviderLimit day = limit(Kind.CALLS, 1_000_000, 86_400_000, Window.SLIDING, 20);
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(1_000_000), day));
+    String key = RedisLeakyBucket.limitKey(provider, day);
+    // A log written by a version before sub-windows: 2,000 calls an hour ago, folded once.
+    long nowMicros = Long.parseLong(redis.time().get(0)) * 1_000_000;
+    for (int i = 0; i < 2_000; i++) {
+      long slot = nowMicros - 3_600_000_000L + i;
+      redis.zadd(key, slot, slot + ":1");
+    }
+    int granted = 0;
+    for (int i = 0; i < 200; i++) {
+      granted += await(leak.claim(provider, limits,
+          new LimitedClaim(50, 100_000, 1, "d" + i, 1_000_000))).granted();
+    }
+    assertEquals("hash", redis.type(key), "the old log became sub-window counters");
+    assertTrue(redis.hlen(key) <= 62, redis.hlen(key) + " fields");
+    long counted = redis.hvals(key).stream().mapToLong(Long::parseLong).sum();
+    assertEquals(2_000 + granted, counted, "every call, old and new, is counted");
+
+    ProviderLimits tight = new ProviderLimits(List.of(ProviderLimit.rate(1_000_000),
+        limit(Kind.CALLS, 2_000 + granted, 86_400_000, Window.SLIDING, 20)));
+    assertEquals(0, await(leak.claim(provider, tight,
+        new LimitedClaim(1, 100_000, 1, "over", 1_000_000))).granted(),
+        "a window of a day holding its amount grants nothing more");
   }
 
   @Test
@@ -283,6 +347,7 @@ class ProviderLimitsScriptIT {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
          RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
       RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), CONFIG);
+      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
       for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
         List<long[]> slots = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

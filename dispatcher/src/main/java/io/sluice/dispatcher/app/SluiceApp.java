@@ -3,11 +3,14 @@ package io.sluice.dispatcher.app;
 import com.codahale.metrics.MetricRegistry;
 import io.sluice.dispatcher.app.hanging.AdminTransactionsView;
 import io.sluice.dispatcher.app.hanging.HangingTransactionSweeper;
+import io.sluice.dispatcher.app.hanging.OpenTransaction;
+import io.sluice.dispatcher.app.hanging.SluiceTransactionalIds;
 import io.sluice.dispatcher.app.supervise.RestartPolicy;
 import io.sluice.dispatcher.app.supervise.RoleSupervisor;
 import io.sluice.dispatcher.app.supervise.Supervision;
 import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.dispatcher.ops.CircuitHealth;
+import io.sluice.dispatcher.ops.HangingTransactionsHealth;
 import io.sluice.dispatcher.ops.LearnedLimitsHealth;
 import io.sluice.dispatcher.ops.Health;
 import io.sluice.dispatcher.ops.HealthCheck;
@@ -32,6 +35,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -191,7 +195,10 @@ public final class SluiceApp implements AutoCloseable {
       }
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
     }
-    stopOrder.add(1, sweepHangingTransactions(config, roles));
+    HangingTransactionSweeper sweeper = sweepHangingTransactions(config, roles);
+    if (sweeper != null) {
+      stopOrder.add(1, sweeper);
+    }
     if (httpPort >= 0) {
       KafkaReachability kafka = KafkaReachability.of(config.kafka());
       stopOrder.add(0, kafka);
@@ -201,6 +208,9 @@ public final class SluiceApp implements AutoCloseable {
       List<HealthCheck> checks = new ArrayList<>(List.of(kafka, RedisReachability.of(redis::ping)));
       // Each role's circuit: open means the onRedisDown policies decide, which /ready must say.
       checks.addAll(circuits);
+      // Informational: a sweeper that cannot look or abort leaves the roles working, but an
+      // operator must learn that hanging transactions would not be ended.
+      checks.add(HangingTransactionsHealth.of(sweeper));
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(), new Health(checks, states));
       stopOrder.add(1, ops);
       LOG.info("sluice: /metrics, /ready, /live and /health on port {}", ops.port());
@@ -269,17 +279,38 @@ public final class SluiceApp implements AutoCloseable {
     if (roles.contains(Role.DISPATCHER)) {
       read.add(topics.ready());
     }
+    if (!config.kafka().sweepHangingTransactions()) {
+      LOG.warn("hanging transactions: not swept (kafka.hangingTransactions.sweep: false); a "
+          + "transaction a broker restart leaves open on {} holds its partition back until an "
+          + "operator ends it (kafka-transactions.sh find-hanging)", read);
+      return null;
+    }
+    // Only Sluice's own producers' transactions are ever ended (HangingTransactionJudge): the
+    // gate's, the relays' and the sweepers', by the exact shapes of their transactional ids.
+    SluiceTransactionalIds ours = new SluiceTransactionalIds(config.gate().applicationId(),
+        config.kafka().topicPrefix(), RelayService.GROUP_SUFFIX);
     AdminTransactionsView view = new AdminTransactionsView(Admin.create(
         config.kafka().clientProperties(Map.of(AdminClientConfig.CLIENT_ID_CONFIG,
-            "sluice-hanging-transactions"))));
+            "sluice-hanging-transactions"))), config.kafka().clientProperties(),
+        ours.sweeper());
     stopOrder.add(0, view);
-    // Only Sluice's own producers' transactions are ever aborted (HangingTransactionJudge): the
-    // gate's (Kafka Streams names them <applicationId>-<process>-<thread>) and the relays'.
-    List<String> ours = List.of(config.gate().applicationId() + "-",
-        config.kafka().topicPrefix() + RelayService.GROUP_SUFFIX + "-");
-    return new HangingTransactionSweeper(view, read, HANGING_PATIENCE, Clock.systemUTC(),
-        id -> id != null && ours.stream().anyMatch(id::startsWith),
-        t -> metrics.hangingTransactionAborted(t.partition().topic())).start(HANGING_INTERVAL);
+    return new HangingTransactionSweeper(view, read, HANGING_PATIENCE, Clock.systemUTC(), ours,
+        new HangingTransactionSweeper.Outcomes() {
+          @Override
+          public void ended(OpenTransaction t, long writtenAgain) {
+            metrics.hangingTransactionAborted(t.partition().topic(), writtenAgain);
+          }
+
+          @Override
+          public void held(OpenTransaction t) {
+            metrics.hangingTransactionHeld(t.partition().topic());
+          }
+
+          @Override
+          public void failed(HangingTransactionSweeper.Failure kind) {
+            metrics.hangingTransactionsFailure(kind.name().toLowerCase(Locale.ROOT));
+          }
+        }).start(HANGING_INTERVAL);
   }
 
   public SluiceMetrics metrics() {

@@ -6,6 +6,7 @@ import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.Timer;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.feedback.LearnedLimit;
+import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.ops.MetricNames;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.redis.RedisCircuit;
@@ -260,6 +261,17 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /**
+   * {@code sluice_dispatch_answer_bounded_total{provider,bound}}: answers a bound held back
+   * ({@code retry-after}, {@code hold}: clamped to maxRetryAfter; {@code floor}: learned limits
+   * below learnedFloor of the configured ones).
+   */
+  @Override
+  public void bounded(String provider, LimitLearner.Bound bound) {
+    counter("sluice_dispatch_answer_bounded", "provider", p(provider), "bound", bound.label())
+        .inc();
+  }
+
+  /**
    * {@code sluice_dispatch_paced_rate{provider}}: the rate the leak runs at, the configured one
    * lowered to the learned limits (calls per second across every instance).
    */
@@ -292,9 +304,23 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
         "sluice_redis_circuit_open", "role", role);
   }
 
-  /** A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper). */
-  public void hangingTransactionAborted(String topic) {
+  /**
+   * A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper), after
+   * {@code writtenAgain} records of its partition were written again.
+   */
+  public void hangingTransactionAborted(String topic, long writtenAgain) {
     counter("sluice_hanging_transactions_aborted", "topic", topic).inc();
+    counter("sluice_hanging_transactions_records_written_again", "topic", topic).inc(writtenAgain);
+  }
+
+  /** A hanging transaction on {@code topic} is held for an operator (its coordinator unclear). */
+  public void hangingTransactionHeld(String topic) {
+    counter("sluice_hanging_transactions_held", "topic", topic).inc();
+  }
+
+  /** The hanging-transaction sweeper failed at {@code kind} (look, coordinators, ...). */
+  public void hangingTransactionsFailure(String kind) {
+    counter("sluice_hanging_transactions_failures", "kind", kind).inc();
   }
 
   /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */

@@ -31,6 +31,8 @@ final class BenchConfig {
   private Integer maxLease;
   private int maxInFlight = 16;
   private int maxCost = 10;
+  /** The provider's {@code learnedFloor} (the default unless set). */
+  private Double learnedFloor;
 
   BenchConfig() {
     TIERS.forEach(t -> quotas.put(t, new double[] {1_000_000, 1_000_000}));
@@ -95,6 +97,12 @@ final class BenchConfig {
     return this;
   }
 
+  /** The provider's {@code learnedFloor} (the default, 0.1, unless set). */
+  BenchConfig learnedFloor(double floor) {
+    this.learnedFloor = floor;
+    return this;
+  }
+
   /** The configuration for these servers, every name starting with {@code prefix}. */
   SluiceConfig load(BenchContext ctx, String prefix) {
     return ConfigLoader.parse(yaml(ctx.bootstrap(), ctx.redisUri(), prefix), Map.of());
@@ -118,6 +126,9 @@ final class BenchConfig {
     y.add("    maxInFlight: " + maxInFlight);
     y.add("    timeout: 5s");
     y.add("    maxCost: " + maxCost);
+    if (learnedFloor != null) {
+      y.add("    learnedFloor: " + number(learnedFloor));
+    }
     y.add("    quotas:");
     quotas.forEach((tier, q) -> y.add(String.format(Locale.ROOT,
         "      %s: { capacity: %s, refill: %s/s }", tier, number(q[0]), number(q[1]))));

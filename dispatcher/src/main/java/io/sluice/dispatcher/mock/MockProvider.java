@@ -83,17 +83,24 @@ public final class MockProvider implements AutoCloseable {
 
   /** Which response headers announce the limits. */
   public enum Announce {
-    NONE, IETF, X_RATELIMIT, X_RATELIMIT_PERIODS;
+    NONE, IETF, X_RATELIMIT, X_RATELIMIT_PERIODS,
+    /**
+     * As hostile as answers get (issue 20), whatever the limits: every answer states
+     * {@code RateLimit-Policy: "trap";q=0;w=2678400, "daily";q=1;w=86400} with
+     * {@code RateLimit: "daily";r=0;t=86400}, and every 429 asks {@code Retry-After: 86400}.
+     */
+    HOSTILE;
 
-    /** {@code none}, {@code ietf}, {@code x-ratelimit} or {@code x-ratelimit-periods}. */
+    /** {@code none}, {@code ietf}, {@code x-ratelimit}, {@code x-ratelimit-periods} or {@code hostile}. */
     public static Announce parse(String text) {
       return switch (text.trim().toLowerCase(Locale.ROOT)) {
         case "none" -> NONE;
         case "ietf" -> IETF;
         case "x-ratelimit" -> X_RATELIMIT;
         case "x-ratelimit-periods" -> X_RATELIMIT_PERIODS;
-        default -> throw new IllegalArgumentException("--announce is none, ietf, x-ratelimit or"
-            + " x-ratelimit-periods, not '" + text + "'");
+        case "hostile" -> HOSTILE;
+        default -> throw new IllegalArgumentException("--announce is none, ietf, x-ratelimit,"
+            + " x-ratelimit-periods or hostile, not '" + text + "'");
       };
     }
   }
@@ -443,13 +450,17 @@ public final class MockProvider implements AutoCloseable {
       }
       wait = longest / 1e9;
     }
-    return new Answer(429, String.valueOf((long) Math.ceil(wait)));
+    return new Answer(429, announce == Announce.HOSTILE ? "86400"
+        : String.valueOf((long) Math.ceil(wait)));
   }
 
   /** The headers announcing the limits as they stand now. Caller holds the monitor. */
   private Map<String, String> announcement(long nowNanos) {
     Map<String, String> out = new TreeMap<>();
-    if (announce == Announce.IETF && !limits.isEmpty()) {
+    if (announce == Announce.HOSTILE) {
+      out.put("RateLimit-Policy", "\"trap\";q=0;w=2678400, \"daily\";q=1;w=86400");
+      out.put("RateLimit", "\"daily\";r=0;t=86400");
+    } else if (announce == Announce.IETF && !limits.isEmpty()) {
       List<String> policy = new ArrayList<>();
       List<String> state = new ArrayList<>();
       for (int i = 0; i < limits.size(); i++) {

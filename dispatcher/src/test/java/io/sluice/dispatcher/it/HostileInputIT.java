@@ -107,7 +107,10 @@ class HostileInputIT {
     c.add(bad("null-value", null, INVALID));
     c.add(bad("empty-value", new byte[0], INVALID));
     c.add(new Case("null-key-null-value", null, null, Map.of(), INVALID));
-    c.add(new Case("null-key", null, event("null-key", ""), Map.of(), DELIVERED));
+    // The key must be the tenant: a tenant's quota lives in the one partition its events meet in.
+    c.add(new Case("null-key", null, event("null-key", ""), Map.of(), INVALID));
+    c.add(new Case("other-tenants-key", bytes("tight-paid"), event("other-tenants-key", ""), Map.of(),
+        INVALID));
     c.add(bad("non-utf8", concat(bytes("{\"id\":\"h-non-utf8-"), new byte[] {(byte) 0xff, (byte) 0xfe},
         bytes("\",\"tenant\":\"acme\",\"provider\":\"api\",\"payload\":{}}")), INVALID));
     c.add(bad("utf16-json", new String(event("utf16-json", ""), UTF_8).getBytes(UTF_16LE), INVALID));

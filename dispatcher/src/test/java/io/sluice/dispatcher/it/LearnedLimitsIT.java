@@ -64,6 +64,7 @@ class LearnedLimitsIT {
             %s:
               url: %s
               rate: 100/s
+              learnedFloor: 0.05
               maxInFlight: 16
               maxCost: 10
               timeout: 5s

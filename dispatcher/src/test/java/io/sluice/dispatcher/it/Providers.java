@@ -8,6 +8,7 @@ import io.sluice.dispatcher.mock.MockProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.SluiceConfig;
 import java.time.Duration;
 import java.util.HashMap;
@@ -36,6 +37,8 @@ final class Providers {
   static LeakyBucket redisLeak(SluiceConfig config, List<AutoCloseable> toClose) {
     RedisConnection connection = RedisConnection.open(config.redis());
     toClose.add(connection);
+    // As a starting dispatcher does (DispatcherService): a missing marker reads as lost data.
+    SlotMarkers.mark(connection.commands(), false).toCompletableFuture().join();
     return new RedisLeakyBucket(connection.commands(), LeakConfig.of(config.dispatcher()));
   }
 

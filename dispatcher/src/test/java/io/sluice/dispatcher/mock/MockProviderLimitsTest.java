@@ -56,6 +56,21 @@ class MockProviderLimitsTest {
   }
 
   @Test
+  void shouldAnswerAsHostileAsAnswersGetWhenAskedTo() throws Exception {
+    try (MockProvider mock = MockProvider.fromArguments("--limit", "1/60s", "--announce",
+        "hostile")) {
+      HttpResponse<Void> ok = call(mock, 1);
+      assertEquals(200, ok.statusCode());
+      assertEquals("\"trap\";q=0;w=2678400, \"daily\";q=1;w=86400",
+          ok.headers().firstValue("RateLimit-Policy").orElseThrow());
+      assertEquals("\"daily\";r=0;t=86400", ok.headers().firstValue("RateLimit").orElseThrow());
+      HttpResponse<Void> refused = call(mock, 1);
+      assertEquals(429, refused.statusCode());
+      assertEquals("86400", refused.headers().firstValue("Retry-After").orElseThrow());
+    }
+  }
+
+  @Test
   void shouldAnnounceEveryLimitInIetfFields() throws Exception {
     try (MockProvider mock = MockProvider.fromArguments(
         "--limit", "20/1m", "--limit", "600/60m", "--cost-limit", "5000/60s", "--announce", "ietf")) {

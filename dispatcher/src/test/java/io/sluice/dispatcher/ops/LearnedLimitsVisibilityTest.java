@@ -69,7 +69,7 @@ class LearnedLimitsVisibilityTest {
         providers:
           api:
             url: http://localhost:9/x
-            rate: 100/s
+            rate: 50/s
             maxCost: 10
             quotas: { std: { capacity: 10, refill: 1/s } }
         """, Map.of());
@@ -77,6 +77,47 @@ class LearnedLimitsVisibilityTest {
     assertEquals(HealthCheck.Result.reachable("none learned"), health.check());
     answer("RateLimit-Policy", "\"calls-1s\";q=20;w=1, \"cost-60s\";q=5000;w=60;qu=\"cost\"");
     assertEquals(HealthCheck.Result.reachable("api: 20 calls/1s (calls-1s), 5000 cost/60s "
-        + "(cost-60s); paced at 8.30/s of 100.00/s configured"), health.check());
+        + "(cost-60s); paced at 8.30/s of 50.00/s configured"), health.check());
+  }
+
+  @Test
+  @DisplayName("a hostile answer: /health says which bound held back what, /metrics counts it by bound")
+  void bounds() {
+    SluiceConfig config = ConfigLoader.parse("""
+        kafka: { bootstrap: "localhost:9092" }
+        redis: { uri: "redis://localhost:6379" }
+        tiers: { std: { weight: 1 } }
+        defaultTier: std
+        providers:
+          api:
+            url: http://localhost:9/x
+            rate: 20/s
+            quotas: { std: { capacity: 10, refill: 1/s } }
+          quiet:
+            url: http://localhost:9/y
+            rate: 20/s
+            learn: false
+            quotas: { std: { capacity: 10, refill: 1/s } }
+        """, Map.of());
+    learner.bound(Map.of("api", config.providers().get("api").answers(),
+        "quiet", config.providers().get("quiet").answers()));
+    LearnedLimitsHealth health = new LearnedLimitsHealth(learner, config);
+
+    answer("RateLimit-Policy", "\"trap\";q=0;w=2678400, \"daily\";q=1;w=86400");
+    new io.sluice.dispatcher.feedback.LearningLimitSource("api",
+        io.sluice.dispatcher.leak.LimitSource.fixed(
+            io.sluice.dispatcher.leak.ProviderLimits.rateOnly(20)), learner).current();
+
+    String detail = health.check().detail();
+    assertTrue(detail.startsWith("api: 1 calls/86400s (daily); paced at 2.00/s of 20.00/s "
+        + "configured; learnedFloor 0.10, maxRetryAfter 300s; held back: hold x1 (an answer "
+        + "(status 200; ratelimit-policy: \"trap\";q=0;w=2678400, \"daily\";q=1;w=86400) "
+        + "asked for a hold of 2678400500 ms; held 300000 ms (maxRetryAfter)), floor x1 ("),
+        detail);
+    assertTrue(detail.endsWith("; quiet: learning off"), detail);
+    assertEquals(1, metrics.count("sluice_dispatch_answer_bounded", "provider", "api", "bound",
+        "hold"));
+    assertEquals(1, metrics.count("sluice_dispatch_answer_bounded", "provider", "api", "bound",
+        "floor"));
   }
 }

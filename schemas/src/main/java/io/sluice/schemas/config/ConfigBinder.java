@@ -46,7 +46,8 @@ final class ConfigBinder {
         new KafkaConfig(
             text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
             text(kafka, "topicPrefix", ConfigDefaults.TOPIC_PREFIX),
-            kafkaProperties(kafka.path("properties"))),
+            kafkaProperties(kafka.path("properties")),
+            kafka.path("hangingTransactions").path("sweep").asBoolean(true)),
         redis(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
         ladder(root.get("ladder")),
         integer(root, "maxAttempts", ConfigDefaults.MAX_ATTEMPTS),
@@ -143,6 +144,10 @@ final class ConfigBinder {
         integer(node, "maxCost", ConfigDefaults.MAX_COST),
         quotas(node.path("quotas"), Problem.join(path, "quotas")),
         limits,
+        new AnswerBounds(
+            node.has("learn") ? node.get("learn").asBoolean() : ConfigDefaults.LEARN,
+            number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
+            duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)),
         new ProviderRequestBinder(problems, env).bind(node, path));
   }
 

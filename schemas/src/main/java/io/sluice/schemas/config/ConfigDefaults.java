@@ -34,6 +34,12 @@ public final class ConfigDefaults {
    * and costs 2 % of a per-second window's allowance, nothing measurable of a minute's.
    */
   public static final Duration LIMIT_MARGIN = Duration.ofMillis(20);
+  /** Learn providers' limits from their answers ({@link AnswerBounds#learn}). */
+  public static final boolean LEARN = true;
+  /** Learned limits never below a tenth of the configured ones ({@link AnswerBounds}). */
+  public static final double LEARNED_FLOOR = 0.1;
+  /** The longest one answer holds a provider ({@link AnswerBounds#maxRetryAfter}). */
+  public static final Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
 
   public static final int HTTP_PORT = 8080;
   public static final String HTTP_BIND = "127.0.0.1";

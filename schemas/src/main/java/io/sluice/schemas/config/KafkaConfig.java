@@ -11,13 +11,20 @@ import java.util.TreeMap;
  *                    producers, consumers, admin), e.g. {@code security.protocol},
  *                    {@code sasl.jaas.config}, {@code ssl.truststore.location}; may hold
  *                    secrets (see {@link Secrets#isSecretProperty})
+ * @param sweepHangingTransactions {@code kafka.hangingTransactions.sweep}: whether the roles end
+ *                    hanging transactions on the topics they read (default true)
  */
-public record KafkaConfig(String bootstrap, String topicPrefix, Map<String, String> properties) {
+public record KafkaConfig(String bootstrap, String topicPrefix, Map<String, String> properties,
+    boolean sweepHangingTransactions) {
   /** The producers' {@code max.request.size} when the properties do not set it (Kafka's default). */
   public static final int DEFAULT_MAX_REQUEST_SIZE = 1_048_576;
 
   public KafkaConfig {
     properties = Map.copyOf(properties);
+  }
+
+  public KafkaConfig(String bootstrap, String topicPrefix, Map<String, String> properties) {
+    this(bootstrap, topicPrefix, properties, true);
   }
 
   public KafkaConfig(String bootstrap, String topicPrefix) {
@@ -59,6 +66,7 @@ public record KafkaConfig(String bootstrap, String topicPrefix, Map<String, Stri
   @Override
   public String toString() {
     return "KafkaConfig[bootstrap=" + bootstrap + ", topicPrefix=" + topicPrefix + ", properties="
-        + Secrets.properties(new TreeMap<>(properties)) + "]";
+        + Secrets.properties(new TreeMap<>(properties)) + ", sweepHangingTransactions="
+        + sweepHangingTransactions + "]";
   }
 }

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param quotas         each tier's bucket toward this provider, by tier name
  * @param limits         every limit of the provider, enforced together; exactly one RATE limit,
  *                       equal to {@code rate} ({@code rate: R} alone means {@code limits: [{rate: R}]})
+ * @param answers        what the provider's answers may do: learning on or off, the floor under
+ *                       learned limits, the longest Retry-After honoured (null: the defaults)
  * @param request        how calls are made (method, content type, headers, credential, signing)
  *                       and what of an answer is kept; its secrets show as {@code ***}
  */
@@ -33,8 +35,10 @@ public record ProviderConfig(
     int maxCost,
     Map<String, Quota> quotas,
     List<ProviderLimit> limits,
+    AnswerBounds answers,
     ProviderRequest request) {
   public ProviderConfig {
+    answers = answers == null ? AnswerBounds.DEFAULT : answers;
     request = request == null ? ProviderRequest.DEFAULT : request;
     forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
@@ -42,12 +46,20 @@ public record ProviderConfig(
         ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
   }
 
-  /** A provider making plain calls ({@link ProviderRequest#DEFAULT}). */
+  /** A provider with these limits, plain calls and the default bounds on its answers. */
   public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
       RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
       Map<String, Quota> quotas, List<ProviderLimit> limits) {
     this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        limits, null);
+        limits, null, null);
+  }
+
+  /** A provider making its calls as {@code request} says, with the default answer bounds. */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits, ProviderRequest request) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, null, request);
   }
 
   /** A provider with one limit, its rate (what {@code rate:} alone configures). */
@@ -55,7 +67,7 @@ public record ProviderConfig(
       RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
       Map<String, Quota> quotas) {
     this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        null, null);
+        null, null, null);
   }
 
   /**

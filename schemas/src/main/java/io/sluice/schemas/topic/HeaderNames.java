@@ -37,6 +37,11 @@ public final class HeaderNames {
    * an unpaid event is gated at most twice.
    */
   public static final String TICKET = "sluice-ticket";
+  /**
+   * The transactional id of the producer that wrote the record ({@link WriterStamp}), so that the
+   * records of one hanging transaction can be told from the others on its partition.
+   */
+  public static final String WRITER = "sluice-writer";
 
   /**
    * Every header Sluice writes starts with this. On {@code inbound} a producer wrote them all, so

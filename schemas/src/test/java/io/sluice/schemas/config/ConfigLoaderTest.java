@@ -130,6 +130,22 @@ class ConfigLoaderTest {
   // ---- each error names its field
 
   @Test
+  void shouldBindWhatAProvidersAnswersMayDoAndDefaultIt() {
+    assertEquals(AnswerBounds.DEFAULT, ConfigLoader.parse(MINIMAL, Map.of()).providers()
+        .get("payments-api").answers());
+    SluiceConfig config = ConfigLoader.parse(MINIMAL.replace("rate: 50/s",
+        "rate: 50/s\n    learn: false\n    learnedFloor: 0.25\n    maxRetryAfter: 30s"), Map.of());
+    assertEquals(new AnswerBounds(false, 0.25, Duration.ofSeconds(30)),
+        config.providers().get("payments-api").answers());
+  }
+
+  @Test
+  void shouldRefuseALearnedFloorOfNothing() {
+    assertTrue(error(MINIMAL.replace("rate: 50/s", "rate: 50/s\n    learnedFloor: 0"))
+        .startsWith("providers.payments-api.learnedFloor: "));
+  }
+
+  @Test
   void shouldNameTheProviderRateThatIsNotARate() {
     assertEquals("providers.payments-api.rate: expected a rate like \"50/s\", \"600/m\" or "
         + "\"10/h\", got \"fast\"", error(MINIMAL.replace("rate: 50/s", "rate: fast")));
@@ -261,8 +277,21 @@ class ConfigLoaderTest {
 
   @Test
   void shouldNameAMisspeltSettingAndListTheKnownOnes() {
-    assertEquals("kafka.bootstrp: unknown setting (known here: bootstrap, topicPrefix, properties)",
+    assertEquals("kafka.bootstrp: unknown setting (known here: bootstrap, topicPrefix, properties, hangingTransactions)",
         error(MINIMAL + "kafka: { bootstrp: broker:9092 }\n"));
+  }
+
+  @Test
+  void shouldTurnTheHangingTransactionSweeperOffOnlyWhenToldTo() {
+    assertTrue(ConfigLoader.parse(MINIMAL, Map.of()).kafka().sweepHangingTransactions());
+    assertFalse(ConfigLoader.parse(MINIMAL + "kafka: { hangingTransactions: { sweep: false } }\n",
+        Map.of()).kafka().sweepHangingTransactions());
+    assertTrue(ConfigLoader.parse(MINIMAL + "kafka: { hangingTransactions: { sweep: true } }\n",
+        Map.of()).kafka().sweepHangingTransactions());
+    assertEquals("kafka.hangingTransactions.sweep: expected true or false, got \"maybe\"",
+        error(MINIMAL + "kafka: { hangingTransactions: { sweep: maybe } }\n"));
+    assertEquals("kafka.hangingTransactions.swep: unknown setting (known here: sweep)",
+        error(MINIMAL + "kafka: { hangingTransactions: { swep: false } }\n"));
   }
 
   @Test
@@ -296,7 +325,7 @@ class ConfigLoaderTest {
 
   @Test
   void shouldNameASectionThatIsNotAMapping() {
-    assertEquals("kafka: expected a mapping with bootstrap, topicPrefix and properties, got \"broker:9092\"",
+    assertEquals("kafka: expected a mapping with bootstrap, topicPrefix, properties and hangingTransactions, got \"broker:9092\"",
         error(MINIMAL + "kafka: broker:9092\n"));
   }
 
@@ -447,7 +476,7 @@ class ConfigLoaderTest {
 
   @Test
   void shouldBlameTheEnvironmentVariableForAnUnknownSettingItCreated() {
-    assertEquals("kafka.bootstraps: unknown setting (known here: bootstrap, topicPrefix, properties) (set by "
+    assertEquals("kafka.bootstraps: unknown setting (known here: bootstrap, topicPrefix, properties, hangingTransactions) (set by "
         + "SLUICE_KAFKA__BOOTSTRAPS)", error(MINIMAL, Map.of("SLUICE_KAFKA__BOOTSTRAPS", "x:1")));
   }
 

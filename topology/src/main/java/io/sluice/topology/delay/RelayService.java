@@ -4,6 +4,7 @@ import io.sluice.redis.RedisTimeClock;
 import io.sluice.schemas.config.GroupMembership;
 import io.sluice.schemas.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.schemas.topic.WriterStamp;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -97,6 +98,8 @@ public final class RelayService implements AutoCloseable {
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG,
         config.kafka().topicPrefix() + GROUP_SUFFIX + "-" + UUID.randomUUID());
     p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+    // Each record names its writer (the gate's do too): see WriterStamp.
+    p.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, WriterStamp.class.getName());
     p.put(ProducerConfig.LINGER_MS_CONFIG, 1);
     // KAFKA-15591 (fixed on the broker after 4.3): right after a partition is created, an
     // idempotent producer with several requests in flight can have its first batch refused with

@@ -140,8 +140,12 @@ public final class Gate implements AutoCloseable {
     int maxRecordBytes = OutputLimits.maxRecordBytes(config.kafka());
     var tooLarge = new TooLargeOutputs(outputs.dlq(), maxRecordBytes, outputs.all());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
+    // First, each record names the transaction's writer (WriterStamp), so that the records of a
+    // transaction left hanging are the ones written again before it is aborted
+    // (HangingTransactionSweeper); then the size check sees the record as it will be written.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG),
-        TooLargeOutputInterceptor.class.getName());
+        io.sluice.schemas.topic.WriterStamp.class.getName() + ","
+            + TooLargeOutputInterceptor.class.getName());
     p.put(StreamsConfig.producerPrefix(TooLargeOutputs.CONFIG), tooLarge);
     p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, TooLargeOutputHandler.class);
     p.putAll(overrides);

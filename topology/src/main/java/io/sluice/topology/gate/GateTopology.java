@@ -40,7 +40,8 @@ public final class GateTopology {
     topology.addProcessor(GateNodes.STRIP_SLUICE_HEADERS, StripSluiceHeadersProcessor::new, GateNodes.SOURCE);
     topology.addProcessor(
         GateNodes.VALIDATE,
-        () -> new ValidateProcessor(wiring.live(), wiring.clock(), wiring.listener()),
+        () -> new ValidateProcessor(wiring.live(), topics.inbound(), wiring.clock(),
+            wiring.listener()),
         GateNodes.STRIP_SLUICE_HEADERS, GateNodes.REGATE_SOURCE);
     topology.addProcessor(
         GateNodes.RESOLVE_TIER,

@@ -167,7 +167,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
   /** The local bucket's decision, started from Redis's last answer; its charge is owed to Redis. */
   private LimiterDecision local(BucketKey key, BucketSpec spec, int cost, long now, boolean shadow) {
-    LimiterDecision decision = local.decide(key, spec, cost, now, shadow, limiter.known(key));
+    LimiterDecision decision = local.decide(key, spec, cost, now, shadow, limiter.known(key),
+        limiter.held(key));
     if (!shadow) {
       limiter.owe(key, cost);
     }

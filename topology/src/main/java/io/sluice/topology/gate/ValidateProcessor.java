@@ -17,19 +17,33 @@ import org.apache.kafka.streams.processor.api.Record;
  * missing or malformed field, an unknown provider, a cost above the provider's maximum, an
  * oversize payload or a passed deadline each go to the dead-letter topic with a reason, a detail
  * and the original bytes, and the next record is processed.
+ *
+ * <p>An inbound record's key must be its event's tenant id (UTF-8): a tenant's quota is kept by
+ * the one stream task its events meet in, in Redis and, while Redis is down, in process
+ * ({@code LocalBuckets}); a tenant whose events came under other keys (none, or another
+ * tenant's) would be spread over partitions and get a quota per partition while Redis is down.
+ * Such a record is dead-lettered ({@code invalid}, saying so), not re-keyed: a re-key would need a
+ * repartition topic and could not keep its order with the tenant's correctly keyed events, while
+ * dead-lettering leaves every correctly keyed event in its order. {@code regate} holds only
+ * Sluice's own records, keyed as they came in, and is not checked; an unknown tenant is left to
+ * be dead-lettered as {@code unknown_tenant}.
  */
 final class ValidateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final Clock clock;
   private final GateListener listener;
   private final EventValidator validator = new EventValidator();
   private final Supplier<SluiceConfig> config;
+  /** The inbound topic: its records' keys must be their tenants. */
+  private final String inbound;
   /** The rules of the configuration last seen; rebuilt when a reload replaces it. */
   private SluiceConfig rulesOf;
   private EventRules rules;
   private ProcessorContext<byte[], Object> context;
 
-  ValidateProcessor(Supplier<SluiceConfig> config, Clock clock, GateListener listener) {
+  ValidateProcessor(Supplier<SluiceConfig> config, String inbound, Clock clock,
+      GateListener listener) {
     this.config = config;
+    this.inbound = inbound;
     this.clock = clock;
     this.listener = listener;
   }
@@ -65,12 +79,25 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
       dead(record, raw, invalid.reason(), invalid.detail(), event.id());
       return;
     }
+    // (An unknown tenant goes on to be dead-lettered as such by the tier's node.)
+    if (current.tierOf(event.tenant()).isPresent() && !keyedByTenant(record, event)) {
+      dead(record, raw, Reason.INVALID, "the record key must be the tenant id '" + event.tenant()
+          + "' in UTF-8, so that a tenant's events meet in one partition and one quota; it was "
+          + (record.key() == null ? "null" : record.key().length + " other bytes"), event.id());
+      return;
+    }
     long now = clock.millis();
     if (event.deadline() != null && event.deadline().toEpochMilli() < now) {
       dead(record, raw, Reason.EXPIRED, "deadline " + event.deadline() + " passed before the event was admitted", event.id());
       return;
     }
     context.forward(record.withValue((Object) new GateEvent(event, raw, null)), GateNodes.RESOLVE_TIER);
+  }
+
+  private boolean keyedByTenant(Record<byte[], byte[]> record, WorkEvent event) {
+    boolean fromInbound = context.recordMetadata().map(m -> inbound.equals(m.topic())).orElse(true);
+    return !fromInbound || java.util.Arrays.equals(record.key(),
+        event.tenant().getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   private void dead(Record<byte[], byte[]> record, byte[] raw, Reason reason, String detail, String id) {

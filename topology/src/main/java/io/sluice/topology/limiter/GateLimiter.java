@@ -35,6 +35,7 @@ import java.util.function.LongSupplier;
  * lease and demand live in the one task that sees its events.
  */
 public final class GateLimiter {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GateLimiter.class);
   /** The most buckets whose lease and demand one task remembers (least recently used go first). */
   static final int MAX_REMEMBERED = 50_000;
 
@@ -63,13 +64,35 @@ public final class GateLimiter {
   private final long useMicros;
   private final long holdMicros;
   private final RenewalPolicy renewalPolicy;
+  /**
+   * Buckets beyond {@link #MAX_REMEMBERED} are forgotten least recently used first, but one that
+   * owes Redis units the local fallback admitted is kept, up to twice that many buckets; only
+   * beyond that is its debt dropped, and counted ({@link #owedDropped}). So what a task owes is
+   * bounded (at most {@code 2 * MAX_REMEMBERED} buckets) and never lost without a trace.
+   */
   private final Map<BucketKey, Remembered> buckets =
       new LinkedHashMap<>(1024, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<BucketKey, Remembered> eldest) {
-          return size() > MAX_REMEMBERED;
+          if (size() <= MAX_REMEMBERED) {
+            return false;
+          }
+          if (eldest.getValue().owed > 0) {
+            if (size() <= 2 * MAX_REMEMBERED) {
+              return false;
+            }
+            if (owedDropped.sum() == 0) {
+              LOG.warn("more than {} buckets owe Redis units the local fallback admitted; the "
+                  + "least recently used debts are dropped (counted in owedDropped)",
+                  2 * MAX_REMEMBERED);
+            }
+            owedDropped.add(eldest.getValue().owed);
+          }
+          return true;
         }
       };
+  private final java.util.concurrent.atomic.LongAdder owedDropped =
+      new java.util.concurrent.atomic.LongAdder();
 
   private static final class Remembered {
     final DemandEstimate demand = new DemandEstimate();
@@ -256,6 +279,50 @@ public final class GateLimiter {
       note(r, r.renewal.answer().join());
     }
     return r.known;
+  }
+
+  /**
+   * The units this task's leases of the bucket hold against its cap in Redis (the lease in use,
+   * the one a renewal took over from, a renewal answered and not yet taken), and how long the
+   * longest of them is kept there: while they are, Redis refills the bucket only up to capacity
+   * minus these, and the {@code local} fallback must do the same ({@link LocalBuckets}).
+   */
+  public HeldUnits held(BucketKey key) {
+    Remembered r = buckets.get(key);
+    if (r == null) {
+      return HeldUnits.NONE;
+    }
+    long now = nanoTime.getAsLong();
+    int units = 0;
+    long longest = 0;
+    for (Lease l : new Lease[] {r.lease, r.retired}) {
+      if (l != null) {
+        units += l.heldUnits();
+        longest = Math.max(longest, l.heldForMicros(now));
+      }
+    }
+    if (r.renewal != null && r.renewal.answer().isDone()
+        && !r.renewal.answer().isCompletedExceptionally()) {
+      Acquisition a = r.renewal.answer().join().acquisition();
+      if (a.leaseId() != 0) {
+        units += a.granted();
+        longest = Math.max(longest, holdMicros);
+      }
+    }
+    return new HeldUnits(units, longest);
+  }
+
+  /**
+   * Units the local fallback admitted that this task forgot before Redis could be charged them
+   * (more than {@code 2 * MAX_REMEMBERED} buckets remembered): each is one unit Redis never saw.
+   */
+  public long owedDropped() {
+    return owedDropped.sum();
+  }
+
+  /** Units held by leases against a bucket's cap, and for how long at most ({@link #held}). */
+  public record HeldUnits(int units, long forMicros) {
+    public static final HeldUnits NONE = new HeldUnits(0, 0);
   }
 
   /**

@@ -132,6 +132,24 @@ public final class Lease {
     return Math.max(0, useUntilMicros - clock.upperMicros(localNanos));
   }
 
+  /**
+   * Units this lease holds against the bucket's cap for as long as the bucket keeps it, used or
+   * not: every unit beyond the asker's need (the reserved ones too: stricter). 0 for a grant
+   * that made no lease.
+   */
+  public int heldUnits() {
+    return grant.leaseId() == 0 ? 0 : grant.granted() - need;
+  }
+
+  /**
+   * How much longer the bucket keeps this lease (and its cap), on the lower bound of the
+   * bucket's clock: never shorter than it is.
+   */
+  public long heldForMicros(long localNanos) {
+    return grant.leaseId() == 0 ? 0
+        : Math.max(0, grant.leaseEndMicros() - clock.lowerMicros(localNanos));
+  }
+
   /** Extra units not handed out yet. */
   public int remaining() {
     return grant.granted() - used;

@@ -1,16 +1,12 @@
 package io.sluice.topology.limiter;
 
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.sluice.redis.AsyncFailure;
 import io.sluice.redis.LuaScript;
+import io.sluice.redis.SlotMarkers;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Function;
 
 /**
  * Runs {@code token_bucket.lua} through Lettuce: EVALSHA, and on NOSCRIPT one EVAL with the text
@@ -86,80 +82,13 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
   }
 
   /**
-   * Gives every slot without one its marker ({@link SlotMarkers}), once when a gate starts.
-   *
-   * <p>A missing marker means one of two things. On a Redis that holds no marker at all, and for
-   * a gate whose application never ran before ({@code ranBefore}), it is a first use: "0",
-   * nothing lost. Otherwise Redis lost that slot's data while no script touched it: a FLUSHALL or
-   * a restart without persistence while no gate ran, one shard of a cluster wiped, the marker
-   * evicted. Marking such a slot intact would start its buckets full beside the paid
-   * reservations still in the ladder, so it is stamped with the time the loss was found, exactly
-   * as the script stamps a loss it finds itself (token_bucket.lua, "Lost data").
+   * Gives every slot without one its marker, once when a gate starts ({@link SlotMarkers#mark}:
+   * a slot found without one on a Redis that held markers, or by a gate that ran before, is
+   * stamped as lost).
    */
   public CompletionStage<Void> markSlots(boolean ranBefore) {
-    List<String> markers = SlotMarkers.all();
-    // Scripts rather than plain commands: these are the only commands the store is given, and a
-    // cluster connection routes each by its marker's slot.
-    return inBatches(markers, 0, 0L, marker -> commands.<Long>eval(EXISTS,
-        ScriptOutputType.INTEGER, new String[] {marker})).thenCompose(found -> {
-          String mode = ranBefore || found > 0 ? "lost" : "intact";
-          return inBatches(markers, 0, 0L, marker -> commands.<String>eval(MARK,
-              ScriptOutputType.STATUS, new String[] {marker}, mode).thenApply(ok -> 0L));
-        }).thenApply(done -> null);
+    return SlotMarkers.mark(commands, ranBefore);
   }
-
-  /**
-   * Markers set per round trip. All 16,384 at once made each command wait behind the others, and
-   * on a busy machine (a 2-core box starting a broker and three JVMs) the last ones passed the
-   * client's 2 s command timeout, which failed the gate's start. A batch at a time keeps every
-   * command's wait to one batch's; both scripts are idempotent, so a batch that timed out is
-   * simply sent again ({@value #BATCH_ATTEMPTS} times at most).
-   */
-  static final int MARK_BATCH = 512;
-  static final int BATCH_ATTEMPTS = 3;
-
-  /** Runs {@code command} for each marker from {@code from}, a batch at a time; sums the replies. */
-  private CompletableFuture<Long> inBatches(List<String> markers, int from, long sum,
-      Function<String, CompletionStage<Long>> command) {
-    if (from >= markers.size()) {
-      return CompletableFuture.completedFuture(sum);
-    }
-    List<String> batch = markers.subList(from, Math.min(markers.size(), from + MARK_BATCH));
-    return batchWithRetries(batch, command, 1)
-        .thenCompose(n -> inBatches(markers, from + batch.size(), sum + n, command));
-  }
-
-  private CompletableFuture<Long> batchWithRetries(List<String> batch,
-      Function<String, CompletionStage<Long>> command, int attempt) {
-    List<CompletableFuture<Long>> replies = new ArrayList<>(batch.size());
-    for (String marker : batch) {
-      replies.add(command.apply(marker).toCompletableFuture());
-    }
-    return CompletableFuture.allOf(replies.toArray(new CompletableFuture[0]))
-        .handle((done, error) -> {
-          if (error == null) {
-            return CompletableFuture.completedFuture(
-                replies.stream().mapToLong(CompletableFuture::join).sum());
-          }
-          Throwable cause = AsyncFailure.cause(error);
-          if (cause instanceof RedisCommandTimeoutException
-              && attempt < BATCH_ATTEMPTS) {
-            return batchWithRetries(batch, command, attempt + 1);
-          }
-          return CompletableFuture.<Long>failedFuture(cause);
-        }).thenCompose(f -> f);
-  }
-
-  private static final String EXISTS = "return redis.call('EXISTS', KEYS[1])";
-  private static final String MARK = """
-      if redis.call('EXISTS', KEYS[1]) == 1 then return 'OK' end
-      if ARGV[1] == 'lost' then
-        local t = redis.call('TIME')
-        redis.call('SET', KEYS[1], string.format('%.0f', tonumber(t[1]) * 1000000 + tonumber(t[2])))
-      else
-        redis.call('SET', KEYS[1], '0')
-      end
-      return 'OK'""";
 
   /** Script calls made (EVALSHA attempts), for the Redis-calls-per-event figure. */
   public long calls() {

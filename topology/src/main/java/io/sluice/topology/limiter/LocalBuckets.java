@@ -60,6 +60,17 @@ public final class LocalBuckets {
    */
   public LimiterDecision decide(
       BucketKey key, BucketSpec spec, int cost, long nowMillis, boolean shadow, KnownLevel known) {
+    return decide(key, spec, cost, nowMillis, shadow, known, GateLimiter.HeldUnits.NONE);
+  }
+
+  /**
+   * As above, with the units this task's leases still hold against the bucket's cap in Redis
+   * ({@link GateLimiter#held}): the events they serve need no call to Redis and go on while it
+   * is down, so the local bucket starts at most at capacity minus them and refills no higher
+   * while Redis would keep them, as Redis would (see {@link Lease}).
+   */
+  public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, long nowMillis,
+      boolean shadow, KnownLevel known, GateLimiter.HeldUnits held) {
     double fraction = Math.min(1, Math.max(1e-6, share.getAsDouble()));
     BucketSpec mine = spec.share(fraction);
     long nowMicros = nowMillis * 1000;
@@ -68,7 +79,12 @@ public final class LocalBuckets {
     if (known != null && (local == null || !Objects.equals(local.startedFrom(), known))) {
       // Redis's level scaled to the share: a debt of D units (D/refill seconds of sold time) is
       // D*fraction units at the local refill, the same time.
-      state = new BucketState(known.at(nanoTime.getAsLong(), spec) * fraction, nowMicros, 0, 0, List.of());
+      double level = Math.min(spec.capacity() - held.units(), known.at(nanoTime.getAsLong(), spec));
+      int heldHere = (int) Math.ceil(held.units() * fraction);
+      List<BucketState.HeldLease> leases = heldHere == 0 || held.forMicros() == 0 ? List.of()
+          : List.of(new BucketState.HeldLease(0, nowMicros + held.forMicros(), heldHere, heldHere,
+              nowMicros, heldHere));
+      state = new BucketState(level * fraction, nowMicros, 0, 0, leases);
     }
     AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.holding(cost);
     TokenBucketMath.Step step = TokenBucketMath.acquire(state, mine, request, nowMicros);

@@ -44,7 +44,7 @@ public final class TokenBucketMath {
 
   /**
    * Decides one request against a bucket in a slot whose data Redis lost at {@code lostMicros}
-   * (the value of the slot's marker, {@link SlotMarkers}; 0 when nothing was lost).
+   * (the value of the slot's marker, {@link io.sluice.redis.SlotMarkers}; 0 when nothing was lost).
    *
    * @param state null for a bucket Redis does not have: full, or after a loss the worst the lost
    *              bucket could have been: empty with a full horizon of reservations at the loss,

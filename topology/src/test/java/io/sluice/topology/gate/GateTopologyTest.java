@@ -15,6 +15,7 @@ import io.sluice.topology.limiter.InMemoryTokenBucketStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -25,6 +26,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -328,6 +330,56 @@ class GateTopologyTest {
     assertEquals("true", header(reserved, HeaderNames.PAID));
     assertTrue(Long.parseLong(header(reserved, HeaderNames.NOT_BEFORE)) >= t0 + 4_000,
         "its turn comes after the three units Redis sold: " + (Long.parseLong(header(reserved, HeaderNames.NOT_BEFORE)) - t0) + " ms");
+  }
+
+  @Test
+  @DisplayName("an inbound event keyed by anything but its tenant (none, another tenant) is "
+      + "dead-lettered saying so; its tenant's correctly keyed events go on in order")
+  void shouldDeadLetterAnEventNotKeyedByItsTenant() {
+    start(CONFIG);
+    inbound.pipeInput(new TestRecord<>(null, bytes(event("unkeyed", "acme", "payments-api", 1))));
+    send("globex", event("other-key", "acme", "payments-api", 1));
+    send("acme", event("keyed", "acme", "payments-api", 1));
+    List<TestRecord<byte[], byte[]>> dead = dlq.readRecordsToList();
+    assertEquals(2, dead.size());
+    for (TestRecord<byte[], byte[]> d : dead) {
+      assertEquals("invalid", header(d, HeaderNames.REASON));
+      assertTrue(header(d, HeaderNames.DETAIL).contains("key must be the tenant id 'acme'"),
+          header(d, HeaderNames.DETAIL));
+    }
+    assertEquals(List.of("keyed"), ready.readRecordsToList().stream()
+        .map(r -> new String(r.value(), StandardCharsets.UTF_8).replaceAll(".*\"id\":\"([^\"]+)\".*", "$1"))
+        .toList());
+  }
+
+  @Test
+  @DisplayName("an unknown tenant is dead-lettered as such, whatever its key")
+  void shouldTellAnUnknownTenantBeforeItsKey() {
+    start(CONFIG.replace("defaultTier: free\n", ""));
+    inbound.pipeInput(new TestRecord<>(null, bytes(event("nobody", "nobody", "payments-api", 1))));
+    assertEquals("unknown_tenant", header(dlq.readRecord(), HeaderNames.REASON));
+  }
+
+  @Test
+  @DisplayName("local fallback: units a lease still holds against the bucket's cap are not sold "
+      + "again by the local bucket")
+  void shouldNotLetTheLocalBucketSellUnitsALeaseHolds() {
+    // capacity 6 at 6/s; the first event takes a lease of 5 more units (demand 1/s over a 5 s
+    // lease target), which Redis holds against the cap for 15 s.
+    start(CONFIG.replace("gate: { maxPayloadBytes: 512, leaseTarget: 0ms }",
+        "gate: { maxPayloadBytes: 512, leaseTarget: 5s, maxLease: 5 }")
+        .replace("enterprise: { capacity: 2, refill: 1/s }, pro: { capacity: 2, refill: 1/s }",
+            "enterprise: { capacity: 6, refill: 6/s }, pro: { capacity: 2, refill: 1/s }"));
+    send("acme", event("first", "acme", "local-api", 1));
+    assertEquals(1, ready.readRecordsToList().size());
+    store.failing(true);
+    // A second later Redis's bucket would have refilled to capacity minus the lease: 1 unit.
+    clock.advance(Duration.ofSeconds(1));
+    for (int i = 0; i < 11; i++) {
+      send("acme", event("burst" + i, "acme", "local-api", 1));
+    }
+    assertEquals(6, ready.readRecordsToList().size(),
+        "the lease's 5 and the one unit Redis would have: a capacity of 6 at one instant, not 11");
   }
 
   @Test

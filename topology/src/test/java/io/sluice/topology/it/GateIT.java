@@ -340,13 +340,18 @@ class GateIT {
       ConsumerRecord<byte[], byte[]> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
           all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
 
-      assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN), sluiceNames(admitted));
+      assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN, HeaderNames.WRITER), sluiceNames(admitted));
       assertEquals("free", HeaderValues.last(admitted.headers(), HeaderNames.TIER).orElseThrow());
+      // The gate's producer names itself (WriterStamp), with Kafka Streams' exactly_once_v2 id:
+      // <applicationId>-<process UUID>-<thread index>, the shape the hanging-transaction sweeper knows.
+      String writer = HeaderValues.last(admitted.headers(), HeaderNames.WRITER).orElseThrow();
+      assertTrue(writer.matches(java.util.regex.Pattern.quote(config.gate().applicationId() + "-")
+          + "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]+"), writer);
       assertTrue(HeaderValues.lastLong(admitted.headers(), HeaderNames.FIRST_SEEN).orElseThrow() >= before);
       assertTrue(HeaderValues.last(admitted.headers(), "traceparent").isPresent(), "the producer's own headers stay");
 
-      assertEquals(List.of(HeaderNames.REASON, HeaderNames.DETAIL, HeaderNames.SOURCE, HeaderNames.FIRST_SEEN),
-          sluiceNames(dead), "a dead letter carries only what the gate wrote: no forged id, attempt or route");
+      assertEquals(List.of(HeaderNames.REASON, HeaderNames.DETAIL, HeaderNames.SOURCE, HeaderNames.FIRST_SEEN,
+          HeaderNames.WRITER), sluiceNames(dead), "a dead letter carries only what the gate wrote: no forged id, attempt or route");
       assertEquals("invalid", HeaderValues.last(dead.headers(), HeaderNames.REASON).orElseThrow());
       assertTrue(HeaderValues.lastLong(dead.headers(), HeaderNames.FIRST_SEEN).orElseThrow() >= before);
     }
@@ -360,7 +365,7 @@ class GateIT {
       }
     });
     names.sort(java.util.Comparator.comparingInt(List.of(HeaderNames.TIER, HeaderNames.REASON, HeaderNames.DETAIL,
-        HeaderNames.SOURCE, HeaderNames.FIRST_SEEN)::indexOf));
+        HeaderNames.SOURCE, HeaderNames.FIRST_SEEN, HeaderNames.WRITER)::indexOf));
     return names;
   }
 }

@@ -62,6 +62,27 @@ class GateLimiterTest {
   }
 
   @Test
+  @org.junit.jupiter.api.DisplayName("a bucket that owes Redis outlives the LRU bound: its debt is "
+      + "charged when Redis answers; past twice the bound debts are dropped and counted")
+  void shouldKeepWhatABucketOwesPastTheLruBound() {
+    GateLimiter gate = limiter(Duration.ZERO, 0);
+    BucketKey owing = new BucketKey("api", "owing");
+    BucketSpec spec = new BucketSpec(100, 100, 1_000_000);
+    gate.owe(owing, 3);
+    for (int i = 0; i < GateLimiter.MAX_REMEMBERED + 10; i++) {
+      gate.owe(new BucketKey("api", "t" + i), 1);
+    }
+    assertEquals(0, gate.owedDropped(), "under twice the bound, nothing owed is forgotten");
+    int before = store.calls();
+    gate.decide(owing, spec, 1, false);
+    assertEquals(before + 2, store.calls(), "its 3 units charged first, then the event");
+    for (int i = 0; i < GateLimiter.MAX_REMEMBERED; i++) {
+      gate.owe(new BucketKey("api", "u" + i), 1);
+    }
+    assertTrue(gate.owedDropped() > 0, "past twice the bound the oldest debts are counted");
+  }
+
+  @Test
   void shouldCostOneRedisCallPerLeaseForATenantWellInsideItsQuota() {
     // 50 events/s against a bucket of 100 at 100/s: the bucket stays nearly full all along.
     GateLimiter gate = limiter(Duration.ofMillis(100), 64);

@@ -10,6 +10,7 @@ import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.RedisConfig;
 import java.util.ArrayList;
 import java.util.Arrays;

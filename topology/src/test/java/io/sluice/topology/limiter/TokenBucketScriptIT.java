@@ -11,6 +11,7 @@ import io.sluice.embedded.RealServers;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.config.RedisConfig;
 import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.api.sync.RedisKeyCommands;

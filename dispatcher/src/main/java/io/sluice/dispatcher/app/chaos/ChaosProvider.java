@@ -26,6 +26,11 @@ import java.util.function.LongSupplier;
 public final class ChaosProvider implements AutoCloseable {
   static final long SLOW_MILLIS = 600;
   static final String STORM_RETRY_AFTER = "2";
+  static final String HOSTILE_RETRY_AFTER = "86400";
+  static final String HOSTILE_POLICY = "\"trap\";q=0;w=2678400, \"daily\";q=1;w=86400";
+  static final String HOSTILE_REMAINING = "\"daily\";r=0;t=86400";
+  /** What the providers state after the hostile phase: their real daily quota. */
+  static final String RESTATED_POLICY = "\"daily\";q=%d;w=86400";
 
   private final HttpServer server;
   private final ExecutorService handlers;
@@ -36,6 +41,10 @@ public final class ChaosProvider implements AutoCloseable {
   private final List<ArrivalFigures.Arrival> arrivals = new ArrayList<>();
   private final Map<String, ArrayDeque<Long>> accepted = new ConcurrentHashMap<>();
   private final AtomicLong calls = new AtomicLong();
+  /** How many hostile answers each provider gives ({@link ProviderPhase#HOSTILE}). */
+  static final int HOSTILE_ANSWERS = 4;
+  /** When each provider gave a hostile answer, by provider. */
+  private final Map<String, List<Long>> hostileAt = new ConcurrentHashMap<>();
 
   static {
     // Nagle's algorithm with the client's delayed ACKs would add 40 ms to answers.
@@ -119,8 +128,25 @@ public final class ChaosProvider implements AutoCloseable {
             return;
           }
         }
+        case HOSTILE -> {
+          int given = hostile(provider, at);
+          if (given < 0) {
+            restate(exchange, provider, n);
+          } else if (given % 2 == 0) {
+            record(at, provider, key, 429, true);
+            exchange.getResponseHeaders().set("RateLimit-Policy", HOSTILE_POLICY);
+            exchange.getResponseHeaders().set("RateLimit", HOSTILE_REMAINING);
+            answer(exchange, 429, HOSTILE_RETRY_AFTER);
+            return;
+          } else {
+            exchange.getResponseHeaders().set("X-RateLimit-Limit", "1");
+            exchange.getResponseHeaders().set("X-RateLimit-Remaining", "0");
+            exchange.getResponseHeaders().set("X-RateLimit-Reset",
+                Long.toString(at / 1000 + 86_400));
+          }
+        }
         case SLOW -> sleep(SLOW_MILLIS);
-        case NORMAL -> { }
+        case NORMAL -> restate(exchange, provider, n);
       }
       if (!admit(provider)) {
         record(at, provider, key, 429, false);
@@ -130,6 +156,53 @@ public final class ChaosProvider implements AutoCloseable {
       record(at, provider, key, 200, false);
       answer(exchange, 200, null);
     }
+  }
+
+  /**
+   * Counts a hostile answer of {@code provider} at {@code at}: its index (0, 1, ...), or -1 when
+   * the provider has given all {@link #HOSTILE_ANSWERS}.
+   */
+  private int hostile(String provider, long at) {
+    List<Long> given = hostileAt.computeIfAbsent(provider, p -> new ArrayList<>());
+    synchronized (given) {
+      if (given.size() >= HOSTILE_ANSWERS) {
+        return -1;
+      }
+      given.add(at);
+      return given.size() - 1;
+    }
+  }
+
+  /**
+   * Once {@code provider} has given its hostile answers, its real limits, as a provider announcing
+   * them states them on every answer: every other answer the daily quota ({@code limit} a second
+   * for a day), the others {@code X-RateLimit-Limit: limit} with its one-second reset. They replace
+   * what the hostile answers taught (another quota under the same name replaces it).
+   */
+  private void restate(HttpExchange exchange, String provider, long n) {
+    List<Long> given = hostileAt.get(provider);
+    if (given == null || given.size() < HOSTILE_ANSWERS) {
+      return;
+    }
+    if (n % 2 == 0) {
+      exchange.getResponseHeaders().set("RateLimit-Policy",
+          String.format(RESTATED_POLICY, (long) limit * 86_400));
+    } else {
+      exchange.getResponseHeaders().set("X-RateLimit-Limit", Integer.toString(limit));
+      exchange.getResponseHeaders().set("X-RateLimit-Remaining", Integer.toString(limit - 1));
+      exchange.getResponseHeaders().set("X-RateLimit-Reset", "1");
+    }
+  }
+
+  /** When each provider gave a hostile answer (copies). */
+  public Map<String, List<Long>> hostileAnswers() {
+    Map<String, List<Long>> copy = new java.util.TreeMap<>();
+    hostileAt.forEach((p, times) -> {
+      synchronized (times) {
+        copy.put(p, List.copyOf(times));
+      }
+    });
+    return copy;
   }
 
   /** The strict limit: at most {@code limit} accepted calls in any sliding second. */

@@ -17,6 +17,8 @@ import java.util.Map;
  * by partition in {@code lostLastSeenByPlace}, and {@code heldBackPartitions} names each
  * partition an open transaction holds back from read_committed consumers at the end;
  * {@code hangingTransactionsAborted} counts the roles' aborts of hanging transactions.
+ * {@code longGaps} lists every gap longer than 10 s without a call (all providers together) with
+ * the events waiting through it and what they waited for ({@link GapReasons}).
  */
 public record ChaosReport(
     Map<String, Object> options,
@@ -49,6 +51,7 @@ public record ChaosReport(
     long longestGapMillis,
     double longestGapAtSecond,
     Map<String, Long> longestGapMillisByProvider,
+    List<GapReasons.GapFigure> longGaps,
     Map<String, Long> tooManyOutsideStormByProvider,
     long stormAnswers,
     String overAdmissionMeasuredFrom,
@@ -119,6 +122,12 @@ public record ChaosReport(
     row(out, "duplicates after each fault", duplicatesByPrecedingFault.toString());
     row(out, "longest gap in calls", String.format("%.1f s at %.0f s %s", longestGapMillis / 1000.0,
         longestGapAtSecond, longestGapMillisByProvider));
+    for (GapReasons.GapFigure g : longGaps) {
+      row(out, String.format("  gap %.1f s at %.0f s", g.seconds(), g.fromSecond()),
+          g.waiting() + " events waiting" + (g.faultsDuring().isEmpty() ? ""
+              : " (during: " + String.join(", ", g.faultsDuring()) + ")"));
+      g.waitingFor().forEach((why, n) -> row(out, "    " + n + " waiting for", why));
+    }
     row(out, "429s outside the storm", tooManyOutsideStormByProvider + " (storm answers "
         + stormAnswers + ")");
     out.println("over-admission, from " + overAdmissionMeasuredFrom + ":");

@@ -53,6 +53,8 @@ public final class ChaosRun {
   private final Map<String, Integer> kills = new TreeMap<>();
   private final List<long[]> redisOutages = new CopyOnWriteArrayList<>();
   private final List<DuplicateCauses.Fault> faultLog = new CopyOnWriteArrayList<>();
+  /** Each fault from its start until the part it hit was back (and had taken up its work). */
+  private final List<GapReasons.Window> faultWindows = new CopyOnWriteArrayList<>();
   private final List<ChildJvm> roles = new CopyOnWriteArrayList<>();
   private int roleRestarts;
   private int redisRestarts;
@@ -196,11 +198,24 @@ public final class ChaosRun {
     List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
     writeArrivals(arrivals, work.resolve("arrivals.csv"));
     ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
+    String hostile = HostileFigures.describe(HostileFigures.of(provider.hostileAnswers(), arrivals));
+    Files.writeString(work.resolve("hostile.txt"), hostile + "\n");
+    out.println("chaos: " + hostile);
     DuplicateCauses.Attribution causes = DuplicateCauses.of(arrivals,
         Admissions.identicalCopies(bootstrap, topics.ready(), timeout), producedTwice, faultLog,
         ChaosScenario.PROVIDER_TIMEOUT_MILLIS);
     Map<String, Long> gaps = new TreeMap<>();
     calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
+    List<GapReasons.Window> windows = new ArrayList<>(faultWindows);
+    java.util.LongSummaryStatistics storm = arrivals.stream().filter(ArrivalFigures.Arrival::storm)
+        .mapToLong(ArrivalFigures.Arrival::atMillis).summaryStatistics();
+    if (storm.getCount() > 0) {
+      // Each storm answer holds its provider for its Retry-After (a second) beyond the last one.
+      windows.add(new GapReasons.Window(storm.getMin(), storm.getMax() + 1_000,
+          "the 429 storm (Retry-After holds)"));
+    }
+    List<GapReasons.GapFigure> longGaps = GapReasons.of(arrivals, gapMarks(bootstrap, topics,
+        timeout), windows, loadStart);
     int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()
         + broker.unexpectedExits();
     return new ChaosReport(options.asMap(), events, load.failed(), producedTwice.size(), kills,
@@ -211,7 +226,7 @@ public final class ChaosRun {
         calls.duplicates(), events == 0 ? 0 : 100.0 * calls.duplicates() / events,
         calls.maxDeliveriesOfOneId(), causes.byCause(), causes.byPrecedingFault(),
         calls.longestGap().millis(),
-        (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps,
+        (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps, longGaps,
         calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
         faultLog.stream().map(DuplicateCauses.Fault::label).toList(),
         ChaosReport.judge(lost, pairs, settled));
@@ -234,6 +249,9 @@ public final class ChaosRun {
         Thread.sleep(f.downMillis()); // the fault's planned downtime
         role.start();
         roleRestarts++;
+        // A dispatcher's partitions move within 6 s of its death; a restarted role joins again.
+        faultWindows.add(new GapReasons.Window(at, System.currentTimeMillis() + 6_000,
+            role.name() + " killed"));
       }
       case RESTART_REDIS -> {
         out.printf("chaos: %4d s  kill -9 redis-server, %d ms down%n", since, f.downMillis());
@@ -243,6 +261,8 @@ public final class ChaosRun {
         redis.restart();
         redisOutages.add(new long[] {from, System.currentTimeMillis()});
         redisRestarts++;
+        faultWindows.add(new GapReasons.Window(at, System.currentTimeMillis() + CIRCUIT_GRACE_MILLIS,
+            "Redis away (circuits, leak)"));
       }
       case RESTART_BROKER -> {
         out.printf("chaos: %4d s  kill -9 the broker, %d ms down%n", since, f.downMillis());
@@ -251,6 +271,9 @@ public final class ChaosRun {
         broker.start();
         awaitBroker(bootstrap, Duration.ofSeconds(120));
         brokerRestarts++;
+        // Up again; the groups then form again (a session timeout, a rebalance).
+        faultWindows.add(new GapReasons.Window(at, System.currentTimeMillis() + 10_000,
+            "the broker away"));
       }
     }
   }
@@ -343,6 +366,45 @@ public final class ChaosRun {
     }
     throw new IllegalStateException("the broker at " + bootstrap + " did not come up within "
         + timeout, last);
+  }
+
+  /**
+   * Each id's records in inbound, ready and the delay topics, for {@link GapReasons}: where the
+   * events were while the providers got no call.
+   */
+  private static Map<String, List<GapReasons.Mark>> gapMarks(String bootstrap, Topics topics,
+      Duration timeout) {
+    Map<String, List<GapReasons.Mark>> marks = new java.util.HashMap<>();
+    List<String> delays = topics.ladder().stream().map(topics::delay).toList();
+    List<String> all = new ArrayList<>(List.of(topics.inbound(), topics.ready()));
+    all.addAll(delays);
+    for (String topic : all) {
+      GapReasons.Place place = topic.equals(topics.inbound()) ? GapReasons.Place.INBOUND
+          : topic.equals(topics.ready()) ? GapReasons.Place.READY : GapReasons.Place.DELAY;
+      TopicScan.each(bootstrap, topic, timeout, r -> {
+        String id = eventId(r.value());
+        if (id != null) {
+          long notBefore = place != GapReasons.Place.DELAY ? 0
+              : io.sluice.schemas.topic.HeaderValues.lastLong(r.headers(),
+                  io.sluice.schemas.topic.HeaderNames.NOT_BEFORE).orElse(0L);
+          marks.computeIfAbsent(id, k -> new ArrayList<>())
+              .add(new GapReasons.Mark(place, r.timestamp(), notBefore));
+        }
+      });
+    }
+    return marks;
+  }
+
+  private static String eventId(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode n = io.sluice.schemas.serde.Json.mapper().readTree(value);
+      return n != null && n.hasNonNull("id") ? n.get("id").asText() : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** Every arrival, for a look at the timeline: seconds since the load started. */

@@ -28,6 +28,11 @@ final class ChaosScenario {
   /** The leak rate: 0.96 of the limit. */
   static final int LEAK_RATE = 24;
   static final long PROVIDER_TIMEOUT_MILLIS = 2_000;
+  /**
+   * The longest one answer holds a provider: short, so that the hostile phase
+   * ({@link ProviderPhase#HOSTILE}) shows calls resuming within the run.
+   */
+  static final int MAX_RETRY_AFTER_SECONDS = 20;
 
   private ChaosScenario() {}
 
@@ -45,6 +50,7 @@ final class ChaosScenario {
           .append("    maxInFlight: 8\n")
           .append("    timeout: ").append(PROVIDER_TIMEOUT_MILLIS).append("ms\n")
           .append("    onRedisDown: ").append(PROVIDERS.get(p)).append('\n')
+          .append("    maxRetryAfter: ").append(MAX_RETRY_AFTER_SECONDS).append("s\n")
           .append("    quotas:\n")
           .append("      enterprise: { capacity: 20, refill: 6/s }\n")
           .append("      pro: { capacity: 10, refill: 3/s }\n")

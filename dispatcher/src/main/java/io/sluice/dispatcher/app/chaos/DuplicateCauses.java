@@ -19,11 +19,13 @@ import java.util.TreeMap;
  *   <li>{@link #RELAY_TWICE}, {@link #GATE_TWICE}: {@code sluice.ready} holds byte-identical copies
  *       of one record (same timestamp, headers and value): it was released twice upstream, by the
  *       relay (the copies carry {@code sluice-return-to}) or by the gate.
- *   <li>{@link #IN_FLIGHT_AT_KILL}: the ready record is there once, and its first call reached the
- *       provider at most one provider timeout before a dispatcher was SIGKILLed (or within
- *       {@link #KILL_SLACK_MILLIS} after: sent before, arrived after), and was made again after
- *       that kill: the call was in flight, its answer died with the process. No record of any
- *       kind can save it.
+ *   <li>{@link #IN_FLIGHT_AT_KILL}: the ready record is there once, and a call of the id before its
+ *       second 2xx reached the provider at most one provider timeout before a dispatcher was
+ *       SIGKILLed (or within {@link #KILL_SLACK_MILLIS} after: sent before, arrived after), and it
+ *       was delivered again after that kill: the call was in flight, its answer died with the
+ *       process. That call may have been answered 5xx or timed out: its deferral, written just
+ *       before the kill, was in neither a commit nor the delivered log yet, and the record it
+ *       settled was called again. No record of any kind can save it.
  *   <li>{@link #DISPATCHER_AGAIN}: the rest. The ready record is there once, and a dispatcher
  *       called it again (a crash or a lost partition replayed it from the last commit).
  * </ul>
@@ -58,10 +60,12 @@ final class DuplicateCauses {
   static Attribution of(List<Arrival> arrivals, Map<String, ReadyCopies> copies,
       Set<String> producedTwice, List<Fault> faults, long inFlightMillis) {
     Map<String, List<Long>> successes = new HashMap<>();
+    Map<String, List<Long>> calls = new HashMap<>();
     for (Arrival a : arrivals) {
       if (a.succeeded()) {
         successes.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a.atMillis());
       }
+      calls.computeIfAbsent(a.key(), k -> new ArrayList<>()).add(a.atMillis());
     }
     List<Fault> sorted = new ArrayList<>(faults);
     sorted.sort(Comparator.comparingLong(Fault::atMillis));
@@ -79,10 +83,11 @@ final class DuplicateCauses {
       left -= count(byCause, PRODUCED_TWICE, Math.min(left, produced));
       left -= count(byCause, RELAY_TWICE, Math.min(left, c.byRelay()));
       left -= count(byCause, GATE_TWICE, Math.min(left, c.byGate()));
-      long first = times.get(0);
       long again = times.get(1);
+      List<Long> before = calls.get(id).stream().filter(t -> t < again).toList();
       boolean inFlight = sorted.stream().anyMatch(f -> f.killsDispatcher() && f.atMillis() <= again
-          && first >= f.atMillis() - inFlightMillis && first <= f.atMillis() + KILL_SLACK_MILLIS);
+          && before.stream().anyMatch(t -> t >= f.atMillis() - inFlightMillis
+              && t <= f.atMillis() + KILL_SLACK_MILLIS));
       count(byCause, inFlight ? IN_FLIGHT_AT_KILL : DISPATCHER_AGAIN, left);
       for (long at : times.subList(1, times.size())) {
         Fault f = precedingFault(sorted, at);

@@ -2,8 +2,7 @@ package io.sluice.dispatcher.app.chaos;
 
 /**
  * What the chaos provider does to the calls it gets, in scheduled phases over the load period
- * (fractions of it), the same for every provider. Between and after the phases it is
- * {@link #NORMAL}: it answers 200 within its strict limit and 429 beyond it.
+ * (fractions of it), the same for every provider. Between the phases it is {@link #NORMAL}: it answers 200 within its strict limit and 429 beyond it.
  */
 public enum ProviderPhase {
   NORMAL,
@@ -14,7 +13,21 @@ public enum ProviderPhase {
   /** Every call gets 429 with {@code Retry-After}, whatever the rate. */
   STORM,
   /** Every call takes {@link ChaosProvider#SLOW_MILLIS} to answer. */
-  SLOW;
+  SLOW,
+  /**
+   * From 78% of the load, each provider's first {@link ChaosProvider#HOSTILE_ANSWERS} answers are
+   * as hostile as answers get (issue 20), alternately: a 429 with {@code Retry-After: 86400},
+   * {@code RateLimit-Policy: "trap";q=0;w=2678400, "daily";q=1;w=86400} and
+   * {@code RateLimit: "daily";r=0;t=86400}; and, within the limit, a 200 saying
+   * {@code X-RateLimit-Limit: 1}, {@code -Remaining: 0} and a reset a day away (epoch seconds).
+   * Counted, not timed, and on until given, so that a gap in the calls (a fault) cannot skip
+   * them. After them every answer (this phase lasts to the end of the run) states the provider's
+   * real limits again ({@link ChaosProvider#RESTATED_POLICY}), as a
+   * provider that announces them does.
+   */
+  HOSTILE;
+
+  static final double HOSTILE_FROM = 0.78;
 
   /** The phase at {@code elapsedMillis} into a load period of {@code loadMillis}. */
   public static ProviderPhase at(long elapsedMillis, long loadMillis) {
@@ -33,6 +46,9 @@ public enum ProviderPhase {
     }
     if (f >= 0.64 && f < 0.74) {
       return SLOW;
+    }
+    if (f >= HOSTILE_FROM) {
+      return HOSTILE;
     }
     return NORMAL;
   }

@@ -35,7 +35,7 @@ final class ChaosCommand implements Callable<Integer> {
       description = "SIGKILL + start of redis-server (default: ${DEFAULT-VALUE}).")
   int redisRestarts;
 
-  @Option(names = "--broker-restarts", defaultValue = "1",
+  @Option(names = "--broker-restarts", defaultValue = "5",
       description = "SIGKILL + start of the broker (default: ${DEFAULT-VALUE}).")
   int brokerRestarts;
 

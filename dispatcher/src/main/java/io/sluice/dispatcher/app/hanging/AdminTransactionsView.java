@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.app.hanging;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -10,22 +11,31 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
-import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.common.TopicPartition;
 
 /** {@link TransactionsView} on Kafka's Admin client (KIP-664's describe, list and abort). */
 public final class AdminTransactionsView implements TransactionsView, AutoCloseable {
   private static final long TIMEOUT_SECONDS = 10;
-  private static final Set<TransactionState> OWING_MARKERS = Set.of(
-      TransactionState.ONGOING, TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT);
+  /** How long writing records again may read nothing before it fails (tried at the next look). */
+  private static final Duration REWRITE_STALL = Duration.ofSeconds(30);
 
   private final Admin admin;
+  private final PartitionRewriter rewriter;
 
-  public AdminTransactionsView(Admin admin) {
+  /**
+   * @param clientProperties the role's Kafka client properties, for the clients that write a
+   *                         hanging transaction's records again
+   * @param transactionalId  the transactional id those records are written again with
+   *                         ({@link SluiceTransactionalIds#sweeper()})
+   */
+  public AdminTransactionsView(Admin admin, Map<String, Object> clientProperties,
+      String transactionalId) {
     this.admin = admin;
+    this.rewriter = new PartitionRewriter(clientProperties, transactionalId, REWRITE_STALL);
   }
 
   @Override
@@ -59,9 +69,16 @@ public final class AdminTransactionsView implements TransactionsView, AutoClosea
             listings.stream().map(TransactionListing::transactionalId).toList())
         .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     descriptions.forEach((transactionalId, d) -> views.put(d.producerId(), new CoordinatorView(
-        d.producerId(), transactionalId, OWING_MARKERS.contains(d.state()),
-        Set.copyOf(d.topicPartitions()))));
+        d.producerId(), (short) d.producerEpoch(), transactionalId, d.state(),
+        d.topicPartitions(), d.transactionStartTimeMs().orElse(-1))));
     return views;
+  }
+
+  @Override
+  public long writeAgain(OpenTransaction t, String transactionalId) throws Exception {
+    long end = admin.listOffsets(Map.of(t.partition(), OffsetSpec.latest())).all()
+        .get(TIMEOUT_SECONDS, TimeUnit.SECONDS).get(t.partition()).offset();
+    return rewriter.writeAgain(t.partition(), t.startOffset(), end, transactionalId);
   }
 
   @Override
@@ -72,6 +89,7 @@ public final class AdminTransactionsView implements TransactionsView, AutoClosea
 
   @Override
   public void close() {
+    rewriter.close();
     admin.close();
   }
 }

@@ -22,4 +22,11 @@ class ChaosCommandTest {
     CliRun run = CliRun.of("chaos", "--kills", "-1");
     assertEquals(2, run.exitCode(), run.err());
   }
+
+  @Test
+  void aRunRestartsTheBrokerFiveTimesAndKillsTwentyTimesByDefault() {
+    CliRun run = CliRun.of("chaos", "--help");
+    assertTrue(run.out().replaceAll("\\s+", " ").contains("SIGKILL + start of the broker (default: 5)"), run.out());
+    assertTrue(run.out().replaceAll("\\s+", " ").contains("followed by a restart (default: 20)"), run.out());
+  }
 }

@@ -47,6 +47,18 @@ class DuplicateCausesTest {
   }
 
   @Test
+  void aCallAnswered500JustBeforeADispatchersKillWasInFlightThoughItsFirst2xxCameLater() {
+    // 4.8 s: answered 500, deferred; the kill at 5 s takes the deferral's commit and settled mark
+    // with it, so the next owner calls the record again (200 at 7 s) while the deferred copy comes
+    // back and is delivered too (9 s).
+    Attribution a = DuplicateCauses.of(List.of(
+            new Arrival(4800, "p", "u", 500, false), new Arrival(7000, "p", "u", 200, false),
+            new Arrival(9000, "p", "u", 200, false)),
+        Map.of(), Set.of(), FAULTS, TIMEOUT);
+    assertEquals(Map.of(DuplicateCauses.IN_FLIGHT_AT_KILL, 1L), a.byCause());
+  }
+
+  @Test
   void aCallInFlightAtAKillStaysSoWhateverFaultCameBetween() {
     List<Fault> faults = List.of(new Fault(5000, "5.0 s KILL_ROLE dispatch-a", true),
         new Fault(7000, "7.0 s RESTART_REDIS redis", false));

@@ -44,7 +44,19 @@ class FaultPlanTest {
     assertEquals(ProviderPhase.TIMEOUTS, at.apply(0.33));
     assertEquals(ProviderPhase.STORM, at.apply(0.50));
     assertEquals(ProviderPhase.SLOW, at.apply(0.70));
-    assertEquals(ProviderPhase.NORMAL, at.apply(0.90));
+    assertEquals(ProviderPhase.NORMAL, at.apply(0.76));
+    assertEquals(ProviderPhase.HOSTILE, at.apply(0.90));
     assertEquals(ProviderPhase.NORMAL, ProviderPhase.at(-5, 100_000));
+  }
+
+  @Test
+  void fiveBrokerRestartsAreSpreadOverTheLoadAtLeastTwentySecondsApart() {
+    List<Long> restarts = FaultPlan.of(ROLES, 20, 2, 5, 240_000, 9).stream()
+        .filter(f -> f.kind() == FaultPlan.Kind.RESTART_BROKER).map(FaultPlan.Fault::atMillis).toList();
+    assertEquals(5, restarts.size());
+    for (int i = 1; i < restarts.size(); i++) {
+      assertTrue(restarts.get(i) - restarts.get(i - 1) >= 20_000, () -> "too close: " + restarts);
+    }
+    assertTrue(restarts.get(4) < 240_000, "within the load");
   }
 }
