@@ -1,0 +1,369 @@
+package io.sluice.dispatcher.provider;
+
+import io.sluice.dispatcher.provider.auth.AccessToken;
+import io.sluice.dispatcher.provider.auth.Credentials;
+import io.sluice.dispatcher.provider.auth.OAuth2Tokens;
+import io.sluice.dispatcher.provider.auth.TlsContexts;
+import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
+import io.sluice.config.ProviderAuth;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.ProviderRequest;
+import io.sluice.config.Secrets;
+import io.sluice.schemas.validation.RelativePath;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The built-in provider: sends the event's payload (with the provider's {@code method}, POST by
+ * default) to the provider's base URL plus the event's relative path, asynchronously
+ * ({@code java.net.http}, no thread per call).
+ *
+ * <p>Request: {@code Content-Type: <contentType>}, {@code Idempotency-Key: <event id>},
+ * {@code Sluice-Cost: <event cost>}, the provider's static {@code headers}, its credential
+ * ({@link Credentials}), the Standard Webhooks headers when it signs
+ * ({@link StandardWebhooksSigner}: {@code webhook-id} is the event id, the same on every attempt;
+ * {@code webhook-timestamp} this call's time), and each
+ * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive),
+ * except one that would set {@code Authorization}, the auth header, a {@code webhook-*} header or
+ * a static header: credentials never come from an event. The
+ * event can choose a path below the base URL, never another host: {@link #target} resolves it with
+ * {@link RelativePath}, the rule the gate validated it with, and refuses any URL whose scheme, host
+ * or port differ from the base (the second lock on the door).
+ *
+ * <p>Input faults are the gate's to decide: every id, attribute and path it accepts is one this
+ * class can send ({@code HttpProviderSendableTest} holds that). Should a request still be
+ * unbuildable (a record that bypassed the gate), the call ends as
+ * {@link ProviderResult.Unsendable}, dead with reason {@code invalid}, never a retryable
+ * connection error: retrying cannot fix the event, and each retry would cost a slot of the
+ * provider's rate.
+ */
+public final class HttpProvider implements Provider {
+  /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
+  private static final Set<String> RESTRICTED =
+      Set.of("connection", "content-length", "expect", "host", "upgrade");
+  /**
+   * Headers this class sets itself or that frame the body: an attribute of that name is never
+   * forwarded, whatever {@code forwardHeaders} says (a second {@code Idempotency-Key} value would
+   * leave the provider to guess which one is the key).
+   */
+  private static final Set<String> OWN =
+      Set.of("idempotency-key", "content-type", "transfer-encoding", "sluice-cost");
+  /**
+   * The event's cost, on every request: a provider (or the gateway in front of it) counting cost
+   * units the way the event does can check it, and Sluice's test providers charge their cost
+   * limits by it.
+   */
+  public static final String COST_HEADER = "Sluice-Cost";
+
+  private final URI base;
+  private final Duration timeout;
+  private final Set<String> forward;
+  private final HttpClient client;
+  private final ProviderRequest shape;
+  private final String authHeader;
+  private final StandardWebhooksSigner signer;
+  private final Clock clock;
+  /** The provider's OAuth2 tokens; null unless its auth is oauth2. */
+  private final OAuth2Tokens tokens;
+
+  public HttpProvider(ProviderConfig config, HttpClient client) {
+    this(config, client, Clock.systemUTC());
+  }
+
+  /** @param clock the time {@code webhook-timestamp} states */
+  public HttpProvider(ProviderConfig config, HttpClient client, Clock clock) {
+    this(config, client, clock, (Object) null);
+    if (config.request().auth() instanceof ProviderAuth.OAuth2) {
+      throw new IllegalArgumentException("a provider with oauth2 needs its OAuth2Tokens");
+    }
+  }
+
+  private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
+    this.tokens = (OAuth2Tokens) tokens;
+    this.base = config.url();
+    this.timeout = config.timeout();
+    this.shape = config.request();
+    this.authHeader = Credentials.headerName(shape.auth());
+    TreeSet<String> names = new TreeSet<>();
+    for (String h : config.forwardHeaders()) {
+      String lower = h.toLowerCase(Locale.ROOT);
+      if (!RESTRICTED.contains(lower) && !OWN.contains(lower) && !setHere(lower)) {
+        names.add(lower);
+      }
+    }
+    this.forward = Set.copyOf(names);
+    this.client = client;
+    this.signer = shape.signingSecrets().isEmpty() ? null
+        : new StandardWebhooksSigner(shape.signingSecrets());
+    this.clock = clock;
+  }
+
+  /**
+   * Whether a (lower-case) header is one this provider's settings set: a credential, a signature
+   * or a static header. An event attribute never sets it, whatever {@code forwardHeaders} says
+   * (the configuration refuses such a list; this is the second lock).
+   */
+  private boolean setHere(String lower) {
+    return lower.equals("authorization") || lower.startsWith("webhook-")
+        || (authHeader != null && authHeader.equalsIgnoreCase(lower))
+        || shape.headers().keySet().stream().anyMatch(lower::equalsIgnoreCase);
+  }
+
+  /**
+   * The provider as the application builds it: its own client (with its {@code tls:} key and
+   * trust stores, if any), and for {@code oauth2} its own token fetcher (one per provider per
+   * process), started now.
+   */
+  public static HttpProvider of(String name, ProviderConfig config) {
+    HttpClient client = config.request().tls() == null ? defaultClient(config.timeout())
+        : clientBuilder(config.timeout())
+            .sslContext(TlsContexts.of(config.request().tls())).build();
+    if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
+      return new HttpProvider(config, client, Clock.systemUTC(),
+          new OAuth2Tokens(name, oauth2, client, Clock.systemUTC(), config.timeout()));
+    }
+    return new HttpProvider(config, client);
+  }
+
+  /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
+  public static HttpClient defaultClient(Duration connectTimeout) {
+    return clientBuilder(connectTimeout).build();
+  }
+
+  private static HttpClient.Builder clientBuilder(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .connectTimeout(connectTimeout);
+  }
+
+  /**
+   * A provider with OAuth2 credentials, its tokens from {@code tokens}.
+   *
+   * @param clock the time {@code webhook-timestamp} states
+   */
+  public HttpProvider(ProviderConfig config, HttpClient client, Clock clock, OAuth2Tokens tokens) {
+    this(config, client, clock, (Object) tokens);
+  }
+
+  /** Empty while calls can be made; else why not (no OAuth2 token), with no secret in it. */
+  public Optional<String> problem() {
+    return tokens == null ? Optional.empty() : tokens.problem();
+  }
+
+  @Override
+  public void close() {
+    if (tokens != null) {
+      tokens.close();
+    }
+  }
+
+  @Override
+  public CompletionStage<ProviderResult> call(ProviderCall call) {
+    AccessToken token = null;
+    if (tokens != null) {
+      Optional<AccessToken> current = tokens.current();
+      if (current.isEmpty()) {
+        return CompletableFuture.completedFuture(
+            new ProviderResult.CredentialUnavailable(tokens.problem().orElse("no OAuth2 token")));
+      }
+      token = current.get();
+    }
+    AccessToken used = token;
+    CompletableFuture<HttpResponse<byte[]>> sent;
+    long started = System.nanoTime();
+    try {
+      HttpRequest.Builder request = builder(call);
+      if (used != null) {
+        request.header(Credentials.AUTHORIZATION, "Bearer " + used.value());
+      }
+      sent = client.sendAsync(request.build(), BoundedBody.handler(keptBodyBytes()));
+    } catch (IllegalArgumentException e) {
+      // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
+      // The message may quote the offending value: its control characters must not reach a log.
+      String detail = scrub(String.valueOf(e.getMessage()).replaceAll("\\p{Cntrl}", "?"));
+      return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
+    }
+    return sent.handle((response, error) -> {
+      if (error == null && used != null && response.statusCode() == 401) {
+        if (!used.afterRefusal()) {
+          tokens.refused(used);
+        }
+        String body = captured(response).body();
+        return new ProviderResult.Unauthorized(used.afterRefusal(), "provider answered 401"
+            + (used.afterRefusal() ? " to a token fetched after an earlier 401" : "")
+            + (body == null ? "" : "; body: " + body));
+      }
+      if (error == null) {
+        return new ProviderResult.Answered(response.statusCode(),
+            response.headers().firstValue("Retry-After").orElse(null),
+            new ResponseHeaders(response.headers().map()),
+            (System.nanoTime() - started) / 1_000_000, captured(response));
+      }
+      return failure(error);
+    });
+  }
+
+  /**
+   * The request for one call.
+   *
+   * @throws IllegalArgumentException when the event's path, id or a forwarded attribute cannot be
+   *                                  sent
+   */
+  HttpRequest request(ProviderCall call) {
+    return builder(call).build();
+  }
+
+  private HttpRequest.Builder builder(ProviderCall call) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(target(base, call.path()))
+        .timeout(timeout)
+        .header("Content-Type", shape.contentType())
+        .header("Idempotency-Key", call.eventId())
+        .header(COST_HEADER, Long.toString(call.cost()))
+        .method(shape.method(), call.body().length == 0
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(call.body()));
+    shape.headers().forEach(request::header);
+    if (authHeader != null && tokens == null) {
+      try {
+        request.header(authHeader, Credentials.headerValue(shape.auth()));
+      } catch (IllegalArgumentException e) {
+        // java.net.http quotes the refused value: never let the credential into the message.
+        throw new IllegalArgumentException("the credential for " + authHeader
+            + " is not a valid header value (a control character in the secret?)");
+      }
+    }
+    if (signer != null) {
+      long timestamp = clock.instant().getEpochSecond();
+      request.header(StandardWebhooksSigner.ID, call.eventId())
+          .header(StandardWebhooksSigner.TIMESTAMP, Long.toString(timestamp))
+          .header(StandardWebhooksSigner.SIGNATURE,
+              signer.signature(call.eventId(), timestamp, call.body()));
+    }
+    for (Map.Entry<String, String> a : call.attributes().entrySet()) {
+      if (forward.contains(a.getKey().toLowerCase(Locale.ROOT))) {
+        request.header(a.getKey(), a.getValue());
+      }
+    }
+    return request;
+  }
+
+  /** The listed headers and the body excerpt of an answer, bounded and scrubbed. */
+  private Captured captured(HttpResponse<byte[]> response) {
+    ProviderRequest.Capture capture = shape.capture();
+    if (capture.headers().isEmpty() && capture.bodyBytes() == 0) {
+      return Captured.NONE;
+    }
+    Map<String, String> headers = new TreeMap<>();
+    for (String name : capture.headers()) {
+      List<String> values = response.headers().allValues(name);
+      if (!values.isEmpty()) {
+        headers.put(name.toLowerCase(Locale.ROOT), printable(String.join(", ", values),
+            Captured.MAX_HEADER_CHARS));
+      }
+    }
+    String body = null;
+    if (capture.bodyBytes() > 0) {
+      // Masked before it is cut: a secret straddling the cut must not leave its first half.
+      byte[] masked = printable(new String(response.body(), StandardCharsets.UTF_8),
+          Integer.MAX_VALUE).getBytes(StandardCharsets.UTF_8);
+      body = new String(masked, 0, Math.min(masked.length, capture.bodyBytes()),
+          StandardCharsets.UTF_8);
+    }
+    return new Captured(headers, body);
+  }
+
+  /**
+   * How much of a body is read into memory: {@code capture.bodyBytes}, plus the longest secret
+   * (so that one starting inside the excerpt is seen whole, and masked); 0 without capture.
+   */
+  private int keptBodyBytes() {
+    int excerpt = shape.capture().bodyBytes();
+    if (excerpt == 0) {
+      return 0;
+    }
+    int longest = 0;
+    for (String secret : secrets()) {
+      longest = Math.max(longest, secret.getBytes(StandardCharsets.UTF_8).length);
+    }
+    return excerpt + longest;
+  }
+
+  /** Control characters as '?', at most {@code max} characters, the provider's secrets masked. */
+  private String printable(String text, int max) {
+    String cut = text.length() > max ? text.substring(0, max) : text;
+    return scrub(cut.replaceAll("\\p{Cntrl}", "?"));
+  }
+
+  /**
+   * {@code text} with each of the provider's secrets masked: a provider may echo the request's
+   * credential in an error body, and nothing Sluice writes may carry it.
+   */
+  private String scrub(String text) {
+    return Secrets.scrub(text, secrets());
+  }
+
+  /** The provider's secrets as they are now: its credential (and header value), its keys. */
+  private List<String> secrets() {
+    List<String> secrets = new ArrayList<>();
+    String credential = Credentials.headerValue(shape.auth());
+    if (credential != null) {
+      secrets.add(credential);
+    }
+    if (tokens != null) {
+      tokens.current().ifPresent(t -> secrets.add(t.value()));
+    }
+    secrets.addAll(Credentials.secretValues(shape.auth()));
+    shape.signingSecrets().forEach(s -> secrets.add(s.value()));
+    return secrets;
+  }
+
+  static ProviderResult failure(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null
+        ? error.getCause() : error;
+    if (cause instanceof HttpConnectTimeoutException || cause instanceof ConnectException) {
+      return new ProviderResult.ConnectFailed(cause.toString());
+    }
+    if (cause instanceof HttpTimeoutException) {
+      return new ProviderResult.TimedOut(cause.getMessage());
+    }
+    return new ProviderResult.ConnectFailed(cause.toString());
+  }
+
+  /**
+   * The base URL plus a relative path, as {@link RelativePath#resolve} joins them:
+   * {@code http://h/hooks} + {@code orders/7?x=1} is {@code http://h/hooks/orders/7?x=1}; a path
+   * starting with {@code ?} attaches to the base itself.
+   *
+   * @throws IllegalArgumentException if the path breaks a {@link RelativePath} rule, or the result
+   *                                  would leave the base's scheme, host or port
+   */
+  public static URI target(URI base, String path) {
+    URI uri = RelativePath.resolve(base, path);
+    if (!base.getScheme().equalsIgnoreCase(uri.getScheme())
+        || !base.getHost().equalsIgnoreCase(String.valueOf(uri.getHost()))
+        || base.getPort() != uri.getPort()) {
+      throw new IllegalArgumentException("path " + path + " leaves the provider's host " + base);
+    }
+    return uri;
+  }
+}
