@@ -24,7 +24,7 @@ FROM eclipse-temurin:17-jre
 RUN groupadd --system sluice \
  && useradd --system --gid sluice --no-create-home --home-dir /app --shell /usr/sbin/nologin sluice
 WORKDIR /app
-COPY --from=build /src/dispatcher/target/sluice.jar /app/sluice.jar
+COPY --from=build /src/app/target/sluice.jar /app/sluice.jar
 USER sluice
 # /metrics and /health (http.port)
 EXPOSE 8080

@@ -2,7 +2,7 @@ package io.sluice.redis;
 
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.sluice.schemas.config.RedisConfig;
+import io.sluice.config.RedisConfig;
 import java.util.concurrent.CompletionStage;
 
 /**

@@ -1,7 +1,7 @@
 package io.sluice.redis;
 
 import io.lettuce.core.ScriptOutputType;
-import io.sluice.schemas.config.RedisConfig;
+import io.sluice.config.RedisConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisURI;
-import io.sluice.schemas.config.RedisUri;
+import io.sluice.config.RedisUri;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

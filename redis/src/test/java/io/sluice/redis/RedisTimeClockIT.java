@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.RedisConfig;
+import io.sluice.config.RedisConfig;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

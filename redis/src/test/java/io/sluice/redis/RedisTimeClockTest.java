@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.embedded.FakeClock;
+import io.sluice.testkit.FakeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

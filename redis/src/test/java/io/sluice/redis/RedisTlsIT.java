@@ -1,6 +1,6 @@
 package io.sluice.redis;
 
-import io.sluice.embedded.Await;
+import io.sluice.testkit.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.ScriptOutputType;
 import io.sluice.embedded.RedisBinaries;
-import io.sluice.schemas.config.RedisConfig;
+import io.sluice.config.RedisConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

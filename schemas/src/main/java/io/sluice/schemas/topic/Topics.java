@@ -1,6 +1,6 @@
 package io.sluice.schemas.topic;
 
-import io.sluice.schemas.config.Durations;
+import io.sluice.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.sluice.schemas.validation;
 
-import io.sluice.schemas.config.ProviderConfig;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import java.util.Objects;

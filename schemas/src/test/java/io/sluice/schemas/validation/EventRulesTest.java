@@ -3,8 +3,8 @@ package io.sluice.schemas.validation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.sluice.schemas.config.ConfigLoader;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package io.sluice.topology.gate;
 
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
-import io.sluice.schemas.config.GroupMembership;
-import io.sluice.schemas.config.LiveConfig;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.GroupMembership;
+import io.sluice.config.LiveConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.TokenBucketScript;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.config.RedisDownPolicy;
 import io.sluice.schemas.event.Reason;
 
 /**

@@ -1,6 +1,6 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.config.Durations;
+import io.sluice.config.Durations;
 import java.time.Duration;
 
 /** The names of the gate topology's nodes, so tests, logs and metrics agree on them. */

@@ -1,6 +1,6 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LocalBuckets;

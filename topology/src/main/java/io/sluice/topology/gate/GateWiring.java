@@ -1,7 +1,7 @@
 package io.sluice.topology.gate;
 
 import io.sluice.redis.RedisCircuit;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.topology.limiter.TokenBucketStore;
 import java.time.Clock;
 import java.util.function.DoubleSupplier;

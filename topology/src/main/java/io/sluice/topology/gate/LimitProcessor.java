@@ -1,8 +1,8 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.config.ProviderConfig;
-import io.sluice.schemas.config.RedisDownPolicy;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.RedisDownPolicy;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
@@ -115,7 +115,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     boolean shadow = bucket.shadow();
 
     listener.decided(provider, in.tier());
-    List<RuleBucket> rules = bucket.mayHaveRules() ? EventRules.of(config, in.event(), in.tier()) : List.of();
+    List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, in.event(), in.tier()) : List.of();
     boolean multi = !rules.isEmpty();
     LimiterDecision decision = multi
         ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)

@@ -1,9 +1,9 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.config.ProviderConfig;
-import io.sluice.schemas.config.Quota;
-import io.sluice.schemas.config.SluiceConfig;
-import io.sluice.schemas.config.TierConfig;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.Quota;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TierConfig;
 import io.sluice.topology.limiter.BucketSpec;
 import java.util.HashMap;
 import java.util.Map;

@@ -33,7 +33,7 @@ public final class OutputLimits {
    * 64 KiB for Sluice's headers must always fit, or a valid, charged event would be dead-lettered
    * without its value.
    */
-  public static int maxRecordBytes(io.sluice.schemas.config.KafkaConfig kafka) {
+  public static int maxRecordBytes(io.sluice.config.KafkaConfig kafka) {
     return Math.max(MAX_RECORD_BYTES, kafka.maxRequestSize() + 64 * 1024);
   }
 

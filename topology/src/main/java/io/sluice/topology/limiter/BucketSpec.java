@@ -1,6 +1,6 @@
 package io.sluice.topology.limiter;
 
-import io.sluice.schemas.config.Quota;
+import io.sluice.config.Quota;
 
 /**
  * The shape of one bucket: how much it holds and how fast it refills. Immutable.

@@ -2,9 +2,9 @@ package io.sluice.topology.gate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.sluice.schemas.config.ConfigLoader;
-import io.sluice.schemas.config.GroupMembership;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.GroupMembership;
+import io.sluice.config.SluiceConfig;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;

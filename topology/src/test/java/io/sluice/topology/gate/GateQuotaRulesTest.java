@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.embedded.FakeClock;
+import io.sluice.testkit.FakeClock;
 import io.sluice.redis.RedisCircuit;
-import io.sluice.schemas.config.ConfigLoader;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;

@@ -3,11 +3,11 @@ package io.sluice.topology.gate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.sluice.embedded.FakeClock;
+import io.sluice.testkit.FakeClock;
 import io.sluice.redis.RedisCircuit;
-import io.sluice.schemas.config.ConfigLoader;
-import io.sluice.schemas.config.LiveConfig;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.LiveConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.schemas.config.ConfigLoader;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.topology.limiter.BucketSpec;
 import java.util.Map;
@@ -60,9 +60,9 @@ class LimitTermsTest {
     // provider its tier has a budget for.
     assertTrue(terms.of("budgeted-api", "anyone", "pro").mayHaveRules());
     WorkEvent e = new WorkEvent("e1", "anyone", "budgeted-api", 1, null, null, null, Map.of());
-    assertFalse(EventRules.of(CONFIG, e, "pro").isEmpty());
+    assertFalse(ChargedRules.of(CONFIG, e, "pro").isEmpty());
     assertFalse(terms.of("budgeted-api", "anyone", "free").mayHaveRules());
-    assertTrue(EventRules.of(CONFIG, e, "free").isEmpty());
+    assertTrue(ChargedRules.of(CONFIG, e, "free").isEmpty());
   }
 
   @Test
@@ -72,7 +72,7 @@ class LimitTermsTest {
     assertEquals(new BucketSpec(9, 3, 10_000_000), terms.of("payments-api", "own", "free").spec(),
         "its own quota toward the provider");
     assertTrue(terms.of("payments-api", "quiet", "free").shadow(), "the tenant's shadow flag");
-    assertTrue(terms.of("payments-api", "globex", "pro").mayHaveRules(), "left to EventRules");
+    assertTrue(terms.of("payments-api", "globex", "pro").mayHaveRules(), "left to ChargedRules");
   }
 
   @Test

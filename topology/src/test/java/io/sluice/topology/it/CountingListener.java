@@ -1,6 +1,6 @@
 package io.sluice.topology.it;
 
-import io.sluice.schemas.config.RedisDownPolicy;
+import io.sluice.config.RedisDownPolicy;
 import io.sluice.topology.gate.GateListener;
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,18 +1,20 @@
 package io.sluice.topology.it;
 
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.Quota;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.Quota;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
-import io.sluice.topology.delay.RelayService;
-import io.sluice.topology.delay.RelayListener;
+import io.sluice.relay.RelayService;
+import io.sluice.relay.RelayListener;
 import io.sluice.topology.gate.Gate;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -105,7 +107,7 @@ class GateIT {
     int perTenant = 30; // 30 events in about a second: three times the refill, six times the burst
     try (Gate one = Gate.start(config, new CountingListener(), FAST_COMMITS);
          Gate two = Gate.start(config, new CountingListener(), FAST_COMMITS);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       for (int round = 0; round < perTenant; round++) {
         for (int t = 0; t < tenants; t++) {
           send(p, topics, "tenant-" + t, event("t" + t + "-" + round, "tenant-" + t, "payments-api", 1));
@@ -115,7 +117,7 @@ class GateIT {
       int total = tenants * perTenant;
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
-      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
           all -> all.stream().map(GateIT::idOf).distinct().count() >= total, Duration.ofSeconds(120));
 
       Map<String, List<Long>> admitted = new HashMap<>();
@@ -157,14 +159,14 @@ class GateIT {
     SluiceConfig config = TestConfigs.of(config(quotas, "10s"), broker, redis.uri());
     Topics topics = TestConfigs.createTopics(config, broker, 2);
     try (Gate gate = Gate.start(config, new CountingListener(), FAST_COMMITS);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       for (int i = 0; i < 10; i++) {
         send(p, topics, "exact", event("x" + i, "exact", "payments-api", 1));
       }
       p.flush();
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
-      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
           all -> all.size() >= 10, Duration.ofSeconds(60));
       List<Long> times = records.stream().map(r -> admittedAt(r, topics)).sorted().toList();
       long first = times.get(0);
@@ -190,14 +192,14 @@ class GateIT {
     CountingListener counts = new CountingListener();
     int events = 100;
     try (Gate gate = Gate.start(config, counts, FAST_COMMITS);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       for (int i = 0; i < events; i++) {
         send(p, topics, "watched", event("w" + i, "watched", "payments-api", 1));
       }
       p.flush();
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
-      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
           all -> all.stream().map(GateIT::idOf).distinct().count() >= events, Duration.ofSeconds(60));
       assertTrue(records.stream().allMatch(r -> r.topic().equals(topics.ready())),
           "every event of the shadow tenant went to ready, none to the ladder");
@@ -229,7 +231,7 @@ class GateIT {
     int events = 140;
     try (Gate gate = Gate.start(config, counts, FAST_COMMITS);
          RelayService relay = RelayService.start(config, RelayListener.NONE);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       long start = System.nanoTime();
       for (int i = 0; i < events; i++) {
         send(p, topics, "loud", event("a" + i, "loud", "payments-api", 1));
@@ -240,7 +242,7 @@ class GateIT {
       // Done when every event is admitted or holds a paid reservation.
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
-      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
           all -> all.stream().filter(r -> r.topic().equals(topics.ready()) || paid(r))
               .map(GateIT::idOf).distinct().count() >= events,
           Duration.ofSeconds(60));
@@ -274,7 +276,7 @@ class GateIT {
     bad.add(bytes("{\"id\":\"late\",\"tenant\":\"acme\",\"provider\":\"payments-api\",\"deadline\":\"2020-01-01T00:00:00Z\"}"));
     assertTrue(bad.size() >= 25, "the corpus has " + bad.size() + " bad samples");
     try (Gate gate = Gate.start(config, new CountingListener(), FAST_COMMITS);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       int good = 0;
       for (byte[] b : bad) {
         p.send(new ProducerRecord<>(topics.inbound(), bytes("acme"), b));
@@ -282,9 +284,9 @@ class GateIT {
       }
       p.flush();
       int goodCount = good;
-      List<ConsumerRecord<byte[], byte[]>> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
+      List<ConsumerRecord<byte[], byte[]>> dead = KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
           all -> all.size() >= bad.size(), Duration.ofSeconds(60));
-      List<ConsumerRecord<byte[], byte[]>> ready = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
+      List<ConsumerRecord<byte[], byte[]>> ready = KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
           all -> all.size() >= goodCount, Duration.ofSeconds(60));
       assertEquals(bad.size(), dead.size());
       Set<String> deadValues = new HashSet<>();
@@ -330,14 +332,14 @@ class GateIT {
     }
     long before = System.currentTimeMillis();
     try (Gate gate = Gate.start(config, new CountingListener(), FAST_COMMITS);
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       p.send(new ProducerRecord<>(topics.inbound(), null, bytes("someone"),
           bytes(event("good", "someone", "payments-api", 1)), forged));
       p.send(new ProducerRecord<>(topics.inbound(), null, bytes("someone"), bytes("{\"id\":"), forged));
       p.flush();
-      ConsumerRecord<byte[], byte[]> admitted = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
+      ConsumerRecord<byte[], byte[]> admitted = KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
           all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
-      ConsumerRecord<byte[], byte[]> dead = Kafka.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
+      ConsumerRecord<byte[], byte[]> dead = KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
           all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
 
       assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN, HeaderNames.WRITER), sluiceNames(admitted));

@@ -1,13 +1,15 @@
 package io.sluice.topology.it;
 
-import io.sluice.embedded.Await;
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
+import io.sluice.testkit.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.gate.Gate;
 import java.time.Duration;
@@ -43,7 +45,7 @@ class GateLocalShareIT {
       CountingListener counts = new CountingListener();
       try (Gate a = Gate.start(config, counts, fast);
            Gate b = Gate.start(config, counts, fast);
-           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+           KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
         Await.until("both instances running with a share of 1/2", Duration.ofSeconds(90),
             () -> a.streams().state() + " " + a.localShare() + ", " + b.streams().state() + " " + b.localShare(),
             seen -> running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5);
@@ -58,7 +60,7 @@ class GateLocalShareIT {
         p.flush();
         List<String> out = new ArrayList<>(topics.delays());
         out.add(topics.ready());
-        List<ConsumerRecord<byte[], byte[]>> decided = Kafka.readUntil(broker.bootstrapServers(), out,
+        List<ConsumerRecord<byte[], byte[]>> decided = KafkaClients.readUntil(broker.bootstrapServers(), out,
             all -> all.stream().filter(r -> GateIT.idOf(r).startsWith("burst-")).count() >= burst,
             Duration.ofSeconds(60));
         double decidedWithinSeconds = (System.nanoTime() - outageStarted) / 1e9;

@@ -1,13 +1,15 @@
 package io.sluice.topology.it;
 
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.gate.Gate;
 import java.time.Duration;
@@ -59,7 +61,7 @@ class GateQuotaRulesIT {
     int perProvider = 20;
     try (Gate one = Gate.start(config, new CountingListener(), Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
          Gate two = Gate.start(config, new CountingListener(), Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
-         KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
       for (int round = 0; round < perProvider; round++) {
         for (int t = 0; t < tenants; t++) {
           for (String provider : new String[] {"a-api", "b-api"}) {
@@ -71,7 +73,7 @@ class GateQuotaRulesIT {
       int total = tenants * perProvider * 2;
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
-      List<ConsumerRecord<byte[], byte[]>> records = Kafka.readUntil(broker.bootstrapServers(), out,
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
           all -> all.stream().map(GateIT::idOf).distinct().count() >= total, Duration.ofSeconds(120));
 
       Map<String, List<Long>> overall = new HashMap<>();

@@ -1,15 +1,17 @@
 package io.sluice.topology.it;
 
-import io.sluice.embedded.Await;
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
+import io.sluice.testkit.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
@@ -55,17 +57,17 @@ class GateRedisDownIT {
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
       try (Gate gate = Gate.start(config, counts, Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
-           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+           KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
         GateIT.send(p, topics, "acme", GateIT.event("before", "acme", "payments-api", 1));
         p.flush();
-        Kafka.readUntil(broker.bootstrapServers(), List.of(topics.ready()), all -> all.size() >= 1, Duration.ofSeconds(60));
+        KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.ready()), all -> all.size() >= 1, Duration.ofSeconds(60));
 
         redis.stop();
         GateIT.send(p, topics, "acme", GateIT.event("closed-1", "acme", "payments-api", 1));
         GateIT.send(p, topics, "acme", GateIT.event("local-1", "acme", "local-api", 1));
         GateIT.send(p, topics, "acme", GateIT.event("local-2", "acme", "local-api", 1));
         p.flush();
-        List<ConsumerRecord<byte[], byte[]>> during = Kafka.readUntil(broker.bootstrapServers(), out,
+        List<ConsumerRecord<byte[], byte[]>> during = KafkaClients.readUntil(broker.bootstrapServers(), out,
             all -> all.size() >= 4, Duration.ofSeconds(60));
         ConsumerRecord<byte[], byte[]> held = during.stream()
             .filter(r -> GateIT.idOf(r).equals("closed-1")).findFirst().orElseThrow();
@@ -88,7 +90,7 @@ class GateRedisDownIT {
             if (exists == 0) {
               GateIT.send(p, topics, "acme", GateIT.event("after-" + n.getAndIncrement(), "acme", "payments-api", 1));
               p.flush();
-              Kafka.readUntil(broker.bootstrapServers(), out,
+              KafkaClients.readUntil(broker.bootstrapServers(), out,
                   all -> all.stream().anyMatch(r -> GateIT.idOf(r).startsWith("after-")), Duration.ofSeconds(30));
             }
             return exists;
@@ -109,13 +111,13 @@ class GateRedisDownIT {
       List<String> out = new ArrayList<>(topics.delays());
       out.add(topics.ready());
       try (Gate gate = Gate.start(config, new CountingListener(), Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100));
-           KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+           KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
         // Two go now; three are paid reservations, due 1, 2 and 3 s on.
         for (int i = 0; i < 5; i++) {
           GateIT.send(p, topics, "acme", GateIT.event("sold-" + i, "acme", "local-api", 1));
         }
         p.flush();
-        List<ConsumerRecord<byte[], byte[]>> before = Kafka.readUntil(broker.bootstrapServers(), out,
+        List<ConsumerRecord<byte[], byte[]>> before = KafkaClients.readUntil(broker.bootstrapServers(), out,
             all -> all.size() >= 5, Duration.ofSeconds(60));
         long lastSold = before.stream().filter(r -> !r.topic().equals(topics.ready()))
             .mapToLong(r -> Long.parseLong(HeaderValues.last(r.headers(), HeaderNames.NOT_BEFORE).orElseThrow()))
@@ -125,7 +127,7 @@ class GateRedisDownIT {
         redis.kill();
         GateIT.send(p, topics, "acme", GateIT.event("during", "acme", "local-api", 1));
         p.flush();
-        ConsumerRecord<byte[], byte[]> during = Kafka.readUntil(broker.bootstrapServers(), out,
+        ConsumerRecord<byte[], byte[]> during = KafkaClients.readUntil(broker.bootstrapServers(), out,
                 all -> all.stream().anyMatch(r -> GateIT.idOf(r).equals("during")), Duration.ofSeconds(60))
             .stream().filter(r -> GateIT.idOf(r).equals("during")).findFirst().orElseThrow();
         assertTrue(!during.topic().equals(topics.ready()),

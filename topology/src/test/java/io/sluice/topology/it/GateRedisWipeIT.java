@@ -1,14 +1,16 @@
 package io.sluice.topology.it;
 
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.Quota;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.Quota;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.gate.Gate;
 import java.time.Duration;
@@ -58,13 +60,13 @@ class GateRedisWipeIT {
       out.add(topics.ready());
       Map<String, Object> fastCommits = Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
       Gate gate = Gate.start(config, new CountingListener(), fastCommits);
-      try (KafkaProducer<byte[], byte[]> p = Kafka.producer(broker.bootstrapServers())) {
+      try (KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
         int burst = 30;
         for (int i = 0; i < burst; i++) {
           GateIT.send(p, topics, "acme", GateIT.event("first-" + i, "acme", "payments-api", 1));
         }
         p.flush();
-        List<ConsumerRecord<byte[], byte[]>> first = Kafka.readUntil(broker.bootstrapServers(), out,
+        List<ConsumerRecord<byte[], byte[]>> first = KafkaClients.readUntil(broker.bootstrapServers(), out,
             all -> all.size() >= burst, Duration.ofSeconds(60));
         long paid = first.stream().filter(GateIT::paid).count();
         assertTrue(paid >= 15, "the first burst left paid reservations in the ladder: " + paid);
@@ -85,7 +87,7 @@ class GateRedisWipeIT {
           GateIT.send(p, topics, "acme", GateIT.event("second-" + i, "acme", "payments-api", 1));
         }
         p.flush();
-        List<ConsumerRecord<byte[], byte[]>> all = Kafka.readUntil(broker.bootstrapServers(), out,
+        List<ConsumerRecord<byte[], byte[]>> all = KafkaClients.readUntil(broker.bootstrapServers(), out,
             records -> records.stream().map(GateIT::idOf).distinct().count() >= 2L * burst,
             Duration.ofSeconds(60));
 

@@ -1,6 +1,8 @@
 package io.sluice.topology.it;
 
-import io.sluice.embedded.Await;
+import io.sluice.testkit.TestConfigs;
+import io.sluice.testkit.KafkaClients;
+import io.sluice.testkit.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.embedded.KafkaBroker;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.schemas.config.SluiceConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.gate.Gate;
@@ -79,7 +81,7 @@ class TooLargeOutputIT {
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t1"), overPayload)).get();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t1"), goodEvent("after-big"))).get();
 
-      List<ConsumerRecord<byte[], byte[]>> out = Kafka.readUntil(broker.bootstrapServers(),
+      List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
           all -> count(all, topics.dlq()) >= 2 && count(all, topics.ready()) >= 1, FEW_SECONDS);
       System.out.printf("too-large outputs: two dead letters and the good event after them in %d ms%n",
@@ -112,7 +114,7 @@ class TooLargeOutputIT {
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t2"), notJson)).get();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t2"), goodEvent("after-refused"))).get();
 
-      List<ConsumerRecord<byte[], byte[]>> out = Kafka.readUntil(broker.bootstrapServers(),
+      List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
           all -> count(all, topics.dlq()) >= 1 && count(all, topics.ready()) >= 1, FEW_SECONDS.plusSeconds(10));
       ConsumerRecord<byte[], byte[]> dead = of(out, topics.dlq()).get(0);
@@ -135,7 +137,7 @@ class TooLargeOutputIT {
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t3"), huge)).get();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t3"), goodEvent("after-huge"))).get();
 
-      List<ConsumerRecord<byte[], byte[]>> out = Kafka.readUntil(broker.bootstrapServers(),
+      List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
           all -> count(all, topics.dlq()) >= 1 && count(all, topics.ready()) >= 1, FEW_SECONDS);
       ConsumerRecord<byte[], byte[]> dead = of(out, topics.dlq()).get(0);
@@ -160,7 +162,7 @@ class TooLargeOutputIT {
          Admin admin = broker.admin()) {
       // A first dead letter: the gate has read the topics' limits.
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t4"), bytes("not json"))).get();
-      Kafka.readUntil(broker.bootstrapServers(), List.of(topics.dlq()), all -> all.size() >= 1, FEW_SECONDS);
+      KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.dlq()), all -> all.size() >= 1, FEW_SECONDS);
       var dlq = new org.apache.kafka.common.config.ConfigResource(
           org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topics.dlq());
       admin.incrementalAlterConfigs(Map.of(dlq, List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
@@ -170,7 +172,7 @@ class TooLargeOutputIT {
       long start = System.nanoTime();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t4"), notJson)).get();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t4"), goodEvent("after-lowered"))).get();
-      List<ConsumerRecord<byte[], byte[]>> out = Kafka.readUntil(broker.bootstrapServers(),
+      List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
           all -> count(all, topics.dlq()) >= 2 && count(all, topics.ready()) >= 1, Duration.ofSeconds(45));
       System.out.printf("too-large outputs: a refusal by the broker settled in %d ms%n",

@@ -1,9 +1,9 @@
 package io.sluice.topology.limiter;
 
-import io.sluice.embedded.Await;
+import io.sluice.testkit.Await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisCircuit;
 import java.time.Duration;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.embedded.FakeClock;
+import io.sluice.testkit.FakeClock;
 import org.junit.jupiter.api.Test;
 
 /** When a lease is renewed ahead: a lease target of 1 s, so the lookahead is 500 ms. */

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisCommands;
-import io.sluice.embedded.RealServers;
+import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisCircuit;
 import java.time.Duration;

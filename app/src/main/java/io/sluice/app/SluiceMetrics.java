@@ -1,0 +1,334 @@
+package io.sluice.app;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.Timer;
+import io.sluice.dispatcher.dispatch.DispatchListener;
+import io.sluice.dispatcher.feedback.LearnedLimit;
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.app.ops.MetricNames;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.redis.RedisCircuit;
+import io.sluice.config.RedisDownPolicy;
+import io.sluice.schemas.event.Reason;
+import io.sluice.relay.RelayListener;
+import io.sluice.topology.gate.GateListener;
+import io.sluice.config.LiveConfig;
+import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Every role's events as Dropwizard metrics, named {@code sluice_<role>_<what>} with labels for
+ * provider, tier and reason (the README's "Metrics and health" lists them; the dashboard and alert
+ * rules in {@code deploy/} read them). Tenant ids never appear: a tenant count is unbounded, and a
+ * metric per tenant would grow the registry (and Prometheus) without limit. Thread-safe: the
+ * registry's get-or-create is.
+ */
+public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
+  private final MetricRegistry registry;
+
+  public SluiceMetrics(MetricRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MetricRegistry registry() {
+    return registry;
+  }
+
+  private Counter counter(String base, String... labels) {
+    return registry.counter(MetricNames.name(base, labels));
+  }
+
+  private Timer timer(String base, String... labels) {
+    return registry.timer(MetricNames.name(base, labels));
+  }
+
+  /** Registers a gauge once (later calls with the same name keep the first). */
+  public void gauge(Supplier<Number> value, String base, String... labels) {
+    String name = MetricNames.name(base, labels);
+    if (!registry.getGauges().containsKey(name)) {
+      registry.register(name, (Gauge<Number>) value::get);
+    }
+  }
+
+  /** A configuration reload's outcome: applied, rejected (the running one stays) or unchanged. */
+  public void configReload(LiveConfig.Outcome outcome) {
+    String what = outcome instanceof LiveConfig.Outcome.Applied ? "applied"
+        : outcome instanceof LiveConfig.Outcome.Rejected ? "rejected" : "unchanged";
+    counter("sluice_config_reloads", "outcome", what).inc();
+  }
+
+  private static String t(String tier) {
+    return tier == null || tier.isEmpty() ? "none" : tier;
+  }
+
+  private static String p(String provider) {
+    return provider == null ? "none" : provider;
+  }
+
+  // ---- gate
+
+  @Override
+  public void decided(String provider, String tier) {
+    counter("sluice_gate_decisions", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void redisCall(String provider, long nanos) {
+    timer("sluice_gate_redis_script_seconds", "provider", p(provider))
+        .update(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void admitted(String provider, String tier, int cost) {
+    counter("sluice_gate_admitted", "provider", p(provider), "tier", t(tier)).inc();
+    counter("sluice_gate_admitted_cost", "provider", p(provider), "tier", t(tier)).inc(cost);
+  }
+
+  @Override
+  public void deferred(String provider, String tier, Reason reason, boolean paid) {
+    counter("sluice_gate_deferred", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code(), "paid", String.valueOf(paid)).inc();
+  }
+
+  @Override
+  public void dead(Reason reason) {
+    counter("sluice_gate_dead", "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void shadowWouldDefer(String provider, String tier) {
+    counter("sluice_gate_shadow_would_defer", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void redisFallback(String provider, RedisDownPolicy policy) {
+    counter("sluice_gate_redis_fallback", "provider", p(provider),
+        "policy", policy.name().toLowerCase()).inc();
+  }
+
+  // ---- relay
+
+  @Override
+  public void released(String returnTo, long lateMillis) {
+    timer("sluice_relay_lateness_seconds").update(lateMillis, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void hopped(String fromTopic, String toTopic) {
+    counter("sluice_relay_hops").inc();
+  }
+
+  @Override
+  public void deadLettered(String detail) {
+    counter("sluice_relay_dead").inc();
+  }
+
+  // ---- dispatcher
+
+  @Override
+  public void callStarted(String provider, String tier, long slotMicros, long lateNanos) {
+    counter("sluice_dispatch_calls", "provider", p(provider), "tier", t(tier)).inc();
+    timer("sluice_dispatch_slot_lateness_seconds", "provider", p(provider))
+        .update(lateNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void callEnded(String provider, String tier, ProviderResult result, long latencyNanos) {
+    String status;
+    if (result instanceof ProviderResult.Answered a) {
+      status = (a.status() / 100) + "xx";
+    } else if (result instanceof ProviderResult.TimedOut) {
+      status = "timeout";
+    } else if (result instanceof ProviderResult.Unsendable) {
+      status = "unsendable";
+    } else {
+      status = "connect_error";
+    }
+    counter("sluice_dispatch_responses", "provider", p(provider), "status", status).inc();
+    if (result instanceof ProviderResult.Answered a && a.status() == 429) {
+      counter("sluice_dispatch_provider_429", "provider", p(provider)).inc();
+    }
+    timer("sluice_dispatch_provider_latency_seconds", "provider", p(provider))
+        .update(latencyNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void delivered(String provider, String tier) {
+    counter("sluice_dispatch_delivered", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
+  public void deferred(String provider, String tier, Reason reason) {
+    counter("sluice_dispatch_deferred", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void dead(String provider, String tier, Reason reason) {
+    counter("sluice_dispatch_dead", "provider", p(provider), "tier", t(tier),
+        "reason", reason.code()).inc();
+  }
+
+  @Override
+  public void throttled(String provider, long retryAfterMillis) {
+    counter("sluice_dispatch_throttled", "provider", p(provider)).inc();
+  }
+
+  @Override
+  public void slotWasted(String provider, String reason) {
+    counter("sluice_dispatch_slots_wasted", "provider", p(provider), "reason", reason).inc();
+  }
+
+  @Override
+  public void leakUnavailable(String provider, Throwable cause) {
+    counter("sluice_dispatch_leak_unavailable", "provider", p(provider)).inc();
+  }
+
+  /**
+   * A provider lane's gauges: {@code sluice_dispatch_buffered} (events held in its fair queue),
+   * {@code sluice_dispatch_in_flight} (calls not answered yet) and
+   * {@code sluice_dispatch_configured_rate} (the configured leak rate, calls per second across
+   * every instance, to compare with {@code rate(sluice_dispatch_calls_total)}).
+   */
+  public void providerLane(String provider, IntSupplier buffered, IntSupplier inFlight,
+      DoubleSupplier configuredRate) {
+    gauge(buffered::getAsInt, "sluice_dispatch_buffered", "provider", provider);
+    gauge(inFlight::getAsInt, "sluice_dispatch_in_flight", "provider", provider);
+    gauge(configuredRate::getAsDouble, "sluice_dispatch_configured_rate", "provider", provider);
+  }
+
+  /**
+   * {@code sluice_role_restarts_total{role}}: a role whose loop stopped was started again with new
+   * clients by its supervisor.
+   */
+  public void roleRestarted(String role) {
+    counter("sluice_role_restarts", "role", role).inc();
+  }
+
+  // ---- limits learned from the providers' answers
+
+  /** Each provider's learned-limit gauges by registry name, to remove those that faded. */
+  private final java.util.Map<String, java.util.Set<String>> learnedGauges =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<String, Long> learnedQuotas =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  @Override
+  public void malformedHeader(String provider, String header) {
+    counter("sluice_dispatch_limit_headers_malformed", "provider", p(provider), "header", header)
+        .inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_learned_limit{provider,unit,window_seconds}}: the quota of each limit
+   * learned from the provider's answers while it lives (a faded one is removed).
+   */
+  @Override
+  public synchronized void learned(String provider, java.util.Collection<LearnedLimit> limits) {
+    java.util.Set<String> now = new java.util.HashSet<>();
+    for (LearnedLimit l : limits) {
+      String name = MetricNames.name("sluice_dispatch_learned_limit", "provider", p(provider),
+          "unit", l.unit().label(), "window_seconds", windowSeconds(l.windowMillis()));
+      now.add(name);
+      learnedQuotas.put(name, l.quota());
+      if (!registry.getGauges().containsKey(name)) {
+        registry.register(name, (Gauge<Number>) () -> learnedQuotas.getOrDefault(name, 0L));
+      }
+    }
+    java.util.Set<String> before = learnedGauges.put(p(provider), now);
+    if (before != null) {
+      for (String gone : before) {
+        if (!now.contains(gone)) {
+          registry.remove(gone);
+          learnedQuotas.remove(gone);
+        }
+      }
+    }
+  }
+
+  private static String windowSeconds(long millis) {
+    return millis % 1000 == 0 ? Long.toString(millis / 1000)
+        : java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
+  }
+
+  @Override
+  public void held(String provider, long holdMillis) {
+    counter("sluice_dispatch_learned_holds", "provider", p(provider)).inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_answer_bounded_total{provider,bound}}: answers a bound held back
+   * ({@code retry-after}, {@code hold}: clamped to maxRetryAfter; {@code floor}: learned limits
+   * below learnedFloor of the configured ones).
+   */
+  @Override
+  public void bounded(String provider, LimitLearner.Bound bound) {
+    counter("sluice_dispatch_answer_bounded", "provider", p(provider), "bound", bound.label())
+        .inc();
+  }
+
+  /**
+   * {@code sluice_dispatch_paced_rate{provider}}: the rate the leak runs at, the configured one
+   * lowered to the learned limits (calls per second across every instance).
+   */
+  public void pacedRate(String provider, Supplier<Number> rate) {
+    gauge(rate, "sluice_dispatch_paced_rate", "provider", provider);
+  }
+
+  // ---- Redis circuits
+
+  /**
+   * {@code sluice_redis_circuit_open{role}}: 1 while the role's circuit in front of Redis is open
+   * or half-open (each provider's onRedisDown policy decides), 0 while closed, as {@code /health}
+   * counts it.
+   */
+  public void redisCircuit(String role, RedisCircuit circuit) {
+    redisCircuit(role, () -> circuit);
+  }
+
+  /** {@link #redisCircuit(String, RedisCircuit)} of the role's running instance, restarts included. */
+  public void redisCircuit(String role, Supplier<RedisCircuit> circuit) {
+    gauge(() -> circuit.get().state() == RedisCircuit.State.CLOSED ? 0 : 1,
+        "sluice_redis_circuit_open", "role", role);
+  }
+
+  /**
+   * A hanging transaction on {@code topic} was aborted (see HangingTransactionSweeper), after
+   * {@code writtenAgain} records of its partition were written again.
+   */
+  public void hangingTransactionAborted(String topic, long writtenAgain) {
+    counter("sluice_hanging_transactions_aborted", "topic", topic).inc();
+    counter("sluice_hanging_transactions_records_written_again", "topic", topic).inc(writtenAgain);
+  }
+
+  /** A hanging transaction on {@code topic} is held for an operator (its coordinator unclear). */
+  public void hangingTransactionHeld(String topic) {
+    counter("sluice_hanging_transactions_held", "topic", topic).inc();
+  }
+
+  /** The hanging-transaction sweeper failed at {@code kind} (look, coordinators, ...). */
+  public void hangingTransactionsFailure(String kind) {
+    counter("sluice_hanging_transactions_failures", "kind", kind).inc();
+  }
+
+  /** A counter's value, 0 when it does not exist yet (for the demo's progress line). */
+  public long count(String base, String... labels) {
+    Counter c = registry.getCounters().get(MetricNames.name(base, labels));
+    return c == null ? 0 : c.getCount();
+  }
+
+  /** The sum over every label set of a counter family. */
+  public long sum(String base) {
+    long total = 0;
+    for (var e : registry.getCounters().entrySet()) {
+      if (e.getKey().equals(base) || e.getKey().startsWith(base + "{")) {
+        total += e.getValue().getCount();
+      }
+    }
+    return total;
+  }
+}

@@ -1,0 +1,192 @@
+package io.sluice.app.ops;
+
+import com.codahale.metrics.MetricRegistry;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import io.sluice.config.ConfigDefaults;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The operations endpoint of an instance, on the JDK's built-in HTTP server:
+ * <ul>
+ *   <li>{@code GET /metrics}: the registry in Prometheus text format ({@link PrometheusExposition}),
+ *       {@code Content-Type: text/plain; version=0.0.4}.</li>
+ *   <li>{@code GET /ready}: {@link HealthReport} as JSON (dependencies and roles), HTTP 200 when
+ *       UP and 503 when DOWN, so a load balancer or readiness probe can read the status code
+ *       alone.</li>
+ *   <li>{@code GET /health}: the same as {@code /ready}, kept for the probes written before
+ *       {@code /live} and {@code /ready} existed.</li>
+ *   <li>{@code GET /live}: {@link HealthReport#liveness()}, the roles alone: 503 only when a role
+ *       failed more often than its supervisor restarts it (the process is exiting). Never down
+ *       for Kafka or Redis, so a liveness probe or restart policy can use it.</li>
+ * </ul>
+ * Anything else is 404; other methods than GET and HEAD are 405.
+ *
+ * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
+ * not hold up a {@code /metrics} scrape. {@link #close()} stops at once (in-flight exchanges are
+ * cut; this is an operations port, not a data path) and shuts the threads down.
+ */
+public final class OpsServer implements AutoCloseable {
+  private static final int THREADS = 2;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private OpsServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /** As {@link #start(String, int, MetricRegistry, Health)} on the default address, 127.0.0.1. */
+  public static OpsServer start(int port, MetricRegistry registry, Health health) {
+    return start(ConfigDefaults.HTTP_BIND, port, registry, health);
+  }
+
+  /**
+   * Serves on {@code bind} ({@code http.bind}: 127.0.0.1 by default, so that only this host can
+   * read the metrics and health; 0.0.0.0 for every interface) at {@code port} ({@code http.port};
+   * 0 picks a free port, see {@link #port()}).
+   *
+   * @throws UncheckedIOException if the address cannot be bound or resolved (the message names
+   *                              http.bind and http.port)
+   */
+  public static OpsServer start(String bind, int port, MetricRegistry registry, Health health) {
+    InetSocketAddress address = new InetSocketAddress(bind, port);
+    if (address.isUnresolved()) {
+      throw new UncheckedIOException("cannot serve /metrics and /health on " + bind + ":" + port
+          + " (http.bind, http.port): no such host or address",
+          new java.net.UnknownHostException(bind));
+    }
+    return start(address, new PrometheusExposition(registry), health::report, health::liveness);
+  }
+
+  /**
+   * As {@link #start(int, MetricRegistry, Health)}, with the address, exposition and health source
+   * given; {@code /live} answers the liveness of that same report.
+   */
+  public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
+      Supplier<HealthReport> health) {
+    return start(address, metrics, health, () -> health.get().liveness());
+  }
+
+  /** As {@link #start(InetSocketAddress, PrometheusExposition, Supplier)}, with {@code /live}'s source given. */
+  public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
+      Supplier<HealthReport> health, Supplier<HealthReport> liveness) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve /metrics and /health on " + address
+          + " (http.bind, http.port): " + e.getMessage(), e);
+    }
+    ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemonThreads());
+    server.setExecutor(executor);
+    server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
+        "not found: try /metrics, /ready, /live or /health\n"));
+    server.createContext("/metrics", guarded(exchange -> {
+      if (exact(exchange, "/metrics")) {
+        respond(exchange, 200, PrometheusExposition.CONTENT_TYPE, metrics.render());
+      }
+    }));
+    report(server, "/ready", health);
+    report(server, "/health", health);
+    report(server, "/live", liveness);
+    server.start();
+    return new OpsServer(server, executor);
+  }
+
+  /** Serves {@code report} at {@code path}: 200 when UP, 503 when DOWN. */
+  private static void report(HttpServer server, String path, Supplier<HealthReport> report) {
+    server.createContext(path, guarded(exchange -> {
+      if (exact(exchange, path)) {
+        HealthReport now = report.get();
+        respond(exchange, now.up() ? 200 : 503, "application/json", now.toJson());
+      }
+    }));
+  }
+
+  /** The port actually bound, useful after starting on port 0. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * A context matches every path under it ({@code /metricsfoo} too), so the path is checked here;
+   * answers 404 or 405 itself and returns false when the handler should not run.
+   */
+  private static boolean exact(HttpExchange exchange, String path) throws IOException {
+    if (!exchange.getRequestURI().getPath().equals(path)) {
+      respond(exchange, 404, "text/plain; charset=utf-8", "not found: try /metrics, /ready, /live or /health\n");
+      return false;
+    }
+    String method = exchange.getRequestMethod();
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+      respond(exchange, 405, "text/plain; charset=utf-8", "method " + method + " not allowed\n");
+      return false;
+    }
+    return true;
+  }
+
+  private static void respond(HttpExchange exchange, int status, String contentType, String body)
+      throws IOException {
+    try (exchange) {
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", contentType);
+      exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      if (exchange.getRequestMethod().equals("HEAD")) {
+        exchange.sendResponseHeaders(status, -1);
+        return;
+      }
+      exchange.sendResponseHeaders(status, bytes.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  /**
+   * A handler that throws would leave the client with a reset connection and nothing to read;
+   * answer 500 with the reason instead.
+   */
+  private static HttpHandler guarded(HttpHandler handler) {
+    return exchange -> {
+      try {
+        handler.handle(exchange);
+      } catch (RuntimeException e) {
+        respond(exchange, 500, "text/plain; charset=utf-8", "internal error: " + e + "\n");
+      }
+    };
+  }
+
+  private static ThreadFactory daemonThreads() {
+    AtomicInteger count = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, "sluice-ops-http-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

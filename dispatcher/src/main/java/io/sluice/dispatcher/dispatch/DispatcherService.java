@@ -1,0 +1,161 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
+import io.sluice.dispatcher.leak.FailoverLeakyBucket;
+import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.ConfiguredLimits;
+import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.RedisLeakyBucket;
+import io.sluice.dispatcher.provider.HttpProvider;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.redis.RedisAccess;
+import io.sluice.redis.RedisCircuit;
+import io.sluice.redis.SlotMarkers;
+import io.sluice.config.RedisDownPolicy;
+import io.sluice.config.LiveConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatcher role as the application runs it: HTTP providers from the configuration, the
+ * leak in Redis with each provider's onRedisDown policy behind a circuit breaker, and the
+ * consumer loop on its own thread.
+ */
+public final class DispatcherService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DispatcherService.class);
+
+  private final Dispatcher dispatcher;
+  private final Thread thread;
+  private final RedisAccess redis;
+  /** Stops reloads reaching this instance's dispatcher once it is closed. */
+  private final Runnable unfollow;
+  private final AdminTopicIdentity identity;
+
+  private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
+      AdminTopicIdentity identity) {
+    this.dispatcher = dispatcher;
+    this.redis = redis;
+    this.unfollow = unfollow;
+    this.identity = identity;
+    this.thread = new Thread(dispatcher, "sluice-dispatcher");
+  }
+
+  /** Starts with one {@link HttpProvider} per configured provider. */
+  public static DispatcherService start(SluiceConfig config, DispatchListener listener) {
+    return start(new LiveConfig(config), listener);
+  }
+
+  /** {@link #start(SluiceConfig, DispatchListener)}, following {@code live}'s reloads. */
+  public static DispatcherService start(LiveConfig live, DispatchListener listener) {
+    SluiceConfig config = live.get();
+    Map<String, Provider> providers = new HashMap<>();
+    config.providers().forEach((name, p) ->
+        providers.put(name, new HttpProvider(p, HttpProvider.defaultClient(p.timeout()))));
+    return start(live, providers, listener);
+  }
+
+  /** Starts with the given providers (an in-process job handler, for example). */
+  public static DispatcherService start(SluiceConfig config, Map<String, Provider> providers,
+      DispatchListener listener) {
+    return start(new LiveConfig(config), providers, listener);
+  }
+
+  /**
+   * Starts with the given providers, following {@code live}: a reload reaches the lanes' limits
+   * on their next claim, and tier weights and the record check at once ({@link Dispatcher#reload}).
+   */
+  public static DispatcherService start(LiveConfig live, Map<String, Provider> providers,
+      DispatchListener listener) {
+    SluiceConfig config = live.get();
+    RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
+    markSlots(redis);
+    String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
+    KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    int readyPartitions = Math.max(1, consumer.partitionsFor(topics.ready(),
+        Duration.ofSeconds(10)).size());
+    LeakConfig leakConfig = LeakConfig.of(config.dispatcher());
+    Map<String, RedisDownPolicy> policies = new HashMap<>();
+    config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));
+    Dispatcher[] self = new Dispatcher[1];
+    FailoverLeakyBucket leak = new FailoverLeakyBucket(
+        new RedisLeakyBucket(redis.commands(), leakConfig),
+        new LocalLeakyBucket(leakConfig, 1), policies, redis.circuit(),
+        // Instances sharing the rate, estimated from the share of partitions this one owns.
+        () -> {
+          int mine = self[0] == null ? 0 : self[0].assignedPartitions();
+          return mine == 0 ? 1 : (int) Math.ceil(readyPartitions / (double) mine);
+        });
+    // Limits learned from the providers' answers, shared through Redis, lower every lane's limits.
+    LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis.commands()),
+        System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
+        listener);
+    learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
+    // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
+    AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
+        Duration.ofSeconds(2));
+    Dispatcher dispatcher = new Dispatcher(config, consumer,
+        DispatcherClients.producer(config, clientId), providers, leak,
+        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity), learner,
+        Clock.systemUTC(), listener,
+        name -> new ConfiguredLimits(live, name));
+    Runnable unfollow = live.onChange(dispatcher::reload);
+    self[0] = dispatcher;
+    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity);
+    service.thread.start();
+    return service;
+  }
+
+  /**
+   * Gives every Redis Cluster slot its loss marker before the first claim ({@link SlotMarkers}),
+   * as a starting gate does: on a Redis no role used yet, a claim would otherwise read a missing
+   * marker as lost data and hold its provider's windows for their length. Redis down at start:
+   * the first claim that reaches it marks its slot itself, as lost (stricter, never looser).
+   */
+  private static void markSlots(RedisAccess redis) {
+    try {
+      SlotMarkers.mark(redis.commands(), false).toCompletableFuture()
+          .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+    } catch (RuntimeException e) {
+      LOG.warn("could not mark Redis's slots at start ({}); a provider window found without its "
+          + "marker is held as if Redis had lost it", e.toString());
+    }
+  }
+
+  public Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
+  /** The circuit in front of the leak in Redis, for {@code /health}. */
+  public RedisCircuit circuit() {
+    return redis.circuit();
+  }
+
+
+  /** True while the consumer loop's thread runs (false once it stopped, or died). */
+  public boolean isRunning() {
+    return thread.isAlive();
+  }
+
+  @Override
+  public void close() {
+    unfollow.run();
+    dispatcher.close();
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    identity.close();
+    redis.close();
+  }
+}

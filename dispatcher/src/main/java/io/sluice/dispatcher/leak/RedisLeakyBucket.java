@@ -1,0 +1,233 @@
+package io.sluice.dispatcher.leak;
+
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.redis.LuaScript;
+import io.sluice.redis.SlotMarkers;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The leak of every provider in Redis, one hash per provider, through {@code lua/leaky_bucket.lua}:
+ * EVALSHA, and on NOSCRIPT one EVAL with the text (which also caches the script on that node).
+ *
+ * <p>Takes the scripting commands of a standalone or a cluster connection
+ * ({@code io.sluice.redis.RedisConnection#commands()}): Lettuce's cluster client routes
+ * EVALSHA and EVAL by the slot of the key, and EVAL (rather than SCRIPT LOAD, which could land on
+ * another node) puts the script on exactly the node that lacked it. One call per claim or 429.
+ */
+public final class RedisLeakyBucket implements LeakyBucket {
+  private final RedisScriptingAsyncCommands<String, String> commands;
+  private final LuaScript script;
+  private final LeakConfig config;
+  private final LongAdder calls = new LongAdder();
+  private final LongAdder reloads = new LongAdder();
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakConfig config) {
+    this(commands, LeakyBucketScript.load(), config);
+  }
+
+  public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LuaScript script,
+      LeakConfig config) {
+    this.commands = commands;
+    this.script = script;
+    this.config = config;
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:leak}: versioned, so a change of the stored fields can roll out
+   * beside the old keys, and hash-tagged, so a Redis Cluster keeps it in one slot. Provider names
+   * are {@code [A-Za-z0-9._-]}: no braces.
+   */
+  public static String redisKey(String provider) {
+    return "sluice:v1:{" + provider + "}:leak";
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, double ratePerSecond, int wanted, long lookaheadMicros) {
+    requireRate(ratePerSecond);
+    if (wanted < 1 || lookaheadMicros < 0) {
+      throw new IllegalArgumentException("wanted " + wanted + " must be >= 1, lookahead " + lookaheadMicros + " >= 0");
+    }
+    return run(provider, "claim", ratePerSecond, Integer.toString(wanted), Long.toString(lookaheadMicros))
+        .thenApply(RedisLeakyBucket::toSlotClaim);
+  }
+
+  @Override
+  public CompletionStage<ThrottleDecision> throttle(String provider, double ratePerSecond, long retryAfterMillis,
+      long startedAtMicros) {
+    requireRate(ratePerSecond);
+    if (retryAfterMillis < 0) {
+      throw new IllegalArgumentException("retryAfter must not be negative, not " + retryAfterMillis);
+    }
+    return run(provider, "throttled", ratePerSecond, Long.toString(retryAfterMillis), Long.toString(startedAtMicros))
+        .thenApply(RedisLeakyBucket::toThrottleDecision);
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:limit:<id>}: one key per limit beyond the rate, named by the
+   * limit's {@link io.sluice.config.ProviderLimit#id()} (not its amount, so a lowered
+   * amount keeps the record), with the leak's hash tag: one cluster slot for the whole claim.
+   */
+  public static String limitKey(String provider, io.sluice.config.ProviderLimit limit) {
+    return "sluice:v1:{" + provider + "}:limit:" + limit.id();
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request) {
+    if (!limits.hasLimitsBeyondRate()) {
+      return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
+    }
+    List<io.sluice.config.ProviderLimit> beyond = limits.beyondRate();
+    // The leak, one key per limit, and the marker of their cluster slot (lost data: see the script).
+    String[] keys = new String[2 + beyond.size()];
+    keys[0] = redisKey(provider);
+    keys[1 + beyond.size()] = SlotMarkers.markerOf(keys[0]);
+    List<String> args = new java.util.ArrayList<>(List.of("claim",
+        Double.toString(limits.ratePerSecond()),
+        Double.toString(config.minRateFactor()),
+        Long.toString(config.recoveryMicros()),
+        Integer.toString(request.wanted()),
+        Long.toString(request.lookaheadMicros()),
+        Integer.toString(beyond.size()),
+        Long.toString(request.slotCost()),
+        request.leasePrefix(),
+        Long.toString(request.leaseMicros())));
+    for (int i = 0; i < beyond.size(); i++) {
+      io.sluice.config.ProviderLimit l = beyond.get(i);
+      keys[1 + i] = limitKey(provider, l);
+      boolean windowed = l.per() != null;
+      args.add(l.kind().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(Long.toString((long) l.amount()));
+      args.add(windowed ? Long.toString(WindowLedger.perMicros(l)) : "0");
+      args.add(windowed ? l.window().name().toLowerCase(java.util.Locale.ROOT) : "-");
+      args.add(Long.toString(WindowLedger.marginMicros(l)));
+    }
+    calls.increment();
+    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+        .thenApply(RedisLeakyBucket::toSlotClaim);
+  }
+
+  @Override
+  public CompletionStage<Void> release(String provider, String leaseId) {
+    calls.increment();
+    return script.run(commands,
+        new String[] {limitKey(provider, io.sluice.config.ProviderLimit.concurrency(1))},
+        new String[] {"release", leaseId}, reloads::increment).thenApply(reply -> null);
+  }
+
+  @Override
+  public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
+      long reserved, long actual) {
+    List<io.sluice.config.ProviderLimit> costs = limits.beyondRate().stream()
+        .filter(l -> l.kind() == io.sluice.config.ProviderLimit.Kind.COST).toList();
+    if (costs.isEmpty() || actual >= reserved) {
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+    String[] keys = costs.stream().map(l -> limitKey(provider, l)).toArray(String[]::new);
+    List<String> args = new java.util.ArrayList<>(List.of("settle", Long.toString(slotMicros),
+        Long.toString(reserved), Long.toString(actual)));
+    for (io.sluice.config.ProviderLimit l : costs) {
+      args.add(l.window().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(Long.toString(WindowLedger.perMicros(l)));
+      args.add(Long.toString(WindowLedger.marginMicros(l)));
+    }
+    calls.increment();
+    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+        .thenApply(reply -> null);
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:busy}: a hash of each lane's busy tenants per tier, field the
+   * lane, value {@code {"e": expiry, "t": {tier: count}}}; same hash tag as the leak.
+   */
+  public static String busyKey(String provider) {
+    return "sluice:v1:{" + provider + "}:busy";
+  }
+
+  @Override
+  public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+      Map<String, Integer> busyByTier, long ttlMicros) {
+    if (ttlMicros <= 0) {
+      throw new IllegalArgumentException("ttl must be positive, not " + ttlMicros);
+    }
+    String counts;
+    try {
+      counts = JSON.writeValueAsString(busyByTier);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot encode " + busyByTier, e);
+    }
+    calls.increment();
+    return script.run(commands, new String[] {busyKey(provider)},
+            new String[] {"busy", member, Long.toString(ttlMicros), counts}, reloads::increment)
+        .thenApply(RedisLeakyBucket::toCounts);
+  }
+
+  /** The script's answer to {@code busy}: a JSON object of tier to count ({@code {}} or {@code []} when empty). */
+  static Map<String, Integer> toCounts(List<Object> reply) {
+    String json = (String) reply.get(0);
+    if (json.equals("[]") || json.equals("{}")) {
+      return Map.of();
+    }
+    try {
+      Map<String, Integer> counts = new java.util.HashMap<>();
+      JSON.readTree(json).properties().forEach(e -> counts.put(e.getKey(), e.getValue().asInt()));
+      return counts;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("the leak script answered busy counts that are not JSON: " + json, e);
+    }
+  }
+
+  /** Script calls made (EVALSHA attempts): one per claim or 429. */
+  public long calls() {
+    return calls.sum();
+  }
+
+  /** Times a node answered NOSCRIPT and the script was sent in full. */
+  public long reloads() {
+    return reloads.sum();
+  }
+
+  private CompletionStage<List<Object>> run(String provider, String mode, double rate, String a, String b) {
+    String[] keys = {redisKey(provider)};
+    String[] args = {
+      mode,
+      Double.toString(rate),
+      Double.toString(config.minRateFactor()),
+      Long.toString(config.recoveryMicros()),
+      a,
+      b
+    };
+    calls.increment();
+    return script.run(commands, keys, args, reloads::increment);
+  }
+
+  static SlotClaim toSlotClaim(List<Object> reply) {
+    return new SlotClaim(
+        Long.parseLong((String) reply.get(1)),
+        ((Long) reply.get(0)).intValue(),
+        Long.parseLong((String) reply.get(2)),
+        Long.parseLong((String) reply.get(3)),
+        Long.parseLong((String) reply.get(4)),
+        Double.parseDouble((String) reply.get(5)));
+  }
+
+  static ThrottleDecision toThrottleDecision(List<Object> reply) {
+    return new ThrottleDecision(
+        Long.parseLong((String) reply.get(1)),
+        ((Long) reply.get(0)) == 1L,
+        Double.parseDouble((String) reply.get(3)),
+        Long.parseLong((String) reply.get(2)));
+  }
+
+  private static void requireRate(double ratePerSecond) {
+    if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+      throw new IllegalArgumentException("rate must be a positive number, not " + ratePerSecond);
+    }
+  }
+
+}

@@ -1,0 +1,313 @@
+package io.sluice.dispatcher.leak;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisHashCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.sluice.testkit.Await;
+import io.sluice.testkit.RealServers;
+import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.redis.RedisConnection;
+import io.sluice.config.RedisConfig;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The Lua script on a real redis-server, held to the same table as the Java math, and to it exactly. */
+@ExtendWith(RealServers.class)
+class LeakyBucketScriptIT {
+  private static final String[] INSTANT_FIELDS = {"last", "cut", "pause", "ts"};
+
+  private static RedisServerProcess server;
+  private static RedisClient client;
+  private static StatefulRedisConnection<String, String> connection;
+  private static RedisCommands<String, String> redis;
+  private static RedisLeakyBucket leak;
+
+  @BeforeAll
+  static void connect(RedisServerProcess shared) {
+    server = shared;
+    client = RedisClient.create(shared.uri());
+    connection = client.connect(StringCodec.UTF8);
+    redis = connection.sync();
+    leak = new RedisLeakyBucket(connection.async(), LeakSpecification.CONFIG);
+    // Warm up (script cache, connection, JIT), so the table's steps follow each other quickly.
+    leak.claim(uniqueProvider("warm-up"), 1, 1, 0).toCompletableFuture().join();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    connection.close();
+    client.shutdown();
+  }
+
+  private static <T> T await(CompletionStage<T> stage) throws Exception {
+    return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+  }
+
+  private static String uniqueProvider(String prefix) {
+    return prefix + "-" + System.nanoTime();
+  }
+
+  @Test
+  @DisplayName("sums the busy tenants of every live member, and forgets one that withdrew or went silent")
+  void shouldSumTheBusyTenantsOfEveryLiveMember() throws Exception {
+    String provider = uniqueProvider("busy");
+    long ttl = TimeUnit.SECONDS.toMicros(30);
+    assertEquals(Map.of("gold", 3, "free", 5),
+        await(leak.busyTenants(provider, "a", Map.of("gold", 3, "free", 5), ttl)));
+    assertEquals(Map.of("gold", 10, "free", 5, "trial", 1),
+        await(leak.busyTenants(provider, "b", Map.of("gold", 7, "trial", 1), ttl)));
+    // Publishing again replaces the member's counts, it does not add to them.
+    assertEquals(Map.of("gold", 8, "free", 5, "trial", 1),
+        await(leak.busyTenants(provider, "b", Map.of("gold", 5, "trial", 1), ttl)));
+    // Nothing queued withdraws the member at once.
+    assertEquals(Map.of("gold", 5, "trial", 1),
+        await(leak.busyTenants(provider, "a", Map.of(), ttl)));
+    assertTrue(redis.ttl(RedisLeakyBucket.busyKey(provider)) > 0, "the hash expires when unused");
+
+    // A member not heard from within its ttl drops out of the sums, and out of the hash.
+    await(leak.busyTenants(provider, "silent", Map.of("free", 2), 1));
+    Await.until("the silent member to expire", java.time.Duration.ofSeconds(5),
+        () -> !leak.busyTenants(provider, "b", Map.of("gold", 5), ttl).toCompletableFuture()
+            .join().containsKey("free"));
+    assertEquals(List.of("b"), redis.hkeys(RedisLeakyBucket.busyKey(provider)));
+  }
+
+  @Test
+  @DisplayName("follows the specification table on a real Redis, agreeing with LeakMath exactly")
+  void shouldFollowTheSpecificationTable() throws Exception {
+    runTable(leak, redis, uniqueProvider("spec"));
+  }
+
+  @Test
+  @DisplayName("follows the table in a 3-node Redis Cluster, learning the script on each node")
+  void shouldFollowTheTableInACluster() throws Exception {
+    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
+         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
+      RedisClusterClient admin = RedisClusterClient.create(RedisURI.create("127.0.0.1", cluster.ports().get(0)));
+      try (StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8)) {
+        RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
+        // Several providers, so the keys land in different slots on different nodes.
+        List<Integer> nodes = new ArrayList<>();
+        for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "search-api", "maps-api"}) {
+          runTable(clusterLeak, c.sync(), provider);
+          nodes.add(c.sync().clusterKeyslot(RedisLeakyBucket.redisKey(provider)).intValue());
+        }
+        assertTrue(nodes.stream().distinct().count() > 1, "keys in more than one slot: " + nodes);
+        assertTrue(clusterLeak.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+      } finally {
+        admin.shutdown();
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("sends the script again after SCRIPT FLUSH")
+  void shouldReloadTheScriptAfterScriptFlush() throws Exception {
+    String provider = uniqueProvider("flushed");
+    await(leak.claim(provider, 10, 1, 0));
+    redis.scriptFlush();
+    long before = leak.reloads();
+    SlotClaim c = await(leak.claim(provider, 10, 1, 200_000));
+    assertEquals(1, c.granted());
+    assertEquals(before + 1, leak.reloads());
+  }
+
+  @Test
+  @DisplayName("expires the key an hour after its next slot, a pause or a recovery has passed")
+  void shouldExpireTheKeyOnceItStopsMattering() throws Exception {
+    String provider = uniqueProvider("ttl");
+    String key = RedisLeakyBucket.redisKey(provider);
+    await(leak.claim(provider, 1, 1, 0));
+    long hour = 3_600_000;
+    long afterClaim = redis.pttl(key);
+    assertTrue(afterClaim > hour + 500 && afterClaim <= hour + 1_000,
+        "the held-back slot of a new key in 1 s, plus an hour: " + afterClaim);
+
+    await(leak.throttle(provider, 1, 0, 0));
+    long now = Long.parseLong(redis.hget(key, "ts"));
+    await(leak.throttle(provider, 1, 0, now));
+    long afterCut = redis.pttl(key);
+    assertTrue(afterCut > hour + 99_500 && afterCut <= hour + 100_000,
+        "a repeat 429 cut: recovery 100 s, plus an hour: " + afterCut);
+  }
+
+  @Test
+  @DisplayName("a key lost between claims (Redis restarted empty) holds its next slot past the lost one")
+  void shouldHoldBackAfterTheKeyIsLost() throws Exception {
+    String provider = uniqueProvider("wiped");
+    String key = RedisLeakyBucket.redisKey(provider);
+    long lookahead = 2_000_000;
+    List<String> time = redis.time();
+    long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    redis.hset(key, "last", Long.toString(now - 60_000_000));
+    SlotClaim before = await(leak.claim(provider, 1, 3, lookahead));
+    assertEquals(3, before.granted(), "now, +1 s and +2 s: the lookahead's end");
+    long lost = before.slotMicros(2);
+    redis.del(key);
+    SlotClaim after = await(leak.claim(provider, 1, 3, lookahead));
+    assertEquals(0, after.granted(), "nothing within the lookahead");
+    assertTrue(after.firstSlotMicros() >= lost + 1_000_000,
+        "the next slot is a full interval after the lost one: lost " + lost + ", " + after);
+    assertTrue(after.firstSlotMicros() >= after.nowMicros() + lookahead + 1_000_000,
+        "held back one lookahead and one interval: " + after);
+  }
+
+  @Test
+  @DisplayName("stores the leak under sluice:v1:{provider}:leak")
+  void shouldStoreTheLeakUnderAVersionedHashTaggedKey() throws Exception {
+    assertEquals("sluice:v1:{payments-api}:leak", RedisLeakyBucket.redisKey("payments-api"));
+    String provider = uniqueProvider("key");
+    await(leak.claim(provider, 10, 1, 0));
+    Map<String, String> fields = redis.hgetall(RedisLeakyBucket.redisKey(provider));
+    assertEquals(Map.of("ts", fields.get("ts"), "last", fields.get("last")), fields, "no cut, no pause yet");
+  }
+
+  @Test
+  @DisplayName("decides as of the stored time when Redis TIME is behind it")
+  void shouldNeverGoBackInTime() throws Exception {
+    String provider = uniqueProvider("clock");
+    String key = RedisLeakyBucket.redisKey(provider);
+    await(leak.claim(provider, 10, 1, 0));
+    long ahead = Long.parseLong(redis.hget(key, "ts")) + 60_000_000;
+    redis.hset(key, "ts", Long.toString(ahead));
+    SlotClaim c = await(leak.claim(provider, 10, 1, 0));
+    assertEquals(ahead, c.nowMicros());
+    assertEquals(ahead, c.firstSlotMicros(), "the slot is at the stored time, not in the bucket's past");
+  }
+
+  @Test
+  @DisplayName("never gives concurrent claimers on two connections overlapping or too-close slots")
+  void shouldSpaceSlotsAcrossConcurrentClaimers() throws Exception {
+    String provider = uniqueProvider("race");
+    double rate = 2000;
+    int threadsPerConnection = 4;
+    try (RedisConnection a = RedisConnection.open(new RedisConfig(server.uri()));
+         RedisConnection b = RedisConnection.open(new RedisConfig(server.uri()))) {
+      List<RedisLeakyBucket> instances = List.of(
+          new RedisLeakyBucket(a.commands(), LeakSpecification.CONFIG),
+          new RedisLeakyBucket(b.commands(), LeakSpecification.CONFIG));
+      ExecutorService pool = Executors.newFixedThreadPool(2 * threadsPerConnection);
+      try {
+        List<Future<List<Long>>> perThread = new ArrayList<>();
+        for (int t = 0; t < 2 * threadsPerConnection; t++) {
+          RedisLeakyBucket instance = instances.get(t % 2);
+          perThread.add(pool.submit(() -> {
+            List<Long> slots = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (slots.size() < 100 && System.nanoTime() < deadline) {
+              SlotClaim c = await(instance.claim(provider, rate, 1 + ThreadLocalRandom.current().nextInt(4), 5_000));
+              assertEquals(500, c.intervalMicros(), "1/2000 s");
+              for (int k = 0; k < c.granted(); k++) {
+                slots.add(c.slotMicros(k));
+              }
+            }
+            return slots;
+          }));
+        }
+        List<Long> all = new ArrayList<>();
+        for (int t = 0; t < perThread.size(); t++) {
+          List<Long> slots = perThread.get(t).get(30, TimeUnit.SECONDS);
+          assertTrue(slots.size() >= 100, "thread " + t + " got its 100 slots: " + slots.size());
+          all.addAll(slots);
+        }
+        Collections.sort(all);
+        LeakMathTest.assertWindowInvariant(all, rate);
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  /**
+   * Runs the table against the script and, alongside it, LeakMath fed with the clock the script
+   * reports (shifted by the time the test moved the leak): every number must agree exactly, and
+   * the script's decisions must be the table's.
+   *
+   * <p>Time is "moved" by shifting the stored instants back; {@code moved} is the total, so an
+   * instant the script reports plus {@code moved} is on the table's (virtual) timeline. The real
+   * time that passes between steps ({@code drift}, measured on the script's clock) is on that
+   * timeline too: the table's times hold to within it, its decisions exactly.
+   */
+  private static void runTable(RedisLeakyBucket bucket, RedisHashCommands<String, String> hash, String provider)
+      throws Exception {
+    LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
+    LeakState mirror = LeakState.EMPTY;
+    long moved = 0;
+    long previousNow = 0;
+    long drift = 0;
+    for (LeakSpecification.Step step : LeakSpecification.STEPS) {
+      long advance = step.advanceMillis() * 1000;
+      if (advance != 0) {
+        shiftStoredInstants(hash, RedisLeakyBucket.redisKey(provider), advance);
+        moved += advance;
+      }
+      if (step.kind() == LeakSpecification.Kind.CLAIM) {
+        SlotClaim script = await(bucket.claim(provider, LeakSpecification.RATE, step.wanted(),
+            LeakSpecification.LOOKAHEAD_MICROS));
+        SlotClaim onTimeline = new SlotClaim(script.nowMicros() + moved, script.granted(),
+            script.firstSlotMicros() + moved, script.intervalMicros(), script.retryAtMicros() + moved,
+            script.rateFactor());
+        LeakMath.ClaimStep java = math.claim(mirror, onTimeline.nowMicros(), LeakSpecification.RATE, step.wanted(),
+            LeakSpecification.LOOKAHEAD_MICROS);
+        mirror = java.next();
+        assertEquals(java.claim(), onTimeline, "script = math: " + step.why());
+        drift += previousNow == 0 ? 0 : Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
+
+        assertEquals(step.expectGranted(), script.granted(), step.why());
+        long at = script.granted() > 0 ? script.firstSlotMicros() : script.retryAtMicros();
+        assertEquals(step.expectAtMillis() * 1000, at - script.nowMicros(), drift + 1000, step.why());
+        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, step.why());
+        previousNow = onTimeline.nowMicros();
+      } else {
+        long startedAt = previousNow + advance - step.startedAgoMillis() * 1000;
+        ThrottleDecision script = await(bucket.throttle(provider, LeakSpecification.RATE, step.retryAfterMillis(),
+            startedAt - moved));
+        ThrottleDecision onTimeline = new ThrottleDecision(script.nowMicros() + moved, script.cut(),
+            script.rateFactor(), script.pausedUntilMicros() + moved);
+        LeakMath.ThrottleStep java = math.throttled(mirror, onTimeline.nowMicros(), LeakSpecification.RATE,
+            step.retryAfterMillis(), startedAt);
+        mirror = java.next();
+        assertEquals(java.decision(), onTimeline, "script = math: " + step.why());
+        drift += Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
+
+        assertEquals(step.expectGranted() == 1, script.cut(), step.why());
+        assertEquals(step.expectAtMillis() * 1000, script.pausedUntilMicros() - script.nowMicros(), drift + 1000,
+            step.why());
+        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, step.why());
+        previousNow = onTimeline.nowMicros();
+      }
+    }
+  }
+
+  /** Moves every stored instant back by {@code micros}: as if that much time had passed. */
+  private static void shiftStoredInstants(RedisHashCommands<String, String> hash, String key, long micros) {
+    for (String field : INSTANT_FIELDS) {
+      String v = hash.hget(key, field);
+      if (v != null) {
+        hash.hset(key, field, Long.toString(Long.parseLong(v) - micros));
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package io.sluice.lab.chaos;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The configuration a chaos run gives every role: three providers, one per {@code onRedisDown}
+ * policy, each with a leak rate of 0.96 of its strict limit; nine tenants in three tiers; short
+ * retry waits and a short ladder, so that the pipeline settles within minutes after the faults.
+ */
+final class ChaosScenario {
+  /** Provider name → its {@code onRedisDown} policy. */
+  static final Map<String, String> PROVIDERS = Map.of(
+      "p-open", "fail_open", "p-closed", "fail_closed", "p-local", "local");
+  static final List<String> PROVIDER_NAMES = List.of("p-open", "p-closed", "p-local");
+  /** Tenant → tier. */
+  static final Map<String, String> TENANTS = Map.of(
+      "ent-1", "enterprise", "ent-2", "enterprise",
+      "pro-1", "pro", "pro-2", "pro", "pro-3", "pro",
+      "free-1", "free", "free-2", "free", "free-3", "free", "free-4", "free");
+  static final List<String> TENANT_NAMES = List.of("ent-1", "ent-2", "pro-1", "pro-2", "pro-3",
+      "free-1", "free-2", "free-3", "free-4");
+  /** The tenant that gets half of the events during the load's hot spell. */
+  static final String HOT_TENANT = "free-1";
+  /** The strict limit of every provider, calls in any sliding second. */
+  static final int PROVIDER_LIMIT = 25;
+  /** The leak rate: 0.96 of the limit. */
+  static final int LEAK_RATE = 24;
+  static final long PROVIDER_TIMEOUT_MILLIS = 2_000;
+  /**
+   * The longest one answer holds a provider: short, so that the hostile phase
+   * ({@link ProviderPhase#HOSTILE}) shows calls resuming within the run.
+   */
+  static final int MAX_RETRY_AFTER_SECONDS = 20;
+
+  private ChaosScenario() {}
+
+  static String yaml(String bootstrap, String redisUri, Function<String, String> urlOf) {
+    StringBuilder y = new StringBuilder();
+    y.append("kafka:\n  bootstrap: ").append(bootstrap).append("\n  topicPrefix: \"sluice.\"\n");
+    y.append("redis:\n  uri: ").append(redisUri).append('\n');
+    y.append("ladder: [1s, 5s, 30s]\nmaxAttempts: 8\nreservationHorizon: 30s\n");
+    y.append("tiers:\n  enterprise: { weight: 8 }\n  pro: { weight: 4 }\n  free: { weight: 1 }\n");
+    y.append("providers:\n");
+    for (String p : PROVIDER_NAMES) {
+      y.append("  ").append(p).append(":\n")
+          .append("    url: ").append(urlOf.apply(p)).append('\n')
+          .append("    rate: ").append(LEAK_RATE).append("/s\n")
+          .append("    maxInFlight: 8\n")
+          .append("    timeout: ").append(PROVIDER_TIMEOUT_MILLIS).append("ms\n")
+          .append("    onRedisDown: ").append(PROVIDERS.get(p)).append('\n')
+          .append("    maxRetryAfter: ").append(MAX_RETRY_AFTER_SECONDS).append("s\n")
+          .append("    quotas:\n")
+          .append("      enterprise: { capacity: 20, refill: 6/s }\n")
+          .append("      pro: { capacity: 10, refill: 3/s }\n")
+          .append("      free: { capacity: 4, refill: 1.5/s }\n");
+    }
+    y.append("tenants:\n");
+    for (String t : TENANT_NAMES) {
+      y.append("  ").append(t).append(": { tier: ").append(TENANTS.get(t)).append(" }\n");
+    }
+    y.append("http:\n  port: 0\n");
+    y.append("dispatcher:\n  backoffBase: 500ms\n  backoffCap: 4s\n  recovery: 10s\n");
+    return y.toString();
+  }
+}

@@ -1,0 +1,73 @@
+package io.sluice.lab.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.sluice.lab.chaos.ArrivalFigures.Arrival;
+import io.sluice.lab.chaos.GapReasons.GapFigure;
+import io.sluice.lab.chaos.GapReasons.Mark;
+import io.sluice.lab.chaos.GapReasons.Place;
+import io.sluice.lab.chaos.GapReasons.Window;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** What the events waiting through a long gap without calls waited for. */
+class GapReasonsTest {
+  private static final long LOAD = 1_000_000;
+
+  private static Arrival ok(long at, String id) {
+    return new Arrival(LOAD + at, "p", id, 200, false);
+  }
+
+  private static Mark mark(Place place, long at) {
+    return new Mark(place, LOAD + at, 0);
+  }
+
+  @Test
+  @DisplayName("a gap of 10 s or less is not listed")
+  void shortGapsAreNotListed() {
+    List<Arrival> calls = List.of(ok(0, "a"), ok(10_000, "b"), ok(20_000, "c"));
+    assertEquals(List.of(), GapReasons.of(calls, Map.of(), List.of(), LOAD));
+  }
+
+  @Test
+  @DisplayName("each event waiting through a 30 s gap is put down to where it was when the calls resumed")
+  void eachWaitingEventHasAReason() {
+    // Calls at 0 s and at 30 s (those resume), nothing between.
+    List<Arrival> calls = List.of(ok(0, "done"), ok(30_000, "quota"), ok(31_000, "step"),
+        ok(32_000, "relay"), ok(33_000, "ready"), ok(34_000, "later"));
+    Map<String, List<Mark>> marks = Map.of(
+        "done", List.of(mark(Place.INBOUND, -1_000), mark(Place.READY, -500)),
+        // Its ready record is stamped after the gap's end: a paid record, due at 30.5 s.
+        "quota", List.of(mark(Place.INBOUND, 1_000), mark(Place.READY, 30_500)),
+        "step", List.of(mark(Place.INBOUND, 1_000), mark(Place.READY, 1_200),
+            new Mark(Place.DELAY, LOAD + 2_000, LOAD + 32_000), mark(Place.READY, 31_000)),
+        "relay", List.of(mark(Place.INBOUND, 1_000), mark(Place.READY, 1_200),
+            new Mark(Place.DELAY, LOAD + 2_000, LOAD + 3_000), mark(Place.READY, 31_500)),
+        "ready", List.of(mark(Place.INBOUND, 1_000), mark(Place.READY, 1_500)),
+        // Produced after the gap: not waiting through it.
+        "later", List.of(mark(Place.INBOUND, 30_100), mark(Place.READY, 30_200)));
+    List<GapFigure> gaps = GapReasons.of(calls, marks, List.of(), LOAD);
+    assertEquals(1, gaps.size());
+    GapFigure g = gaps.get(0);
+    assertEquals(0.0, g.fromSecond());
+    assertEquals(30.0, g.seconds());
+    assertEquals(4, g.waiting());
+    assertEquals(Map.of(GapReasons.AT_GATE, 1L, GapReasons.DELAY_STEP, 1L, GapReasons.RELAY, 1L,
+        GapReasons.NOTHING, 1L), g.waitingFor());
+  }
+
+  @Test
+  @DisplayName("events in ready through a gap that a fault overlaps are put down to that fault")
+  void faultsOverlappingTheGapExplainEventsInReady() {
+    List<Arrival> calls = List.of(ok(0, "x"), ok(25_000, "ready"));
+    Map<String, List<Mark>> marks = Map.of(
+        "ready", List.of(mark(Place.INBOUND, 100), mark(Place.READY, 200)));
+    List<Window> faults = List.of(new Window(LOAD + 5_000, LOAD + 12_000, "Redis away (circuits, leak)"),
+        new Window(LOAD + 40_000, LOAD + 50_000, "the broker away"));
+    GapFigure g = GapReasons.of(calls, marks, faults, LOAD).get(0);
+    assertEquals(List.of("Redis away (circuits, leak)"), g.faultsDuring(), "only what overlaps");
+    assertEquals(Map.of(GapReasons.IN_READY + "Redis away (circuits, leak)", 1L), g.waitingFor());
+  }
+}

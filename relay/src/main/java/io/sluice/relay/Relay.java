@@ -1,0 +1,707 @@
+package io.sluice.relay;
+
+import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.DelayLadder;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.SendFailure;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The waiting room: reads each delay partition ahead, holds its records in memory, and returns
+ * each to the topic named in its {@code sluice-return-to} header when it falls due, whatever the
+ * records before it in the partition are doing.
+ *
+ * <p>No thread sleeps per record and nothing busy-polls: {@code poll} waits (still heartbeating) at
+ * most until the earliest record held falls due, and returns sooner when records arrive. Records
+ * leave a step topic at {@code min(notBefore, placed + step)} (see {@link DelayLadder}); a record
+ * whose not-before is still ahead then hops to a smaller step.
+ *
+ * <h2>Out of order, bounded</h2>
+ * A partition's records are released in the order they fall due, not in offset order: a record
+ * never waits behind an earlier one that is due later (in the smallest step, records of all
+ * waits below it mix). The relay holds at most {@link #READ_AHEAD} records of a partition; at that
+ * many it pauses the partition, and resumes it when half have gone. What has gone is recorded in
+ * the commit by a {@link PartitionLedger}: the committed offset is the lowest record not released,
+ * and its metadata lists the offsets above it already released, so a relay that takes the partition
+ * over skips them.
+ *
+ * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
+ * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
+ * lower bound of Redis's clock ({@link io.sluice.redis.RedisTimeClock}), not the host's.
+ * The clock is the only source of time here (tests drive a fake one).
+ *
+ * <h2>Exactly once to read_committed readers</h2>
+ * Each round (the records due after one poll) is one Kafka transaction: the records it relays and
+ * each partition's commit (offset and ledger metadata) are committed together
+ * ({@code sendOffsetsToTransaction} with the consumer's group metadata, so a relay that lost its
+ * partitions in a rebalance cannot commit for them). A SIGKILL between the produces and the commit
+ * leaves an open transaction that the coordinator aborts (after {@code transaction.timeout.ms}):
+ * its records are never seen by the dispatcher, the gate or the next relay, which all read
+ * committed, and the next owner, reading from the last commit, relays them once. A produce that
+ * fails aborts the whole round; its records stay held and are sent again. Nothing is recorded as
+ * released unless every produce of its round was acknowledged, because nothing is committed at all
+ * unless they were.
+ *
+ * <h2>A record Kafka will never take</h2>
+ * A produce refused for a reason of the record's own ({@link SendFailure#isTheRecords}: too large,
+ * a topic that may not be written) would abort its round for ever. The relay remembers it, and on
+ * sending it again dead-letters it with that reason instead; a dead letter too large for the DLQ
+ * goes without its value. Any other failure (a timeout, a leader moving, the broker away) is tried
+ * again after {@link #RETRY_MILLIS}.
+ */
+public final class Relay implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
+  private static final long MAX_POLL_MILLIS = 500;
+  /** How long a partition waits after a failed round before the relay sends from it again. */
+  static final long RETRY_MILLIS = 1000;
+  /** Records of one partition held at most; the partition is paused at this many. */
+  static final int READ_AHEAD = 1000;
+  /** Times a commit or an abort that timed out is tried again before the relay gives up. */
+  private static final int END_ATTEMPTS = 3;
+  /** How long the relay waits for a partition's commit when it gets the partition. */
+  private static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(5);
+  /**
+   * How long a later look-up of commits not read yet may hold the loop. The consumer keeps the
+   * request it sent and picks it up at the next call, so a short wait loses no answer.
+   */
+  static final Duration RETRY_LOOKUP_TIMEOUT = Duration.ofMillis(100);
+  /** The wait before the first retry of a failed look-up; it doubles on each failure. */
+  static final long FIRST_LOOKUP_RETRY_MILLIS = 250;
+  /** The longest wait between retries of a failed look-up. */
+  static final long MAX_LOOKUP_RETRY_MILLIS = 5000;
+
+  private final Consumer<byte[], byte[]> consumer;
+  private final Producer<byte[], byte[]> producer;
+  private final Topics topics;
+  private final DelayLadder ladder;
+  private final Set<String> returnTopics;
+  private final Map<String, Duration> stepOfTopic = new HashMap<>();
+  private final Clock clock;
+  private final RelayListener listener;
+  /** The partitions this relay owns and knows the commit of. */
+  private final Map<TopicPartition, HeldPartition> held = new HashMap<>();
+  /** Partitions owned whose commit could not be read yet: paused, nothing of them is relayed. */
+  private final Set<TopicPartition> unknown = new HashSet<>();
+  /**
+   * When the commits of {@link #unknown} are looked up again, and the wait after that one if it
+   * fails: a commit that stays unreadable costs the other partitions' rounds at most
+   * {@link #RETRY_LOOKUP_TIMEOUT} every {@link #MAX_LOOKUP_RETRY_MILLIS}, not a look-up per round.
+   */
+  private long lookUpAt = Long.MIN_VALUE;
+  private long lookUpRetryMillis = FIRST_LOOKUP_RETRY_MILLIS;
+  /** Every record held and free to go, earliest due first. */
+  private final PriorityQueue<Waiting> byDue = new PriorityQueue<>(
+      Comparator.comparingLong(Waiting::due).thenComparingLong(w -> w.record().offset()));
+  /** The open transaction's produces, one per record relayed. */
+  private final List<Sent> inFlight = new ArrayList<>();
+  /** Records Kafka refused for a reason of their own, dead-lettered when sent again. */
+  private final Map<Source, Refusal> refused = new HashMap<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private boolean inTransaction;
+
+  /**
+   * @param producer a transactional producer ({@code transactional.id} set), not yet initialised:
+   *                 the relay's thread initialises it
+   * @param clock    the only time the relay reads: when a record is due, how long poll may wait
+   */
+  public Relay(
+      Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
+      Clock clock, RelayListener listener) {
+    this.consumer = consumer;
+    this.producer = producer;
+    this.topics = topics;
+    this.ladder = new DelayLadder(topics.ladder());
+    this.returnTopics = returnTopics(topics);
+    for (Duration step : topics.ladder()) {
+      stepOfTopic.put(topics.delay(step), step);
+    }
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  @Override
+  public void run() {
+    try {
+      initTransactions();
+      consumer.subscribe(topics.delays(), new Rebalance());
+      while (running.get()) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(pollTimeout()));
+        if (!unknown.isEmpty() && clock.millis() >= lookUpAt) {
+          lookUp(Set.copyOf(unknown), RETRY_LOOKUP_TIMEOUT);
+        }
+        for (TopicPartition tp : records.partitions()) {
+          hold(tp, records.records(tp));
+        }
+        long now = clock.millis();
+        endHolds(now);
+        releaseDue(now);
+        settle();
+        pauseOrResume();
+      }
+    } catch (WakeupException e) {
+      if (running.get()) {
+        LOG.error("relay: woken up while running; the relay stops", e);
+        throw e;
+      }
+    } catch (RuntimeException e) {
+      LOG.error("relay: stopped by an unexpected error (its supervisor starts it again)", e);
+      throw e;
+    } finally {
+      settleQuietly();
+      consumer.close();
+      producer.close();
+    }
+  }
+
+  /** Stops the loop from any thread; the loop settles what it has sent, commits and closes. */
+  @Override
+  public void close() {
+    running.set(false);
+    consumer.wakeup();
+  }
+
+  /**
+   * Registers the transactional id with its coordinator (which aborts a transaction a previous
+   * producer of that id left open). A broker still starting answers late: tried until it does,
+   * or the relay is closed.
+   */
+  private void initTransactions() {
+    while (true) {
+      try {
+        producer.initTransactions();
+        return;
+      } catch (TimeoutException e) {
+        if (!running.get()) {
+          throw e;
+        }
+        LOG.warn("relay: the transaction coordinator did not answer ({}); trying again", e.toString());
+      }
+    }
+  }
+
+  /**
+   * Reads the commits of partitions just got, so that what an earlier owner released is skipped.
+   * A partition whose commit cannot be read stays paused, and is looked up again (waiting at most
+   * {@link #RETRY_LOOKUP_TIMEOUT}) after a wait doubling from {@link #FIRST_LOOKUP_RETRY_MILLIS}
+   * to {@link #MAX_LOOKUP_RETRY_MILLIS}, so the partitions already held keep their pace.
+   */
+  private void lookUp(Set<TopicPartition> partitions, Duration timeout) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> commits;
+    try {
+      commits = consumer.committed(partitions, timeout);
+    } catch (WakeupException | InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      unknown.addAll(partitions);
+      consumer.pause(partitions);
+      lookUpAt = clock.millis() + lookUpRetryMillis;
+      LOG.warn("relay: could not read the commits of {} ({}); they wait, looked up again in {} ms",
+          partitions, e.toString(), lookUpRetryMillis);
+      lookUpRetryMillis = Math.min(MAX_LOOKUP_RETRY_MILLIS, 2 * lookUpRetryMillis);
+      return;
+    }
+    for (TopicPartition tp : partitions) {
+      OffsetAndMetadata commit = commits.get(tp);
+      PartitionLedger ledger;
+      try {
+        ledger = commit == null ? new PartitionLedger(-1, null) : new PartitionLedger(commit.offset(), commit.metadata());
+      } catch (IllegalArgumentException e) {
+        // Not written by a relay of this version: every record from the commit on is relayed
+        // (at least once), none is lost.
+        LOG.error("relay: {}: {}; relaying from offset {}", tp, e.getMessage(), commit.offset());
+        ledger = new PartitionLedger(commit.offset(), null);
+      }
+      held.put(tp, new HeldPartition(ledger));
+      unknown.remove(tp);
+    }
+    if (unknown.isEmpty()) {
+      lookUpRetryMillis = FIRST_LOOKUP_RETRY_MILLIS;
+    }
+    consumer.resume(partitions);
+  }
+
+  /** Takes a partition's records into memory (skipping what an earlier owner released). */
+  private void hold(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
+    HeldPartition partition = held.get(tp);
+    if (partition == null) {
+      // Its commit is not known yet: read these again once it is.
+      consumer.seek(tp, batch.get(0).offset());
+      consumer.pause(Set.of(tp));
+      return;
+    }
+    Duration step = stepOfTopic.get(tp.topic());
+    for (ConsumerRecord<byte[], byte[]> record : batch) {
+      if (partition.ledger.readBefore(record.offset())) {
+        // The position went back (a reset after an out-of-range fetch, say): held or gone already,
+        // so skipped. This ended the relay's thread before (the ledger refuses offsets out of order).
+        LOG.warn("relay: {}@{} read again; skipped, it was taken at its first read", tp, record.offset());
+        continue;
+      }
+      if (!partition.ledger.read(record.offset())) {
+        continue; // released by an earlier owner, in a committed transaction
+      }
+      HeldRecord what = HeldRecord.read(record.headers(), record.value(), returnTopics);
+      long due = what.valid() ? ladder.releaseAt(record.timestamp(), what.notBefore(), step) : Long.MIN_VALUE;
+      byDue.add(new Waiting(tp, record, what, due));
+    }
+  }
+
+  /**
+   * Sends every record due, earliest first, in the open transaction. A record of a partition
+   * waiting after a failed round, or one its ledger cannot record yet, is set aside until then.
+   */
+  private void releaseDue(long now) {
+    while (!byDue.isEmpty() && byDue.peek().due() <= now) {
+      Waiting w = byDue.poll();
+      HeldPartition partition = held.get(w.partition());
+      if (partition.retryAt > now || !partition.ledger.mayRelease(w.record().offset())) {
+        partition.setAside.add(w);
+        continue;
+      }
+      partition.ledger.release(w.record().offset());
+      relay(w, now);
+    }
+  }
+
+  /** Sends exactly one record for {@code w}: home, a step down, or to the DLQ. */
+  private void relay(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    Refusal refusal = refused.remove(new Source(w.partition(), record.offset()));
+    if (refusal != null) {
+      unsendable(w, refusal, now);
+    } else if (!w.what().valid()) {
+      deadLetter(w, w.what().problem(), record.value(), now);
+    } else if (now >= w.what().notBefore()) {
+      returnHome(w, now);
+    } else {
+      hop(w, now);
+    }
+  }
+
+  /** Partitions whose retry wait is over: what they set aside may go again. */
+  private void endHolds(long now) {
+    held.values().forEach(p -> {
+      if (p.retryAt != Long.MIN_VALUE && p.retryAt <= now) {
+        p.retryAt = Long.MIN_VALUE;
+        p.putBack(byDue);
+      }
+    });
+  }
+
+  /**
+   * Pauses a partition holding {@link #READ_AHEAD} records, so memory stays bounded; resumes it
+   * when half have gone (not at every record, which would fetch a record at a time).
+   */
+  private void pauseOrResume() {
+    List<TopicPartition> pause = new ArrayList<>();
+    List<TopicPartition> resume = new ArrayList<>();
+    held.forEach((tp, p) -> {
+      int size = p.ledger.size();
+      if (!p.full && size >= READ_AHEAD) {
+        p.full = true;
+        pause.add(tp);
+      } else if (p.full && size <= READ_AHEAD / 2) {
+        p.full = false;
+        resume.add(tp);
+      }
+    });
+    if (!pause.isEmpty()) {
+      consumer.pause(pause);
+    }
+    if (!resume.isEmpty()) {
+      consumer.resume(resume);
+    }
+  }
+
+  /** A record held, and when it may leave its step topic ({@link Long#MIN_VALUE}: at once, malformed). */
+  private record Waiting(TopicPartition partition, ConsumerRecord<byte[], byte[]> record, HeldRecord what, long due) {}
+
+  /** One owned partition: its ledger, and what waits on it rather than on the clock. */
+  private static final class HeldPartition {
+    final PartitionLedger ledger;
+    /** Due, but kept back: after a failed round until {@link #retryAt}, or until the ledger can record them. */
+    final List<Waiting> setAside = new ArrayList<>();
+    long retryAt = Long.MIN_VALUE;
+    /** Paused for holding {@link #READ_AHEAD} records. */
+    boolean full;
+
+    HeldPartition(PartitionLedger ledger) {
+      this.ledger = ledger;
+    }
+
+    void putBack(PriorityQueue<Waiting> byDue) {
+      byDue.addAll(setAside);
+      setAside.clear();
+    }
+  }
+
+  /**
+   * The topics the relay may send a record back to. A {@code sluice-return-to} naming any other
+   * (a delay topic, the DLQ, outcomes, a topic outside Sluice) is forged or replayed: it is
+   * dead-lettered, never produced to.
+   *
+   * <p>Inbound stays allowed for records queued before {@code <prefix>regate} existed: on inbound
+   * the gate strips every {@code sluice-*} header, so such a record is gated again as a fresh
+   * event (one more decision, never a forged ticket believed).
+   */
+  private static Set<String> returnTopics(Topics topics) {
+    Set<String> allowed = new HashSet<>(topics.returnTopics());
+    allowed.add(topics.inbound());
+    return Set.copyOf(allowed);
+  }
+
+  private void returnHome(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    // Stamped with its due time: for a paid record that is the instant it was admitted.
+    send(w, new ProducerRecord<>(w.what().returnTo(), null, w.what().notBefore(), record.key(), record.value(),
+        copy(record.headers())));
+    listener.released(w.what().returnTo(), now - w.what().notBefore());
+  }
+
+  private void hop(Waiting w, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    String next = topics.delay(ladder.stepFor(w.what().notBefore() - now));
+    send(w, new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
+    listener.hopped(record.topic(), next);
+  }
+
+  private void deadLetter(Waiting w, String detail, byte[] value, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    Headers headers = copy(record.headers());
+    new DeadLetter(Reason.INVALID.code(), detail, where(record), null,
+        HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(now), null).writeTo(headers);
+    send(w, new ProducerRecord<>(topics.dlq(), null, now, record.key(), value, headers));
+    listener.deadLettered(detail);
+  }
+
+  private static String where(ConsumerRecord<byte[], byte[]> record) {
+    return record.topic() + "-" + record.partition() + "@" + record.offset();
+  }
+
+  /**
+   * A record whose produce Kafka refused for a reason of its own. To its return topic: it is
+   * dead-lettered with that reason. Its dead letter, too large for the DLQ: without its value (the
+   * detail says where the original is, kept for the delay topic's retention). Its dead letter,
+   * refused otherwise (the DLQ may not be written): sent again, and it fails again until an
+   * operator fixes the DLQ; its partition's commit stays below it, as it must, since nothing else
+   * may take the record.
+   */
+  private void unsendable(Waiting w, Refusal refusal, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    if (!refusal.topic().equals(topics.dlq())) {
+      deadLetter(w, "cannot be relayed to " + refusal.topic() + ": " + refusal.error(), record.value(), now);
+    } else if (refusal.kind() == SendFailure.TOO_LARGE && record.value() != null) {
+      String why = w.what().valid() ? "cannot be relayed (" + refusal.error() + ")" : w.what().problem();
+      deadLetter(w, why + " [value of " + record.value().length + " bytes left out, too large for "
+          + topics.dlq() + "; the original is at " + where(record) + "]", null, now);
+    } else {
+      LOG.error("relay: {} refuses the dead letter of {} ({}); sending it again", topics.dlq(), where(record),
+          refusal.error());
+      deadLetter(w, w.what().valid() ? "cannot be relayed: " + refusal.error() : w.what().problem(),
+          record.value(), now);
+    }
+  }
+
+  /** Sends what {@code w} becomes, in the open transaction: the only produce for it. */
+  private void send(Waiting w, ProducerRecord<byte[], byte[]> out) {
+    if (!inTransaction) {
+      producer.beginTransaction();
+      inTransaction = true;
+    }
+    Future<RecordMetadata> ack;
+    try {
+      ack = producer.send(out);
+    } catch (InterruptException e) {
+      throw e;
+    } catch (KafkaException e) {
+      // Refused before it left (e.g. no metadata in time): a failed produce like any other.
+      ack = CompletableFuture.failedFuture(e);
+    }
+    inFlight.add(new Sent(w, out.topic(), ack));
+  }
+
+  /** A record on a delay partition. */
+  private record Source(TopicPartition partition, long offset) {}
+
+  /** A produce in flight: the record it stands for, and where it goes. */
+  private record Sent(Waiting source, String topic, Future<RecordMetadata> ack) {
+    Source from() {
+      return new Source(source.partition(), source.record().offset());
+    }
+  }
+
+  /** Why Kafka refused a record for a reason of its own, and where it was sent. */
+  private record Refusal(String topic, SendFailure kind, String error) {}
+
+  /**
+   * Ends the open transaction: commits it, with each partition's ledger as it stands with the
+   * round released, if every produce was acknowledged; else aborts it, and its records are held
+   * again.
+   */
+  private void settle() {
+    if (!inTransaction) {
+      return;
+    }
+    List<Sent> round = List.copyOf(inFlight);
+    inFlight.clear();
+    Failure failure;
+    try {
+      failure = awaitRound(round);
+      Set<TopicPartition> partitions = new HashSet<>();
+      round.forEach(sent -> partitions.add(sent.source().partition()));
+      if (failure == null && !consumer.assignment().containsAll(partitions)) {
+        failure = new Failure("a partition of the round is no longer ours", true);
+      }
+      if (failure == null) {
+        commitRound(partitions);
+        round.forEach(sent -> held.get(sent.source().partition()).ledger.committed());
+        partitions.forEach(tp -> held.get(tp).putBack(byDue)); // the ledger may record them now
+        return;
+      }
+    } catch (WakeupException | InterruptException e) {
+      abortQuietly();
+      unrelease(round, new Failure(e.toString(), false));
+      throw e;
+    } catch (KafkaException e) {
+      // Abortable: the group fenced us (a rebalance), the transaction timed out, a coordinator
+      // moved. A fatal error (a fenced producer) fails the abort too, and ends the loop.
+      failure = new Failure(e.toString(), true);
+    }
+    abortRound(round, failure);
+  }
+
+  /** Why a round was aborted; {@code pause}: wait {@link #RETRY_MILLIS} before the next try. */
+  private record Failure(String why, boolean pause) {}
+
+  /**
+   * Waits for the round's produces. Returns null if every one was acknowledged, else why not (a
+   * refusal of the record's own is remembered).
+   */
+  private Failure awaitRound(List<Sent> round) {
+    producer.flush(); // throws only if interrupted: the round is aborted
+    Throwable first = null;
+    boolean pause = false;
+    for (Sent sent : round) {
+      try {
+        sent.ack().get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        first = first == null ? cause : first;
+        if (SendFailure.isTheRecords(cause)) {
+          refused.put(sent.from(), new Refusal(sent.topic(), SendFailure.of(cause), cause.toString()));
+          // A dead letter refused has nowhere else to go: its next try waits, as a retry does.
+          pause |= sent.topic().equals(topics.dlq());
+        } else {
+          pause = true; // the broker, the transaction: not this record's doing
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new InterruptException(e);
+      }
+    }
+    return first == null ? null : new Failure(first.toString(), pause);
+  }
+
+  /** Commits the round with each of its partitions' commit: lowest record not released, and the ledger. */
+  private void commitRound(Set<TopicPartition> partitions) {
+    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+    for (TopicPartition tp : partitions) {
+      PartitionLedger ledger = held.get(tp).ledger;
+      offsets.put(tp, new OffsetAndMetadata(ledger.commitOffset(), ledger.metadata()));
+    }
+    producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+    commitTransaction();
+  }
+
+  /**
+   * Commits the open transaction. A commit that timed out may still complete, and the producer
+   * then allows only the same call again, never an abort (an abort throws IllegalStateException,
+   * which would end the relay). So a timed-out commit is retried for as long as the relay runs: a
+   * relay that cannot reach its coordinator cannot make progress anyway. On the way out it is left
+   * in doubt ({@link CommitInDoubt}, not a KafkaException, so nothing tries to abort it): closing
+   * the producer leaves the coordinator to complete or abort it, and either way the records are
+   * relayed once (a new owner reads the committed offsets and the ledger).
+   */
+  private void commitTransaction() {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        producer.commitTransaction();
+        inTransaction = false;
+        return;
+      } catch (TimeoutException e) {
+        if (!running.get()) {
+          throw new CommitInDoubt(e);
+        }
+        LOG.warn("relay: committing the round timed out (attempt {}: {}); trying again", attempt,
+            e.toString());
+      }
+    }
+  }
+
+  /** A commit that timed out while the relay was stopping: neither retried nor aborted. */
+  static final class CommitInDoubt extends RuntimeException {
+    CommitInDoubt(TimeoutException cause) {
+      super("the round's commit timed out while stopping; the coordinator completes or aborts it",
+          cause);
+    }
+  }
+
+  /**
+   * Aborts the round: none of its records is seen by a read_committed reader, and no offset of it
+   * is committed. Its records are held again, and their partitions send nothing for
+   * {@link #RETRY_MILLIS} unless only refusals of the records' own caused it (those are
+   * dead-lettered at the next try, at once).
+   */
+  private void abortRound(List<Sent> round, Failure failure) {
+    abortTransaction();
+    unrelease(round, failure);
+    LOG.warn("relay: round of {} records aborted ({}); relaying them again{}", round.size(), failure.why(),
+        failure.pause() ? " in " + RETRY_MILLIS + " ms" : "");
+  }
+
+  /** The round's records were not released after all: held again, in partitions still ours. */
+  private void unrelease(List<Sent> round, Failure failure) {
+    long retryAt = clock.millis() + RETRY_MILLIS;
+    for (Sent sent : round) {
+      HeldPartition partition = held.get(sent.source().partition());
+      if (partition == null) {
+        continue; // no longer ours: its new owner relays it from the last commit
+      }
+      partition.ledger.unrelease(sent.source().record().offset());
+      if (failure.pause()) {
+        partition.retryAt = retryAt;
+        partition.setAside.add(sent.source());
+      } else {
+        byDue.add(sent.source());
+      }
+    }
+  }
+
+  private void abortTransaction() {
+    endTransaction(producer::abortTransaction, "aborting");
+  }
+
+  /** Aborts the open transaction, trying again (at most {@link #END_ATTEMPTS}) if it times out. */
+  private void endTransaction(Runnable end, String doing) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        end.run();
+        inTransaction = false;
+        return;
+      } catch (TimeoutException e) {
+        if (attempt == END_ATTEMPTS) {
+          throw e;
+        }
+        LOG.warn("relay: {} the round timed out ({}); trying again", doing, e.toString());
+      }
+    }
+  }
+
+  private void abortQuietly() {
+    try {
+      producer.abortTransaction();
+      inTransaction = false;
+    } catch (RuntimeException e) {
+      LOG.warn("relay: could not abort the round ({}); the coordinator aborts it after its timeout", e.toString());
+    }
+  }
+
+  /** On the way out or before a rebalance: ends the open transaction, committing only what is acknowledged. */
+  private void settleQuietly() {
+    try {
+      settle();
+    } catch (RuntimeException e) {
+      LOG.warn("relay: could not end the round ({}); its records will be relayed again", e.toString());
+    }
+  }
+
+  /**
+   * Until the earliest record held falls due, a partition's retry wait ends, or commits not read
+   * yet are to be looked up again; at most {@link #MAX_POLL_MILLIS}.
+   */
+  private long pollTimeout() {
+    long now = clock.millis();
+    long wait = MAX_POLL_MILLIS;
+    if (!byDue.isEmpty()) {
+      long due = byDue.peek().due();
+      wait = due <= now ? 0 : Math.min(wait, due - now);
+    }
+    for (HeldPartition p : held.values()) {
+      if (p.retryAt != Long.MIN_VALUE) {
+        wait = Math.min(wait, Math.max(0, p.retryAt - now));
+      }
+    }
+    if (!unknown.isEmpty()) {
+      wait = Math.min(wait, Math.max(0, lookUpAt - now));
+    }
+    return wait;
+  }
+
+  private static Headers copy(Headers headers) {
+    return new RecordHeaders(headers.toArray());
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      settleQuietly(); // (the loop ends each round before it polls: nothing is open here, normally)
+      forget(partitions);
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      // A partition we get (back) starts from its commit, skipping what its ledger says went.
+      lookUp(Set.copyOf(partitions), LOOKUP_TIMEOUT);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      // Their new owner relays them; no round is open while the consumer polls.
+      forget(partitions);
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+      partitions.forEach(held::remove);
+      unknown.removeAll(partitions);
+      byDue.removeIf(w -> partitions.contains(w.partition()));
+      refused.keySet().removeIf(s -> partitions.contains(s.partition()));
+    }
+  }
+}

@@ -1,0 +1,241 @@
+package io.sluice.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Maps a schema-valid configuration tree to the records, filling in {@link ConfigDefaults}.
+ *
+ * <p>The schema has already fixed every type and shape, so what can still fail here is only what a
+ * pattern cannot see: a rate of {@code 0/s}, a duration too long for a {@link Duration}, a URL that
+ * looks right but does not parse. Such a value is recorded as a {@link Problem} and replaced by a
+ * placeholder, so binding completes and the cross-field checks still run: the user sees every
+ * problem in one report. A config with problems is never returned to a caller.
+ */
+final class ConfigBinder {
+  private static final Rate PLACEHOLDER_RATE = new Rate(1);
+
+  private final List<Problem> problems = new ArrayList<>();
+
+  List<Problem> problems() {
+    return problems;
+  }
+
+  SluiceConfig bind(JsonNode root) {
+    JsonNode kafka = root.path("kafka");
+    JsonNode gate = root.path("gate");
+    JsonNode dispatcher = root.path("dispatcher");
+    return new SluiceConfig(
+        new KafkaConfig(
+            text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
+            text(kafka, "topicPrefix", ConfigDefaults.TOPIC_PREFIX),
+            kafkaProperties(kafka.path("properties")),
+            kafka.path("hangingTransactions").path("sweep").asBoolean(true)),
+        redis(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
+        ladder(root.get("ladder")),
+        integer(root, "maxAttempts", ConfigDefaults.MAX_ATTEMPTS),
+        duration(root, "reservationHorizon", ConfigDefaults.RESERVATION_HORIZON, ""),
+        tiers(root.path("tiers")),
+        text(root, "defaultTier", null),
+        providers(root.path("providers")),
+        tenants(root.path("tenants"), text(root, "defaultTier", null)),
+        new HttpConfig(integer(root.path("http"), "port", ConfigDefaults.HTTP_PORT),
+            text(root.path("http"), "bind", ConfigDefaults.HTTP_BIND)),
+        new GateConfig(
+            text(gate, "applicationId", ConfigDefaults.GATE_APPLICATION_ID),
+            integer(gate, "streamThreads", ConfigDefaults.GATE_STREAM_THREADS),
+            integer(gate, "maxPayloadBytes", ConfigDefaults.GATE_MAX_PAYLOAD_BYTES),
+            duration(gate, "leaseTarget", ConfigDefaults.GATE_LEASE_TARGET, "gate"),
+            integer(gate, "maxLease", ConfigDefaults.GATE_MAX_LEASE),
+            duration(gate, "redisTimeout", ConfigDefaults.GATE_REDIS_TIMEOUT, "gate")),
+        new DispatcherConfig(
+            text(dispatcher, "groupId", ConfigDefaults.DISPATCHER_GROUP_ID),
+            integer(dispatcher, "bufferSize", ConfigDefaults.DISPATCHER_BUFFER_SIZE),
+            duration(dispatcher, "lookahead", ConfigDefaults.DISPATCHER_LOOKAHEAD, "dispatcher"),
+            duration(dispatcher, "backoffBase", ConfigDefaults.DISPATCHER_BACKOFF_BASE,
+                "dispatcher"),
+            duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
+            number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
+            duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher"),
+            integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)));
+  }
+
+  /** Kafka property values are kept as text, as Kafka's own {@code .properties} files hold them. */
+  private static Map<String, String> kafkaProperties(JsonNode node) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    node.properties().forEach(e -> properties.put(e.getKey(), e.getValue().asText()));
+    return properties;
+  }
+
+  /**
+   * A URI the schema's pattern let through may still not parse (a port of 99999, two hosts on a
+   * standalone scheme). The message never shows the URI: it may hold a password.
+   */
+  private RedisConfig redis(String uri) {
+    try {
+      RedisUri.parse(uri);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem("redis.uri", e.getMessage() + ", in " + Secrets.uri(uri)));
+    }
+    return new RedisConfig(uri);
+  }
+
+  private List<Duration> ladder(JsonNode node) {
+    if (node == null) {
+      return ConfigDefaults.LADDER;
+    }
+    List<Duration> steps = new ArrayList<>();
+    for (int i = 0; i < node.size(); i++) {
+      steps.add(parseDuration(node.get(i).asText(), Problem.index("ladder", i), Duration.ZERO));
+    }
+    return steps;
+  }
+
+  private Map<String, TierConfig> tiers(JsonNode node) {
+    Map<String, TierConfig> tiers = new LinkedHashMap<>();
+    node.properties().forEach(e -> tiers.put(e.getKey(),
+        new TierConfig(number(e.getValue(), "weight", ConfigDefaults.TIER_WEIGHT),
+            quotas(e.getValue().path("budgets"), Problem.join(Problem.join("tiers", e.getKey()),
+                "budgets")))));
+    return tiers;
+  }
+
+  private Map<String, ProviderConfig> providers(JsonNode node) {
+    Map<String, ProviderConfig> providers = new LinkedHashMap<>();
+    node.properties().forEach(e -> providers.put(e.getKey(),
+        provider(e.getValue(), Problem.join("providers", e.getKey()))));
+    return providers;
+  }
+
+  private ProviderConfig provider(JsonNode node, String path) {
+    List<String> forwardHeaders = new ArrayList<>();
+    node.path("forwardHeaders").forEach(h -> forwardHeaders.add(h.asText()));
+    JsonNode policy = node.get("onRedisDown");
+    List<ProviderLimit> limits = new ProviderLimitsBinder(problems).bind(node, path);
+    Rate rate = node.has("rate") ? rate(node.path("rate").asText(), Problem.join(path, "rate"))
+        : limits.isEmpty() ? PLACEHOLDER_RATE
+        : new Rate(limits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
+            .mapToDouble(ProviderLimit::amount).findFirst().orElse(1));
+    return new ProviderConfig(
+        url(node.path("url").asText(), Problem.join(path, "url")),
+        rate,
+        integer(node, "maxInFlight", ConfigDefaults.MAX_IN_FLIGHT),
+        duration(node, "timeout", ConfigDefaults.TIMEOUT, path),
+        policy == null ? ConfigDefaults.ON_REDIS_DOWN : RedisDownPolicy.fromCode(policy.asText()),
+        node.has("shadow") ? node.get("shadow").asBoolean() : ConfigDefaults.SHADOW,
+        node.has("forwardHeaders") ? forwardHeaders : ConfigDefaults.FORWARD_HEADERS,
+        integer(node, "maxCost", ConfigDefaults.MAX_COST),
+        quotas(node.path("quotas"), Problem.join(path, "quotas")),
+        limits,
+        new AnswerBounds(
+            node.has("learn") ? node.get("learn").asBoolean() : ConfigDefaults.LEARN,
+            number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
+            duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)));
+  }
+
+  /**
+   * A tenant without a tier gets the default tier; with no default tier it stays null here and
+   * {@link ConfigChecks} reports it.
+   */
+  private Map<String, TenantConfig> tenants(JsonNode node, String defaultTier) {
+    Map<String, TenantConfig> tenants = new LinkedHashMap<>();
+    node.properties().forEach(e -> {
+      String path = Problem.join("tenants", e.getKey());
+      JsonNode tenant = e.getValue();
+      tenants.put(e.getKey(), new TenantConfig(
+          text(tenant, "tier", defaultTier),
+          quotas(tenant.path("quotas"), Problem.join(path, "quotas")),
+          tenant.has("shadow") ? tenant.get("shadow").asBoolean() : ConfigDefaults.SHADOW,
+          tenant.has("overall") ? quota(tenant.get("overall"), Problem.join(path, "overall")) : null,
+          rules(tenant.path("rules"), Problem.join(path, "rules"))));
+    });
+    return tenants;
+  }
+
+  private Map<String, QuotaRule> rules(JsonNode node, String path) {
+    Map<String, QuotaRule> rules = new LinkedHashMap<>();
+    node.properties().forEach(e -> rules.put(e.getKey(), new QuotaRule(
+        text(e.getValue(), "provider", null),
+        text(e.getValue(), "path", null),
+        text(e.getValue(), "attribute", null),
+        text(e.getValue(), "equals", null),
+        quota(e.getValue(), Problem.join(path, e.getKey())))));
+    return rules;
+  }
+
+  private Map<String, Quota> quotas(JsonNode node, String path) {
+    Map<String, Quota> quotas = new LinkedHashMap<>();
+    node.properties().forEach(e -> quotas.put(e.getKey(),
+        quota(e.getValue(), Problem.join(path, e.getKey()))));
+    return quotas;
+  }
+
+  private Quota quota(JsonNode node, String path) {
+    return new Quota(node.path("capacity").asDouble(),
+        rate(node.path("refill").asText(), Problem.join(path, "refill")));
+  }
+
+  private URI url(String text, String path) {
+    try {
+      URI uri = new URI(text);
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (uri.getHost() != null && (scheme.equals("http") || scheme.equals("https"))) {
+        return uri;
+      }
+      problems.add(new Problem(path, "expected an absolute http or https URL with a host, got "
+          + ConfigSchema.quoted(text)));
+    } catch (URISyntaxException e) {
+      problems.add(new Problem(path, "expected an absolute http or https URL, got "
+          + ConfigSchema.quoted(text) + " (" + e.getReason() + " at index " + e.getIndex() + ")"));
+    }
+    return URI.create("http://invalid");
+  }
+
+  private Rate rate(String text, String path) {
+    try {
+      return Rate.parse(text);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem(path, "expected a rate above zero like \"50/s\", \"600/m\" or "
+          + "\"10/h\", got " + ConfigSchema.quoted(text)));
+      return PLACEHOLDER_RATE;
+    }
+  }
+
+  private Duration duration(JsonNode parent, String field, Duration fallback, String parentPath) {
+    JsonNode node = parent.get(field);
+    return node == null ? fallback
+        : parseDuration(node.asText(), Problem.join(parentPath, field), fallback);
+  }
+
+  private Duration parseDuration(String text, String path, Duration placeholder) {
+    try {
+      return Durations.parse(text);
+    } catch (ArithmeticException | IllegalArgumentException e) {
+      problems.add(new Problem(path, "is too long to be a duration, got "
+          + ConfigSchema.quoted(text)));
+      return placeholder;
+    }
+  }
+
+  private static String text(JsonNode parent, String field, String fallback) {
+    JsonNode node = parent.get(field);
+    return node == null || node.isNull() ? fallback : node.asText();
+  }
+
+  private static int integer(JsonNode parent, String field, int fallback) {
+    JsonNode node = parent.get(field);
+    return node == null ? fallback : node.intValue();
+  }
+
+  private static double number(JsonNode parent, String field, double fallback) {
+    JsonNode node = parent.get(field);
+    return node == null ? fallback : node.doubleValue();
+  }
+}

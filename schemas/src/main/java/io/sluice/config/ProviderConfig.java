@@ -1,0 +1,82 @@
+package io.sluice.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One rate-limited provider.
+ *
+ * @param url            base URL; events may add a relative path, never a host
+ * @param rate           the leak rate across all dispatcher instances (the RATE limit's)
+ * @param maxInFlight    calls in flight at most, per dispatcher instance
+ * @param timeout        per call
+ * @param onRedisDown    policy while Redis does not answer
+ * @param shadow         compute and count every decision, hold nothing back
+ * @param forwardHeaders event attributes allowed through as request headers (case-insensitive)
+ * @param maxCost        the largest cost an event may carry
+ * @param quotas         each tier's bucket toward this provider, by tier name
+ * @param limits         every limit of the provider, enforced together; exactly one RATE limit,
+ *                       equal to {@code rate} ({@code rate: R} alone means {@code limits: [{rate: R}]})
+ * @param answers        what the provider's answers may do: learning on or off, the floor under
+ *                       learned limits, the longest Retry-After honoured (null: the defaults)
+ */
+public record ProviderConfig(
+    URI url,
+    Rate rate,
+    int maxInFlight,
+    Duration timeout,
+    RedisDownPolicy onRedisDown,
+    boolean shadow,
+    List<String> forwardHeaders,
+    int maxCost,
+    Map<String, Quota> quotas,
+    List<ProviderLimit> limits,
+    AnswerBounds answers) {
+  public ProviderConfig {
+    answers = answers == null ? AnswerBounds.DEFAULT : answers;
+    forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
+    quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
+    limits = limits == null || limits.isEmpty()
+        ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
+  }
+
+  /** A provider with one limit, its rate (what {@code rate:} alone configures). */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        null, null);
+  }
+
+  /** A provider with these limits and the default bounds on its answers. */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, null);
+  }
+
+  /**
+   * The largest cost an event toward this provider can ever be sent with: maxCost, or less if a
+   * cost window is smaller (an event costing more could never fit in it).
+   */
+  public long largestSendableCost() {
+    return Math.min(maxCost, smallestCostWindow());
+  }
+
+  /**
+   * The amount of the smallest cost window ({@link Long#MAX_VALUE} when no limit counts cost):
+   * an event costing more could never be sent, whatever maxCost admitted it.
+   */
+  public long smallestCostWindow() {
+    long smallest = Long.MAX_VALUE;
+    for (ProviderLimit limit : limits) {
+      if (limit.kind() == ProviderLimit.Kind.COST) {
+        smallest = Math.min(smallest, (long) limit.amount());
+      }
+    }
+    return smallest;
+  }
+}

@@ -1,0 +1,60 @@
+package io.sluice.topology.gate;
+
+import io.sluice.config.QuotaRule;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.topology.limiter.BucketSpec;
+import io.sluice.topology.limiter.RuleBucket;
+import io.sluice.topology.limiter.RuleKeys;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The quota rules one event is charged against, first its tenant's quota toward its provider, then
+ * the tenant's overall budget, the per-attribute rules it matches (by name) and its tier's budget
+ * toward the provider (last: on a standalone Redis only, see {@link RuleKeys}).
+ *
+ * <p>An event with only the first rule is a single-rule event: the gate charges it through
+ * {@code token_bucket.lua} (leases, reservations, its existing key), and {@link #of} answers an
+ * empty list. Any more, and all of them go through {@code quota_rules.lua}, all or none.
+ */
+final class ChargedRules {
+  private ChargedRules() {}
+
+  /**
+   * The event's rules when it has more than one, else an empty list (a single-rule event: the
+   * common case builds nothing here, as it is on every event's path).
+   */
+  static List<RuleBucket> of(SluiceConfig config, WorkEvent event, String tier) {
+    String provider = event.provider();
+    String tenant = event.tenant();
+    long horizon = config.reservationHorizon().toNanos() / 1000;
+    List<RuleBucket> rules = new ArrayList<>(2);
+    config.overallOf(tenant).ifPresent(q -> rules.add(
+        new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
+    TenantConfig t = config.tenants().get(tenant);
+    if (t != null && !t.rules().isEmpty()) {
+      for (Map.Entry<String, QuotaRule> rule : new TreeMap<>(t.rules()).entrySet()) {
+        if (rule.getValue().matches(provider, event.path(), event.attributes())) {
+          var q = rule.getValue().quota();
+          rules.add(new RuleBucket("rule:" + rule.getKey(), RuleKeys.rule(tenant, rule.getKey()),
+              new BucketSpec(q.capacity(), q.refill().perSecond(), horizon)));
+        }
+      }
+    }
+    // The budget of the tier the event was resolved to (a reload may move the tenant meanwhile):
+    // the key and its terms must be the same tier's.
+    java.util.Optional.ofNullable(config.tiers().get(tier)).map(tc -> tc.budgets().get(provider))
+        .ifPresent(q -> rules.add(
+        new RuleBucket("tier", RuleKeys.tierBudget(tier, provider), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
+    if (rules.isEmpty()) {
+      return List.of();
+    }
+    rules.add(0, new RuleBucket("provider", RuleKeys.provider(tenant, provider),
+        BucketSpec.of(config.quotaOf(provider, tenant).orElseThrow(), config.reservationHorizon())));
+    return rules;
+  }
+}
