@@ -44,7 +44,7 @@ class CliTest {
   @ValueSource(strings = {"demo", "bench", "chaos"})
   @DisplayName("the lab's commands are not in the application: unknown, exit 2")
   void labCommandsAreNotInTheApplication(String command) {
-    CliRun run = CliRun.of(command, "--help");
+    CliRun run = CliRun.of(command);
 
     assertEquals(2, run.exitCode(), run.output());
     assertTrue(run.err().contains("Unmatched argument"), run.output());
