@@ -81,7 +81,25 @@ public final class TopicAdmin implements AutoCloseable {
         }
       }
     }
+    awaitListed(missing.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
     return created;
+  }
+
+  /**
+   * Waits until the broker answering {@code listTopics} lists every one of {@code names}: the
+   * controller acknowledges a creation before every broker has applied it, and a role started
+   * right after {@code topics create} (its own admin client, perhaps another broker) would find
+   * them missing and refuse to start.
+   */
+  private void awaitListed(List<String> names, Duration patience)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (!admin.listTopics().names().get(15, TimeUnit.SECONDS).containsAll(names)) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("topics created but not listed after " + patience + ": " + names);
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** The topics Sluice needs that do not exist; empty when all are there. */
