@@ -3,7 +3,7 @@
 # Build: docker build -t sluice:dev .   (docker-compose.yml builds it for you)
 # Written without a Docker daemon at hand: see docs/operations.md.
 
-# --- build: the whole reactor, tests skipped (they run in CI) ---
+# --- build: the production jar and the modules it needs, tests skipped (they run in CI) ---
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml ./
@@ -12,12 +12,14 @@ COPY embedded ./embedded
 COPY testkit ./testkit
 COPY redis ./redis
 COPY topology ./topology
-COPY dispatcher-core ./dispatcher-core
+COPY relay ./relay
 COPY dispatcher ./dispatcher
+COPY app ./app
+COPY lab ./lab
 # The cache mount keeps ~/.m2 between builds (BuildKit, the default builder of current Docker),
 # so a rebuild after a code change does not download every dependency again.
 RUN --mount=type=cache,target=/root/.m2 \
-    mvn -B -ntp -DskipTests package
+    mvn -B -ntp -DskipTests -pl app -am package
 
 # --- runtime: a JRE and the jar, run as an unprivileged user ---
 FROM eclipse-temurin:17-jre

@@ -42,6 +42,9 @@ ARGV[11 + 5(i-1) ..]   limit i: kind ('calls', 'cost', 'concurrency'), amount, p
            into sub-windows once, by the first claim that reads it.
   fixed:   a hash, field the window index floor(slot / per), value the units charged
   concurrency: a sorted set of leases, score the expiry, member the lease id
+ARGV[11 + 5n] holds   one character a limit, '1' if limit i is held full after a loss (below),
+                       '0' if not (a limit known only from the provider's answers, which states
+                       again what remains; ProviderLimits.holdsAfterLoss); absent: all '1'
 KEYS[n + 2] the marker of the provider's cluster slot (SlotMarkers: sluice:v1:{~tag}:marker, a
            tag of the same slot). Lost data: the windows and leases of a provider are as
            losable as the leak (a FLUSHALL, a restart without persistence, a failover to a replica
@@ -301,8 +304,14 @@ elseif mode == 'claim' then
   end
   local windows = {}
   local conc = nil
+  local holds = ARGV[11 + 5 * n_limits] or ''
   for i = 1, n_limits do
     local b = 10 + (i - 1) * 5
+    -- This limit's lost slot: 0 when it is not held after a loss.
+    local l_lost = lost_slot
+    if string.sub(holds, i, i) == '0' then
+      l_lost = 0
+    end
     local l = {key = KEYS[1 + i], kind = ARGV[b + 1], amount = tonumber(ARGV[b + 2]),
       per = tonumber(ARGV[b + 3]), window = ARGV[b + 4], margin = tonumber(ARGV[b + 5]), new = {}}
     if l.kind == 'concurrency' then
@@ -336,8 +345,8 @@ elseif mode == 'claim' then
             l.used[k] = tonumber(fields[j + 1])
           end
         end
-        if lost_slot > 0 and next(l.used) == nil and now - l.span < lost_slot then
-          l.used[math.floor(lost_slot / l.g)] = l.amount
+        if l_lost > 0 and next(l.used) == nil and now - l.span < l_lost then
+          l.used[math.floor(l_lost / l.g)] = l.amount
         end
       elseif l.window == 'sliding' then
         l.span = l.per + l.margin
@@ -348,8 +357,8 @@ elseif mode == 'claim' then
           local w = tonumber(string.match(members[j], ':(%d+)$'))
           table.insert(l.log, {tonumber(members[j + 1]), w})
         end
-        if lost_slot > 0 and #l.log == 0 and now - l.span < lost_slot then
-          table.insert(l.log, {lost_slot, l.amount})
+        if l_lost > 0 and #l.log == 0 and now - l.span < l_lost then
+          table.insert(l.log, {l_lost, l.amount})
         end
       else
         l.used = {}
@@ -363,8 +372,8 @@ elseif mode == 'claim' then
             l.used[k] = tonumber(fields[j + 1])
           end
         end
-        if lost_slot > 0 and next(l.used) == nil then
-          for k = current, math.floor((lost_slot + l.margin) / l.per) do
+        if l_lost > 0 and next(l.used) == nil then
+          for k = current, math.floor((l_lost + l.margin) / l.per) do
             l.used[k] = l.amount
           end
         end

@@ -4,7 +4,6 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,29 +14,14 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
- * Creates and checks Sluice's topics.
- *
- * <p>What each topic gets, and why:
- * <ul>
- *   <li>inbound, regate, ready and the delay steps: {@code partitions} each (the unit of
- *       parallelism of every role; regate must match inbound, both keyed by tenant, so that a
- *       tenant's events from both meet in one gate task); retention 7 days, enough to survive a
- *       long outage of a consumer;
- *   <li>a delay step additionally keeps at least 7 days or ten times its step, whichever is more,
- *       so a record never expires while it waits;
- *   <li>outcomes and dlq: the same partitions, retention 30 days (they are the audit trail, and
- *       {@code verify} reconciles against them);
- *   <li>every topic: {@code min.insync.replicas} = replicas - 1 (at least 1), delete cleanup.
- * </ul>
- * Producers need write access to inbound only; regate, ready and the delay steps are Sluice's own
- * (the gate believes the {@code sluice-*} headers it finds on regate).
+ * Creates and checks Sluice's topics, with the settings {@link Topics#configs} gives each (the
+ * topic contract lives there). Producers need write access to inbound only; regate, ready and the
+ * delay steps are Sluice's own (the gate believes the {@code sluice-*} headers it finds on regate).
  */
 public final class TopicAdmin implements AutoCloseable {
-  private static final long DAY_MS = TimeUnit.DAYS.toMillis(1);
 
   private final Admin admin;
   private final Topics topics;
@@ -51,32 +35,14 @@ public final class TopicAdmin implements AutoCloseable {
 
   /** The topics and their settings, for {@code partitions} partitions and {@code replicas}. */
   public List<NewTopic> plan(int partitions, short replicas) {
+    List<String> names = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready()));
+    names.addAll(topics.delays());
+    names.addAll(List.of(topics.outcomes(), topics.dlq()));
     List<NewTopic> plan = new ArrayList<>();
-    String minIsr = String.valueOf(Math.max(1, replicas - 1));
-    for (String name : List.of(topics.inbound(), topics.regate(), topics.ready())) {
-      plan.add(topic(name, partitions, replicas, 7 * DAY_MS, minIsr));
+    for (String name : names) {
+      plan.add(new NewTopic(name, partitions, replicas).configs(topics.configs(name, replicas)));
     }
-    for (Duration step : topics.ladder()) {
-      plan.add(topic(topics.delay(step), partitions, replicas,
-          Math.max(7 * DAY_MS, 10 * step.toMillis()), minIsr));
-    }
-    plan.add(topic(topics.outcomes(), partitions, replicas, 30 * DAY_MS, minIsr));
-    NewTopic dlq = topic(topics.dlq(), partitions, replicas, 30 * DAY_MS, minIsr);
-    // A dead letter is the inbound record plus Sluice's headers: the DLQ takes a little more than
-    // the broker's default limit, so the dead letter of any inbound value keeps its bytes.
-    dlq.configs().put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-        String.valueOf(io.sluice.topology.gate.OutputLimits.MAX_RECORD_BYTES));
-    plan.add(dlq);
     return plan;
-  }
-
-  private static NewTopic topic(String name, int partitions, short replicas, long retentionMs,
-      String minIsr) {
-    Map<String, String> configs = new LinkedHashMap<>();
-    configs.put(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(retentionMs));
-    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
-    configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, minIsr);
-    return new NewTopic(name, partitions, replicas).configs(configs);
   }
 
   /**
@@ -115,7 +81,25 @@ public final class TopicAdmin implements AutoCloseable {
         }
       }
     }
+    awaitListed(missing.stream().map(NewTopic::name).toList(), Duration.ofSeconds(30));
     return created;
+  }
+
+  /**
+   * Waits until the broker answering {@code listTopics} lists every one of {@code names}: the
+   * controller acknowledges a creation before every broker has applied it, and a role started
+   * right after {@code topics create} (its own admin client, perhaps another broker) would find
+   * them missing and refuse to start.
+   */
+  private void awaitListed(List<String> names, Duration patience)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + patience.toNanos();
+    while (!admin.listTopics().names().get(15, TimeUnit.SECONDS).containsAll(names)) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("topics created but not listed after " + patience + ": " + names);
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** The topics Sluice needs that do not exist; empty when all are there. */

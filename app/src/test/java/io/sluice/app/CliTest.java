@@ -31,8 +31,7 @@ class CliTest {
   Path dir;
 
   @ParameterizedTest(name = "sluice {0} --help")
-  @ValueSource(strings = {"run", "gate", "relay", "dispatch", "topics", "produce", "verify",
-      "demo", "bench"})
+  @ValueSource(strings = {"run", "gate", "relay", "dispatch", "topics", "produce", "verify"})
   @DisplayName("every command's --help exits 0 and prints its usage")
   void helpOfEveryCommand(String command) {
     CliRun run = CliRun.of(command, "--help");
@@ -41,15 +40,14 @@ class CliTest {
     assertTrue(run.out().contains("Usage: sluice " + command), run.output());
   }
 
-  @Test
-  @DisplayName("bench --help names every scenario bench can run")
-  void benchHelpNamesEveryScenario() {
-    String help = CliRun.of("bench", "--help").out().replaceAll("\\s+", " ");
+  @ParameterizedTest(name = "sluice {0}")
+  @ValueSource(strings = {"demo", "bench", "chaos"})
+  @DisplayName("the lab's commands are not in the application: unknown, exit 2")
+  void labCommandsAreNotInTheApplication(String command) {
+    CliRun run = CliRun.of(command);
 
-    for (String scenario : io.sluice.lab.bench.BenchRun.names()) {
-      assertTrue(help.contains(scenario + ",") || help.contains(scenario + "."),
-          scenario + " missing from: " + help);
-    }
+    assertEquals(2, run.exitCode(), run.output());
+    assertTrue(run.err().contains("Unmatched argument"), run.output());
   }
 
   @Test

@@ -24,12 +24,12 @@ import java.util.Map;
  *       kilobytes of its offsets and transaction state topics.</li>
  * </ul>
  */
-final class BrokerSettings {
+public final class BrokerSettings {
 
     private BrokerSettings() {
     }
 
-    static Map<String, String> singleNode() {
+    public static Map<String, String> singleNode() {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("offsets.topic.replication.factor", "1");
         settings.put("offsets.topic.num.partitions", "1");
@@ -53,7 +53,7 @@ final class BrokerSettings {
      * {@code log.segment.bytes} → {@code KAFKA_LOG_SEGMENT_BYTES}: the environment variable form the
      * {@code apache/kafka} image turns back into a server property.
      */
-    static String environmentVariable(String property) {
+    public static String environmentVariable(String property) {
         return "KAFKA_" + property.toUpperCase(Locale.ROOT).replace('.', '_');
     }
 }

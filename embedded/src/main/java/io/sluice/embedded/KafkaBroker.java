@@ -33,7 +33,7 @@ public interface KafkaBroker extends AutoCloseable {
     /** {@link #createTopic(String, int)} for several topics at once: topic name → partitions. */
     default void createTopics(Map<String, Integer> partitionsByTopic) {
         try (Admin admin = admin()) {
-            Topics.create(admin, partitionsByTopic);
+            TopicCreation.create(admin, partitionsByTopic);
         }
     }
 

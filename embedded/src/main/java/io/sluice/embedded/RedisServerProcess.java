@@ -207,12 +207,12 @@ public final class RedisServerProcess implements AutoCloseable {
     }
 
     /** Marks this server as the one {@code RealServers} (the test kit) shares: tests may use it but not stop it. */
-    void markShared() {
+    public void markShared() {
         shared = true;
     }
 
     /** Stops and deletes, even when shared: for the owner of a shared server. */
-    synchronized void closeNow() {
+    public synchronized void closeNow() {
         if (closed) {
             return;
         }

@@ -18,7 +18,7 @@ import java.time.Duration;
  * library at compile scope, and readiness checks should not be hidden behind a client's reconnect
  * logic.
  */
-final class Resp {
+public final class Resp {
 
     private static final Duration IO_TIMEOUT = Duration.ofSeconds(2);
 
@@ -77,12 +77,12 @@ final class Resp {
     }
 
     /** True if a server on {@code port} answers {@code PING} with {@code +PONG}. */
-    static boolean answersPing(int port) {
+    public static boolean answersPing(int port) {
         return answersPing(port, null);
     }
 
     /** As {@link #answersPing(int)}, authenticating first when {@code password} is not null. */
-    static boolean answersPing(int port, String password) {
+    public static boolean answersPing(int port, String password) {
         try {
             return "PONG".equals(call(port, password, "PING"));
         } catch (IOException e) {

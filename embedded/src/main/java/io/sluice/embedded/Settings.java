@@ -7,13 +7,13 @@ import java.util.Optional;
  * name. System properties win so that a test can override a setting for one JVM without touching
  * the environment, which Java cannot change at run time.
  */
-final class Settings {
+public final class Settings {
 
     private Settings() {
     }
 
     /** The trimmed, non-blank value of {@code name}, if set. */
-    static Optional<String> get(String name) {
+    public static Optional<String> get(String name) {
         String value = System.getProperty(name);
         if (value == null || value.isBlank()) {
             value = System.getenv(name);

@@ -2,11 +2,13 @@ package io.sluice.app.cli;
 
 import io.sluice.app.Preflight;
 import io.sluice.config.ConfigException;
+import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code java -jar sluice.jar <command>}: the one entry point of the jar. Errors a user can fix
+ * {@code java -jar sluice.jar <command>}: the one entry point of the jar (and of the lab's jar,
+ * which adds its commands through {@link LabCommands}). Errors a user can fix
  * (a bad config, a server that is not there) are printed as one message and an exit code, never
  * as a stack trace.
  *
@@ -31,6 +33,9 @@ public final class Sluice {
   /** Runs a command line and returns its exit code (tests call this). */
   public static int execute(String... args) {
     CommandLine cli = new CommandLine(new Sluice());
+    for (LabCommands lab : ServiceLoader.load(LabCommands.class)) {
+      lab.commands().forEach(cli::addSubcommand);
+    }
     cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
       if (e instanceof ConfigException) {
         commandLine.getErr().println(e.getMessage());

@@ -88,6 +88,7 @@ public final class LearningLimitSource implements LimitSource {
   static ProviderLimits lowered(ProviderLimits base, List<LearnedLimit> learned, double rate,
       double floor) {
     List<ProviderLimit> out = new ArrayList<>(paced(base, rate).all());
+    java.util.Set<String> learnedOnly = new java.util.HashSet<>(base.learnedOnly());
     for (LearnedLimit l : learned) {
       ProviderLimit.Kind kind = l.unit() == LimitUnit.CALLS ? ProviderLimit.Kind.CALLS
           : ProviderLimit.Kind.COST;
@@ -105,11 +106,13 @@ public final class LearningLimitSource implements LimitSource {
       }
       long least = (long) Math.ceil(floor * base.ratePerSecond() * l.windowMillis() / 1000.0);
       if (!matched && l.quota() >= 1) {
-        out.add(new ProviderLimit(kind, Math.max(l.quota(), least), per,
-            ProviderLimit.Window.SLIDING, null));
+        ProviderLimit only = new ProviderLimit(kind, Math.max(l.quota(), least), per,
+            ProviderLimit.Window.SLIDING, null);
+        out.add(only);
+        learnedOnly.add(only.id());
       }
     }
-    return new ProviderLimits(out);
+    return new ProviderLimits(out, learnedOnly);
   }
 
   /** {@code limits} with the rate lowered to {@code rate} (never raised). */

@@ -71,6 +71,8 @@ import java.util.List;
  * {@code lost + lookahead + leaseMicros}). A limit that holds something was written after the
  * loss, which no claim does before its own hold has passed; so no window of length span holds
  * more than the amount of slots granted after the loss, and none mixes them with lost ones.
+ * A window known only from the provider's answers is not held so
+ * ({@link ProviderLimits#holdsAfterLoss}): the provider states again what remains of it.
  */
 public final class LimitMath {
   /** Fixed windows can move the candidate once per limit per pass; this many passes suffice. */
@@ -124,7 +126,7 @@ public final class LimitMath {
     long lostSlot = lostAtMicros > 0 ? lostAtMicros + lookahead : 0;
     for (ProviderLimit l : limits.beyondRate()) {
       ledger.evict(now, l);
-      if (lostSlot > 0 && l.kind() != ProviderLimit.Kind.CONCURRENCY) {
+      if (lostSlot > 0 && l.kind() != ProviderLimit.Kind.CONCURRENCY && limits.holdsAfterLoss(l)) {
         ledger.assumeLost(l, now, lostSlot);
       }
     }

@@ -2,18 +2,37 @@ package io.sluice.dispatcher.leak;
 
 import io.sluice.config.ProviderLimit;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The limits a lane enforces on one claim: exactly one {@link ProviderLimit.Kind#RATE} (the leak
  * that spaces slots) and any calls, cost and concurrency limits. Immutable; a {@link LimitSource}
  * may hand out a different one for the next claim.
  */
-public record ProviderLimits(List<ProviderLimit> all) {
+public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
   public ProviderLimits {
     all = List.copyOf(all);
+    learnedOnly = Set.copyOf(learnedOnly);
     if (all.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).count() != 1) {
       throw new IllegalArgumentException("exactly one rate limit, not " + all);
     }
+  }
+
+  /** Limits that are all configured (none learned only). */
+  public ProviderLimits(List<ProviderLimit> all) {
+    this(all, Set.of());
+  }
+
+  /**
+   * Whether a window or concurrency limit is assumed full after Redis lost its keys
+   * ({@link LimitMath}, "Lost data"): a configured one is, since calls may have been granted
+   * against it up to the loss. A limit known only from the provider's answers ({@code
+   * learnedOnly}, by {@link ProviderLimit#id}) is not: it may be a day long (a hostile or careless
+   * answer), holding it full would stop the provider for as long as it lives, and the provider's
+   * next answer states again what remains of it, which the learner then applies.
+   */
+  public boolean holdsAfterLoss(ProviderLimit limit) {
+    return !learnedOnly.contains(limit.id());
   }
 
   /** Only a rate: the leak as it always was. */
@@ -108,6 +127,6 @@ public record ProviderLimits(List<ProviderLimit> all) {
     }
     return new ProviderLimits(all.stream().map(l -> l.kind() == ProviderLimit.Kind.RATE
         ? (rateToo ? l.withAmount(l.amount() / instances) : l)
-        : l.withAmount(Math.max(1, Math.floor(l.amount() / instances)))).toList());
+        : l.withAmount(Math.max(1, Math.floor(l.amount() / instances)))).toList(), learnedOnly);
   }
 }

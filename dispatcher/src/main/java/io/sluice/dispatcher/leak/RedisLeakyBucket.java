@@ -107,6 +107,10 @@ public final class RedisLeakyBucket implements LeakyBucket {
       args.add(windowed ? l.window().name().toLowerCase(java.util.Locale.ROOT) : "-");
       args.add(Long.toString(WindowLedger.marginMicros(l)));
     }
+    // One flag a limit: '1' held full after a loss of Redis's data, '0' not (learned only).
+    StringBuilder holds = new StringBuilder();
+    beyond.forEach(l -> holds.append(limits.holdsAfterLoss(l) ? '1' : '0'));
+    args.add(holds.toString());
     calls.increment();
     return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
         .thenApply(RedisLeakyBucket::toSlotClaim);

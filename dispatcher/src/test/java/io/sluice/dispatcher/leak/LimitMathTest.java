@@ -156,6 +156,23 @@ class LimitMathTest {
   }
 
   @Test
+  @DisplayName("after Redis lost its data a configured day window is held full, one known only from the provider's answers is not")
+  void shouldHoldOnlyConfiguredWindowsAfterALoss() {
+    ProviderLimit day = new ProviderLimit(ProviderLimit.Kind.CALLS, 50_000, Duration.ofDays(1),
+        ProviderLimit.Window.SLIDING, Duration.ofMillis(20));
+    List<ProviderLimit> all = List.of(ProviderLimit.rate(10), day);
+    long lost = 7 * S;
+    LeakMath.ClaimStep configured = math.claim(LeakState.EMPTY, new WindowLedger(), lost, lost,
+        new ProviderLimits(all), new LimitedClaim(3, 200 * MS, 1, "a", 5 * S));
+    assertEquals(0, configured.claim().granted(), "a configured day window may hold the lost calls");
+    LeakMath.ClaimStep learned = math.claim(LeakState.EMPTY, new WindowLedger(), lost, lost,
+        new ProviderLimits(all, java.util.Set.of(day.id())),
+        new LimitedClaim(3, 200 * MS, 1, "b", 5 * S));
+    assertEquals(3, learned.claim().granted(),
+        "a learned day window (a hostile answer's, say) does not stop the provider for a day");
+  }
+
+  @Test
   @DisplayName("a fixed window is aligned to the epoch: full until the next whole second")
   void shouldAlignAFixedWindowToTheClock() {
     ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(10),

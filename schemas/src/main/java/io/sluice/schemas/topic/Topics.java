@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
 
 /**
  * The names of Sluice's topics under one prefix: {@code <prefix>inbound}, {@code <prefix>regate},
@@ -16,9 +17,27 @@ import java.util.Map;
  * found there is a forgery the gate strips before anything reads it. Every other topic is
  * Sluice's own (producers get no write ACL on them), so on {@code regate}, {@code ready} and the
  * delay steps Sluice's headers are believed.
+ *
+ * <p>The topic contract is here and nowhere else: the names, and each topic's settings
+ * ({@link #configs}: retention, cleanup, {@code min.insync.replicas}, the dead-letter topic's
+ * {@code max.message.bytes}). {@code sluice topics create}, the lab (demo, bench, chaos) and the
+ * embedded broker of the tests all create topics from it.
  */
 public record Topics(String prefix, List<Duration> ladder) {
   public static final String DEFAULT_PREFIX = "sluice.";
+
+  /** Kafka's default {@code message.max.bytes}: the largest record batch a default broker takes. */
+  public static final int BROKER_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+  /**
+   * The dead-letter topic's {@code max.message.bytes}: the broker default plus 64 KiB. A dead
+   * letter is the inbound record plus Sluice's headers (well under a KiB), so the dead letter of
+   * any value a default broker took keeps its bytes.
+   */
+  public static final int DLQ_MAX_MESSAGE_BYTES = BROKER_DEFAULT_MAX_MESSAGE_BYTES + 64 * 1024;
+  /** How long records flow-through topics keep (inbound, regate, ready; a delay step's floor). */
+  public static final Duration WORK_RETENTION = Duration.ofDays(7);
+  /** How long the audit trail keeps (outcomes and dlq: {@code verify} reconciles against them). */
+  public static final Duration AUDIT_RETENTION = Duration.ofDays(30);
 
   public Topics {
     ladder = List.copyOf(ladder);
@@ -74,6 +93,48 @@ public record Topics(String prefix, List<Duration> ladder) {
     List<String> names = new ArrayList<>(List.of(inbound(), regate(), ready(), outcomes(), dlq()));
     names.addAll(delays());
     return names;
+  }
+
+  /**
+   * The settings of topic {@code name} (one of {@link #all()}) on a cluster that writes
+   * {@code replicas} copies:
+   * <ul>
+   *   <li>inbound, regate, ready: retention {@link #WORK_RETENTION}, enough to survive a long
+   *       outage of a consumer;
+   *   <li>a delay step: at least {@link #WORK_RETENTION} or ten times its step, whichever is more,
+   *       so a record never expires while it waits;
+   *   <li>outcomes and dlq: {@link #AUDIT_RETENTION}; the dlq also takes records up to
+   *       {@link #DLQ_MAX_MESSAGE_BYTES};
+   *   <li>every topic: delete cleanup, {@code min.insync.replicas} = replicas - 1 (at least 1).
+   * </ul>
+   *
+   * @throws IllegalArgumentException if {@code name} is not one of Sluice's topics
+   */
+  public Map<String, String> configs(String name, short replicas) {
+    Map<String, String> configs = new LinkedHashMap<>();
+    configs.put(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(retention(name).toMillis()));
+    configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE);
+    configs.put(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, String.valueOf(Math.max(1, replicas - 1)));
+    if (name.equals(dlq())) {
+      configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, String.valueOf(DLQ_MAX_MESSAGE_BYTES));
+    }
+    return configs;
+  }
+
+  private Duration retention(String name) {
+    if (name.equals(inbound()) || name.equals(regate()) || name.equals(ready())) {
+      return WORK_RETENTION;
+    }
+    if (name.equals(outcomes()) || name.equals(dlq())) {
+      return AUDIT_RETENTION;
+    }
+    for (Duration step : ladder) {
+      if (name.equals(delay(step))) {
+        Duration tenSteps = step.multipliedBy(10);
+        return tenSteps.compareTo(WORK_RETENTION) > 0 ? tenSteps : WORK_RETENTION;
+      }
+    }
+    throw new IllegalArgumentException("not one of Sluice's topics: " + name);
   }
 
   /**

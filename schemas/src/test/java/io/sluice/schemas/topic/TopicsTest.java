@@ -1,6 +1,8 @@
 package io.sluice.schemas.topic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,5 +29,46 @@ class TopicsTest {
     assertEquals(List.of("t.ready", "t.regate"), topics.returnTopics());
     assertEquals(topics.partitionCounts(4, 1).get("t.inbound"), topics.partitionCounts(4, 1).get("t.regate"),
         "regate is keyed by tenant like inbound: same partitions");
+  }
+
+  @Test
+  void shouldKeepWorkTopicsAWeekAndTheAuditTrailThirtyDays() {
+    long day = Duration.ofDays(1).toMillis();
+    for (String work : List.of("t.inbound", "t.regate", "t.ready", "t.delay.1s", "t.delay.30s")) {
+      assertEquals(String.valueOf(7 * day), topics.configs(work, (short) 3).get("retention.ms"), work);
+    }
+    for (String audit : List.of("t.outcomes", "t.dlq")) {
+      assertEquals(String.valueOf(30 * day), topics.configs(audit, (short) 3).get("retention.ms"), audit);
+    }
+  }
+
+  @Test
+  void shouldKeepADelayStepAtLeastTenTimesItsStep() {
+    Topics longLadder = new Topics("t.", List.of(Duration.ofDays(1)));
+
+    assertEquals(String.valueOf(Duration.ofDays(10).toMillis()),
+        longLadder.configs("t.delay.24h", (short) 1).get("retention.ms"));
+  }
+
+  @Test
+  void shouldLetOnlyTheDeadLetterTopicTakeRecordsBeyondTheBrokerDefault() {
+    assertEquals(String.valueOf(Topics.BROKER_DEFAULT_MAX_MESSAGE_BYTES + 64 * 1024),
+        topics.configs("t.dlq", (short) 1).get("max.message.bytes"));
+    for (String other : List.of("t.inbound", "t.ready", "t.outcomes", "t.delay.1s")) {
+      assertFalse(topics.configs(other, (short) 1).containsKey("max.message.bytes"), other);
+    }
+  }
+
+  @Test
+  void shouldAskOneInSyncReplicaFewerThanTheReplicasAndAtLeastOne() {
+    assertEquals("2", topics.configs("t.inbound", (short) 3).get("min.insync.replicas"));
+    assertEquals("1", topics.configs("t.inbound", (short) 1).get("min.insync.replicas"));
+    assertEquals("delete", topics.configs("t.inbound", (short) 1).get("cleanup.policy"));
+  }
+
+  @Test
+  void shouldRefuseSettingsForATopicThatIsNotSluices() {
+    assertThrows(IllegalArgumentException.class, () -> topics.configs("t.delay.2s", (short) 1));
+    assertThrows(IllegalArgumentException.class, () -> topics.configs("other.inbound", (short) 1));
   }
 }

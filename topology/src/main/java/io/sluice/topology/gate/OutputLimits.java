@@ -1,5 +1,6 @@
 package io.sluice.topology.gate;
 
+import io.sluice.schemas.topic.Topics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.utils.Utils;
@@ -18,13 +19,13 @@ import org.apache.kafka.common.utils.Utils;
  * {@link TooLargeOutputs}: dead-lettered without its value.
  */
 public final class OutputLimits {
-  /** Kafka's default {@code message.max.bytes}: the largest record batch a default broker takes. */
-  public static final int BROKER_DEFAULT_MAX_MESSAGE_BYTES = 1_048_588;
+  /** Kafka's default {@code message.max.bytes} (the topic contract's, {@link Topics}). */
+  public static final int BROKER_DEFAULT_MAX_MESSAGE_BYTES = Topics.BROKER_DEFAULT_MAX_MESSAGE_BYTES;
   /**
-   * The dead-letter topic's {@code max.message.bytes} and the gate producer's
-   * {@code max.request.size}.
+   * The dead-letter topic's {@code max.message.bytes} ({@link Topics#DLQ_MAX_MESSAGE_BYTES}) and
+   * the gate producer's {@code max.request.size}.
    */
-  public static final int MAX_RECORD_BYTES = BROKER_DEFAULT_MAX_MESSAGE_BYTES + 64 * 1024;
+  public static final int MAX_RECORD_BYTES = Topics.DLQ_MAX_MESSAGE_BYTES;
 
   /**
    * The gate producer's {@code max.request.size}: {@link #MAX_RECORD_BYTES}, or more when

@@ -79,7 +79,7 @@ class TooLargeOutputIT {
       long start = System.nanoTime();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t1"), nearLimit)).get();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t1"), overPayload)).get();
-      p.send(new ProducerRecord<>(topics.inbound(), bytes("t1"), goodEvent("after-big"))).get();
+      p.send(new ProducerRecord<>(topics.inbound(), bytes("t"), goodEvent("after-big"))).get();
 
       List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
@@ -112,7 +112,7 @@ class TooLargeOutputIT {
     try (Gate gate = runningGate(config);
          KafkaProducer<byte[], byte[]> p = producer(broker, OutputLimits.BROKER_DEFAULT_MAX_MESSAGE_BYTES)) {
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t2"), notJson)).get();
-      p.send(new ProducerRecord<>(topics.inbound(), bytes("t2"), goodEvent("after-refused"))).get();
+      p.send(new ProducerRecord<>(topics.inbound(), bytes("t"), goodEvent("after-refused"))).get();
 
       List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
@@ -135,7 +135,7 @@ class TooLargeOutputIT {
     try (Gate gate = runningGate(config);
          KafkaProducer<byte[], byte[]> p = producer(broker, 3_000_000)) {
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t3"), huge)).get();
-      p.send(new ProducerRecord<>(topics.inbound(), bytes("t3"), goodEvent("after-huge"))).get();
+      p.send(new ProducerRecord<>(topics.inbound(), bytes("t"), goodEvent("after-huge"))).get();
 
       List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
@@ -171,7 +171,7 @@ class TooLargeOutputIT {
 
       long start = System.nanoTime();
       p.send(new ProducerRecord<>(topics.inbound(), bytes("t4"), notJson)).get();
-      p.send(new ProducerRecord<>(topics.inbound(), bytes("t4"), goodEvent("after-lowered"))).get();
+      p.send(new ProducerRecord<>(topics.inbound(), bytes("t"), goodEvent("after-lowered"))).get();
       List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
           List.of(topics.dlq(), topics.ready()),
           all -> count(all, topics.dlq()) >= 2 && count(all, topics.ready()) >= 1, Duration.ofSeconds(45));

@@ -1,5 +1,6 @@
 package io.sluice.embedded;
 
+import io.sluice.schemas.topic.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -23,17 +25,18 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * has it; a producer started in that gap sees {@code UNKNOWN_TOPIC_OR_PARTITION} warnings and
  * waits up to {@code max.block.ms}. Waiting here keeps tests fast and their logs clean.
  */
-final class Topics {
+final class TopicCreation {
 
     static final Duration TIMEOUT = Duration.ofSeconds(30);
     /**
-     * As {@code sluice topics create} makes it: the dead-letter topic takes the broker's default
-     * limit plus 64 KiB ({@code io.sluice.topology.gate.OutputLimits.MAX_RECORD_BYTES}, which this
-     * module cannot see), so the dead letter of an inbound value near the limit fits.
+     * As {@code sluice topics create} makes it ({@link Topics}, the topic contract): the dead-letter
+     * topic takes the broker's default limit plus 64 KiB, so the dead letter of an inbound value near
+     * the limit fits.
      */
-    private static final Map<String, String> DLQ_CONFIGS = Map.of("max.message.bytes", String.valueOf(1_048_588 + 64 * 1024));
+    private static final Map<String, String> DLQ_CONFIGS = Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+            String.valueOf(Topics.DLQ_MAX_MESSAGE_BYTES));
 
-    private Topics() {
+    private TopicCreation() {
     }
 
     static void create(Admin admin, Map<String, Integer> partitionsByTopic) {
@@ -47,7 +50,7 @@ final class Topics {
         partitionsByTopic.forEach((name, partitions) ->
                 newTopics.add(new NewTopic(name, Optional.of(partitions), Optional.empty())
                         .configs(name.endsWith("dlq") ? DLQ_CONFIGS : Map.of())));
-        admin.createTopics(newTopics).values().forEach(Topics::ignoreIfExists);
+        admin.createTopics(newTopics).values().forEach(TopicCreation::ignoreIfExists);
         awaitLeaders(admin, partitionsByTopic);
     }
 
