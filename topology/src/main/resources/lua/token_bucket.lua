@@ -50,7 +50,10 @@ Leases (why the bucket knows about them):
       units left idle for 900 ms would let nine events go together. (GateIT found this: six
       admissions in 33 ms from a bucket of 5.) So a reserved unit that falls due unused is lost
       (stricter, never looser), and a release gives back only the reserved units still ahead of
-      their due time on this clock: those are reservations cancelled before they began.
+      their due time on this clock, and only while no unit was charged after the lease's last (the
+      line of reservations still ends with it): those are reservations cancelled before they
+      began. Given back from the middle of the line, they would move its end back over units sold
+      after them, and those due times would be sold twice.
     A lease ends in one of two ways:
     - released: the caller names it and says how many of its units it used (always the first
       ones); the unused held units and the unused reserved units not yet due return to the level
@@ -240,7 +243,15 @@ if release ~= '' then
     local back = math.max(0, imm - used)
     -- Lease unit i is ahead of its due time iff i > lead + (now - granted_at) * refill.
     local ahead_from = math.floor(tonumber(lead) + (now - tonumber(granted_at)) * refill / 1000000) + 1
-    back = back + math.max(0, k - math.max(used, imm, ahead_from - 1))
+    local ahead = math.max(0, k - math.max(used, imm, ahead_from - 1))
+    -- They go back only while the reservations still end with the lease's last unit: once units
+    -- were charged after it, giving them back would sell those units' due times again (the gap
+    -- the lease leaves stays in the middle). Then they are lost: stricter, never looser.
+    local lease_end_level = tonumber(lead) - k + (now - tonumber(granted_at)) * refill / 1000000
+    if level < lease_end_level - 1e-6 then
+      ahead = 0
+    end
+    back = back + ahead
     level = math.min(capacity - held, level + back)
     redis.call('HDEL', KEYS[1], field)
   end

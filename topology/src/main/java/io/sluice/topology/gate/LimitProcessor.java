@@ -165,11 +165,14 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     };
   }
 
-  /** The local bucket's decision, started from Redis's last answer; its charge is owed to Redis. */
+  /**
+   * The local bucket's decision, started from Redis's last answer; its charge is owed to Redis.
+   * An event beyond the horizon was not charged ({@link LimiterDecision.Unavailable}): nothing owed.
+   */
   private LimiterDecision local(BucketKey key, BucketSpec spec, int cost, long now, boolean shadow) {
     LimiterDecision decision = local.decide(key, spec, cost, now, shadow, limiter.known(key),
         limiter.held(key));
-    if (!shadow) {
+    if (!shadow && !(decision instanceof LimiterDecision.Unavailable)) {
       limiter.owe(key, cost);
     }
     return decision;

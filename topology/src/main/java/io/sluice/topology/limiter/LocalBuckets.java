@@ -54,7 +54,9 @@ public final class LocalBuckets {
 
   /**
    * Decides one event on the local bucket; in shadow mode only what the local bucket holds now is
-   * charged (see GateLimiter).
+   * charged (see GateLimiter). Like Redis, it reserves only within the reservation horizon; an
+   * event beyond it is {@link LimiterDecision.Unavailable} (not charged: held back as under
+   * {@code fail_closed}).
    *
    * @param known Redis's last answer for the bucket, or null if this task never had one
    */
@@ -86,13 +88,22 @@ public final class LocalBuckets {
               nowMicros, heldHere));
       state = new BucketState(level * fraction, nowMicros, 0, 0, leases);
     }
-    AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.holding(cost);
+    AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.single(cost);
     TokenBucketMath.Step step = TokenBucketMath.acquire(state, mine, request, nowMicros);
-    states.put(key, new Local(step.next(), known));
     Acquisition a = step.acquisition();
     if (shadow && !a.isGranted()) {
+      states.put(key, new Local(step.next(), known));
       return new LimiterDecision.WouldDefer(LimiterDecision.ceilMillis(a.nowMicros() + a.ticketMicros()));
     }
+    if (!a.isGranted()) {
+      // Beyond the reservation horizon (a ticket holder too): not charged, and no line kept (the
+      // state stays as it was). Redis sells nothing beyond the horizon but a returning holder's
+      // units, and a bucket Redis lost is rebuilt as a full horizon of reservations at the loss;
+      // time sold locally further ahead could be sold again by Redis after the loss, or after a
+      // gate restart that loses what this task owes. The event waits as under fail_closed.
+      return new LimiterDecision.Unavailable("beyond the reservation horizon while Redis is away");
+    }
+    states.put(key, new Local(step.next(), known));
     long due = a.nowMicros() + (long) Math.ceil(Math.max(0, (cost - a.levelBefore()) * mine.microsPerUnit()));
     if (due <= nowMicros) {
       return new LimiterDecision.Admit(nowMillis);

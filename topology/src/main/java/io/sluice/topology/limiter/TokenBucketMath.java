@@ -25,6 +25,8 @@ import java.util.List;
  */
 public final class TokenBucketMath {
   private static final double FIT_EPSILON = 1e-9;
+  /** How far, by rounding, a level refilled in several steps may lie from one refilled in one. */
+  private static final double LINE_EPSILON = 1e-6;
 
   private TokenBucketMath() {}
 
@@ -98,7 +100,17 @@ public final class TokenBucketMath {
       double back = Math.max(0, named.held() - release.used());
       // Lease unit i is ahead of its due time iff i > lead + (now - granted) * refill.
       double aheadFrom = Math.floor(named.lead() + (now - named.grantedMicros()) * spec.refillPerSecond() / 1_000_000) + 1;
-      back = back + Math.max(0, named.units() - Math.max(Math.max(release.used(), named.held()), aheadFrom - 1));
+      double ahead = Math.max(0, named.units() - Math.max(Math.max(release.used(), named.held()), aheadFrom - 1));
+      // They go back only while the reservations still end with the lease's last unit: once units
+      // were charged after it (a ticket holder, another event), giving them back would move the end
+      // of the line back over those units' due times and sell them again, while the lease's unused
+      // ones stay a gap in the middle (found by the chaos run: 19 admissions in 9.3 s from a
+      // bucket of 4 at 1.5/s). Then they are lost, as if they had fallen due: stricter, never looser.
+      double leaseEndLevel = named.lead() - named.units() + (now - named.grantedMicros()) * spec.refillPerSecond() / 1_000_000;
+      if (level < leaseEndLevel - LINE_EPSILON) {
+        ahead = 0;
+      }
+      back = back + ahead;
       level = Math.min(spec.capacity() - held, level + back);
     }
 

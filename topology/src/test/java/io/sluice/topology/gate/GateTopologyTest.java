@@ -333,6 +333,40 @@ class GateTopologyTest {
   }
 
   @Test
+  @DisplayName("local fallback: like Redis, the local bucket reserves only within the horizon; an "
+      + "event beyond it is held back as under fail_closed, not charged")
+  void shouldNotLetTheLocalBucketReserveBeyondTheHorizon() {
+    start(CONFIG);
+    long t0 = clock.millis();
+    store.failing(true);
+    // local-api: capacity 2 at 1/s, horizon 10 s: 2 now, 10 reserved (due t0 + 1..10 s), and the
+    // thirteenth would be due 11 s ahead. Sold locally, that time is owed to Redis in memory only:
+    // a gate restart loses it, and a Redis that lost its data rebuilds the bucket as one horizon
+    // of reservations at the loss, so it could be sold again.
+    for (int i = 0; i < 13; i++) {
+      send("acme", event("local" + i, "acme", "local-api", 1));
+    }
+    assertEquals(2, ready.readRecordsToList().size());
+    List<TestRecord<byte[], byte[]>> deferred = new java.util.ArrayList<>();
+    for (Duration step : List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30))) {
+      deferred.addAll(delay(step).readRecordsToList());
+    }
+    assertEquals(11, deferred.size());
+    for (TestRecord<byte[], byte[]> r : deferred) {
+      boolean last = new String(r.value(), StandardCharsets.UTF_8).contains("\"local12\"");
+      if (last) {
+        assertEquals("redis_unavailable", header(r, HeaderNames.REASON), "held back, not reserved");
+        assertEquals(topics.regate(), header(r, HeaderNames.RETURN_TO), "gated again later");
+        assertEquals("false", header(r, HeaderNames.PAID));
+      } else {
+        assertEquals("true", header(r, HeaderNames.PAID));
+        assertTrue(Long.parseLong(header(r, HeaderNames.NOT_BEFORE)) <= t0 + 10_000,
+            "reserved within the horizon: " + (Long.parseLong(header(r, HeaderNames.NOT_BEFORE)) - t0) + " ms");
+      }
+    }
+  }
+
+  @Test
   @DisplayName("an inbound event keyed by anything but its tenant (none, another tenant) is "
       + "dead-lettered saying so; its tenant's correctly keyed events go on in order")
   void shouldDeadLetterAnEventNotKeyedByItsTenant() {

@@ -73,6 +73,26 @@ class LocalBucketsTest {
   }
 
   @Test
+  @DisplayName("like Redis, it reserves only within the horizon: an event beyond it is not charged and waits for Redis")
+  void neverReservesBeyondTheHorizon() {
+    // 10 units at 10 a second, reservations up to 1 s ahead: 10 now, 10 reserved, then none.
+    BucketSpec spec = new BucketSpec(10, 10, 1_000_000);
+    LocalBuckets local = buckets(1);
+    KnownLevel full = new KnownLevel(10, nanos.get());
+    for (int i = 0; i < 10; i++) {
+      assertEquals(new LimiterDecision.Admit(NOW), local.decide(KEY, spec, 1, NOW, false, full));
+    }
+    for (int i = 1; i <= 10; i++) {
+      assertEquals(new LimiterDecision.Reserved(NOW + 100 * i), local.decide(KEY, spec, 1, NOW, false, full),
+          "reserved " + i + " within the horizon");
+    }
+    assertEquals(new LimiterDecision.Unavailable("beyond the reservation horizon while Redis is away"),
+        local.decide(KEY, spec, 1, NOW, false, full), "1.1 s ahead: beyond the horizon");
+    assertEquals(new LimiterDecision.Reserved(NOW + 100 + 1000), local.decide(KEY, spec, 1, NOW + 100, false, full),
+        "the refused one charged nothing: 100 ms on, the next fits at +1.1 s, behind the ten reserved");
+  }
+
+  @Test
   @DisplayName("in shadow mode an event the bucket cannot pay now would be deferred, and reserves nothing")
   void shadowWouldDefer() {
     LocalBuckets local = buckets(1);

@@ -162,7 +162,12 @@ final class TokenBucketSpecification {
       /* 49 */ ask("the renewal is held against the cap: 4 left, cost 14 fits the horizon", 0, 14, 14, false, 14, 4, 0),
       /* 50 */ renewal("a renewal in debt charges nothing, reserves nothing and takes no place in line", 0, 5, 0, -10, 1000),
       /* 51 */ ask("enforced cost 1 right after is queued at 100 ms: the renewal left no line", 0, 1, 1, false, 0, -10, 100),
-      /* 52 */ release("releasing the renewal with 2 of its 6 used gives 4 back: -10 + 4", 0, 48, 2, 1, -6));
+      /* 52 */ release("releasing the renewal with 2 of its 6 used gives 4 back: -10 + 4", 0, 48, 2, 1, -6),
+      // A lease's reserved units go back only from the end of the line of reservations.
+      /* 53 */ lease("ten seconds on, full: a lease of 15 holds 9 units and reserves 6 (due +100..+600 ms)", 10_000, 16, 1, 1000, 16, 10),
+      /* 54 */ ask("a ticket holder is charged 3 after it: due +700..+900 ms", 0, 3, 3, true, 3, -6, 0),
+      /* 55 */ new Step("released with 9 used: its 6 reserved units are no longer the end of the line, none goes back (-9, else -3); cost 4 is queued, turn in 300 ms (else granted, at +700..+900 ms, sold twice)",
+          0, 4, 4, false, 0, 53, 9, 0, -9, 300));
 
   private TokenBucketSpecification() {}
 }
