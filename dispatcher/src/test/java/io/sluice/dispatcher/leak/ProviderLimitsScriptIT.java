@@ -193,8 +193,8 @@ class ProviderLimitsScriptIT {
       public void wipe() {
         List<String> keys = new ArrayList<>(List.of(RedisLeakyBucket.redisKey(provider),
             SlotMarkers.markerOf(RedisLeakyBucket.redisKey(provider))));
-        LimitSpecification.LIMITS.beyondRate()
-            .forEach(l -> keys.add(RedisLeakyBucket.limitKey(provider, l)));
+        // The keys of the limits this run uses (the coarse table's are not the fine table's).
+        limits.beyondRate().forEach(l -> keys.add(RedisLeakyBucket.limitKey(provider, l)));
         redis.del(keys.toArray(String[]::new));
         mirror = new WindowLedger();
         state[0] = LeakState.EMPTY;
