@@ -80,7 +80,7 @@ public final class DispatcherService implements AutoCloseable {
       DispatchListener listener) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
-    markSlots(redis);
+    markSlots(redis, DeploymentHistory.ranBefore(config));
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -121,12 +121,14 @@ public final class DispatcherService implements AutoCloseable {
   /**
    * Gives every Redis Cluster slot its loss marker before the first claim ({@link SlotMarkers}),
    * as a starting gate does: on a Redis no role used yet, a claim would otherwise read a missing
-   * marker as lost data and hold its provider's windows for their length. Redis down at start:
-   * the first claim that reaches it marks its slot itself, as lost (stricter, never looser).
+   * marker as lost data and hold its provider's windows for their length. Slots are marked
+   * "intact" only when Kafka shows no history of this deployment ({@link DeploymentHistory});
+   * after one, missing markers mean Redis lost its data. Redis down at start: the first claim that
+   * reaches it marks its slot itself, as lost (stricter, never looser).
    */
-  private static void markSlots(RedisAccess redis) {
+  private static void markSlots(RedisAccess redis, boolean ranBefore) {
     try {
-      SlotMarkers.mark(redis.commands(), false).toCompletableFuture()
+      SlotMarkers.mark(redis.commands(), ranBefore).toCompletableFuture()
           .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
     } catch (RuntimeException e) {
       LOG.warn("could not mark Redis's slots at start ({}); a provider window found without its "
