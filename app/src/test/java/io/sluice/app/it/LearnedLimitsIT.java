@@ -28,6 +28,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -48,6 +50,9 @@ class LearnedLimitsIT {
   private static final long SETTLE_NANOS = 2_000_000_000L;
   private static final long SPAN_NANOS = 25_000_000_000L;
 
+  // The three families run at once: each has its own provider process, topics, group and keys,
+  // and sends a few calls a second, so they share nothing but the broker (CI's wall time).
+  @Execution(ExecutionMode.CONCURRENT)
   @ParameterizedTest(name = "{0}, cost {1}")
   @DisplayName("converges from the headers alone, then sustains the allowance with no 429")
   @CsvSource({"ietf, 10, 3", "x-ratelimit, 5, 2", "x-ratelimit-periods, 1, 3"})

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@code sluice bench --quick}, in this JVM, on its own embedded broker and redis-server, so the
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * each figure exists and that the counts and invariants are sane (events counted, nothing
  * released early, every row in the Markdown, well-formed JSON and SVG).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class BenchQuickIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 

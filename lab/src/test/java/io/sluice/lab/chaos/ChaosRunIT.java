@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The reduced chaos run of CI: the roles as separate JVMs started from this test's class path,
@@ -13,7 +15,10 @@ import org.junit.jupiter.api.Timeout;
  * 900 events in 45 s (about 3 minutes in all). Nothing may be lost and no tenant may be admitted
  * beyond capacity + rate·T. The duplicate figure is printed, not asserted: with 900 events, the
  * calls in flight at six kills are already a few percent (the full run's figure is the judge).
+ * It runs beside {@code BenchQuickIT} (see junit-platform.properties): losing nothing and admitting
+ * nothing beyond the bound must hold on a busy machine too.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ChaosRunIT {
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code sluice demo --duration 8}, in this JVM, as a user runs it: its own Kafka broker and
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * checks one promise of the report (the figures come from the JSON it wrote), and one that the
  * demo stopped the servers it started.
  */
+@Isolated
 class DemoIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 

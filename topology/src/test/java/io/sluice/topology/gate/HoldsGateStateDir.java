@@ -3,7 +3,7 @@ package io.sluice.topology.gate;
 import java.nio.file.Path;
 
 /**
- * A gate's state directory in a process of its own (for {@link GateStateDirTest}): creates one
+ * A gate's state directory in a process of its own (for {@link GateStateDirIT}): creates one
  * under the parent given, prints its path, and holds it until killed or its input closes.
  */
 public final class HoldsGateStateDir {

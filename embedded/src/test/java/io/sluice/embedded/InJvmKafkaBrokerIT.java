@@ -35,7 +35,7 @@ import org.junit.jupiter.api.TestReporter;
  * The in-JVM broker on one node does what Sluice needs: topics, produce/consume, and transactions
  * (the gate runs {@code exactly_once_v2}, which needs the transaction state log).
  */
-class InJvmKafkaBrokerTest {
+class InJvmKafkaBrokerIT {
 
     private static final Duration CONSUME_TIMEOUT = Duration.ofSeconds(30);
 

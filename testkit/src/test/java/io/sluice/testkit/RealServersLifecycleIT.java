@@ -21,7 +21,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
  * it is gone when that engine's test plan ends. (Redis only: one more broker would cost seconds
  * and the broker goes through the same store.)
  */
-class RealServersLifecycleTest {
+class RealServersLifecycleIT {
 
     @Test
     void shouldStopTheSharedRedisWhenTheTestPlanEnds() {

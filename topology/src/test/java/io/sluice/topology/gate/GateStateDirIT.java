@@ -12,7 +12,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class GateStateDirTest {
+class GateStateDirIT {
   @TempDir
   Path parent;
 

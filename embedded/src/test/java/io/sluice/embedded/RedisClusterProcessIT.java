@@ -20,7 +20,7 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 
 /** A local three-master Redis Cluster that a cluster client can use right after start. */
-class RedisClusterProcessTest {
+class RedisClusterProcessIT {
 
     private static RedisClusterProcess cluster;
 
@@ -67,7 +67,7 @@ class RedisClusterProcessTest {
                     connection.getPartitions().getPartitionBySlot(SlotHash.getSlot(key)).getUri().getPort()));
             assertTrue(masters.size() > 1, "keys " + keys + " should spread over several masters, got " + masters);
         } finally {
-            RedisServerProcessTest.shutdown(client);
+            RedisServerProcessIT.shutdown(client);
         }
     }
 

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (the shared Kafka broker, to show that Redis is the one named missing).
  */
 @ExtendWith(RealServers.class)
-class CliTest {
+class CliIT {
   @TempDir
   Path dir;
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Test;
  * <p>Without {@code node} on the PATH the test is skipped, except under {@code CI=true}, where
  * {@code .ci/run} installs it and a skip would hide a failure.
  */
-class StandardWebhooksReferenceTest {
+class StandardWebhooksReferenceIT {
   private static final Path NODE_PROJECT = Path.of("src/test/node/standardwebhooks");
   private static final Path WORK = Path.of("target/standardwebhooks-check");
   private static final ObjectMapper JSON = new ObjectMapper();

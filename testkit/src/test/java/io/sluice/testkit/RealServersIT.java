@@ -16,12 +16,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The extension resolves one broker and one Redis per JVM, wherever a test asks for them. */
 @ExtendWith(RealServers.class)
-class RealServersTest {
+class RealServersIT {
 
     private static KafkaBroker kafkaFromBeforeAll;
     private final RedisServerProcess redisFromConstructor;
 
-    RealServersTest(RedisServerProcess redis) {
+    RealServersIT(RedisServerProcess redis) {
         this.redisFromConstructor = redis;
     }
 

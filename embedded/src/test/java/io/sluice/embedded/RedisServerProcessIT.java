@@ -21,7 +21,7 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 /** A real redis-server child process: reachable, stoppable, restartable on its port, and cleaned up. */
-class RedisServerProcessTest {
+class RedisServerProcessIT {
 
     @Test
     void shouldAnswerPingSetAndGetThroughLettuce() {

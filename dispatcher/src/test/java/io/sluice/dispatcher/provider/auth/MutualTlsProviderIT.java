@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * store is answered; one without its key store, or trusting only the JVM's defaults, is not.
  * The stores are made with the JDK's keytool.
  */
-class MutualTlsProviderTest {
+class MutualTlsProviderIT {
   private static final String PASSWORD = "st0re-pa55word";
   @TempDir
   static Path dir;
