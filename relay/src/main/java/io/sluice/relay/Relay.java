@@ -2,6 +2,10 @@ package io.sluice.relay;
 
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.Overflow;
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
@@ -55,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * never waits behind an earlier one that is due later (in the smallest step, records of all
  * waits below it mix). The relay holds at most {@link #READ_AHEAD} records of a partition; at that
  * many it pauses the partition, and resumes it when half have gone. What has gone is recorded in
- * the commit by a {@link PartitionLedger}: the committed offset is the lowest record not released,
+ * the commit by a {@link OffsetLedger}: the committed offset is the lowest record not released,
  * and its metadata lists the offsets above it already released, so a relay that takes the partition
  * over skips them.
  *
@@ -85,6 +89,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class Relay implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
+  /**
+   * The runs of released offsets a commit lists at most: in {@link SettledOffsetsCodec.Format#RUNS_V1}
+   * a run costs at most 28 characters, so 100 fit 4096 bytes. A release that would list one more
+   * waits until the records before it have gone (late, never twice).
+   */
+  static final int MAX_RUNS = 100;
+  static final Overflow LEDGER_OVERFLOW = Overflow.refuseBeyond(MAX_RUNS);
+  /** The relay's commit metadata format, the one it has always written (see SettledOffsetsCodec). */
+  static final SettledOffsetsCodec.Format METADATA_FORMAT = SettledOffsetsCodec.Format.RUNS_V1;
   private static final long MAX_POLL_MILLIS = 500;
   /** How long a partition waits after a failed round before the relay sends from it again. */
   static final long RETRY_MILLIS = 1000;
@@ -239,14 +252,16 @@ public final class Relay implements Runnable, AutoCloseable {
     }
     for (TopicPartition tp : partitions) {
       OffsetAndMetadata commit = commits.get(tp);
-      PartitionLedger ledger;
+      OffsetLedger ledger;
       try {
-        ledger = commit == null ? new PartitionLedger(-1, null) : new PartitionLedger(commit.offset(), commit.metadata());
+        ledger = commit == null ? new OffsetLedger(-1, SettledOffsets.NONE, LEDGER_OVERFLOW)
+            : new OffsetLedger(commit.offset(), SettledOffsetsCodec.decode(commit.offset(), commit.metadata()),
+                LEDGER_OVERFLOW);
       } catch (IllegalArgumentException e) {
         // Not written by a relay of this version: every record from the commit on is relayed
         // (at least once), none is lost.
         LOG.error("relay: {}: {}; relaying from offset {}", tp, e.getMessage(), commit.offset());
-        ledger = new PartitionLedger(commit.offset(), null);
+        ledger = new OffsetLedger(commit.offset(), SettledOffsets.NONE, LEDGER_OVERFLOW);
       }
       held.put(tp, new HeldPartition(ledger));
       unknown.remove(tp);
@@ -291,11 +306,11 @@ public final class Relay implements Runnable, AutoCloseable {
     while (!byDue.isEmpty() && byDue.peek().due() <= now) {
       Waiting w = byDue.poll();
       HeldPartition partition = held.get(w.partition());
-      if (partition.retryAt > now || !partition.ledger.mayRelease(w.record().offset())) {
+      if (partition.retryAt > now || !partition.ledger.maySettle(w.record().offset())) {
         partition.setAside.add(w);
         continue;
       }
-      partition.ledger.release(w.record().offset());
+      partition.ledger.settle(w.record().offset());
       relay(w, now);
     }
   }
@@ -355,14 +370,14 @@ public final class Relay implements Runnable, AutoCloseable {
 
   /** One owned partition: its ledger, and what waits on it rather than on the clock. */
   private static final class HeldPartition {
-    final PartitionLedger ledger;
+    final OffsetLedger ledger;
     /** Due, but kept back: after a failed round until {@link #retryAt}, or until the ledger can record them. */
     final List<Waiting> setAside = new ArrayList<>();
     long retryAt = Long.MIN_VALUE;
     /** Paused for holding {@link #READ_AHEAD} records. */
     boolean full;
 
-    HeldPartition(PartitionLedger ledger) {
+    HeldPartition(OffsetLedger ledger) {
       this.ledger = ledger;
     }
 
@@ -491,7 +506,7 @@ public final class Relay implements Runnable, AutoCloseable {
       }
       if (failure == null) {
         commitRound(partitions);
-        round.forEach(sent -> held.get(sent.source().partition()).ledger.committed());
+        round.forEach(sent -> held.get(sent.source().partition()).ledger.forgetCommitted());
         partitions.forEach(tp -> held.get(tp).putBack(byDue)); // the ledger may record them now
         return;
       }
@@ -543,8 +558,9 @@ public final class Relay implements Runnable, AutoCloseable {
   private void commitRound(Set<TopicPartition> partitions) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (TopicPartition tp : partitions) {
-      PartitionLedger ledger = held.get(tp).ledger;
-      offsets.put(tp, new OffsetAndMetadata(ledger.commitOffset(), ledger.metadata()));
+      OffsetLedger ledger = held.get(tp).ledger;
+      offsets.put(tp, new OffsetAndMetadata(ledger.committable().getAsLong(),
+          ledger.metadata(METADATA_FORMAT, SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES)));
     }
     producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
     commitTransaction();
@@ -604,7 +620,7 @@ public final class Relay implements Runnable, AutoCloseable {
       if (partition == null) {
         continue; // no longer ours: its new owner relays it from the last commit
       }
-      partition.ledger.unrelease(sent.source().record().offset());
+      partition.ledger.unsettle(sent.source().record().offset());
       if (failure.pause()) {
         partition.retryAt = retryAt;
         partition.setAside.add(sent.source());

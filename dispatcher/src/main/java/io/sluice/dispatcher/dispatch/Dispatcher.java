@@ -12,11 +12,9 @@ import io.sluice.dispatcher.dispatch.lane.LaneSchedule;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
-import io.sluice.dispatcher.dispatch.offsets.OffsetTracker;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PartitionTakeover;
 import io.sluice.dispatcher.dispatch.offsets.PendingDeliveries;
-import io.sluice.dispatcher.dispatch.offsets.SettledOffsetsCodec;
 import io.sluice.dispatcher.dispatch.settlement.CallJudge;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
 import io.sluice.dispatcher.feedback.Backoff;
@@ -30,6 +28,8 @@ import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
@@ -65,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * dead), committing each partition only up to its first unsettled record.
  *
  * <h2>Threads</h2>
- * One thread (this runnable) owns the consumer and the {@link OffsetTracker}s: it reads, queues,
+ * One thread (this runnable) owns the consumer and the {@link OffsetLedger}s: it reads, queues,
  * applies settlements and commits. A timer thread fires leak slots; provider calls and Kafka
  * acknowledgements complete on their clients' threads and hand settled entries back through a
  * concurrent queue. Nothing blocks per event: the consumer never waits for a provider, which is
@@ -81,7 +81,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
  * long time; so each commit's metadata also lists the offsets settled beyond it
- * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
+ * ({@link OffsetLedger#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
  * owner skips those. A crash then repeats only the calls in flight and those settled since the
  * last commit, not everything behind the oldest held record.
  *

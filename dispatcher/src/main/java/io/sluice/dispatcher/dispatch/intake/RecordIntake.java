@@ -2,10 +2,10 @@ package io.sluice.dispatcher.dispatch.intake;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
-import io.sluice.dispatcher.dispatch.offsets.OffsetTracker;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
+import io.sluice.schemas.offsets.OffsetLedger;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import java.time.Instant;
@@ -42,7 +42,7 @@ public final class RecordIntake {
   /**
    * At or below an offset this assignment read already (the consumer's position went back): it is
    * being handled from its first read, or was; nothing to do. This stopped the dispatcher's thread
-   * for good before ({@link OffsetTracker#track} refuses offsets out of order).
+   * for good before ({@link OffsetLedger#read} refuses offsets out of order).
    */
   public record ReadAgain(long offset) implements Action {}
 
@@ -68,17 +68,18 @@ public final class RecordIntake {
   public Action admit(ConsumerRecord<byte[], byte[]> record, OwnedPartitions.Assignment assignment,
       Instant now) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    OffsetTracker offsets = assignment.offsets();
+    OffsetLedger offsets = assignment.offsets();
     if (offsets.readBefore(record.offset())) {
       return new ReadAgain(record.offset());
     }
-    offsets.track(record.offset());
+    boolean settledBefore = !offsets.read(record.offset());
     DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
-    if (offsets.settledBefore(record.offset()) || (before != null && before.settled())) {
+    if (settledBefore || (before != null && before.settled())) {
       // The previous owner settled it after its last committed offset and said so in the
       // commit's metadata or in the log: calling it again would be a duplicate, and writing its
       // deferral again would bring the event back twice.
-      offsets.settle(record.offset());
+      offsets.settle(record.offset()); // when only the log said so
+      offsets.forgetCommitted();
       return new SettledBefore();
     }
     Headers headers = new RecordHeaders(record.headers().toArray());

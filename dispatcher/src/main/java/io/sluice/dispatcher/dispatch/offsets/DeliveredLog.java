@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
 import io.sluice.dispatcher.dispatch.Dispatcher;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;

@@ -1,6 +1,10 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.Overflow;
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,7 +34,16 @@ public final class OwnedPartitions {
    * One assignment of a partition: which it is, its offsets, and the calls delivered beyond its
    * commit before it was assigned (offset to delivery; emptied as they are read).
    */
-  public record Assignment(long generation, OffsetTracker offsets,
+  /**
+   * What the dispatcher does when the settled offsets would not fit the commit's metadata: keep
+   * the longest prefix that fits (the next owner calls the rest again). A settlement is never held
+   * back for the metadata's sake.
+   */
+  public static final Overflow LEDGER_OVERFLOW = Overflow.truncate();
+  /** The dispatcher's commit metadata format, the one it has always written (see SettledOffsetsCodec). */
+  public static final SettledOffsetsCodec.Format METADATA_FORMAT = SettledOffsetsCodec.Format.ZLIB_V1;
+
+  public record Assignment(long generation, OffsetLedger offsets,
       Map<Long, DeliveredLog.Delivered> deliveredBefore) {}
 
   private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
@@ -44,7 +57,7 @@ public final class OwnedPartitions {
   /** {@code tp} is ours from now on, starting from what its previous owner left ({@code from}). */
   public void assign(TopicPartition tp, PartitionTakeover.Inherited from) {
     confirmedCommits.put(tp, from.committed());
-    assignments.put(tp, new Assignment(++generation, new OffsetTracker(from.settled()),
+    assignments.put(tp, new Assignment(++generation, newLedger(from.settled()),
         new HashMap<>(from.delivered())));
     generations.put(tp, generation);
     count = assignments.size();
@@ -87,7 +100,16 @@ public final class OwnedPartitions {
       return false;
     }
     a.offsets().settle(entry.offset());
+    a.offsets().forgetCommitted(); // no transaction to abort: what is below the commit is gone
     return true;
+  }
+
+  /**
+   * The ledger of a partition that starts from {@code inherited} (its commit is not needed: nothing
+   * is committable before the first record is read).
+   */
+  public static OffsetLedger newLedger(SettledOffsets inherited) {
+    return new OffsetLedger(-1, inherited, LEDGER_OVERFLOW);
   }
 
   /** The partitions owned now (a copy). */
@@ -104,7 +126,7 @@ public final class OwnedPartitions {
   public int unsettled() {
     int unsettled = 0;
     for (Assignment a : assignments.values()) {
-      unsettled += a.offsets().unsettled();
+      unsettled += a.offsets().waiting();
     }
     return unsettled;
   }
@@ -122,8 +144,8 @@ public final class OwnedPartitions {
       if (a != null) {
         OptionalLong next = a.offsets().committable();
         if (next.isPresent()) {
-          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(), SettledOffsetsCodec.encode(
-              next.getAsLong(), a.offsets().settledAhead(), metadataBudget)));
+          offsets.put(tp, new OffsetAndMetadata(next.getAsLong(),
+              a.offsets().metadata(METADATA_FORMAT, metadataBudget)));
         }
       }
     }

@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -85,7 +87,7 @@ public final class PartitionTakeover {
     for (TopicPartition tp : partitions) {
       OffsetAndMetadata last = committed.get(tp);
       SettledOffsets settled = last == null ? SettledOffsets.NONE
-          : SettledOffsetsCodec.decode(last.offset(), last.metadata());
+          : SettledOffsetsCodec.decodeOrNone(last.offset(), last.metadata());
       // Back after losing it without a commit (a fencing, a broker restart): what this process
       // settled still holds, whatever the commit says.
       SettledOffsets ours = settledWhenLost.remove(tp);

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
-import io.sluice.dispatcher.dispatch.offsets.OffsetTracker;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
-import io.sluice.dispatcher.dispatch.offsets.SettledOffsets;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.SettledOffsets;
 import io.sluice.schemas.topic.HeaderNames;
 import java.time.Instant;
 import java.util.Map;
@@ -44,7 +44,7 @@ class RecordIntakeTest {
   @Test
   void shouldSkipARecordThePreviousOwnerSettledWithoutCallingIt() {
     OwnedPartitions.Assignment assignment = new OwnedPartitions.Assignment(1,
-        new OffsetTracker(SettledOffsets.of(7, 8)), new java.util.HashMap<>());
+        OwnedPartitions.newLedger(SettledOffsets.of(7, 8)), new java.util.HashMap<>());
     assertInstanceOf(RecordIntake.SettledBefore.class,
         intake.admit(record(7, ""), assignment, NOW));
     assertEquals(OptionalLong.of(8), assignment.offsets().committable(), "settled at once");
@@ -61,7 +61,7 @@ class RecordIntakeTest {
     assertEquals(8, again.offset());
     assertInstanceOf(RecordIntake.ReadAgain.class, intake.admit(record(9, ""), assignment, NOW));
     assertEquals(OptionalLong.of(7), assignment.offsets().committable(), "the books are unchanged");
-    assertEquals(2, assignment.offsets().unsettled(), "7 and 9, once each");
+    assertEquals(2, assignment.offsets().waiting(), "7 and 9, once each");
     assertInstanceOf(RecordIntake.Queue.class, intake.admit(record(10, ""), assignment, NOW),
         "reading goes on past them");
   }
@@ -112,7 +112,7 @@ class RecordIntakeTest {
   }
 
   private static OwnedPartitions.Assignment assignment(Map<Long, DeliveredLog.Delivered> before) {
-    return new OwnedPartitions.Assignment(4, new OffsetTracker(), new java.util.HashMap<>(before));
+    return new OwnedPartitions.Assignment(4, OwnedPartitions.newLedger(SettledOffsets.NONE), new java.util.HashMap<>(before));
   }
 
   /** A record at {@code offset} of a well-formed event, with {@code fields} added to it. */

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch.offsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.schemas.offsets.SettledOffsets;
 import io.sluice.testkit.FakeClock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -92,7 +93,7 @@ class OffsetCommitsTest {
     if (owned.get(P0) == null) {
       owned.assign(P0, new PartitionTakeover.Inherited(-1, SettledOffsets.NONE, Map.of()));
     }
-    owned.get(P0).offsets().track(offset);
+    owned.get(P0).offsets().read(offset);
     owned.get(P0).offsets().settle(offset);
     commits.settled();
   }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -105,7 +107,7 @@ class OwnedPartitionsTest {
   /** The current assignment of {@code tp} reads the record at {@code offset}. */
   private DispatchEntry read(TopicPartition tp, long offset) {
     OwnedPartitions.Assignment a = owned.get(tp);
-    a.offsets().track(offset);
+    a.offsets().read(offset);
     return new DispatchEntry(tp, offset, a.generation(), null, null, null, null, null, 0, null);
   }
 }

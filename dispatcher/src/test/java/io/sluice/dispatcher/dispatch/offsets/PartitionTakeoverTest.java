@@ -3,6 +3,8 @@ package io.sluice.dispatcher.dispatch.offsets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -50,7 +52,8 @@ class PartitionTakeoverTest {
   private void committed(TopicPartition tp, long offset, SettledOffsets settledAhead) {
     consumer.assign(List.of(P0, P1));
     consumer.commitSync(Map.of(tp, new OffsetAndMetadata(offset,
-        SettledOffsetsCodec.encode(offset, settledAhead, SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES))));
+        SettledOffsetsCodec.encode(OwnedPartitions.METADATA_FORMAT, offset, settledAhead,
+            SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES, OwnedPartitions.LEDGER_OVERFLOW))));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.sluice.dispatcher.dispatch.offsets;
+package io.sluice.schemas.offsets;
 
 import java.util.Arrays;
 
@@ -46,12 +46,12 @@ public final class SettledOffsets {
   }
 
   /** Builds intervals in increasing order, merging touching ones. */
-  static final class Builder {
+  public static final class Builder {
     private long[] bounds = new long[16];
     private int size;
 
     /** Adds {@code [from, to)}; {@code from} must be at or past the end of what was added. */
-    Builder add(long from, long to) {
+    public Builder add(long from, long to) {
       if (to <= from) {
         return this;
       }
@@ -71,7 +71,7 @@ public final class SettledOffsets {
       return this;
     }
 
-    SettledOffsets build() {
+    public SettledOffsets build() {
       return size == 0 ? NONE : new SettledOffsets(Arrays.copyOf(bounds, size));
     }
   }
@@ -92,11 +92,11 @@ public final class SettledOffsets {
     return bounds.length / 2;
   }
 
-  long from(int interval) {
+  public long from(int interval) {
     return bounds[2 * interval];
   }
 
-  long to(int interval) {
+  public long to(int interval) {
     return bounds[2 * interval + 1];
   }
 
@@ -115,7 +115,7 @@ public final class SettledOffsets {
   }
 
   /** The first {@code n} intervals. */
-  SettledOffsets first(int n) {
+  public SettledOffsets first(int n) {
     return n >= intervals() ? this : n <= 0 ? NONE : new SettledOffsets(Arrays.copyOf(bounds, 2 * n));
   }
 
