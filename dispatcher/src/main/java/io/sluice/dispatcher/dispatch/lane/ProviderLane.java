@@ -161,26 +161,51 @@ public final class ProviderLane implements AutoCloseable {
    * @param nanoTime    monotonic clock in nanoseconds ({@code System::nanoTime}): slots are timed,
    *                    and pauses and waits measured, on it
    */
-  public ProviderLane(String name, LimitSource limits, long leaseMicros, int maxInFlight,
-      long lookaheadMicros, Map<String, Double> tierWeights, int bufferSize, Provider provider,
-      LeakyBucket leak, ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit,
-      LongSupplier nanoTime) {
-    this.name = name;
-    this.nanoTime = nanoTime;
-    this.cannotFit = cannotFit;
-    this.limits = limits;
-    this.leaseMicros = leaseMicros;
-    this.lookaheadMicros = lookaheadMicros;
-    this.queue = new FairQueue<>(tierWeights, bufferSize);
-    this.configuredWeights = Map.copyOf(tierWeights);
+  /**
+   * A lane's settings, from its provider's configuration.
+   *
+   * @param name            the provider's name
+   * @param leaseMicros     how long a concurrency lease outlives its slot if never released (the
+   *                        call's timeout and a second)
+   * @param maxInFlight     calls in flight at most ({@code maxInFlight})
+   * @param lookaheadMicros how far ahead the lane claims slots ({@code dispatcher.lookahead})
+   * @param tierWeights     the fair queue's weight per tier
+   * @param bufferSize      entries queued at most ({@code dispatcher.bufferSize})
+   */
+  public record Settings(String name, long leaseMicros, int maxInFlight, long lookaheadMicros,
+      Map<String, Double> tierWeights, int bufferSize) {}
+
+  /** What a lane calls: its provider's limits, the provider, the leak it shares. */
+  public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
+
+  /**
+   * What a lane reports to and runs on.
+   *
+   * @param timer     runs the lane's due slots and pauses (one thread, shared by the lanes)
+   * @param results   what becomes of each call's result
+   * @param listener  metrics and events
+   * @param cannotFit an entry that can no longer fit its provider's limits, and why
+   * @param nanoTime  the lane's monotonic clock
+   */
+  public record Hooks(ScheduledExecutorService timer, ResultHandler results,
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime) {}
+
+  public ProviderLane(Settings settings, Calls calls, Hooks hooks) {
+    this.name = settings.name();
+    this.nanoTime = hooks.nanoTime();
+    this.cannotFit = hooks.cannotFit();
+    this.limits = calls.limits();
+    this.leaseMicros = settings.leaseMicros();
+    this.lookaheadMicros = settings.lookaheadMicros();
+    this.queue = new FairQueue<>(settings.tierWeights(), settings.bufferSize());
+    this.configuredWeights = Map.copyOf(settings.tierWeights());
     this.appliedWeights = this.configuredWeights;
-    this.provider = provider;
-    this.leak = leak;
-    this.timer = timer;
-    this.results = results;
-    this.listener = listener;
-    this.schedule = new LaneSchedule(limits.current().ratePerSecond(), maxInFlight,
+    this.provider = calls.provider();
+    this.leak = calls.leak();
+    this.timer = hooks.timer();
+    this.results = hooks.results();
+    this.listener = hooks.listener();
+    this.schedule = new LaneSchedule(limits.current().ratePerSecond(), settings.maxInFlight(),
         nanoTime.getAsLong());
   }
 

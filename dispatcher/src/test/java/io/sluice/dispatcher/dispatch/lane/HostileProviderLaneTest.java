@@ -53,26 +53,23 @@ class HostileProviderLaneTest {
   private final CallJudge judge = new CallJudge(
       new FeedbackPolicy(8, new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5))),
       Duration.ofSeconds(1));
-  private final ProviderLane lane = new ProviderLane("api",
-      new LearningLimitSource("api", LimitSource.fixed(ProviderLimits.rateOnly(RATE)), learner),
-      60_000_000, 4, 100_000, Map.of("std", 1.0), 1000,
-      call -> {
+  private final ProviderLane lane = new ProviderLane(
+        new ProviderLane.Settings("api", 60_000_000, 4, 100_000,
+            Map.of("std", 1.0), 1000),
+        new ProviderLane.Calls(new LearningLimitSource("api", LimitSource.fixed(ProviderLimits.rateOnly(RATE)), learner), call -> {
         started.add(clock.nanos());
         return CompletableFuture.completedFuture(started.size() == 1
             ? new ProviderResult.Answered(429, "86400", HOSTILE)
             : new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
-      },
-      new PublishingLeak(new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
-          (member, busy) -> CompletableFuture.completedFuture(busy)),
-      timer,
-      (lane, entry, result, claimedAtMicros) -> {
+      }, new PublishingLeak(new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+          (member, busy) -> CompletableFuture.completedFuture(busy))),
+        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
         // As Dispatcher.settle: the verdict's pause, then what the answer teaches.
         CallJudge.Judgement j = judge.judge(result, 0, null, clock.instant(), () -> 0.5,
             learner.bounds("api").maxRetryAfterMillis());
         j.pauseMillis().ifPresent(p -> lane.throttle(p, claimedAtMicros));
         learner.answered("api", result, 1).ifPresent(hold -> lane.throttle(hold, 0));
-      },
-      new DispatchListener() { }, (entry, why) -> { }, clock::nanos);
+      }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos));
 
   @Test
   void shouldCallAgainWithinMaxRetryAfterAndThenAtNoLessThanTheFloor() {

@@ -65,9 +65,10 @@ class ProviderLaneTest {
   }
 
   private ProviderLane lane(ProviderLimits limits, LeakyBucket leak, long lookaheadMicros) {
-    return new ProviderLane("api", LimitSource.fixed(limits), 60_000_000, 4, lookaheadMicros,
-      Map.of("std", 1.0), 100,
-      call -> {
+    return new ProviderLane(
+        new ProviderLane.Settings("api", 60_000_000, 4, lookaheadMicros,
+            Map.of("std", 1.0), 100),
+        new ProviderLane.Calls(LimitSource.fixed(limits), call -> {
         started.add(clock.nanos());
         startedEvents.add(call.eventId());
         if (!answering) {
@@ -84,20 +85,18 @@ class ProviderLaneTest {
         CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
         timer.schedule(() -> answer.complete(result), latency.toNanos(), TimeUnit.NANOSECONDS);
         return answer;
-      },
-      leak, timer,
-      (lane, entry, result, claimedAtMicros) -> {
+      }, leak),
+        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
         // As the dispatcher does: a 429 pauses the lane for its Retry-After.
         if (result instanceof ProviderResult.Answered a && a.status() == 429) {
           lane.throttle(2_000, claimedAtMicros);
         }
-      },
-      new DispatchListener() {
+      }, new DispatchListener() {
         @Override
         public void slotWasted(String provider, String reason) {
           wasted.add(reason);
         }
-      }, (entry, why) -> { }, clock::nanos);
+      }, (entry, why) -> { }, clock::nanos));
   }
 
   @Test

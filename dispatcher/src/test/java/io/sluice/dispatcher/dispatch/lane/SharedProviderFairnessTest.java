@@ -98,16 +98,16 @@ class SharedProviderFairnessTest {
   }
 
   private ProviderLane lane(LeakyBucket bucket) {
-    return new ProviderLane("api", LimitSource.fixed(ProviderLimits.rateOnly(RATE)), 0, 8, 100_000,
-        WEIGHTS, 5_000,
-        call -> {
+    return new ProviderLane(
+        new ProviderLane.Settings("api", 0, 8, 100_000,
+            WEIGHTS, 5_000),
+        new ProviderLane.Calls(LimitSource.fixed(ProviderLimits.rateOnly(RATE)), call -> {
           calls.merge(call.eventId().substring(0, call.eventId().lastIndexOf('-')), 1, Integer::sum);
           callTimes.add(clock.nanos());
           return CompletableFuture.completedFuture(
               new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
-        },
-        bucket, timer, (lane, entry, result, claimedAtMicros) -> { }, DispatchListener.NONE,
-        (entry, why) -> { }, clock::nanos);
+        }, bucket),
+        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> { }, DispatchListener.NONE, (entry, why) -> { }, clock::nanos));
   }
 
   private static DispatchEntry entry(String tenant, String tier, int i) {
