@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -28,6 +30,11 @@ import org.junit.jupiter.api.Test;
  *   <li><b>The product never reaches into the lab.</b> The production modules (schemas, redis,
  *       topology, relay, dispatcher, app) never name {@code io.sluice.lab} or
  *       {@code io.sluice.embedded} (the demo, bench, chaos, mock provider and in-JVM servers).
+ *   <li><b>The dispatcher's parts keep to their seams.</b> Under {@code io.sluice.dispatcher.dispatch},
+ *       {@code intake}, {@code lane}, {@code settlement} and {@code offsets} use, of the package
+ *       root, only its shared vocabulary ({@code DispatchEntry}, {@code DispatchListener}), never
+ *       the loop that wires them; and of each other only what {@link #SEAMS} allows (intake reads
+ *       the owned partitions' offsets), so no two parts depend on each other.
  * </ol>
  */
 class ArchitectureTest {
@@ -43,6 +50,16 @@ class ArchitectureTest {
           + "|org\\.slf4j|java\\.util\\.logging|org\\.apache\\.logging|org\\.apache\\.log4j)\\.");
   /** What the product must not use: the lab and the embedded servers. */
   static final Pattern LAB = Pattern.compile("\\bio\\.sluice\\.(lab|embedded)\\.");
+  /** Which of the dispatcher's parts may use which. */
+  static final Map<String, Set<String>> SEAMS = Map.of(
+      "intake", Set.of("offsets"),
+      "lane", Set.of(),
+      "settlement", Set.of(),
+      "offsets", Set.of());
+  static final String DISPATCH = "io.sluice.dispatcher.dispatch";
+  /** An import of the dispatcher package: the part (empty for the root) and the class. */
+  static final Pattern DISPATCH_IMPORT = Pattern.compile(
+      "^import (?:static )?io\\.sluice\\.dispatcher\\.dispatch\\.(?:(\\w+)\\.)?([A-Z]\\w*)", Pattern.MULTILINE);
   /** A class javadoc's claim to be pure. */
   static final Pattern SAYS_PURE = Pattern.compile("\\bPure\\b|\\bpure arithmetic\\b|\\bpure-Java\\b");
 
@@ -73,6 +90,38 @@ class ArchitectureTest {
   }
 
   @Test
+  @DisplayName("the dispatcher's parts use only the root's vocabulary and the parts the seams allow")
+  void dispatcherPartsKeepToTheirSeams() {
+    Path root = ROOT.resolve("dispatcher/src/main/java/io/sluice/dispatcher/dispatch");
+    List<String> broken = new ArrayList<>();
+    for (Path file : mainSources(List.of("dispatcher"))) {
+      Path rel = root.relativize(file);
+      if (!file.startsWith(root) || rel.getNameCount() != 2) {
+        continue; // the root itself wires the parts
+      }
+      broken.addAll(crossings(rel.getName(0).toString(), ROOT.relativize(file), read(file)));
+    }
+    assertEquals(List.of(), broken);
+  }
+
+  /** The imports of {@code source}, a file of the part {@code part}, that cross a seam. */
+  static List<String> crossings(String part, Path file, String source) {
+    List<String> found = new ArrayList<>();
+    Matcher m = DISPATCH_IMPORT.matcher(codeOnly(source));
+    while (m.find()) {
+      String to = m.group(1) == null ? "" : m.group(1);
+      String cls = m.group(2);
+      boolean allowed = to.equals(part)
+          || (to.isEmpty() && (cls.equals("DispatchEntry") || cls.equals("DispatchListener")))
+          || SEAMS.getOrDefault(part, Set.of()).contains(to);
+      if (!allowed) {
+        found.add(file + " (" + part + ") uses " + DISPATCH + (to.isEmpty() ? "" : "." + to) + "." + cls);
+      }
+    }
+    return found;
+  }
+
+  @Test
   @DisplayName("each rule catches a violation: an import, a qualified name, in a pure class or the product")
   void rulesCatchViolations() {
     String pureWithLogger = """
@@ -88,6 +137,15 @@ class ArchitectureTest {
 
     String qualified = "final class Role {\n  Object o = new io.sluice.lab.demo.Demo();\n}\n";
     assertEquals(List.of("Role.java:2 uses io.sluice.lab."), uses(LAB, Path.of("Role.java"), qualified));
+
+    String laneUsingSettlement = "package io.sluice.dispatcher.dispatch.lane;\n\n"
+        + "import io.sluice.dispatcher.dispatch.DispatchEntry;\n"
+        + "import io.sluice.dispatcher.dispatch.Dispatcher;\n"
+        + "import io.sluice.dispatcher.dispatch.settlement.CallJudge;\n";
+    assertEquals(List.of(
+        "L.java (lane) uses io.sluice.dispatcher.dispatch.Dispatcher",
+        "L.java (lane) uses io.sluice.dispatcher.dispatch.settlement.CallJudge"),
+        crossings("lane", Path.of("L.java"), laneUsingSettlement));
 
     String comment = "/** Unlike {@code io.lettuce.core.RedisClient}, pure wiring. */\nfinal class Wiring {}\n";
     assertTrue(!saysPure(comment, Path.of("Wiring.java")), "\"pure wiring\" is not a claim to be pure");

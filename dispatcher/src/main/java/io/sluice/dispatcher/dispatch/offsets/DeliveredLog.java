@@ -1,6 +1,5 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
-import io.sluice.dispatcher.dispatch.Dispatcher;
 import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +24,9 @@ import org.apache.kafka.common.TopicPartition;
  * for seconds at every broker restart and rebalance (coordinator moved, rebalance in progress), so
  * the commit's metadata is then behind what was settled, and only this says so.
  *
- * <p>Cost: one write per partition with new deliveries per {@link Dispatcher} round (about 10 a
- * second), never one per event, and nothing waits for it; one read per partition assigned.
+ * <p>Cost: one write per partition with new deliveries per
+ * {@link io.sluice.dispatcher.dispatch.Dispatcher} round (about 10 a second), never one per event,
+ * and nothing waits for it; one read per partition assigned.
  * Best effort both ways: a write or a read that fails (Redis away) only means calls are repeated
  * as they were without it.
  */
