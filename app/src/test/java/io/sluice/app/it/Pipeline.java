@@ -1,21 +1,21 @@
 package io.sluice.app.it;
 
+import io.sluice.dispatcher.dispatch.DispatcherWiring;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
+import io.sluice.testkit.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.sluice.config.ConfigLoader;
-import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.Dispatcher;
 import io.sluice.dispatcher.dispatch.DispatcherClients;
-import io.sluice.dispatcher.dispatch.DispatcherWiring;
-import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.embedded.KafkaBroker;
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
-import io.sluice.testkit.Await;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;

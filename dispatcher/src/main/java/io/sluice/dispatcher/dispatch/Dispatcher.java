@@ -1,9 +1,5 @@
 package io.sluice.dispatcher.dispatch;
 
-import io.sluice.config.DispatcherConfig;
-import io.sluice.config.ProviderConfig;
-import io.sluice.config.SluiceConfig;
-import io.sluice.config.TierConfig;
 import io.sluice.dispatcher.dispatch.intake.OverflowPause;
 import io.sluice.dispatcher.dispatch.intake.ReadBudget;
 import io.sluice.dispatcher.dispatch.intake.ReadyRecordCheck;
@@ -26,6 +22,10 @@ import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.config.DispatcherConfig;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TierConfig;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.offsets.OffsetLedger;
 import io.sluice.schemas.offsets.SettledOffsetsCodec;

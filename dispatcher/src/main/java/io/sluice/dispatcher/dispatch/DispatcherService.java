@@ -1,15 +1,12 @@
 package io.sluice.dispatcher.dispatch;
 
-import io.sluice.config.LiveConfig;
-import io.sluice.config.RedisDownPolicy;
-import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.offsets.AdminTopicIdentity;
 import io.sluice.dispatcher.dispatch.offsets.RedisDeliveredLog;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
-import io.sluice.dispatcher.leak.ConfiguredLimits;
 import io.sluice.dispatcher.leak.FailoverLeakyBucket;
 import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.ConfiguredLimits;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.RedisLeakyBucket;
 import io.sluice.dispatcher.provider.HttpProvider;
@@ -17,6 +14,9 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.SlotMarkers;
+import io.sluice.config.RedisDownPolicy;
+import io.sluice.config.LiveConfig;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,7 +3,6 @@ package io.sluice.dispatcher.dispatch.lane;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.config.AnswerBounds;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.settlement.CallJudge;
@@ -18,8 +17,9 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
-import io.sluice.schemas.event.WorkEvent;
 import io.sluice.testkit.FakeClock;
+import io.sluice.config.AnswerBounds;
+import io.sluice.schemas.event.WorkEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.config.ProviderLimit;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.leak.LeakConfig;
@@ -14,6 +13,7 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
+import io.sluice.config.ProviderLimit;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.testkit.FakeClock;
 import java.time.Duration;

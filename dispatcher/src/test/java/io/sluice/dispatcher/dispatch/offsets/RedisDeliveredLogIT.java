@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.dispatch.offsets;
 
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog.Delivered;
+import io.sluice.testkit.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,10 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
-import io.sluice.dispatcher.dispatch.offsets.DeliveredLog.Delivered;
-import io.sluice.embedded.RedisServerProcess;
-import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
+import io.sluice.embedded.RedisServerProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,19 +1,19 @@
 package io.sluice.dispatcher.dispatch.settlement;
 
+import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.testkit.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
-import io.sluice.testkit.Await;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
