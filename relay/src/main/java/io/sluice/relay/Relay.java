@@ -1,7 +1,12 @@
 package io.sluice.relay;
 
+import io.sluice.relay.HeldRecords.Waiting;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.Overflow;
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
@@ -11,12 +16,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -55,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * never waits behind an earlier one that is due later (in the smallest step, records of all
  * waits below it mix). The relay holds at most {@link #READ_AHEAD} records of a partition; at that
  * many it pauses the partition, and resumes it when half have gone. What has gone is recorded in
- * the commit by a {@link PartitionLedger}: the committed offset is the lowest record not released,
+ * the commit by a {@link OffsetLedger}: the committed offset is the lowest record not released,
  * and its metadata lists the offsets above it already released, so a relay that takes the partition
  * over skips them.
  *
@@ -85,6 +88,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class Relay implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Relay.class);
+  /**
+   * The runs of released offsets a commit lists at most: in {@link SettledOffsetsCodec.Format#RUNS_V1}
+   * a run costs at most 28 characters, so 100 fit 4096 bytes. A release that would list one more
+   * waits until the records before it have gone (late, never twice).
+   */
+  static final int MAX_RUNS = 100;
+  static final Overflow LEDGER_OVERFLOW = Overflow.refuseBeyond(MAX_RUNS);
+  /** The relay's commit metadata format, the one it has always written (see SettledOffsetsCodec). */
+  static final SettledOffsetsCodec.Format METADATA_FORMAT = SettledOffsetsCodec.Format.RUNS_V1;
   private static final long MAX_POLL_MILLIS = 500;
   /** How long a partition waits after a failed round before the relay sends from it again. */
   static final long RETRY_MILLIS = 1000;
@@ -109,11 +121,10 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Topics topics;
   private final DelayLadder ladder;
   private final Set<String> returnTopics;
-  private final Map<String, Duration> stepOfTopic = new HashMap<>();
   private final Clock clock;
   private final RelayListener listener;
-  /** The partitions this relay owns and knows the commit of. */
-  private final Map<TopicPartition, HeldPartition> held = new HashMap<>();
+  /** The partitions this relay owns and knows the commit of, and the records they hold. */
+  private final HeldRecords held;
   /** Partitions owned whose commit could not be read yet: paused, nothing of them is relayed. */
   private final Set<TopicPartition> unknown = new HashSet<>();
   /**
@@ -123,9 +134,6 @@ public final class Relay implements Runnable, AutoCloseable {
    */
   private long lookUpAt = Long.MIN_VALUE;
   private long lookUpRetryMillis = FIRST_LOOKUP_RETRY_MILLIS;
-  /** Every record held and free to go, earliest due first. */
-  private final PriorityQueue<Waiting> byDue = new PriorityQueue<>(
-      Comparator.comparingLong(Waiting::due).thenComparingLong(w -> w.record().offset()));
   /** The open transaction's produces, one per record relayed. */
   private final List<Sent> inFlight = new ArrayList<>();
   /** Records Kafka refused for a reason of their own, dead-lettered when sent again. */
@@ -146,9 +154,11 @@ public final class Relay implements Runnable, AutoCloseable {
     this.topics = topics;
     this.ladder = new DelayLadder(topics.ladder());
     this.returnTopics = returnTopics(topics);
+    Map<String, Duration> stepOfTopic = new HashMap<>();
     for (Duration step : topics.ladder()) {
       stepOfTopic.put(topics.delay(step), step);
     }
+    this.held = new HeldRecords(ladder, stepOfTopic, returnTopics, READ_AHEAD);
     this.clock = clock;
     this.listener = listener;
   }
@@ -167,7 +177,7 @@ public final class Relay implements Runnable, AutoCloseable {
           hold(tp, records.records(tp));
         }
         long now = clock.millis();
-        endHolds(now);
+        held.endHolds(now);
         releaseDue(now);
         settle();
         pauseOrResume();
@@ -239,16 +249,18 @@ public final class Relay implements Runnable, AutoCloseable {
     }
     for (TopicPartition tp : partitions) {
       OffsetAndMetadata commit = commits.get(tp);
-      PartitionLedger ledger;
+      OffsetLedger ledger;
       try {
-        ledger = commit == null ? new PartitionLedger(-1, null) : new PartitionLedger(commit.offset(), commit.metadata());
+        ledger = commit == null ? new OffsetLedger(-1, SettledOffsets.NONE, LEDGER_OVERFLOW)
+            : new OffsetLedger(commit.offset(), SettledOffsetsCodec.decode(commit.offset(), commit.metadata()),
+                LEDGER_OVERFLOW);
       } catch (IllegalArgumentException e) {
         // Not written by a relay of this version: every record from the commit on is relayed
         // (at least once), none is lost.
         LOG.error("relay: {}: {}; relaying from offset {}", tp, e.getMessage(), commit.offset());
-        ledger = new PartitionLedger(commit.offset(), null);
+        ledger = new OffsetLedger(commit.offset(), SettledOffsets.NONE, LEDGER_OVERFLOW);
       }
-      held.put(tp, new HeldPartition(ledger));
+      held.own(tp, ledger);
       unknown.remove(tp);
     }
     if (unknown.isEmpty()) {
@@ -257,45 +269,20 @@ public final class Relay implements Runnable, AutoCloseable {
     consumer.resume(partitions);
   }
 
-  /** Takes a partition's records into memory (skipping what an earlier owner released). */
+  /** Takes a partition's records into memory, once its commit is known. */
   private void hold(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
-    HeldPartition partition = held.get(tp);
-    if (partition == null) {
+    if (!held.owns(tp)) {
       // Its commit is not known yet: read these again once it is.
       consumer.seek(tp, batch.get(0).offset());
       consumer.pause(Set.of(tp));
       return;
     }
-    Duration step = stepOfTopic.get(tp.topic());
-    for (ConsumerRecord<byte[], byte[]> record : batch) {
-      if (partition.ledger.readBefore(record.offset())) {
-        // The position went back (a reset after an out-of-range fetch, say): held or gone already,
-        // so skipped. This ended the relay's thread before (the ledger refuses offsets out of order).
-        LOG.warn("relay: {}@{} read again; skipped, it was taken at its first read", tp, record.offset());
-        continue;
-      }
-      if (!partition.ledger.read(record.offset())) {
-        continue; // released by an earlier owner, in a committed transaction
-      }
-      HeldRecord what = HeldRecord.read(record.headers(), record.value(), returnTopics);
-      long due = what.valid() ? ladder.releaseAt(record.timestamp(), what.notBefore(), step) : Long.MIN_VALUE;
-      byDue.add(new Waiting(tp, record, what, due));
-    }
+    held.hold(tp, batch);
   }
 
-  /**
-   * Sends every record due, earliest first, in the open transaction. A record of a partition
-   * waiting after a failed round, or one its ledger cannot record yet, is set aside until then.
-   */
+  /** Sends every record due, earliest first, in the open transaction ({@link HeldRecords#nextDue}). */
   private void releaseDue(long now) {
-    while (!byDue.isEmpty() && byDue.peek().due() <= now) {
-      Waiting w = byDue.poll();
-      HeldPartition partition = held.get(w.partition());
-      if (partition.retryAt > now || !partition.ledger.mayRelease(w.record().offset())) {
-        partition.setAside.add(w);
-        continue;
-      }
-      partition.ledger.release(w.record().offset());
+    for (Waiting w = held.nextDue(now); w != null; w = held.nextDue(now)) {
       relay(w, now);
     }
   }
@@ -315,60 +302,16 @@ public final class Relay implements Runnable, AutoCloseable {
     }
   }
 
-  /** Partitions whose retry wait is over: what they set aside may go again. */
-  private void endHolds(long now) {
-    held.values().forEach(p -> {
-      if (p.retryAt != Long.MIN_VALUE && p.retryAt <= now) {
-        p.retryAt = Long.MIN_VALUE;
-        p.putBack(byDue);
-      }
-    });
-  }
-
-  /**
-   * Pauses a partition holding {@link #READ_AHEAD} records, so memory stays bounded; resumes it
-   * when half have gone (not at every record, which would fetch a record at a time).
-   */
+  /** Pauses the partitions holding too many records, resumes those that hold few again. */
   private void pauseOrResume() {
     List<TopicPartition> pause = new ArrayList<>();
     List<TopicPartition> resume = new ArrayList<>();
-    held.forEach((tp, p) -> {
-      int size = p.ledger.size();
-      if (!p.full && size >= READ_AHEAD) {
-        p.full = true;
-        pause.add(tp);
-      } else if (p.full && size <= READ_AHEAD / 2) {
-        p.full = false;
-        resume.add(tp);
-      }
-    });
+    held.pauseOrResume(pause, resume);
     if (!pause.isEmpty()) {
       consumer.pause(pause);
     }
     if (!resume.isEmpty()) {
       consumer.resume(resume);
-    }
-  }
-
-  /** A record held, and when it may leave its step topic ({@link Long#MIN_VALUE}: at once, malformed). */
-  private record Waiting(TopicPartition partition, ConsumerRecord<byte[], byte[]> record, HeldRecord what, long due) {}
-
-  /** One owned partition: its ledger, and what waits on it rather than on the clock. */
-  private static final class HeldPartition {
-    final PartitionLedger ledger;
-    /** Due, but kept back: after a failed round until {@link #retryAt}, or until the ledger can record them. */
-    final List<Waiting> setAside = new ArrayList<>();
-    long retryAt = Long.MIN_VALUE;
-    /** Paused for holding {@link #READ_AHEAD} records. */
-    boolean full;
-
-    HeldPartition(PartitionLedger ledger) {
-      this.ledger = ledger;
-    }
-
-    void putBack(PriorityQueue<Waiting> byDue) {
-      byDue.addAll(setAside);
-      setAside.clear();
     }
   }
 
@@ -491,8 +434,7 @@ public final class Relay implements Runnable, AutoCloseable {
       }
       if (failure == null) {
         commitRound(partitions);
-        round.forEach(sent -> held.get(sent.source().partition()).ledger.committed());
-        partitions.forEach(tp -> held.get(tp).putBack(byDue)); // the ledger may record them now
+        held.committed(round.stream().map(Sent::source).toList());
         return;
       }
     } catch (WakeupException | InterruptException e) {
@@ -543,8 +485,9 @@ public final class Relay implements Runnable, AutoCloseable {
   private void commitRound(Set<TopicPartition> partitions) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     for (TopicPartition tp : partitions) {
-      PartitionLedger ledger = held.get(tp).ledger;
-      offsets.put(tp, new OffsetAndMetadata(ledger.commitOffset(), ledger.metadata()));
+      OffsetLedger ledger = held.ledger(tp);
+      offsets.put(tp, new OffsetAndMetadata(ledger.committable().getAsLong(),
+          ledger.metadata(METADATA_FORMAT, SettledOffsetsCodec.BROKER_DEFAULT_MAX_BYTES)));
     }
     producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
     commitTransaction();
@@ -598,19 +541,9 @@ public final class Relay implements Runnable, AutoCloseable {
 
   /** The round's records were not released after all: held again, in partitions still ours. */
   private void unrelease(List<Sent> round, Failure failure) {
-    long retryAt = clock.millis() + RETRY_MILLIS;
+    long retryAt = failure.pause() ? clock.millis() + RETRY_MILLIS : Long.MIN_VALUE;
     for (Sent sent : round) {
-      HeldPartition partition = held.get(sent.source().partition());
-      if (partition == null) {
-        continue; // no longer ours: its new owner relays it from the last commit
-      }
-      partition.ledger.unrelease(sent.source().record().offset());
-      if (failure.pause()) {
-        partition.retryAt = retryAt;
-        partition.setAside.add(sent.source());
-      } else {
-        byDue.add(sent.source());
-      }
+      held.unrelease(sent.source(), retryAt);
     }
   }
 
@@ -658,16 +591,7 @@ public final class Relay implements Runnable, AutoCloseable {
    */
   private long pollTimeout() {
     long now = clock.millis();
-    long wait = MAX_POLL_MILLIS;
-    if (!byDue.isEmpty()) {
-      long due = byDue.peek().due();
-      wait = due <= now ? 0 : Math.min(wait, due - now);
-    }
-    for (HeldPartition p : held.values()) {
-      if (p.retryAt != Long.MIN_VALUE) {
-        wait = Math.min(wait, Math.max(0, p.retryAt - now));
-      }
-    }
+    long wait = held.wait(now, MAX_POLL_MILLIS);
     if (!unknown.isEmpty()) {
       wait = Math.min(wait, Math.max(0, lookUpAt - now));
     }
@@ -698,9 +622,8 @@ public final class Relay implements Runnable, AutoCloseable {
     }
 
     private void forget(Collection<TopicPartition> partitions) {
-      partitions.forEach(held::remove);
+      held.forget(partitions);
       unknown.removeAll(partitions);
-      byDue.removeIf(w -> partitions.contains(w.partition()));
       refused.keySet().removeIf(s -> partitions.contains(s.partition()));
     }
   }

@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.SettledOffsets;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import java.time.Duration;
@@ -260,7 +262,7 @@ class RelayTest {
           "the record due now left; the one before it, due later, did not");
       OffsetAndMetadata commit = s.lastCommit(ONE_SECOND);
       assertEquals(0, commit.offset(), "the commit stays below the record still held");
-      assertEquals(Map.of(1L, 1L), PartitionLedger.decode(0, commit.metadata()), "and says offset 1 has gone");
+      assertEquals(SettledOffsets.of(1, 2), SettledOffsetsCodec.decode(0, commit.metadata()), "and says offset 1 has gone");
       s.clock.setMillis(now + 899);
     });
     s.then(() -> {
@@ -319,14 +321,14 @@ class RelayTest {
     assertEquals(List.of("now"), s.acknowledged().stream().map(r -> text(r.value())).toList());
     OffsetAndMetadata commit = s.lastCommit(ONE_SECOND);
     assertEquals(0, commit.offset());
-    assertEquals(Map.of(1L, 1L), PartitionLedger.decode(0, commit.metadata()));
+    assertEquals(SettledOffsets.of(1, 2), SettledOffsetsCodec.decode(0, commit.metadata()));
   }
 
   @Test
   @DisplayName("relays nothing of a partition whose commit it cannot read, until it can")
   void shouldWaitForThePartitionsCommitBeforeRelayingIt() {
     ScriptedRelay s = new ScriptedRelay()
-        .startingFrom(Map.of(ONE_SECOND, new OffsetAndMetadata(1, PartitionLedger.FORMAT + "1.0")));
+        .startingFrom(Map.of(ONE_SECOND, new OffsetAndMetadata(1, Relay.METADATA_FORMAT.prefix() + "1.0")));
     long now = s.clock.millis();
     s.append("gone-before", now, paid(now));
     s.append("held", now, paid(now + 100));

@@ -3,12 +3,12 @@ package io.sluice.app.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import io.sluice.dispatcher.dispatch.AdminTopicIdentity;
-import io.sluice.dispatcher.dispatch.DeliveredLog;
-import io.sluice.dispatcher.dispatch.DeliveredLog.Delivered;
-import io.sluice.dispatcher.dispatch.RedisDeliveredLog;
 import io.sluice.app.it.Pipeline.Ready;
 import io.sluice.app.it.Pipeline.Running;
+import io.sluice.dispatcher.dispatch.offsets.AdminTopicIdentity;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog.Delivered;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
+import io.sluice.dispatcher.dispatch.offsets.RedisDeliveredLog;
 import io.sluice.embedded.mock.MockProvider;
 import io.sluice.testkit.Await;
 import io.sluice.embedded.KafkaBroker;

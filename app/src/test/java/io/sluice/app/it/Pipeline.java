@@ -1,9 +1,10 @@
 package io.sluice.app.it;
 
+import io.sluice.dispatcher.dispatch.DispatcherWiring;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.testkit.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.sluice.dispatcher.dispatch.DeliveredLog;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.Dispatcher;
 import io.sluice.dispatcher.dispatch.DispatcherClients;
@@ -176,9 +177,9 @@ final class Pipeline {
 
     Running(SluiceConfig config, String name, Map<String, Provider> providers, LeakyBucket leak,
         DeliveredLog deliveredLog, DispatchListener listener) {
-      this.dispatcher = new Dispatcher(config, DispatcherClients.consumer(config, name),
-          DispatcherClients.producer(config, name), providers, leak, deliveredLog, Clock.systemUTC(),
-          listener);
+      this.dispatcher = new Dispatcher(DispatcherWiring.of(config, DispatcherClients.consumer(config, name),
+              DispatcherClients.producer(config, name), providers, leak, Clock.systemUTC(), listener)
+          .withDeliveredLog(deliveredLog));
       this.thread = new Thread(dispatcher, name);
       thread.start();
     }

@@ -1,5 +1,18 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.intake.OverflowPause;
+import io.sluice.dispatcher.dispatch.intake.ReadBudget;
+import io.sluice.dispatcher.dispatch.intake.ReadyRecordCheck;
+import io.sluice.dispatcher.dispatch.intake.RecordIntake;
+import io.sluice.dispatcher.dispatch.lane.LaneSchedule;
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
+import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
+import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
+import io.sluice.dispatcher.dispatch.offsets.PartitionTakeover;
+import io.sluice.dispatcher.dispatch.offsets.PendingDeliveries;
+import io.sluice.dispatcher.dispatch.settlement.CallJudge;
+import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.LearningLimitSource;
@@ -7,7 +20,6 @@ import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
-import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.config.DispatcherConfig;
@@ -15,6 +27,8 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TierConfig;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.offsets.OffsetLedger;
+import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,6 +48,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -50,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * dead), committing each partition only up to its first unsettled record.
  *
  * <h2>Threads</h2>
- * One thread (this runnable) owns the consumer and the {@link OffsetTracker}s: it reads, queues,
+ * One thread (this runnable) owns the consumer and the {@link OffsetLedger}s: it reads, queues,
  * applies settlements and commits. A timer thread fires leak slots; provider calls and Kafka
  * acknowledgements complete on their clients' threads and hand settled entries back through a
  * concurrent queue. Nothing blocks per event: the consumer never waits for a provider, which is
@@ -66,7 +81,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
  * long time; so each commit's metadata also lists the offsets settled beyond it
- * ({@link OffsetTracker#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
+ * ({@link OffsetLedger#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
  * owner skips those. A crash then repeats only the calls in flight and those settled since the
  * last commit, not everything behind the oldest held record.
  *
@@ -158,47 +173,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Longest wait at a hand-over for the delivered log's write. */
   private static final long HAND_OVER_LOG_MILLIS = 1_000;
 
-  /**
-   * @param providers one per configured provider, by name; closed when the dispatcher closes
-   * @param leak      the shared leak (Redis), or a local one
-   */
-  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
-      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
-      Clock clock, DispatchListener listener) {
-    this(config, consumer, producer, providers, leak, DeliveredLog.NONE, clock, listener);
-  }
-
-  /** @param deliveredLog where calls delivered beyond the commit are kept for the next owner */
-  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
-      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
-      DeliveredLog deliveredLog, Clock clock, DispatchListener listener) {
-    this(config, consumer, producer, providers, leak, deliveredLog, clock, listener,
-        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
-  }
-
-  /**
-   * @param limitSources the limits each provider's lane enforces, by provider name, asked on every
-   *                     claim (by default the configured ones); each is lowered to what this
-   *                     dispatcher learns from the provider's answers, in this process only
-   */
-  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
-      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
-      DeliveredLog deliveredLog, Clock clock, DispatchListener listener,
-      java.util.function.Function<String, LimitSource> limitSources) {
-    this(config, consumer, producer, providers, leak, deliveredLog, LimitLearner.local(listener),
-        clock, listener, limitSources);
-  }
-
-  /**
-   * @param learner      learns the providers' limits from their answers (shared through Redis in
-   *                     the application); each lane enforces {@code limitSources}' limits lowered
-   *                     to the learned ones ({@link LearningLimitSource})
-   * @param limitSources the configured limits of each provider, by name
-   */
-  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
-      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
-      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
-      java.util.function.Function<String, LimitSource> limitSources) {
+  /** A dispatcher wired as {@code wiring} says; {@link #run} starts it. */
+  public Dispatcher(DispatcherWiring wiring) {
+    SluiceConfig config = wiring.config();
+    Consumer<byte[], byte[]> consumer = wiring.consumer();
+    Producer<byte[], byte[]> producer = wiring.producer();
+    Map<String, Provider> providers = wiring.providers();
+    LeakyBucket leak = wiring.leak();
+    LimitLearner learner = wiring.learner();
+    Function<String, LimitSource> limitSources = wiring.limitSources();
+    DeliveredLog deliveredLog = wiring.deliveredLog();
+    Clock clock = wiring.clock();
+    DispatchListener listener = wiring.listener();
     this.learner = learner;
     learner.bound(answerBounds(config));
     this.config = config;
@@ -237,11 +223,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       // A lease outlives its slot by the call's timeout and a second: a call still running then
       // has been given up by the HTTP client.
       long leaseMicros = TimeUnit.NANOSECONDS.toMicros(pc.timeout().toNanos()) + 1_000_000;
-      lanes.put(p.getKey(), new ProviderLane(p.getKey(),
-          new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner),
-          leaseMicros, pc.maxInFlight(), TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()),
-          weights, d.bufferSize(), provider, leak, timer, this::settle, listener,
-          this::cannotFit, nanoTime));
+      long lookaheadMicros = TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos());
+      LimitSource limits = new LearningLimitSource(p.getKey(), limitSources.apply(p.getKey()), learner);
+      lanes.put(p.getKey(), new ProviderLane(
+          new ProviderLane.Settings(p.getKey(), leaseMicros, pc.maxInFlight(), lookaheadMicros, weights,
+              d.bufferSize()),
+          new ProviderLane.Calls(limits, provider, leak),
+          new ProviderLane.Hooks(timer, this::settle, listener, this::cannotFit, nanoTime)));
       buffers += d.bufferSize();
     }
     this.intake = new RecordIntake(new ReadyRecordCheck(config));

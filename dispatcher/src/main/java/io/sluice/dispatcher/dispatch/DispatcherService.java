@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.offsets.AdminTopicIdentity;
+import io.sluice.dispatcher.dispatch.offsets.RedisDeliveredLog;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
 import io.sluice.dispatcher.leak.FailoverLeakyBucket;
@@ -106,11 +108,11 @@ public final class DispatcherService implements AutoCloseable {
     // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
     AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
         Duration.ofSeconds(2));
-    Dispatcher dispatcher = new Dispatcher(config, consumer,
-        DispatcherClients.producer(config, clientId), providers, leak,
-        new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity), learner,
-        Clock.systemUTC(), listener,
-        name -> new ConfiguredLimits(live, name));
+    Dispatcher dispatcher = new Dispatcher(DispatcherWiring.of(config, consumer,
+            DispatcherClients.producer(config, clientId), providers, leak, Clock.systemUTC(), listener)
+        .withDeliveredLog(new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity))
+        .withLearner(learner)
+        .withLimitSources(name -> new ConfiguredLimits(live, name)));
     Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity);

@@ -1,0 +1,240 @@
+package io.sluice.app.architecture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules about what may depend on what, read from the sources of every module (plain JUnit, no
+ * bytecode tool: a rule is a regular expression over a file, and a broken rule names the file and
+ * the line).
+ *
+ * <ol>
+ *   <li><b>Pure means no I/O.</b> A class whose own javadoc says it is pure (the sentence "Pure",
+ *       as in "Pure: time is passed in", or "pure arithmetic", "pure-Java mirror") uses no Kafka
+ *       client or Streams, no Lettuce, no {@code java.net.http}, no logging. The word is the marker:
+ *       it is what the docs promise, so it is what is checked.
+ *   <li><b>The product never reaches into the lab.</b> The production modules (schemas, redis,
+ *       topology, relay, dispatcher, app) never name {@code io.sluice.lab} or
+ *       {@code io.sluice.embedded} (the demo, bench, chaos, mock provider and in-JVM servers).
+ *   <li><b>The dispatcher's parts keep to their seams.</b> Under {@code io.sluice.dispatcher.dispatch},
+ *       {@code intake}, {@code lane}, {@code settlement} and {@code offsets} use, of the package
+ *       root, only its shared vocabulary ({@code DispatchEntry}, {@code DispatchListener}), never
+ *       the loop that wires them; and of each other only what {@link #SEAMS} allows (intake reads
+ *       the owned partitions' offsets), so no two parts depend on each other.
+ * </ol>
+ */
+class ArchitectureTest {
+  static final List<String> PRODUCTION_MODULES = List.of("schemas", "redis", "topology", "relay", "dispatcher", "app");
+  static final List<String> ALL_MODULES = List.of("schemas", "embedded", "testkit", "redis", "topology", "relay",
+      "dispatcher", "app", "lab");
+
+  /** The repository: the tests run in {@code app}, beside the other modules. */
+  static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+  /** What a pure class must not use: I/O clients and logging. */
+  static final Pattern IMPURE = Pattern.compile(
+      "\\b(org\\.apache\\.kafka\\.clients|org\\.apache\\.kafka\\.streams|io\\.lettuce|java\\.net\\.http"
+          + "|org\\.slf4j|java\\.util\\.logging|org\\.apache\\.logging|org\\.apache\\.log4j)\\.");
+  /** What the product must not use: the lab and the embedded servers. */
+  static final Pattern LAB = Pattern.compile("\\bio\\.sluice\\.(lab|embedded)\\.");
+  /** Which of the dispatcher's parts may use which. */
+  static final Map<String, Set<String>> SEAMS = Map.of(
+      "intake", Set.of("offsets"),
+      "lane", Set.of(),
+      "settlement", Set.of(),
+      "offsets", Set.of());
+  static final String DISPATCH = "io.sluice.dispatcher.dispatch";
+  /** An import of the dispatcher package: the part (empty for the root) and the class. */
+  static final Pattern DISPATCH_IMPORT = Pattern.compile(
+      "^import (?:static )?io\\.sluice\\.dispatcher\\.dispatch\\.(?:(\\w+)\\.)?([A-Z]\\w*)", Pattern.MULTILINE);
+  /** A class javadoc's claim to be pure. */
+  static final Pattern SAYS_PURE = Pattern.compile("\\bPure\\b|\\bpure arithmetic\\b|\\bpure-Java\\b");
+
+  @Test
+  @DisplayName("a class documented as pure uses no Kafka client, Lettuce, java.net.http or logging")
+  void pureClassesDoNoIo() {
+    List<String> broken = new ArrayList<>();
+    int pure = 0;
+    for (Path file : mainSources(ALL_MODULES)) {
+      String source = read(file);
+      if (saysPure(source, file)) {
+        pure++;
+        broken.addAll(uses(IMPURE, ROOT.relativize(file), source));
+      }
+    }
+    assertTrue(pure >= 30, "the rule finds the pure classes (" + pure + "): has the marker changed?");
+    assertEquals(List.of(), broken);
+  }
+
+  @Test
+  @DisplayName("the production modules never use the lab or the embedded servers")
+  void productionNeverUsesTheLab() {
+    List<String> broken = new ArrayList<>();
+    for (Path file : mainSources(PRODUCTION_MODULES)) {
+      broken.addAll(uses(LAB, ROOT.relativize(file), read(file)));
+    }
+    assertEquals(List.of(), broken);
+  }
+
+  @Test
+  @DisplayName("the dispatcher's parts use only the root's vocabulary and the parts the seams allow")
+  void dispatcherPartsKeepToTheirSeams() {
+    Path root = ROOT.resolve("dispatcher/src/main/java/io/sluice/dispatcher/dispatch");
+    List<String> broken = new ArrayList<>();
+    for (Path file : mainSources(List.of("dispatcher"))) {
+      Path rel = root.relativize(file);
+      if (!file.startsWith(root) || rel.getNameCount() != 2) {
+        continue; // the root itself wires the parts
+      }
+      broken.addAll(crossings(rel.getName(0).toString(), ROOT.relativize(file), read(file)));
+    }
+    assertEquals(List.of(), broken);
+  }
+
+  /** The imports of {@code source}, a file of the part {@code part}, that cross a seam. */
+  static List<String> crossings(String part, Path file, String source) {
+    List<String> found = new ArrayList<>();
+    Matcher m = DISPATCH_IMPORT.matcher(codeOnly(source));
+    while (m.find()) {
+      String to = m.group(1) == null ? "" : m.group(1);
+      String cls = m.group(2);
+      boolean allowed = to.equals(part)
+          || (to.isEmpty() && (cls.equals("DispatchEntry") || cls.equals("DispatchListener")))
+          || SEAMS.getOrDefault(part, Set.of()).contains(to);
+      if (!allowed) {
+        found.add(file + " (" + part + ") uses " + DISPATCH + (to.isEmpty() ? "" : "." + to) + "." + cls);
+      }
+    }
+    return found;
+  }
+
+  @Test
+  @DisplayName("each rule catches a violation: an import, a qualified name, in a pure class or the product")
+  void rulesCatchViolations() {
+    String pureWithLogger = """
+        package io.sluice.x;
+
+        import org.slf4j.Logger;
+
+        /** Decides something. Pure: time is passed in. */
+        final class Decision {}
+        """;
+    assertTrue(saysPure(pureWithLogger, Path.of("Decision.java")));
+    assertEquals(List.of("Decision.java:3 uses org.slf4j."), uses(IMPURE, Path.of("Decision.java"), pureWithLogger));
+
+    String qualified = "final class Role {\n  Object o = new io.sluice.lab.demo.Demo();\n}\n";
+    assertEquals(List.of("Role.java:2 uses io.sluice.lab."), uses(LAB, Path.of("Role.java"), qualified));
+
+    String laneUsingSettlement = "package io.sluice.dispatcher.dispatch.lane;\n\n"
+        + "import io.sluice.dispatcher.dispatch.DispatchEntry;\n"
+        + "import io.sluice.dispatcher.dispatch.Dispatcher;\n"
+        + "import io.sluice.dispatcher.dispatch.settlement.CallJudge;\n";
+    assertEquals(List.of(
+        "L.java (lane) uses io.sluice.dispatcher.dispatch.Dispatcher",
+        "L.java (lane) uses io.sluice.dispatcher.dispatch.settlement.CallJudge"),
+        crossings("lane", Path.of("L.java"), laneUsingSettlement));
+
+    String comment = "/** Unlike {@code io.lettuce.core.RedisClient}, pure wiring. */\nfinal class Wiring {}\n";
+    assertTrue(!saysPure(comment, Path.of("Wiring.java")), "\"pure wiring\" is not a claim to be pure");
+    assertEquals(List.of(), uses(IMPURE, Path.of("Wiring.java"), comment), "comments are not uses");
+  }
+
+  /** True when the javadoc just above {@code file}'s top-level type says the type is pure. */
+  static boolean saysPure(String source, Path file) {
+    String name = file.getFileName().toString().replace(".java", "");
+    Matcher m = Pattern.compile("(/\\*\\*(?:(?!\\*/).)*\\*/)\\s*(?:@\\w+(?:\\([^)]*\\))?\\s*)*"
+        + "(?:public\\s+)?(?:final\\s+|abstract\\s+|sealed\\s+)*(?:class|interface|record|enum)\\s+" + name + "\\b",
+        Pattern.DOTALL).matcher(source);
+    return m.find() && SAYS_PURE.matcher(m.group(1)).find();
+  }
+
+  /** Each line of code (comments and strings left out) that uses {@code forbidden}, as file:line. */
+  static List<String> uses(Pattern forbidden, Path file, String source) {
+    List<String> found = new ArrayList<>();
+    String[] lines = codeOnly(source).split("\n", -1);
+    for (int i = 0; i < lines.length; i++) {
+      Matcher m = forbidden.matcher(lines[i]);
+      if (m.find()) {
+        found.add(file + ":" + (i + 1) + " uses " + m.group());
+      }
+    }
+    return found;
+  }
+
+  /** {@code source} with comments and string literals blanked, line breaks kept. */
+  static String codeOnly(String source) {
+    StringBuilder out = new StringBuilder(source.length());
+    int i = 0;
+    while (i < source.length()) {
+      char c = source.charAt(i);
+      if (source.startsWith("/*", i)) {
+        int end = source.indexOf("*/", i + 2);
+        end = end < 0 ? source.length() : end + 2;
+        source.substring(i, end).chars().filter(ch -> ch == '\n').forEach(ch -> out.append('\n'));
+        i = end;
+      } else if (source.startsWith("//", i)) {
+        while (i < source.length() && source.charAt(i) != '\n') {
+          i++;
+        }
+      } else if (c == '"') {
+        int end = source.startsWith("\"\"\"", i) ? source.indexOf("\"\"\"", i + 3) + 3 : stringEnd(source, i);
+        end = end < i ? source.length() : end;
+        source.substring(i, end).chars().filter(ch -> ch == '\n').forEach(ch -> out.append('\n'));
+        out.append("\"\"");
+        i = end;
+      } else {
+        out.append(c);
+        i++;
+      }
+    }
+    return out.toString();
+  }
+
+  private static int stringEnd(String source, int open) {
+    for (int i = open + 1; i < source.length(); i++) {
+      char c = source.charAt(i);
+      if (c == '\\') {
+        i++;
+      } else if (c == '"' || c == '\n') {
+        return i + 1;
+      }
+    }
+    return source.length();
+  }
+
+  /** The main Java sources of {@code modules}. */
+  static List<Path> mainSources(List<String> modules) {
+    List<Path> files = new ArrayList<>();
+    for (String module : modules) {
+      Path dir = ROOT.resolve(module).resolve("src/main/java");
+      assertTrue(Files.isDirectory(dir), "no sources at " + dir);
+      try (Stream<Path> walk = Files.walk(dir)) {
+        walk.filter(p -> p.toString().endsWith(".java")).forEach(files::add);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return files;
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
+import io.sluice.dispatcher.feedback.LearningLimitSource;
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.provider.Provider;
+import java.time.Clock;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+
+/**
+ * Everything a {@link Dispatcher} needs from outside, so a test can hand it fakes and the
+ * application real clients. {@link #of} gives the defaults (no delivered log, limits learned in
+ * this process only, the configured limits); the {@code with} methods replace one part each.
+ *
+ * @param config       the configuration the dispatcher starts from (a reload reaches it through
+ *                     {@link Dispatcher#reload})
+ * @param consumer     reads {@code sluice.ready}; the dispatcher's thread owns it
+ * @param producer     writes outcomes, deferrals and dead letters
+ * @param providers    one per configured provider, by name; closed when the dispatcher closes
+ * @param leak         the shared leak (Redis), or a local one
+ * @param deliveredLog where calls delivered beyond the commit are kept for the next owner
+ * @param learner      learns the providers' limits from their answers (shared through Redis in
+ *                     the application); each lane enforces {@code limitSources}' limits lowered
+ *                     to the learned ones ({@link LearningLimitSource})
+ * @param clock        wall clock, for timestamps and deadlines
+ * @param listener     metrics and events
+ * @param limitSources the configured limits of each provider, by name, asked on every claim
+ */
+public record DispatcherWiring(
+    SluiceConfig config,
+    Consumer<byte[], byte[]> consumer,
+    Producer<byte[], byte[]> producer,
+    Map<String, Provider> providers,
+    LeakyBucket leak,
+    DeliveredLog deliveredLog,
+    LimitLearner learner,
+    Clock clock,
+    DispatchListener listener,
+    Function<String, LimitSource> limitSources) {
+
+  /** The parts every dispatcher needs; the rest by default (see the class). */
+  public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      Clock clock, DispatchListener listener) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, DeliveredLog.NONE,
+        LimitLearner.local(listener), clock, listener,
+        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
+  }
+
+  /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
+  public DispatcherWiring withDeliveredLog(DeliveredLog log) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
+        listener, limitSources);
+  }
+
+  /** This wiring with {@code shared} learning the providers' limits. */
+  public DispatcherWiring withLearner(LimitLearner shared) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
+        clock, listener, limitSources);
+  }
+
+  /** This wiring with {@code sources} giving each provider's configured limits. */
+  public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, sources);
+  }
+}

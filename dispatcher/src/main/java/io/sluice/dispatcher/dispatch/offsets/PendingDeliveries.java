@@ -1,0 +1,63 @@
+package io.sluice.dispatcher.dispatch.offsets;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Calls delivered and not yet written to the {@link DeliveredLog}, batched so that the log costs
+ * one write per partition per round ({@code everyMillis}), never one per event. The providers'
+ * threads add; the consumer thread takes. Time is passed in (the dispatcher's clock, in
+ * milliseconds).
+ */
+public final class PendingDeliveries {
+  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
+
+  private final long everyMillis;
+  private final ConcurrentLinkedQueue<Delivery> pending = new ConcurrentLinkedQueue<>();
+  /** When the last batch was taken (consumer thread). */
+  private long lastTakenMillis;
+
+  /** @param everyMillis the least time between two batches */
+  public PendingDeliveries(long everyMillis) {
+    this.everyMillis = everyMillis;
+  }
+
+  /** A call of the record at {@code delivered.offset()} of {@code partition} was accepted. Any thread. */
+  public void add(TopicPartition partition, DeliveredLog.Delivered delivered) {
+    pending.add(new Delivery(partition, delivered));
+  }
+
+  /**
+   * The deliveries added since the last batch, by partition in the order they were added, if
+   * there are any and {@code everyMillis} have passed since that batch; else nothing (and the
+   * round does not start over).
+   */
+  public Map<TopicPartition, List<DeliveredLog.Delivered>> takeIfDue(long nowMillis) {
+    if (pending.isEmpty() || nowMillis - lastTakenMillis < everyMillis) {
+      return Map.of();
+    }
+    return take(nowMillis);
+  }
+
+  /**
+   * Every delivery added so far, whenever the last batch was: a partition handed over must have
+   * its deliveries in the log before its next owner reads it.
+   */
+  public Map<TopicPartition, List<DeliveredLog.Delivered>> takeNow(long nowMillis) {
+    return pending.isEmpty() ? Map.of() : take(nowMillis);
+  }
+
+  private Map<TopicPartition, List<DeliveredLog.Delivered>> take(long nowMillis) {
+    lastTakenMillis = nowMillis;
+    Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new LinkedHashMap<>();
+    Delivery d;
+    while ((d = pending.poll()) != null) {
+      byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
+    }
+    return byPartition;
+  }
+}

@@ -1,0 +1,82 @@
+package io.sluice.dispatcher.dispatch.intake;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.schemas.event.WorkEvent;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class ReadBudgetTest {
+  /** Each entry below costs its value plus the overhead and its key "acme". */
+  private static final long ENTRY_BYTES = ByteBudget.RECORD_OVERHEAD + 4 + 1000;
+
+  private static DispatchEntry entry(String provider) {
+    WorkEvent event = provider == null ? null
+        : new WorkEvent("e1", "acme", provider, 1, null, null, null, null);
+    return new DispatchEntry(new TopicPartition("t.ready", 0), 42, 1, "acme".getBytes(UTF_8),
+        new byte[1000], new RecordHeaders(), event, "std", 0, null);
+  }
+
+  @Test
+  @DisplayName("an entry is held against its provider's account until released; one of no provider against its own")
+  void holdsPerProvider() {
+    ReadBudget budget = new ReadBudget(Set.of("a", "b"), 100, 1_000_000);
+    budget.hold(entry("a"));
+    budget.hold(entry("a"));
+    budget.hold(entry(null));
+    budget.hold(entry("unknown"));
+    assertEquals(2 * ENTRY_BYTES, budget.heldBytes("a"));
+    assertEquals(0, budget.heldBytes("b"));
+    assertEquals(2 * ENTRY_BYTES, budget.heldBytes(""), "no event, or a provider with no lane");
+    budget.release(entry("a"));
+    assertEquals(ENTRY_BYTES, budget.heldBytes("a"));
+  }
+
+  @Test
+  @DisplayName("an entry fits while its provider's share has room; another provider is not held up")
+  void fitsWithinTheShare() {
+    ReadBudget budget = new ReadBudget(Set.of("a", "b"), 100, 4 * ENTRY_BYTES); // 2 entries each
+    assertTrue(budget.fits(entry("a")));
+    budget.hold(entry("a"));
+    assertTrue(budget.fits(entry("a")));
+    budget.hold(entry("a"));
+    assertFalse(budget.fits(entry("a")), "a's share is full: overflow");
+    assertTrue(budget.fits(entry("b")));
+    budget.release(entry("a"));
+    assertTrue(budget.fits(entry("a")), "room again once one settles");
+  }
+
+  @Test
+  @DisplayName("reading pauses past the records limit and resumes only at half of it")
+  void pausesOnRecords() {
+    ReadBudget budget = new ReadBudget(Set.of("a"), 100, 1_000_000);
+    assertFalse(budget.pauseReading(false, 100));
+    assertTrue(budget.pauseReading(false, 101));
+    assertTrue(budget.pauseReading(true, 51), "paused: stays paused above half");
+    assertFalse(budget.pauseReading(true, 50), "resumes at half");
+  }
+
+  @Test
+  @DisplayName("reading pauses past the whole byte budget and resumes only at half of it")
+  void pausesOnBytes() {
+    ReadBudget budget = new ReadBudget(Set.of("a", "b"), 1_000, 4 * ENTRY_BYTES);
+    for (int i = 0; i < 4; i++) {
+      budget.hold(entry(i % 2 == 0 ? "a" : "b"));
+    }
+    assertFalse(budget.pauseReading(false, 4), "exactly the budget");
+    budget.hold(entry("a")); // an overflow being written is held too
+    assertTrue(budget.pauseReading(false, 5));
+    budget.release(entry("a"));
+    budget.release(entry("a"));
+    assertTrue(budget.pauseReading(true, 3), "3 of 4 entries' bytes: above half");
+    budget.release(entry("b"));
+    assertFalse(budget.pauseReading(true, 2), "half: reading resumes");
+  }
+}

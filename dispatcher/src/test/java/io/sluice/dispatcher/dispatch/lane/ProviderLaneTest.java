@@ -1,0 +1,270 @@
+package io.sluice.dispatcher.dispatch.lane;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.dispatcher.dispatch.DispatchListener;
+import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.dispatcher.provider.ResponseHeaders;
+import io.sluice.config.ProviderLimit;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.testkit.FakeClock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lane as a whole, on a fake clock: the in-process leak, a timer the test drives and a
+ * provider that answers at once, all on the test's thread. What is observed is when calls start.
+ */
+class ProviderLaneTest {
+  private static final long MS = 1_000_000;
+  /** 10 calls a second: slots 100 ms apart. */
+  private static final double RATE = 10;
+
+  private final FakeClock clock = FakeClock.atMillis(1_000_000);
+  private final ManualTimer timer = new ManualTimer(clock);
+  /** When each call started, on the lane's clock. */
+  private final List<Long> started = new ArrayList<>();
+  /** The statuses the provider answers, in order; 200 once they run out. */
+  private final Deque<Integer> statuses = new ArrayDeque<>();
+  /** While false, calls hang: their answers wait in {@link #unanswered}. */
+  private boolean answering = true;
+  private final List<CompletableFuture<ProviderResult>> unanswered = new ArrayList<>();
+  /** The in-process leak, as the only instance: publications are answered with their own counts. */
+  private final PublishingLeak leak = new PublishingLeak(
+      new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+      (member, busyByTier) -> CompletableFuture.completedFuture(busyByTier));
+  /** How long the provider takes to answer, on the fake clock (0: at once). */
+  private Duration latency = Duration.ZERO;
+  private final ProviderLane lane = lane(ProviderLimits.rateOnly(RATE));
+  /** The event of each call started, in order. */
+  private final List<String> startedEvents = new ArrayList<>();
+  /** Why each slot that started no call was wasted, in order. */
+  private final List<String> wasted = new ArrayList<>();
+
+  /** A lane at {@code limits} (4 calls in flight once warm, a 100 ms lookahead). */
+  private ProviderLane lane(ProviderLimits limits) {
+    return lane(limits, leak, 100_000);
+  }
+
+  private ProviderLane lane(ProviderLimits limits, LeakyBucket leak, long lookaheadMicros) {
+    return new ProviderLane(
+        new ProviderLane.Settings("api", 60_000_000, 4, lookaheadMicros,
+            Map.of("std", 1.0), 100),
+        new ProviderLane.Calls(LimitSource.fixed(limits), call -> {
+        started.add(clock.nanos());
+        startedEvents.add(call.eventId());
+        if (!answering) {
+          CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+          unanswered.add(answer);
+          return answer;
+        }
+        Integer status = statuses.poll();
+        ProviderResult result = new ProviderResult.Answered(
+            status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE);
+        if (latency.isZero()) {
+          return CompletableFuture.completedFuture(result);
+        }
+        CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+        timer.schedule(() -> answer.complete(result), latency.toNanos(), TimeUnit.NANOSECONDS);
+        return answer;
+      }, leak),
+        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
+        // As the dispatcher does: a 429 pauses the lane for its Retry-After.
+        if (result instanceof ProviderResult.Answered a && a.status() == 429) {
+          lane.throttle(2_000, claimedAtMicros);
+        }
+      }, new DispatchListener() {
+        @Override
+        public void slotWasted(String provider, String reason) {
+          wasted.add(reason);
+        }
+      }, (entry, why) -> { }, clock::nanos));
+  }
+
+  @Test
+  void shouldStartQueuedCallsOneIntervalApart() {
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size(), "five calls in two seconds at 10/s");
+    for (int i = 1; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap >= 99 * MS && gap <= 101 * MS, "call " + i + " started " + gap / MS
+          + " ms after the previous one, not one interval");
+    }
+    assertEquals(0, lane.queued());
+  }
+
+  @Test
+  void shouldSendTheFirstCallAloneUntilItHasComeBack() {
+    answering = false;
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(1, started.size(), "a cold client would send calls claimed meanwhile together");
+    unanswered.get(0).complete(new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size(), "warm: the rest go, four in flight at most");
+    assertEquals(4, lane.inFlight());
+  }
+
+  @Test
+  void shouldStartNoCallUntilA429sRetryAfterHasPassed() {
+    statuses.add(429);
+    for (int i = 0; i < 3; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(5));
+    assertEquals(3, started.size());
+    long pause = started.get(1) - started.get(0);
+    assertTrue(pause >= 2_000 * MS, "the second call started " + pause / MS
+        + " ms after the 429 asked for 2 s");
+  }
+
+  @Test
+  void shouldReportASlotThatCameUpWithNothingToSendAsWasted() {
+    lane.offer(entry(0));
+    // Its slot is claimed at once; the entry leaves before the slot comes up (a revocation).
+    lane.drop(e -> true);
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(List.of(), started);
+    assertEquals(List.of("empty"), wasted);
+  }
+
+  @Test
+  void shouldReportNoWasteWhenEverySlotStartsACall() {
+    for (int i = 0; i < 5; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(5, started.size());
+    assertEquals(List.of(), wasted);
+  }
+
+  @Test
+  void shouldClaimAgainAsSoonAsItsOwnLeaseComesBackWhenConcurrencyIsFull() {
+    // One call at a time, each answered in 20 ms, at 40/s (slots 25 ms apart): the lease is back
+    // before the next slot, so concurrency never holds a call back. The claim made right after
+    // each grant finds the one lease taken and is refused with the leak's poll for other
+    // instances' releases (50 ms); this lane's own release must end that wait.
+    latency = Duration.ofMillis(20);
+    ProviderLane limited = lane(new ProviderLimits(List.of(ProviderLimit.rate(40),
+        ProviderLimit.concurrency(1))));
+    for (int i = 0; i < 10; i++) {
+      limited.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(10, started.size());
+    for (int i = 2; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap <= 25 * MS, "call " + i + " started " + gap / MS
+          + " ms after the previous one, whose lease came back after 20 ms; one interval is 25 ms");
+    }
+  }
+
+  @Test
+  void shouldTellTheOthersItsBusyTenantsWhileItHasWork() {
+    for (int i = 0; i < 10; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(1));
+    assertTrue(leak.publications() >= 4, "every 250 ms while it has work, not " + leak.publications());
+  }
+
+  @Test
+  void shouldPublishNothingForAProviderWithLimitsBeyondTheRate() {
+    // Windows set its pace, which a share of the rate does not know: it is not shared, so a
+    // publication (a Redis call every 250 ms) would be of no use.
+    ProviderLane windowed = lane(new ProviderLimits(List.of(ProviderLimit.rate(RATE),
+        ProviderLimit.calls(100, Duration.ofSeconds(10), ProviderLimit.Window.SLIDING))));
+    for (int i = 0; i < 10; i++) {
+      windowed.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(10, started.size());
+    assertEquals(0, leak.publications());
+  }
+
+  @Test
+  void shouldClaimAsIfAloneOnceItsShareHasGoneUnconfirmedForASecond() {
+    // Another instance, busy on the same leak, holds 99 of the 100 busy std tenants: this lane's
+    // share is 1%. Its publications after the first never come back (lost on the way): after a
+    // second the share is not trusted, and the lane claims as one alone would.
+    LocalLeakyBucket shared = new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros);
+    AtomicBoolean answeredOnce = new AtomicBoolean();
+    PublishingLeak mine = new PublishingLeak(shared, (member, busy) -> answeredOnce.getAndSet(true)
+        ? new CompletableFuture<>() : CompletableFuture.completedFuture(Map.of("std", 100)));
+    ProviderLane capped = lane(ProviderLimits.rateOnly(RATE), mine, 500_000);
+    ProviderLane other = lane(ProviderLimits.rateOnly(RATE),
+        new PublishingLeak(shared, (member, busy) -> CompletableFuture.completedFuture(busy)),
+        500_000);
+    for (int i = 0; i < 40; i++) {
+      capped.offer(entry("mine-" + i));
+      other.offer(entry("other-" + i));
+    }
+    timer.advance(Duration.ofSeconds(3));
+    int mineBefore = (int) startedEvents.stream().filter(e -> e.startsWith("mine")).count();
+    timer.advance(Duration.ofSeconds(3));
+    long mineAfter = startedEvents.stream().filter(e -> e.startsWith("mine")).count() - mineBefore;
+    assertTrue(mineAfter >= 10, "in 3 s at 10/s beside one other lane: " + mineAfter
+        + " calls; a share of 1% would allow none");
+  }
+
+  @Test
+  void shouldKeepAConcurrencyLimitSharedByTwoInstancesBusy() {
+    // Two instances on one leak, 2 calls at once between them, each call 20 ms: the limit allows
+    // 100 calls a second, and only each lane knows when its own lease comes back.
+    latency = Duration.ofMillis(20);
+    LocalLeakyBucket shared = new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros);
+    ProviderLimits limits = new ProviderLimits(List.of(ProviderLimit.rate(100),
+        ProviderLimit.concurrency(2)));
+    for (String instance : List.of("a", "b")) {
+      ProviderLane lane = lane(limits, new PublishingLeak(shared,
+          (member, busy) -> CompletableFuture.completedFuture(busy)), 100_000);
+      for (int i = 0; i < 100; i++) {
+        lane.offer(entry(instance + "-" + i));
+      }
+    }
+    timer.advance(Duration.ofSeconds(1));
+    assertTrue(started.size() >= 95, started.size() + " calls in a second; the limit allows 100");
+  }
+
+  @Test
+  void shouldStartNothingOnceClosed() {
+    lane.offer(entry(0));
+    lane.close();
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(List.of(), started);
+  }
+
+  private static DispatchEntry entry(int i) {
+    return entry("e" + i);
+  }
+
+  private static DispatchEntry entry(String id) {
+    String json = "{\"id\":\"" + id + "\",\"tenant\":\"t\",\"provider\":\"api\"}";
+    return new DispatchEntry(new TopicPartition("ready", 0), 0, 1, "t".getBytes(UTF_8),
+        json.getBytes(UTF_8), new RecordHeaders(), new WorkEvent(id, "t", "api", 1, null,
+        null, null, Map.of()), "std", 0, null);
+  }
+}

@@ -1,0 +1,129 @@
+package io.sluice.dispatcher.dispatch.lane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.dispatcher.dispatch.lane.SlotPacer.Decision;
+import org.junit.jupiter.api.Test;
+
+/** Slot timing on a fake clock: nanoseconds locally, microseconds on the leak's clock. */
+class SlotPacerTest {
+  private static final long MS = 1_000_000;
+  /** 24/s: 41.667 ms between slots, half of it tolerated. */
+  private static final long INTERVAL = 41_667_000;
+  private static final long TOLERANCE = INTERVAL / 2;
+  private static final long SLACK = MS;
+
+  @Test
+  void shouldMapSlotsWithTheShortestReturnDelaySeenNotTheLatestClaims() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // The leak's clock reads 1 000 000 us when ours reads 5 000 ms + the return delay.
+    pacer.answered(5_000 * MS - 1 * MS, 5_000 * MS + 1 * MS, 1_000_000);
+    // A claim whose answer sat 30 ms on a busy core: mapping with it would fire 30 ms late.
+    pacer.answered(5_100 * MS - 1 * MS, 5_100 * MS + 30 * MS, 1_100_000);
+    assertEquals(5_200 * MS + 1 * MS, pacer.dueNanos(1_200_000),
+        "due 200 ms after the leak's 1 000 000 us, late only by the shortest return delay (1 ms)");
+  }
+
+  @Test
+  void shouldForgetOffsetsOfAnotherClockRatherThanFireEarly() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // Claims of the in-process leak: its clock is ours, 1 ms return delay.
+    pacer.answered(5_000 * MS - 1 * MS, 5_000 * MS + 1 * MS, 5_000_000);
+    // Redis answers again; its clock is 50 ms behind ours. This answer (2 ms round trip) proves
+    // the offset is at least 48 ms: the in-process sample (1 ms) belongs to another clock.
+    pacer.answered(5_100 * MS - 1 * MS, 5_100 * MS + 1 * MS, 5_050_000);
+    assertEquals(5_200 * MS + 1 * MS, pacer.dueNanos(5_150_000),
+        "a slot at Redis's 5 150 000 us is due 100 ms after Redis's 5 050 000 us, not 50 ms early");
+  }
+
+  @Test
+  void shouldForgetOffsetsOlderThanTheLastSamples() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    pacer.answered(0, 1 * MS, 0);
+    for (int i = 1; i <= SlotPacer.SAMPLES; i++) {
+      pacer.answered(i * 100 * MS, i * 100 * MS + 3 * MS, i * 100_000L);
+    }
+    assertEquals(2_000 * MS + 3 * MS, pacer.dueNanos(2_000_000));
+  }
+
+  @Test
+  void shouldCountTheOffsetsUncertaintyAsLateness() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // Right after start: the only claim took 100 ms (a cold Redis client). Its slot at the leak's
+    // 0 maps to 100 ms here, and may really have been due up to 100 ms earlier.
+    pacer.answered(0, 100 * MS, 0);
+    long due = pacer.dueNanos(0);
+    assertEquals(100 * MS, due);
+    assertEquals(new Decision.Drop(100 * MS), pacer.decide(due, due, INTERVAL));
+    // A warm claim with a 1 ms round trip narrows it: the next slot is used.
+    pacer.answered(200 * MS, 201 * MS, 101_000);
+    due = pacer.dueNanos(101_000 + 41_667);
+    assertEquals(new Decision.Fire(), pacer.decide(due, due, INTERVAL));
+  }
+
+  @Test
+  void shouldFireOnTimeAndNeverEarly() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    assertEquals(new Decision.Fire(), pacer.decide(100 * MS, 100 * MS, INTERVAL));
+    pacer.handed(100 * MS, 100 * MS);
+    assertEquals(new Decision.WaitUntil(200 * MS), pacer.decide(190 * MS, 200 * MS, INTERVAL),
+        "a timer that fires early waits for the due time");
+  }
+
+  @Test
+  void shouldCarryALateHandOffForwardInsteadOfFollowingItClosely() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // Slot 0, due at 0, was handed over 15 ms late (a stalled timer).
+    assertEquals(new Decision.Fire(), pacer.decide(15 * MS, 0, INTERVAL));
+    pacer.handed(15 * MS, 15 * MS + MS / 5);
+    // Slot 1, due at 41.667 ms, fires on time but only 26.7 ms after that hand-off: it waits
+    // until one interval (less the 1 ms slack) after it.
+    assertEquals(new Decision.WaitUntil(15 * MS + INTERVAL - SLACK),
+        pacer.decide(INTERVAL, INTERVAL, INTERVAL));
+    assertEquals(new Decision.Fire(), pacer.decide(15 * MS + INTERVAL - SLACK, INTERVAL, INTERVAL));
+  }
+
+  @Test
+  void shouldSpaceFromWhenASlowClientReturned() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // A cold client took 12 ms to return: its request left then.
+    assertEquals(new Decision.Fire(), pacer.decide(0, 0, INTERVAL));
+    pacer.handed(0, 12 * MS);
+    assertEquals(new Decision.WaitUntil(12 * MS + INTERVAL - 2 * SLACK),
+        pacer.decide(INTERVAL, INTERVAL, INTERVAL));
+  }
+
+  @Test
+  void shouldDropASlotThatCouldOnlyBeUsedMoreThanHalfAnIntervalLate() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    // A stalled timer: the slot due at 0 comes up 25 ms late.
+    assertEquals(new Decision.Drop(25 * MS), pacer.decide(25 * MS, 0, INTERVAL));
+    // A cold client returned 60 ms after its hand-off: the next slot would be 58 ms late.
+    assertEquals(new Decision.Fire(), pacer.decide(100 * MS, 100 * MS, INTERVAL));
+    pacer.handed(100 * MS, 160 * MS);
+    assertEquals(new Decision.Drop(58 * MS), pacer.decide(160 * MS, 100 * MS + INTERVAL, INTERVAL));
+  }
+
+  @Test
+  void shouldNotLetTheTimersOwnDelayAddUpOverConsecutiveSlots() {
+    SlotPacer pacer = new SlotPacer(TOLERANCE, SLACK);
+    long timerDelay = MS / 2;
+    long lastStart = Long.MIN_VALUE;
+    for (int k = 0; k < 10_000; k++) {
+      long due = k * INTERVAL;
+      long now = due + timerDelay;
+      Decision d = pacer.decide(now, due, INTERVAL);
+      while (d instanceof Decision.WaitUntil w) {
+        now = w.atNanos() + timerDelay;
+        d = pacer.decide(now, due, INTERVAL);
+      }
+      assertEquals(new Decision.Fire(), d, "slot " + k);
+      if (lastStart != Long.MIN_VALUE) {
+        assertTrue(now - lastStart >= INTERVAL - SLACK, "slot " + k);
+      }
+      pacer.handed(now, now + MS / 5);
+      lastStart = now;
+    }
+  }
+}

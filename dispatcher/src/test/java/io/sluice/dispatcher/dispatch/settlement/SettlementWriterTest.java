@@ -1,0 +1,163 @@
+package io.sluice.dispatcher.dispatch.settlement;
+
+import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.testkit.Await;
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.SendFailure;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.NotLeaderOrFollowerException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class SettlementWriterTest {
+  private final Topics topics = new Topics("t.", List.of(Duration.ofSeconds(1)));
+  private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null,
+      new ByteArraySerializer(), new ByteArraySerializer());
+  private final List<DispatchEntry> settled = new CopyOnWriteArrayList<>();
+  private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
+  private volatile boolean owned = true;
+  private final SettlementWriter writer = new SettlementWriter(producer, topics, Clock.systemUTC(),
+      settled::add, e -> { }, timer, 10, e -> owned);
+
+  @AfterEach
+  void stop() {
+    timer.shutdownNow();
+  }
+
+  private static DispatchEntry entry(byte[] value) {
+    WorkEvent event = new WorkEvent("e1", "acme", "api", 1, null, null, null, null);
+    return new DispatchEntry(new TopicPartition("t.ready", 0), 42, 1, "acme".getBytes(UTF_8),
+        value, new RecordHeaders(), event, "std", 0, null);
+  }
+
+  private static void await(String what, BooleanSupplier condition) {
+    Await.until(what, Duration.ofSeconds(10), condition);
+  }
+
+  @Test
+  @DisplayName("a dead letter too large for the DLQ is written without its value, saying where it is")
+  void tooLargeDeadLetterWithoutValue() {
+    DispatchEntry e = entry(new byte[2_000_000]);
+    writer.dead(e, Reason.INVALID, "payload too large", 0);
+    assertTrue(producer.errorNext(new RecordTooLargeException("2000300 bytes > max.request.size")));
+    assertEquals(2, producer.history().size(), "sent again at once, smaller");
+    ProducerRecord<byte[], byte[]> again = producer.history().get(1);
+    assertEquals(topics.dlq(), again.topic());
+    assertNull(again.value());
+    assertArrayEquals(e.key(), again.key());
+    assertEquals("invalid", HeaderValues.last(again.headers(), HeaderNames.REASON).orElseThrow());
+    String detail = HeaderValues.last(again.headers(), HeaderNames.DETAIL).orElseThrow();
+    assertTrue(detail.startsWith("payload too large") && detail.contains("2000000 bytes left out")
+        && detail.contains("t.ready-0@42"), detail);
+    assertTrue(settled.isEmpty(), "not settled before Kafka acknowledges it");
+    assertTrue(producer.completeNext());
+    assertEquals(List.of(e), settled);
+    assertTrue(writer.problem().isEmpty());
+  }
+
+  @Test
+  @DisplayName("a permanent failure makes the writer unhealthy, is retried with backoff, and clears when written")
+  void permanentFailureReported() {
+    DispatchEntry e = entry("{}".getBytes(UTF_8));
+    writer.delivered(e, 200, 1);
+    assertTrue(producer.errorNext(new TopicAuthorizationException(Set.of(topics.outcomes()))));
+    assertTrue(writer.problem().orElseThrow().contains(topics.outcomes()), writer.problem().get());
+    await("the first resend", () -> producer.history().size() == 2);
+    assertTrue(producer.errorNext(new TopicAuthorizationException(Set.of(topics.outcomes()))));
+    await("the second resend", () -> producer.history().size() == 3);
+    assertTrue(writer.problem().isPresent(), "still refused: still unhealthy");
+    assertTrue(producer.completeNext(), "the ACL was fixed");
+    assertEquals(List.of(e), settled);
+    assertTrue(writer.problem().isEmpty(), "healthy again");
+  }
+
+  @Test
+  @DisplayName("a too-large record that is not a dead letter (an outcome) is a permanent failure")
+  void tooLargeOutcomeIsPermanent() {
+    writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+    assertTrue(producer.errorNext(new RecordTooLargeException("headers too large")));
+    assertTrue(writer.problem().isPresent());
+    await("a resend", () -> producer.history().size() == 2);
+    assertTrue(producer.history().get(1).value() != null, "an outcome is never trimmed");
+  }
+
+  @Test
+  @DisplayName("a retriable failure is sent again and raises no alarm")
+  void retriableFailureResent() {
+    DispatchEntry e = entry("{}".getBytes(UTF_8));
+    writer.defer(e, Reason.PROVIDER_5XX, "500", 100, 1);
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
+    assertTrue(writer.problem().isEmpty());
+    await("the resend", () -> producer.history().size() == 2);
+    assertTrue(producer.completeNext());
+    assertEquals(List.of(e), settled);
+  }
+
+  @Test
+  @DisplayName("a failed settlement of a partition since revoked is not sent again: its new owner settles it")
+  void revokedPartitionNotResent() {
+    DispatchEntry e = entry("{}".getBytes(UTF_8));
+    writer.defer(e, Reason.PROVIDER_5XX, "500", 100, 1);
+    owned = false; // the partition moved to another instance
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
+    await("the resend's turn", () -> timer.getCompletedTaskCount() >= 1);
+    assertEquals(1, producer.history().size(), "not sent again");
+    assertEquals(List.of(), settled);
+  }
+
+  @Test
+  @DisplayName("failures are told apart by Kafka's retriable marker, through wrapping")
+  void classification() {
+    assertEquals(SendFailure.TOO_LARGE, SendFailure.of(new RecordTooLargeException("x")));
+    assertEquals(SendFailure.RETRIABLE, SendFailure.of(new TimeoutException("x")));
+    assertEquals(SendFailure.RETRIABLE,
+        SendFailure.of(new KafkaException(new NotLeaderOrFollowerException("x"))));
+    assertEquals(SendFailure.PERMANENT, SendFailure.of(new TopicAuthorizationException("x")));
+    assertEquals(SendFailure.PERMANENT, SendFailure.of(new InvalidTopicException("x")));
+    assertEquals(SendFailure.PERMANENT, SendFailure.of(new IllegalStateException("closed")));
+  }
+
+  @Test
+  @DisplayName("an outcome carries the status, attempts, latency and what the provider's capture kept")
+  void outcomeCarriesTheAnswer() throws Exception {
+    writer.delivered(entry("{}".getBytes(UTF_8)), 201, 3, 42L, Map.of("x-request-id", "r-9"),
+        "{\"ok\":true}");
+
+    io.sluice.schemas.event.Outcome outcome = io.sluice.schemas.serde.Json.mapper().readValue(
+        producer.history().get(0).value(), io.sluice.schemas.event.Outcome.class);
+    assertEquals(201, outcome.status());
+    assertEquals(3, outcome.attempts());
+    assertEquals(42L, outcome.latencyMs());
+    assertEquals(Map.of("x-request-id", "r-9"), outcome.headers());
+    assertEquals("{\"ok\":true}", outcome.body());
+  }
+}
