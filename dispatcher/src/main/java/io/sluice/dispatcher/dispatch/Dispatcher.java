@@ -8,6 +8,8 @@ import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.pause.PauseRules;
+import io.sluice.dispatcher.pause.PausedEntries;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.config.DispatcherConfig;
@@ -150,6 +152,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private volatile long skippedAsDelivered;
   private volatile boolean abrupt;
   private volatile boolean consuming;
+  /** The operator's pauses in force ({@link #applyPauses}). */
+  private final java.util.function.Supplier<PauseRules> pauses;
+  /** Events a pause stops, held until it ends or their deadline does. */
+  private final PausedEntries<DispatchEntry> paused;
+  /** {@link #paused}'s counts per provider, for gauges on other threads. */
+  private volatile Map<String, Integer> heldByPause = Map.of();
+  /** The rules the lanes' queues were last sorted by. */
+  private PauseRules pausesApplied = PauseRules.NONE;
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
@@ -199,6 +209,20 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
       DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
       java.util.function.Function<String, LimitSource> limitSources) {
+    this(config, consumer, producer, providers, leak, deliveredLog, learner, clock, listener,
+        limitSources, () -> PauseRules.NONE);
+  }
+
+  /**
+   * @param pauses the pauses in force, asked on every turn of the consumer loop (a
+   *               {@link io.sluice.dispatcher.pause.PauseWatcher}'s cache in the application)
+   */
+  public Dispatcher(SluiceConfig config, Consumer<byte[], byte[]> consumer,
+      Producer<byte[], byte[]> producer, Map<String, Provider> providers, LeakyBucket leak,
+      DeliveredLog deliveredLog, LimitLearner learner, Clock clock, DispatchListener listener,
+      java.util.function.Function<String, LimitSource> limitSources,
+      java.util.function.Supplier<PauseRules> pauses) {
+    this.pauses = pauses;
     this.learner = learner;
     learner.bound(answerBounds(config));
     this.config = config;
@@ -251,6 +275,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // A partition pauses after a few dozen arrivals in a row met a full buffer (a poll brings up to
     // 500), for at most the ladder's smallest step.
     this.overflowPause = new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos());
+    this.paused = new PausedEntries<>(d.bufferSize(), e -> e.event().provider(),
+        e -> e.event().tenant(), e -> e.event().deadline());
   }
 
   /**
@@ -292,6 +318,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> record : records) {
           accept(record);
         }
+        applyPauses();
         applySettlements();
         commits.commitIfDue();
         logDeliveries(deliveries.takeIfDue(clock.millis()));
@@ -326,6 +353,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     Map<String, Integer> calls = new LinkedHashMap<>();
     lanes.forEach((name, lane) -> calls.put(name, lane.inFlight()));
     return calls;
+  }
+
+  /** Events held by a pause per provider (providers holding none left out). */
+  public Map<String, Integer> heldByPause() {
+    return heldByPause;
   }
 
   /** Partitions of {@code sluice.ready} this instance owns now. */
@@ -424,6 +456,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
       return;
     }
+    if (pauses.get().covering(entry.event().provider(), entry.event().tenant()).isPresent()) {
+      holdPaused(entry);
+      return;
+    }
     Optional<DispatchEntry> evicted = lane.offer(entry);
     evicted.ifPresent(e -> overflow(lane, e,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
@@ -459,6 +495,50 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     writer.defer(entry, Reason.RATE_LIMITED, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(entry.event().provider(), entry.tier(), Reason.RATE_LIMITED);
+  }
+
+  /**
+   * Carries out the pauses ({@link PauseRules}): takes the events a new pause covers out of their
+   * lanes (their calls have not started; the slots claimed for them go unused), gives back to
+   * their lanes the events a lifted pause held, and ends as expired the held events whose deadline
+   * passed. Every turn of the consumer loop; {@link PausedEntries#sort} looks at the held events
+   * only when the rules changed, or once a second.
+   */
+  private void applyPauses() {
+    PauseRules rules = pauses.get();
+    // New arrivals are held as they are read; what was queued before a change is looked at once.
+    if (!rules.equals(pausesApplied)) {
+      pausesApplied = rules;
+      for (ProviderLane lane : lanes.values()) {
+        if (!rules.concerning(lane.name()).isEmpty()) {
+          lane.drop(e -> rules.covering(e.event().provider(), e.event().tenant()).isPresent())
+              .forEach(this::holdPaused);
+        }
+      }
+    }
+    PausedEntries.Sorted<DispatchEntry> sorted = paused.sort(rules, clock.instant());
+    sorted.expired().forEach(e -> deadNow(e, Reason.EXPIRED,
+        "deadline " + e.event().deadline() + " passed while paused"));
+    for (DispatchEntry e : sorted.resumed()) {
+      ProviderLane lane = lanes.get(e.event().provider());
+      lane.offer(e).ifPresent(evicted -> overflow(lane, evicted, "provider " + lane.name()
+          + " buffer full (" + config.dispatcher().bufferSize() + " events)"));
+    }
+    heldByPause = paused.heldByProvider();
+  }
+
+  /**
+   * Holds an event a pause covers. Past the provider's share of held events it goes round the
+   * ladder's longest step instead, not an attempt, and is looked at again when it comes back.
+   */
+  private void holdPaused(DispatchEntry entry) {
+    if (!paused.hold(entry)) {
+      long wait = config.ladder().get(config.ladder().size() - 1).toMillis();
+      writer.defer(entry, Reason.OVERFLOW, "paused by an operator, and "
+          + config.dispatcher().bufferSize() + " events of provider " + entry.event().provider()
+          + " are held already; back in about " + wait + " ms", wait, entry.attempts());
+      listener.deferred(entry.event().provider(), entry.tier(), Reason.OVERFLOW);
+    }
   }
 
   private void deadNow(DispatchEntry entry, Reason reason, String detail) {
@@ -637,6 +717,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
+      paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);
       long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
       try {
@@ -671,6 +752,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
+      paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);
     }
   }
 }
