@@ -17,6 +17,7 @@ import io.sluice.app.ops.HealthCheck;
 import io.sluice.app.ops.JmxExposure;
 import io.sluice.app.ops.KafkaReachability;
 import io.sluice.app.ops.OpsServer;
+import io.sluice.app.ops.PausesHealth;
 import io.sluice.app.ops.RedisReachability;
 import io.sluice.app.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
@@ -192,7 +193,12 @@ public final class SluiceApp implements AutoCloseable {
             .ratePerSecond(provider, configured.getAsDouble()));
         metrics.credentialReady(provider,
             () -> latest.get().providerProblems().containsKey(provider) ? 0 : 1);
+        metrics.paused(provider,
+            () -> latest.get().pauses().current().concerning(provider).size(),
+            () -> latest.get().dispatcher().heldByPause().getOrDefault(provider, 0));
       }
+      circuits.add(new PausesHealth(() -> latest.get().pauses().current(),
+          () -> latest.get().dispatcher().heldByPause()));
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
     }
     HangingTransactionSweeper sweeper = sweepHangingTransactions(config, roles);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -47,6 +48,12 @@ class PauseStoreIT {
   void empty() {
     connection.sync().del(PauseStore.KEY);
     store = new PauseStore(connection.async());
+  }
+
+  /** The pauses are global: none may outlive its test, or another's events would be held. */
+  @AfterEach
+  void removeAll() {
+    connection.sync().del(PauseStore.KEY);
   }
 
   private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
