@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
         ProduceCommand.class, VerifyCommand.class,
         PauseCommands.PauseCommand.class,
         PauseCommands.ResumeCommand.class,
+        StatusCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;
