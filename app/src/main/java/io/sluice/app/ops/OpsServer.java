@@ -31,7 +31,9 @@ import java.util.function.Supplier;
  *       failed more often than its supervisor restarts it (the process is exiting). Never down
  *       for Kafka or Redis, so a liveness probe or restart policy can use it.</li>
  * </ul>
- * Anything else is 404; other methods than GET and HEAD are 405.
+ * and, when given, the admin API under {@code /admin/} ({@code io.sluice.app.admin.AdminApi},
+ * which answers its own paths, methods and tokens). Anything else is 404; other methods than GET
+ * and HEAD are 405.
  *
  * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
  * not hold up a {@code /metrics} scrape. {@link #close()} stops at once (in-flight exchanges are

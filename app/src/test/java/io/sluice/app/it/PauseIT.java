@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.app.admin.StatusReader;
 import io.sluice.app.it.Pipeline.Ready;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.DispatchListener;
@@ -19,15 +21,18 @@ import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -86,6 +91,13 @@ class PauseIT {
           () -> service.dispatcher().heldByPause().getOrDefault(provider, 0) > 0);
       Thread.sleep(WATCHED.toMillis()); // the time watched, not a wait for anything
       int heldWhilePaused = service.dispatcher().heldByPause().getOrDefault(provider, 0);
+      // What `sluice status --json` prints, read meanwhile: the pause, and what waits in ready.
+      JsonNode status;
+      try (Admin admin = Admin.create(config.kafka().clientProperties())) {
+        status = new StatusReader(config, connection.async(), admin,
+            () -> StatusReader.deadLetterReader(config), Clock.systemUTC())
+            .read(Optional.of(provider), Optional.of("tenant-1"));
+      }
       long resumedAt = System.nanoTime();
       store.resume(PauseScope.provider(provider)).toCompletableFuture().get(5, TimeUnit.SECONDS);
 
@@ -103,6 +115,12 @@ class PauseIT {
       assertTrue(firstAfter < resumedAt + SECOND, "calls again within a second of the resume");
       assertEquals(Map.of("outcome", ids.size()), Providers.count(new ArrayList<>(settled.values())));
       assertEquals(ids.size(), called.size(), "each event called once: " + called);
+      assertTrue(status.path("providers").path(provider).path("paused").asBoolean(), status.toString());
+      assertEquals("PauseIT", status.path("pauses").path(0).path("by").asText());
+      long waitingInReady = status.path("waiting").path("byStage").path("ready").asLong(-1);
+      assertTrue(waitingInReady >= heldWhilePaused, "ready's lag counts the held events: " + status);
+      assertEquals("std", status.path("tenant").path("tier").asText());
+      assertTrue(status.path("errors").isMissingNode(), status.toString());
     } finally {
       client.shutdown();
     }
