@@ -23,6 +23,7 @@ import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -49,7 +50,7 @@ class PauseIT {
   private static final Duration WATCHED = Duration.ofMillis(2500);
 
   @Test
-  @DisplayName("no call from 1 s after the pause until the resume, then the rest, each once")
+  @DisplayName("no call from 1 s after the pause until the resume, then the rest, each once; held events expire")
   void pausedProviderGetsNoCall(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     String provider = Providers.uniqueName("paused");
     SluiceConfig config = Pipeline.config("""
@@ -89,6 +90,13 @@ class PauseIT {
           .get(5, TimeUnit.SECONDS);
       Await.until("the pause's events held", Duration.ofSeconds(2),
           () -> service.dispatcher().heldByPause().getOrDefault(provider, 0) > 0);
+      // Events that arrive while paused wait too, and their deadline ends them meanwhile.
+      Instant deadline = Instant.now().plusSeconds(1);
+      List<Ready> doomed = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        doomed.add(new Ready("x" + i, "tenant-" + i, "std", provider, 1, null, deadline));
+      }
+      Pipeline.produceReady(kafka, topics, doomed);
       Thread.sleep(WATCHED.toMillis()); // the time watched, not a wait for anything
       int heldWhilePaused = service.dispatcher().heldByPause().getOrDefault(provider, 0);
       // What `sluice status --json` prints, read meanwhile: the pause, and what waits in ready.
@@ -101,7 +109,9 @@ class PauseIT {
       long resumedAt = System.nanoTime();
       store.resume(PauseScope.provider(provider)).toCompletableFuture().get(5, TimeUnit.SECONDS);
 
-      Map<String, String> settled = Pipeline.awaitSettled(kafka, topics, ids, Duration.ofSeconds(30));
+      Set<String> all = new HashSet<>(ids);
+      doomed.forEach(d -> all.add(d.id()));
+      Map<String, String> settled = Pipeline.awaitSettled(kafka, topics, all, Duration.ofSeconds(30));
       long lastBefore = calledAt.stream().filter(t -> t < resumedAt).mapToLong(t -> t).max()
           .orElseThrow();
       long firstAfter = calledAt.stream().filter(t -> t >= resumedAt).mapToLong(t -> t).min()
@@ -113,8 +123,10 @@ class PauseIT {
           "a call started " + (lastBefore - pausedAt) / 1e6 + " ms after the pause");
       assertTrue(heldWhilePaused > 0, "the paused provider's events were held");
       assertTrue(firstAfter < resumedAt + SECOND, "calls again within a second of the resume");
-      assertEquals(Map.of("outcome", ids.size()), Providers.count(new ArrayList<>(settled.values())));
-      assertEquals(ids.size(), called.size(), "each event called once: " + called);
+      assertEquals(Map.of("outcome", ids.size(), "expired", doomed.size()),
+          Providers.count(new ArrayList<>(settled.values())));
+      doomed.forEach(d -> assertEquals("expired", settled.get(d.id()), "held past its deadline"));
+      assertEquals(ids.size(), called.size(), "each event called once, the expired never: " + called);
       assertTrue(status.path("providers").path(provider).path("paused").asBoolean(), status.toString());
       assertEquals("PauseIT", status.path("pauses").path(0).path("by").asText());
       long waitingInReady = status.path("waiting").path("byStage").path("ready").asLong(-1);

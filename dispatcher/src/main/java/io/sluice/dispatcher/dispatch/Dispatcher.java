@@ -88,8 +88,9 @@ import org.slf4j.LoggerFactory;
  * What becomes of a record read is {@link RecordIntake}'s to say, and of a call's result
  * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}, committed by
  * {@link OffsetCommits}; deliveries wait for the delivered log in {@link PendingDeliveries};
- * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
- * out what they decide.
+ * each provider's calls are its {@link ProviderLane}'s; the events an operator's pause covers
+ * wait in {@link io.sluice.dispatcher.pause.PausedEntries} ({@link #applyPauses}). This class owns
+ * the consumer and carries out what they decide.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -456,7 +457,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
       return;
     }
-    if (pauses.get().covering(entry.event().provider(), entry.event().tenant()).isPresent()) {
+    if (pauses.get().holds(entry.event().provider(), entry.event().tenant())) {
       holdPaused(entry);
       return;
     }
@@ -511,7 +512,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       pausesApplied = rules;
       for (ProviderLane lane : lanes.values()) {
         if (!rules.concerning(lane.name()).isEmpty()) {
-          lane.drop(e -> rules.covering(e.event().provider(), e.event().tenant()).isPresent())
+          lane.drop(e -> rules.holds(e.event().provider(), e.event().tenant()))
               .forEach(this::holdPaused);
         }
       }

@@ -65,6 +65,27 @@ class PauseRulesTest {
   }
 
   @Test
+  @DisplayName("holds agrees with covering for every kind of scope, among many pauses")
+  void holdsIsCovering() {
+    List<Pause> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      many.add(pause(PauseScope.tenant("t" + i)));
+      many.add(pause(PauseScope.provider("p" + i)));
+      many.add(pause(PauseScope.of("q" + i, "u" + i)));
+    }
+    PauseRules r = PauseRules.of(many);
+    for (String provider : List.of("p7", "q7", "q8", "x")) {
+      for (String tenant : List.of("t7", "u7", "u8", "y")) {
+        assertEquals(r.covering(provider, tenant).isPresent(), r.holds(provider, tenant),
+            provider + "/" + tenant);
+      }
+    }
+    assertTrue(r.holds("q7", "u7"));
+    assertFalse(r.holds("q7", "u8"));
+    assertFalse(r.holds("x", "y"));
+  }
+
+  @Test
   @DisplayName("a held event past its deadline expires; one due later, or exactly now, waits")
   void deadlineStillEndsAHeldEvent() {
     PauseRules r = rules(PauseScope.provider("payments"));
