@@ -110,6 +110,8 @@ class PauseCliIT {
     CliRun tooLong = sluice("pause", "provider", config.provider(), "--reason", "x".repeat(201));
     assertEquals(2, tooLong.exitCode(), tooLong.output());
     assertEquals(2, sluice("pause").exitCode(), "pause what?");
+    assertEquals(2, sluice("status", "--provider", "nope").exitCode());
+    assertEquals(2, sluice("status", "--tenant", "a b").exitCode());
     assertEquals(Map.of(), stored());
   }
 }
