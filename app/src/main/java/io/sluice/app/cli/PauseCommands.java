@@ -111,11 +111,8 @@ final class PauseCommands {
 
   private static int pause(ConfigOption option, String provider, String tenant, String reason) {
     SluiceConfig config = option.load();
-    PauseRequest request;
-    try {
-      request = PauseRequest.of(config, provider, tenant, reason);
-    } catch (PauseRequest.Refused e) {
-      System.err.println(e.getMessage());
+    PauseRequest request = checked(config, provider, tenant, reason);
+    if (request == null) {
       return Sluice.BAD_INPUT;
     }
     try {
@@ -132,17 +129,25 @@ final class PauseCommands {
 
   private static int resume(ConfigOption option, String provider, String tenant) {
     SluiceConfig config = option.load();
-    PauseRequest request;
-    try {
-      request = PauseRequest.of(config, provider, tenant, null);
-    } catch (PauseRequest.Refused e) {
-      System.err.println(e.getMessage());
+    PauseRequest request = checked(config, provider, tenant, null);
+    if (request == null) {
       return Sluice.BAD_INPUT;
     }
     boolean was = withStore(config, store -> store.resume(request.scope()));
     System.out.println(was ? "resumed " + request.scope()
         : request.scope() + " was not paused (nothing to resume)");
     return 0;
+  }
+
+  /** The request, or null (and why, on standard error) when it is refused. */
+  private static PauseRequest checked(SluiceConfig config, String provider, String tenant,
+      String reason) {
+    try {
+      return PauseRequest.of(config, provider, tenant, reason);
+    } catch (PauseRequest.Refused e) {
+      System.err.println(e.getMessage());
+      return null;
+    }
   }
 
   /** Runs one request on the pause store; Redis unreachable or silent is exit 3. */
