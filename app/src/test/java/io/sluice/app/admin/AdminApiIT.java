@@ -71,11 +71,48 @@ class AdminApiIT {
   }
 
   private OpsServer serve(AdminConfig admin) {
+    return serve(admin, "127.0.0.1");
+  }
+
+  private OpsServer serve(AdminConfig admin, String bind) {
     AdminApi api = new AdminApi(admin, () -> config,
         (provider, tenant) -> JSON.createObjectNode().put("provider", provider.orElse("all")),
         new PauseStore(redis.async()));
-    return OpsServer.start(new InetSocketAddress("127.0.0.1", 0),
+    return OpsServer.start(new InetSocketAddress(bind, 0),
         new PrometheusExposition(new MetricRegistry()), () -> null, () -> null, api);
+  }
+
+  /** An address of this host other than loopback, if it has one. */
+  private static Optional<String> nonLoopback() throws Exception {
+    for (var nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      for (var a : java.util.Collections.list(nic.getInetAddresses())) {
+        if (!a.isLoopbackAddress() && a instanceof java.net.Inet4Address && nic.isUp()) {
+          return Optional.of(a.getHostAddress());
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Test
+  @DisplayName("a client on another address than loopback is refused, even with the write token, unless allowRemote")
+  void remoteRefused() throws Exception {
+    Optional<String> address = nonLoopback();
+    org.junit.jupiter.api.Assumptions.assumeTrue(address.isPresent(), "no non-loopback address");
+    URI status = null;
+    try (OpsServer ops = serve(tokens(), "0.0.0.0")) {
+      status = URI.create("http://" + address.get() + ":" + ops.port() + "/admin/status");
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(status)
+          .header("Authorization", "Bearer " + WRITE).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(403, r.statusCode(), r.body());
+    }
+    try (OpsServer ops = serve(new AdminConfig(Optional.of(Secret.literal(READ)), Optional.empty(),
+        true), "0.0.0.0")) {
+      status = URI.create("http://" + address.get() + ":" + ops.port() + "/admin/status");
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(status)
+          .header("Authorization", "Bearer " + READ).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, r.statusCode(), r.body());
+    }
   }
 
   private static AdminConfig tokens() {
