@@ -16,7 +16,14 @@ import io.sluice.app.ops.Health;
 import io.sluice.app.ops.HealthCheck;
 import io.sluice.app.ops.JmxExposure;
 import io.sluice.app.ops.KafkaReachability;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.app.admin.AdminApi;
+import io.sluice.app.admin.LagWatcher;
+import io.sluice.app.admin.StatusReader;
 import io.sluice.app.ops.OpsServer;
+import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.app.ops.PausesHealth;
 import io.sluice.app.ops.RedisReachability;
 import io.sluice.app.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
@@ -192,7 +199,12 @@ public final class SluiceApp implements AutoCloseable {
             .ratePerSecond(provider, configured.getAsDouble()));
         metrics.credentialReady(provider,
             () -> latest.get().providerProblems().containsKey(provider) ? 0 : 1);
+        metrics.paused(provider,
+            () -> latest.get().pauses().current().concerning(provider).size(),
+            () -> latest.get().dispatcher().heldByPause().getOrDefault(provider, 0));
       }
+      circuits.add(new PausesHealth(() -> latest.get().pauses().current(),
+          () -> latest.get().dispatcher().heldByPause()));
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
     }
     HangingTransactionSweeper sweeper = sweepHangingTransactions(config, roles);
@@ -211,7 +223,25 @@ public final class SluiceApp implements AutoCloseable {
       // Informational: a sweeper that cannot look or abort leaves the roles working, but an
       // operator must learn that hanging transactions would not be ended.
       checks.add(HangingTransactionsHealth.of(sweeper));
-      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(), new Health(checks, states));
+      // The backlog of every Sluice group, in /metrics whichever roles run here.
+      Admin kafkaAdmin = Admin.create(config.kafka().clientProperties(Map.of(
+          AdminClientConfig.CLIENT_ID_CONFIG, "sluice-ops",
+          AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000,
+          AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000)));
+      stopOrder.add(0, kafkaAdmin);
+      LagWatcher lag = LagWatcher.start(config, kafkaAdmin);
+      stopOrder.add(1, lag);
+      lag.groups().forEach((group, topics) -> topics.forEach(topic -> metrics.gauge(
+          () -> lag.lag(group, topic), "sluice_consumer_lag", "group", group, "topic", topic)));
+      AdminApi admin = new AdminApi(config.admin(), live::get, (provider, tenant) -> {
+        ObjectNode status = new StatusReader(live.get(), redis.commands(), kafkaAdmin,
+            () -> StatusReader.deadLetterReader(live.get()), Clock.systemUTC())
+            .read(provider, tenant);
+        status.set("instance", instanceStatus());
+        return status;
+      }, new PauseStore(redis.commands()));
+      ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
+          new Health(checks, states), admin);
       stopOrder.add(1, ops);
       LOG.info("sluice: /metrics, /ready, /live and /health on port {}", ops.port());
     }
@@ -311,6 +341,27 @@ public final class SluiceApp implements AutoCloseable {
             metrics.hangingTransactionsFailure(kind.name().toLowerCase(Locale.ROOT));
           }
         }).start(HANGING_INTERVAL);
+  }
+
+  /**
+   * What only this instance knows, for {@code GET /admin/status}: its dispatcher's events buffered,
+   * calls in flight, events held by a pause, the pauses as it honours them, its Redis circuit.
+   */
+  private ObjectNode instanceStatus() {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode out = json.createObjectNode();
+    DispatcherService d = dispatcher();
+    if (d == null) {
+      out.put("dispatcher", "not running here");
+      return out;
+    }
+    out.set("buffered", json.valueToTree(d.dispatcher().buffered()));
+    out.set("inFlight", json.valueToTree(d.dispatcher().inFlight()));
+    out.set("heldByPause", json.valueToTree(d.dispatcher().heldByPause()));
+    out.put("pausesHonoured", d.pauses().current().all().size());
+    out.put("pausesReadFailing", d.pauses().failing());
+    out.put("redisCircuit", d.circuit().state().name());
+    return out;
   }
 
   public SluiceMetrics metrics() {

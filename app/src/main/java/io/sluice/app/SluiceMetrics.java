@@ -287,6 +287,16 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
     gauge(ready, "sluice_provider_credential_ready", "provider", provider);
   }
 
+  /**
+   * {@code sluice_dispatch_paused{provider}}: the operator's pauses in force that concern the
+   * provider (its own, its tenants' on it, tenants' on every provider), 0 when none; and
+   * {@code sluice_dispatch_paused_held{provider}}: the events this dispatcher holds for them.
+   */
+  public void paused(String provider, Supplier<Number> pauses, Supplier<Number> held) {
+    gauge(pauses, "sluice_dispatch_paused", "provider", provider);
+    gauge(held, "sluice_dispatch_paused_held", "provider", provider);
+  }
+
   // ---- Redis circuits
 
   /**

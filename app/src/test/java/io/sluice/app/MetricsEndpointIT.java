@@ -58,6 +58,7 @@ class MetricsEndpointIT {
   private static String provider;
   private static List<String> tenantIds;
   private static String metricsText;
+  private static SluiceConfig loaded;
   private static Exposition metrics;
 
   @BeforeAll
@@ -70,6 +71,7 @@ class MetricsEndpointIT {
         mock.url(), Map.of(tenantIds.get(0), "enterprise", tenantIds.get(1), "pro"));
     provider = file.provider();
     SluiceConfig config = file.load();
+    loaded = config;
     try (TopicAdmin admin = new TopicAdmin(config)) {
       admin.create(2, (short) 1);
     }
@@ -144,6 +146,21 @@ class MetricsEndpointIT {
     }
     assertTrue(metrics.value("sluice_dispatch_configured_rate", "provider", provider).orElseThrow() > 0);
     assertTrue(metrics.value("sluice_dispatch_buffered", "provider", provider).isPresent(), metricsText);
+  }
+
+  @Test
+  @DisplayName("the consumer lag of every Sluice group on every topic it reads is a gauge; nothing is paused")
+  void consumerLagAndPauses() {
+    Topics topics = new Topics(loaded.kafka().topicPrefix(), loaded.ladder());
+    Map<String, String> read = Map.of(loaded.dispatcher().groupId(), topics.ready(),
+        loaded.gate().applicationId(), topics.inbound(),
+        loaded.kafka().topicPrefix() + "relay", topics.delays().get(0));
+    read.forEach((group, topic) -> {
+      double lag = metrics.value("sluice_consumer_lag", "group", group, "topic", topic).orElseThrow(
+          () -> new AssertionError("no lag of " + group + " on " + topic + " in\n" + metricsText));
+      assertTrue(lag >= 0, group + " on " + topic + ": " + lag);
+    });
+    assertEquals(0, metrics.value("sluice_dispatch_paused", "provider", provider).orElseThrow());
   }
 
   @Test

@@ -74,7 +74,27 @@ final class ConfigBinder {
             duration(dispatcher, "backoffCap", ConfigDefaults.DISPATCHER_BACKOFF_CAP, "dispatcher"),
             number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
             duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher"),
-            integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)));
+            integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)),
+        admin(root.path("admin")));
+  }
+
+  /** {@code admin:}: the admin API's tokens (secrets) and whether other hosts may use it. */
+  private AdminConfig admin(JsonNode admin) {
+    return new AdminConfig(token(admin, "readToken"), token(admin, "writeToken"),
+        admin.path("allowRemote").asBoolean(false));
+  }
+
+  private java.util.Optional<Secret> token(JsonNode admin, String field) {
+    JsonNode node = admin.get(field);
+    if (node == null || node.isNull()) {
+      return java.util.Optional.empty();
+    }
+    try {
+      return java.util.Optional.of(Secret.resolve(node.asText(), env));
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem("admin." + field, e.getMessage()));
+      return java.util.Optional.empty();
+    }
   }
 
   /** Kafka property values are kept as text, as Kafka's own {@code .properties} files hold them. */

@@ -24,9 +24,11 @@ public record SluiceConfig(
     Map<String, TenantConfig> tenants,
     HttpConfig http,
     GateConfig gate,
-    DispatcherConfig dispatcher) {
+    DispatcherConfig dispatcher,
+    AdminConfig admin) {
 
   public SluiceConfig {
+    admin = admin == null ? AdminConfig.NONE : admin;
     ladder = List.copyOf(ladder);
     tiers = Map.copyOf(tiers);
     providers = Map.copyOf(providers);

@@ -20,6 +20,9 @@ import picocli.CommandLine.Command;
     subcommands = {RunCommand.class, RoleCommands.GateCommand.class,
         RoleCommands.RelayCommand.class, RoleCommands.DispatchCommand.class, TopicsCommand.class,
         ProduceCommand.class, VerifyCommand.class,
+        PauseCommands.PauseCommand.class,
+        PauseCommands.ResumeCommand.class,
+        StatusCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;

@@ -31,7 +31,9 @@ import java.util.function.Supplier;
  *       failed more often than its supervisor restarts it (the process is exiting). Never down
  *       for Kafka or Redis, so a liveness probe or restart policy can use it.</li>
  * </ul>
- * Anything else is 404; other methods than GET and HEAD are 405.
+ * and, when given, the admin API under {@code /admin/} ({@code io.sluice.app.admin.AdminApi},
+ * which answers its own paths, methods and tokens). Anything else is 404; other methods than GET
+ * and HEAD are 405.
  *
  * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
  * not hold up a {@code /metrics} scrape. {@link #close()} stops at once (in-flight exchanges are
@@ -62,13 +64,20 @@ public final class OpsServer implements AutoCloseable {
    *                              http.bind and http.port)
    */
   public static OpsServer start(String bind, int port, MetricRegistry registry, Health health) {
+    return start(bind, port, registry, health, null);
+  }
+
+  /** As {@link #start(String, int, MetricRegistry, Health)}, with the admin API at {@code /admin/} (or none: null). */
+  public static OpsServer start(String bind, int port, MetricRegistry registry, Health health,
+      HttpHandler admin) {
     InetSocketAddress address = new InetSocketAddress(bind, port);
     if (address.isUnresolved()) {
       throw new UncheckedIOException("cannot serve /metrics and /health on " + bind + ":" + port
           + " (http.bind, http.port): no such host or address",
           new java.net.UnknownHostException(bind));
     }
-    return start(address, new PrometheusExposition(registry), health::report, health::liveness);
+    return start(address, new PrometheusExposition(registry), health::report, health::liveness,
+        admin);
   }
 
   /**
@@ -83,6 +92,16 @@ public final class OpsServer implements AutoCloseable {
   /** As {@link #start(InetSocketAddress, PrometheusExposition, Supplier)}, with {@code /live}'s source given. */
   public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
       Supplier<HealthReport> health, Supplier<HealthReport> liveness) {
+    return start(address, metrics, health, liveness, null);
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, PrometheusExposition, Supplier, Supplier)}, with
+   * {@code admin} (the admin API, {@code io.sluice.app.admin.AdminApi}) serving {@code /admin/},
+   * or nothing there when null.
+   */
+  public static OpsServer start(InetSocketAddress address, PrometheusExposition metrics,
+      Supplier<HealthReport> health, Supplier<HealthReport> liveness, HttpHandler admin) {
     HttpServer server;
     try {
       server = HttpServer.create(address, 0);
@@ -102,6 +121,9 @@ public final class OpsServer implements AutoCloseable {
     report(server, "/ready", health);
     report(server, "/health", health);
     report(server, "/live", liveness);
+    if (admin != null) {
+      server.createContext("/admin/", admin);
+    }
     server.start();
     return new OpsServer(server, executor);
   }

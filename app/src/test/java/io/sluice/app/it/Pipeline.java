@@ -43,14 +43,20 @@ final class Pipeline {
   private Pipeline() {}
 
   /** An event as a test writes it to {@code sluice.ready} (as if the gate had admitted it). */
-  record Ready(String id, String tenant, String tier, String provider, int cost, String path) {
+  record Ready(String id, String tenant, String tier, String provider, int cost, String path,
+      java.time.Instant deadline) {
     Ready(String id, String tenant, String tier, String provider) {
       this(id, tenant, tier, provider, 1, null);
+    }
+
+    Ready(String id, String tenant, String tier, String provider, int cost, String path) {
+      this(id, tenant, tier, provider, cost, path, null);
     }
 
     byte[] json() {
       return ("{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\"" + provider
           + "\",\"cost\":" + cost + (path == null ? "" : ",\"path\":\"" + path + "\"")
+          + (deadline == null ? "" : ",\"deadline\":\"" + deadline + "\"")
           + ",\"payload\":{\"n\":\"" + id + "\"}}").getBytes(UTF_8);
     }
   }

@@ -20,6 +20,8 @@ import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.pause.PauseRules;
+import io.sluice.dispatcher.pause.PausedEntries;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.config.DispatcherConfig;
@@ -101,8 +103,9 @@ import org.slf4j.LoggerFactory;
  * What becomes of a record read is {@link RecordIntake}'s to say, and of a call's result
  * {@link CallJudge}'s; the owned partitions' books are {@link OwnedPartitions}, committed by
  * {@link OffsetCommits}; deliveries wait for the delivered log in {@link PendingDeliveries};
- * each provider's calls are its {@link ProviderLane}'s. This class owns the consumer and carries
- * out what they decide.
+ * each provider's calls are its {@link ProviderLane}'s; the events an operator's pause covers
+ * wait in {@link io.sluice.dispatcher.pause.PausedEntries} ({@link #applyPauses}). This class owns
+ * the consumer and carries out what they decide.
  */
 public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -165,6 +168,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private volatile long skippedAsDelivered;
   private volatile boolean abrupt;
   private volatile boolean consuming;
+  /** The operator's pauses in force ({@link #applyPauses}). */
+  private final java.util.function.Supplier<PauseRules> pauses;
+  /** Events a pause stops, held until it ends or their deadline does. */
+  private final PausedEntries<DispatchEntry> paused;
+  /** {@link #paused}'s counts per provider, for gauges on other threads. */
+  private volatile Map<String, Integer> heldByPause = Map.of();
+  /** The rules the lanes' queues were last sorted by. */
+  private PauseRules pausesApplied = PauseRules.NONE;
 
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
@@ -185,6 +196,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     DeliveredLog deliveredLog = wiring.deliveredLog();
     Clock clock = wiring.clock();
     DispatchListener listener = wiring.listener();
+    this.pauses = wiring.pauses();
     this.learner = learner;
     learner.bound(answerBounds(config));
     this.config = config;
@@ -239,6 +251,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // A partition pauses after a few dozen arrivals in a row met a full buffer (a poll brings up to
     // 500), for at most the ladder's smallest step.
     this.overflowPause = new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos());
+    this.paused = new PausedEntries<>(d.bufferSize(), e -> e.event().provider(),
+        e -> e.event().tenant(), e -> e.event().deadline());
   }
 
   /**
@@ -280,6 +294,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> record : records) {
           accept(record);
         }
+        applyPauses();
         applySettlements();
         commits.commitIfDue();
         logDeliveries(deliveries.takeIfDue(clock.millis()));
@@ -314,6 +329,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     Map<String, Integer> calls = new LinkedHashMap<>();
     lanes.forEach((name, lane) -> calls.put(name, lane.inFlight()));
     return calls;
+  }
+
+  /** Events held by a pause per provider (providers holding none left out). */
+  public Map<String, Integer> heldByPause() {
+    return heldByPause;
   }
 
   /** Partitions of {@code sluice.ready} this instance owns now. */
@@ -412,6 +432,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
       return;
     }
+    if (pauses.get().holds(entry.event().provider(), entry.event().tenant())) {
+      holdPaused(entry);
+      return;
+    }
     Optional<DispatchEntry> evicted = lane.offer(entry);
     evicted.ifPresent(e -> overflow(lane, e,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
@@ -447,6 +471,50 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     writer.defer(entry, Reason.RATE_LIMITED, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(entry.event().provider(), entry.tier(), Reason.RATE_LIMITED);
+  }
+
+  /**
+   * Carries out the pauses ({@link PauseRules}): takes the events a new pause covers out of their
+   * lanes (their calls have not started; the slots claimed for them go unused), gives back to
+   * their lanes the events a lifted pause held, and ends as expired the held events whose deadline
+   * passed. Every turn of the consumer loop; {@link PausedEntries#sort} looks at the held events
+   * only when the rules changed, or once a second.
+   */
+  private void applyPauses() {
+    PauseRules rules = pauses.get();
+    // New arrivals are held as they are read; what was queued before a change is looked at once.
+    if (!rules.equals(pausesApplied)) {
+      pausesApplied = rules;
+      for (ProviderLane lane : lanes.values()) {
+        if (!rules.concerning(lane.name()).isEmpty()) {
+          lane.drop(e -> rules.holds(e.event().provider(), e.event().tenant()))
+              .forEach(this::holdPaused);
+        }
+      }
+    }
+    PausedEntries.Sorted<DispatchEntry> sorted = paused.sort(rules, clock.instant());
+    sorted.expired().forEach(e -> deadNow(e, Reason.EXPIRED,
+        "deadline " + e.event().deadline() + " passed while paused"));
+    for (DispatchEntry e : sorted.resumed()) {
+      ProviderLane lane = lanes.get(e.event().provider());
+      lane.offer(e).ifPresent(evicted -> overflow(lane, evicted, "provider " + lane.name()
+          + " buffer full (" + config.dispatcher().bufferSize() + " events)"));
+    }
+    heldByPause = paused.heldByProvider();
+  }
+
+  /**
+   * Holds an event a pause covers. Past the provider's share of held events it goes round the
+   * ladder's longest step instead, not an attempt, and is looked at again when it comes back.
+   */
+  private void holdPaused(DispatchEntry entry) {
+    if (!paused.hold(entry)) {
+      long wait = config.ladder().get(config.ladder().size() - 1).toMillis();
+      writer.defer(entry, Reason.OVERFLOW, "paused by an operator, and "
+          + config.dispatcher().bufferSize() + " events of provider " + entry.event().provider()
+          + " are held already; back in about " + wait + " ms", wait, entry.attempts());
+      listener.deferred(entry.event().provider(), entry.tier(), Reason.OVERFLOW);
+    }
   }
 
   private void deadNow(DispatchEntry entry, Reason reason, String detail) {
@@ -625,6 +693,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
+      paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);
       long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
       try {
@@ -659,6 +728,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       for (ProviderLane lane : lanes.values()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
+      paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);
     }
   }
 }

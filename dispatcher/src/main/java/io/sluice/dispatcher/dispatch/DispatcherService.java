@@ -4,6 +4,8 @@ import io.sluice.dispatcher.dispatch.offsets.AdminTopicIdentity;
 import io.sluice.dispatcher.dispatch.offsets.RedisDeliveredLog;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
+import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.dispatcher.pause.PauseWatcher;
 import io.sluice.dispatcher.leak.FailoverLeakyBucket;
 import io.sluice.dispatcher.leak.LeakConfig;
 import io.sluice.dispatcher.leak.ConfiguredLimits;
@@ -43,9 +45,12 @@ public final class DispatcherService implements AutoCloseable {
   /** The providers this service built, and closes (their token fetchers). */
   private final Map<String, Provider> owned = new java.util.concurrent.ConcurrentHashMap<>();
   private final AdminTopicIdentity identity;
+  /** The operator's pauses as this instance last read them. */
+  private final PauseWatcher pauses;
 
   private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
-      AdminTopicIdentity identity) {
+      AdminTopicIdentity identity, PauseWatcher pauses) {
+    this.pauses = pauses;
     this.dispatcher = dispatcher;
     this.redis = redis;
     this.unfollow = unfollow;
@@ -105,6 +110,8 @@ public final class DispatcherService implements AutoCloseable {
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
+    // The operator's pauses, read from Redis every 250 ms.
+    PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()));
     // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
     AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
         Duration.ofSeconds(2));
@@ -112,10 +119,12 @@ public final class DispatcherService implements AutoCloseable {
             DispatcherClients.producer(config, clientId), providers, leak, Clock.systemUTC(), listener)
         .withDeliveredLog(new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity))
         .withLearner(learner)
-        .withLimitSources(name -> new ConfiguredLimits(live, name)));
+        .withLimitSources(name -> new ConfiguredLimits(live, name))
+        .withPauses(pauses::current));
     Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
-    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity);
+    DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity,
+        pauses);
     service.thread.start();
     return service;
   }
@@ -156,6 +165,11 @@ public final class DispatcherService implements AutoCloseable {
     return problems;
   }
 
+  /** The pauses as this instance last read them ({@code /health}, {@code sluice_dispatch_paused}). */
+  public PauseWatcher pauses() {
+    return pauses;
+  }
+
   /** The circuit in front of the leak in Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return redis.circuit();
@@ -177,6 +191,7 @@ public final class DispatcherService implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     owned.values().forEach(Provider::close);
+    pauses.close();
     identity.close();
     redis.close();
   }

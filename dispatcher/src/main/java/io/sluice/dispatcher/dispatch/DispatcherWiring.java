@@ -7,10 +7,12 @@ import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.provider.Provider;
 import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 
@@ -32,6 +34,8 @@ import org.apache.kafka.clients.producer.Producer;
  * @param clock        wall clock, for timestamps and deadlines
  * @param listener     metrics and events
  * @param limitSources the configured limits of each provider, by name, asked on every claim
+ * @param pauses       the operators' pauses in force, asked on every turn of the consumer loop (a
+ *                     {@link io.sluice.dispatcher.pause.PauseWatcher}'s cache in the application)
  */
 public record DispatcherWiring(
     SluiceConfig config,
@@ -43,7 +47,8 @@ public record DispatcherWiring(
     LimitLearner learner,
     Clock clock,
     DispatchListener listener,
-    Function<String, LimitSource> limitSources) {
+    Function<String, LimitSource> limitSources,
+    Supplier<PauseRules> pauses) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -51,24 +56,31 @@ public record DispatcherWiring(
       Clock clock, DispatchListener listener) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, DeliveredLog.NONE,
         LimitLearner.local(listener), clock, listener,
-        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())));
+        name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
+        () -> PauseRules.NONE);
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources);
+        listener, limitSources, pauses);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources);
+        clock, listener, limitSources, pauses);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources);
+        clock, listener, sources, pauses);
+  }
+
+  /** This wiring with {@code rules} giving the pauses in force. */
+  public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, rules);
   }
 }

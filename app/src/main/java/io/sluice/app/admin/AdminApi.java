@@ -1,0 +1,233 @@
+package io.sluice.app.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.sluice.config.AdminConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.pause.OperatorText;
+import io.sluice.dispatcher.pause.Pause;
+import io.sluice.dispatcher.pause.PauseStore;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The admin API, JSON under {@code /admin/} on the ops port:
+ * <ul>
+ *   <li>{@code GET /admin/status[?provider=P][&tenant=T]}: {@link StatusReader}'s status, with
+ *       this instance's part ({@code "instance"}); needs the read or the write token.</li>
+ *   <li>{@code POST /admin/pause} with {@code {"provider": P, "tenant": T, "reason": TEXT}}
+ *       (provider or tenant or both) and {@code POST /admin/resume} with the same scope: as
+ *       {@code sluice pause} and {@code sluice resume}; need the write token. The pause is made
+ *       {@code by "admin-api@<client address>"}.</li>
+ * </ul>
+ *
+ * <p>Refusals, in this order: 403 for a client on another host unless {@code admin.allowRemote};
+ * 401 (with {@code WWW-Authenticate: Bearer}) without a valid token, whatever the path; 403 for a
+ * write with the read token; 404 and 405 for other paths and methods; 400 for a bad request
+ * ({@link PauseRequest}) or a body that is not a JSON object of at most {@value #MAX_BODY} bytes;
+ * 503 when Redis does not answer. Tokens are never logged or echoed ({@link AdminTokens}).
+ */
+public final class AdminApi implements HttpHandler {
+  /** Longest request body read. */
+  static final int MAX_BODY = 4_096;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** The status as {@link StatusReader#read} gives it, plus this instance's part. */
+  public interface StatusSource {
+    ObjectNode status(Optional<String> provider, Optional<String> tenant);
+  }
+
+  private final AdminTokens tokens;
+  private final boolean allowRemote;
+  private final Supplier<SluiceConfig> config;
+  private final StatusSource status;
+  private final PauseStore pauses;
+
+  public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
+      PauseStore pauses) {
+    this.tokens = new AdminTokens(admin);
+    this.allowRemote = admin.allowRemote();
+    this.config = config;
+    this.status = status;
+    this.pauses = pauses;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try {
+      serve(exchange);
+    } catch (IllegalArgumentException | PauseStore.TooManyPauses e) {
+      respond(exchange, 400, error(OperatorText.clean(e.getMessage(), 300)));
+    } catch (IllegalStateException e) {
+      respond(exchange, 503, error(OperatorText.clean(e.getMessage(), 300)));
+    } catch (RuntimeException e) {
+      // Not echoed: an unexpected error's text could hold anything.
+      respond(exchange, 500, error("internal error (" + e.getClass().getSimpleName() + ")"));
+    } finally {
+      exchange.close();
+    }
+  }
+
+  private void serve(HttpExchange exchange) throws IOException {
+    {
+      if (!allowRemote && !exchange.getRemoteAddress().getAddress().isLoopbackAddress()) {
+        respond(exchange, 403, error("the admin API serves this host only (admin.allowRemote)"));
+        return;
+      }
+      AdminTokens.Access access = tokens.access(
+          exchange.getRequestHeaders().getFirst("Authorization"));
+      if (access == AdminTokens.Access.NONE) {
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
+        respond(exchange, 401, error(tokens.configured()
+            ? "a valid admin token is needed (Authorization: Bearer ...)"
+            : "the admin API is off: set admin.readToken or admin.writeToken"));
+        return;
+      }
+      String path = exchange.getRequestURI().getPath();
+      String method = exchange.getRequestMethod();
+      switch (path) {
+        case "/admin/status" -> {
+          if (!method.equals("GET")) {
+            notAllowed(exchange, "GET");
+            return;
+          }
+          Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+          String provider = query.get("provider");
+          if (provider != null && !config.get().providers().containsKey(provider)) {
+            respond(exchange, 400, error("no provider \"" + OperatorText.clean(provider, 60)
+                + "\" is configured"));
+            return;
+          }
+          String tenant = query.get("tenant");
+          if (tenant != null) {
+            io.sluice.dispatcher.pause.PauseScope.checkName("tenant", tenant);
+          }
+          respond(exchange, 200, status.status(Optional.ofNullable(provider),
+              Optional.ofNullable(tenant)));
+        }
+        case "/admin/pause", "/admin/resume" -> {
+          if (!method.equals("POST")) {
+            notAllowed(exchange, "POST");
+            return;
+          }
+          if (access != AdminTokens.Access.WRITE) {
+            respond(exchange, 403, error("pausing and resuming need admin.writeToken"));
+            return;
+          }
+          JsonNode body = body(exchange);
+          PauseRequest request = PauseRequest.of(config.get(), text(body, "provider"),
+              text(body, "tenant"), text(body, "reason"));
+          ObjectNode out = JSON.createObjectNode();
+          if (path.equals("/admin/pause")) {
+            Pause p = await(pauses.pause(request.scope(), "admin-api@"
+                + exchange.getRemoteAddress().getAddress().getHostAddress(), request.reason()));
+            out.put("paused", true);
+            out.set("pause", StatusReader.pause(p));
+          } else {
+            out.put("resumed", await(pauses.resume(request.scope())));
+            out.put("scope", request.scope().toString());
+          }
+          respond(exchange, 200, out);
+        }
+        default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause "
+            + "or POST /admin/resume"));
+      }
+    }
+  }
+
+  private static void notAllowed(HttpExchange exchange, String allow) throws IOException {
+    exchange.getResponseHeaders().set("Allow", allow);
+    respond(exchange, 405, error("method " + OperatorText.clean(exchange.getRequestMethod(), 20)
+        + " not allowed"));
+  }
+
+  /** The body as a JSON object, at most {@link #MAX_BODY} bytes. */
+  private static JsonNode body(HttpExchange exchange) throws IOException {
+    byte[] bytes;
+    try (InputStream in = exchange.getRequestBody()) {
+      bytes = in.readNBytes(MAX_BODY + 1);
+    }
+    if (bytes.length > MAX_BODY) {
+      throw new IllegalArgumentException("the body is longer than " + MAX_BODY + " bytes");
+    }
+    JsonNode node;
+    try {
+      node = JSON.readTree(bytes);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("the body is not JSON");
+    }
+    if (node == null || !node.isObject()) {
+      throw new IllegalArgumentException("the body must be a JSON object with provider, tenant "
+          + "and reason");
+    }
+    return node;
+  }
+
+  /** A string field, or null when absent or null; anything else is refused. */
+  private static String text(JsonNode body, String field) {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      throw new IllegalArgumentException("field '" + field + "' must be a string");
+    }
+    return v.textValue();
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> out = new HashMap<>();
+    if (raw == null || raw.length() > MAX_BODY) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        out.putIfAbsent(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return out;
+  }
+
+  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted");
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof PauseStore.TooManyPauses t) {
+        throw t;
+      }
+      throw new IllegalStateException("Redis did not carry out the request: " + e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Redis did not answer within 5 s");
+    }
+  }
+
+  private static ObjectNode error(String message) {
+    return JSON.createObjectNode().put("error", message);
+  }
+
+  private static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
+    byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+}

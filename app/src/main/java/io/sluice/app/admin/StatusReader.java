@@ -1,0 +1,327 @@
+package io.sluice.app.admin;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.Quota;
+import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.feedback.LearnedLimit;
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
+import io.sluice.dispatcher.pause.Pause;
+import io.sluice.dispatcher.pause.PauseRules;
+import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.Topics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What {@code sluice status} and {@code GET /admin/status} show, read from what Redis and Kafka
+ * already hold (no role needs to run): per provider its configured and paced rate, the limits
+ * learned from its answers and its pauses; the events waiting in inbound, regate, each delay step
+ * and ready (consumer lag, {@link ConsumerLag}); the dead letters of the last hour by reason; per
+ * tenant asked for, its tier and its bucket level toward each provider.
+ *
+ * <p>What only a running instance knows (events buffered, calls in flight, its Redis circuit) is
+ * added by {@code /admin/status} as {@code "instance"}; {@code sluice status} says it is not shown.
+ * Each part that fails to read says so in {@code "errors"} and the rest is still shown.
+ *
+ * <p>Bounds: at most {@value #MAX_DEAD_LETTERS} dead letters are read (beyond, the counts say
+ * {@code "truncated": true}); each request to Redis or Kafka waits {@link #TIMEOUT} at most.
+ */
+public final class StatusReader {
+  /** Most dead letters read for the last hour's counts. */
+  static final int MAX_DEAD_LETTERS = 10_000;
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
+      + "local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts') "
+      + "return {t[1], t[2], v[1] or '', v[2] or ''}";
+
+  private final SluiceConfig config;
+  private final RedisScriptingAsyncCommands<String, String> redis;
+  private final Admin admin;
+  private final Supplier<Consumer<byte[], byte[]>> dlqReader;
+  private final Clock clock;
+
+  /**
+   * @param dlqReader a consumer without a group (assigned, never committing), closed after use
+   */
+  public StatusReader(SluiceConfig config, RedisScriptingAsyncCommands<String, String> redis,
+      Admin admin, Supplier<Consumer<byte[], byte[]>> dlqReader, Clock clock) {
+    this.config = config;
+    this.redis = redis;
+    this.admin = admin;
+    this.dlqReader = dlqReader;
+    this.clock = clock;
+  }
+
+  /**
+   * The status, as JSON.
+   *
+   * @param provider only this provider, if given
+   * @param tenant   this tenant's tier and buckets, if given
+   */
+  public ObjectNode read(Optional<String> provider, Optional<String> tenant) {
+    ObjectNode out = JSON.createObjectNode();
+    out.put("at", clock.instant().toString());
+    ObjectNode errors = JSON.createObjectNode();
+    PauseRules pauses = PauseRules.NONE;
+    try {
+      pauses = await(new PauseStore(redis).read());
+    } catch (RuntimeException e) {
+      errors.put("pauses", message(e));
+    }
+    out.set("providers", providers(provider, pauses, errors));
+    ArrayNode all = out.putArray("pauses");
+    pauses.all().forEach(p -> all.add(pause(p)));
+    try {
+      out.set("waiting", waiting());
+    } catch (RuntimeException e) {
+      errors.put("waiting", message(e));
+    }
+    try {
+      out.set("deadLettersLastHour", deadLetters());
+    } catch (RuntimeException e) {
+      errors.put("deadLettersLastHour", message(e));
+    }
+    tenant.ifPresent(t -> {
+      try {
+        out.set("tenant", tenant(t, provider));
+      } catch (RuntimeException e) {
+        errors.put("tenant", message(e));
+      }
+    });
+    if (!errors.isEmpty()) {
+      out.set("errors", errors);
+    }
+    return out;
+  }
+
+  private ObjectNode providers(Optional<String> only, PauseRules pauses, ObjectNode errors) {
+    ObjectNode out = JSON.createObjectNode();
+    LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis),
+        clock::millis, () -> 0.5, LimitLearner.Listener.NONE);
+    Map<String, io.sluice.config.AnswerBounds> bounds = new HashMap<>();
+    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
+    learner.bound(bounds);
+    List<String> names = new ArrayList<>(new TreeMap<>(config.providers()).keySet());
+    names.removeIf(n -> only.isPresent() && !only.get().equals(n));
+    try {
+      learner.preload(names, TIMEOUT);
+    } catch (RuntimeException e) {
+      errors.put("learnedLimits", message(e));
+    }
+    for (String name : names) {
+      ProviderConfig p = config.providers().get(name);
+      ObjectNode n = out.putObject(name);
+      double configured = p.rate().perSecond();
+      n.put("configuredRate", configured);
+      n.put("pacedRate", learner.ratePerSecond(name, configured));
+      ArrayNode limits = n.putArray("learnedLimits");
+      for (LearnedLimit l : learner.current(name)) {
+        ObjectNode o = limits.addObject();
+        o.put("name", LimitLearner.cut(l.name()));
+        o.put("unit", l.unit().label());
+        o.put("quota", l.quota());
+        o.put("windowMillis", l.windowMillis());
+        o.put("expiresAt", Instant.ofEpochMilli(l.expiresAtMillis()).toString());
+      }
+      n.put("paused", pauses.pausesAllOf(name));
+      ArrayNode concerning = n.putArray("pauses");
+      pauses.concerning(name).forEach(x -> concerning.add(pause(x)));
+    }
+    return out;
+  }
+
+  /** Events waiting per topic (the lag of the group that reads it), and per group and topic. */
+  private ObjectNode waiting() {
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode lags = out.putArray("lag");
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    ObjectNode byStage = out.putObject("byStage");
+    for (ConsumerLag.Lag l : ConsumerLag.read(admin, ConsumerLag.groups(config))) {
+      ObjectNode o = lags.addObject();
+      o.put("group", l.group());
+      o.put("topic", l.topic());
+      o.put("records", l.records());
+      byStage.put(stage(topics, l.topic()), l.records());
+    }
+    return out;
+  }
+
+  /** {@code inbound}, {@code regate}, {@code delay 5s}, {@code ready}: a topic as a stage. */
+  static String stage(Topics topics, String topic) {
+    if (topic.equals(topics.inbound())) {
+      return "inbound";
+    }
+    if (topic.equals(topics.regate())) {
+      return "regate";
+    }
+    if (topic.equals(topics.ready())) {
+      return "ready";
+    }
+    for (Duration step : topics.ladder()) {
+      if (topic.equals(topics.delay(step))) {
+        return "delay " + io.sluice.config.Durations.format(step);
+      }
+    }
+    return topic;
+  }
+
+  /** The dead letters written in the last hour, counted by reason (at most MAX_DEAD_LETTERS read). */
+  private ObjectNode deadLetters() {
+    Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    ObjectNode out = JSON.createObjectNode();
+    Map<String, Long> byReason = new TreeMap<>();
+    boolean truncated = false;
+    try (Consumer<byte[], byte[]> c = dlqReader.get()) {
+      List<TopicPartition> parts = new ArrayList<>();
+      for (PartitionInfo p : c.partitionsFor(topics.dlq(), TIMEOUT)) {
+        parts.add(new TopicPartition(p.topic(), p.partition()));
+      }
+      c.assign(parts);
+      long since = clock.millis() - TimeUnit.HOURS.toMillis(1);
+      Map<TopicPartition, Long> query = new HashMap<>();
+      parts.forEach(tp -> query.put(tp, since));
+      Map<TopicPartition, OffsetAndTimestamp> from = c.offsetsForTimes(query, TIMEOUT);
+      Map<TopicPartition, Long> ends = c.endOffsets(parts, TIMEOUT);
+      Map<TopicPartition, Long> left = new HashMap<>();
+      for (TopicPartition tp : parts) {
+        OffsetAndTimestamp o = from.get(tp);
+        long start = o == null ? ends.get(tp) : o.offset();
+        c.seek(tp, start);
+        if (ends.get(tp) > start) {
+          left.put(tp, ends.get(tp));
+        }
+      }
+      long read = 0;
+      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      while (!left.isEmpty() && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          if (r.offset() + 1 >= left.getOrDefault(tp, Long.MAX_VALUE)) {
+            left.remove(tp);
+          }
+          if (r.timestamp() < since || ++read > MAX_DEAD_LETTERS) {
+            continue;
+          }
+          String reason = HeaderValues.last(r.headers(), HeaderNames.REASON).orElse("unknown");
+          byReason.merge(io.sluice.dispatcher.pause.OperatorText.clean(reason, 40), 1L, Long::sum);
+        }
+        // Transaction markers end a partition without a record at its end offset.
+        left.keySet().removeIf(tp -> c.position(tp) >= left.get(tp));
+        if (read > MAX_DEAD_LETTERS) {
+          truncated = true;
+          break;
+        }
+      }
+      truncated |= !left.isEmpty();
+    }
+    ObjectNode counts = out.putObject("byReason");
+    byReason.forEach(counts::put);
+    out.put("truncated", truncated);
+    return out;
+  }
+
+  /** A tenant's tier and, per provider, its bucket's level now (capacity when untouched). */
+  private ObjectNode tenant(String tenant, Optional<String> only) {
+    io.sluice.dispatcher.pause.PauseScope.checkName("tenant", tenant);
+    ObjectNode out = JSON.createObjectNode();
+    out.put("name", tenant);
+    Optional<String> tier = config.tierOf(tenant);
+    out.put("tier", tier.orElse(null));
+    out.put("listed", config.tenants().containsKey(tenant));
+    ObjectNode buckets = out.putObject("buckets");
+    for (String provider : new TreeMap<>(config.providers()).keySet()) {
+      if (only.isPresent() && !only.get().equals(provider)) {
+        continue;
+      }
+      Optional<Quota> quota = config.quotaOf(provider, tenant);
+      if (quota.isEmpty()) {
+        continue;
+      }
+      ObjectNode b = buckets.putObject(provider);
+      b.put("capacity", quota.get().capacity());
+      b.put("refillPerSecond", quota.get().refill().perSecond());
+      List<Object> reply = await(redis.<List<Object>>eval(BUCKET_SCRIPT, ScriptOutputType.MULTI,
+          "sluice:v1:{" + provider + ":" + tenant + "}:tb"));
+      b.put("level", level(reply, quota.get()));
+    }
+    return out;
+  }
+
+  /**
+   * The bucket's level now from its stored {@code tokens} at {@code ts} (microseconds, Redis's
+   * clock) refilled since, at most the capacity; the capacity when the bucket was never used.
+   * Negative: units reserved ahead for events waiting in the ladder.
+   */
+  static double level(List<Object> reply, Quota quota) {
+    long now = Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
+        + Long.parseLong(String.valueOf(reply.get(1)));
+    String tokens = String.valueOf(reply.get(2));
+    String ts = String.valueOf(reply.get(3));
+    if (tokens.isEmpty() || ts.isEmpty()) {
+      return quota.capacity();
+    }
+    double refilled = Double.parseDouble(tokens)
+        + Math.max(0, now - Double.parseDouble(ts)) / 1e6 * quota.refill().perSecond();
+    return Math.min(quota.capacity(), refilled);
+  }
+
+  /** A consumer for the dead letters' counts: no group, never committing, read_committed. */
+  public static Consumer<byte[], byte[]> deadLetterReader(SluiceConfig c) {
+    return new org.apache.kafka.clients.consumer.KafkaConsumer<>(c.kafka().clientProperties(
+        Map.of(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+            org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed",
+            org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG, "sluice-status")),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+  }
+
+  static ObjectNode pause(Pause p) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("provider", p.scope().provider().orElse(null));
+    o.put("tenant", p.scope().tenant().orElse(null));
+    o.put("by", p.by());
+    o.put("at", p.at().toString());
+    o.put("reason", p.reason());
+    return o;
+  }
+
+  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted");
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Redis did not answer: " + (e.getCause() == null ? e : e.getCause()));
+    }
+  }
+
+  private static String message(RuntimeException e) {
+    return io.sluice.dispatcher.pause.OperatorText.clean(String.valueOf(e.getMessage()), 300);
+  }
+}

@@ -1,0 +1,80 @@
+package io.sluice.app.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@link StatusReader}'s JSON as lines for a person at a terminal ({@code sluice status}). */
+public final class StatusText {
+  private StatusText() {}
+
+  public static String render(JsonNode status) {
+    StringBuilder out = new StringBuilder("status at ").append(status.path("at").asText())
+        .append('\n');
+    out.append("providers:\n");
+    for (Map.Entry<String, JsonNode> p : status.path("providers").properties()) {
+      JsonNode n = p.getValue();
+      out.append(String.format(Locale.ROOT, "  %s: %.2f/s configured, paced at %.2f/s%s%n",
+          p.getKey(), n.path("configuredRate").asDouble(), n.path("pacedRate").asDouble(),
+          n.path("paused").asBoolean() ? ", PAUSED" : ""));
+      for (JsonNode l : n.path("learnedLimits")) {
+        out.append(String.format(Locale.ROOT, "    learned: %d %s per %d ms (%s) until %s%n",
+            l.path("quota").asLong(), l.path("unit").asText(), l.path("windowMillis").asLong(),
+            l.path("name").asText(), l.path("expiresAt").asText()));
+      }
+      for (JsonNode x : n.path("pauses")) {
+        out.append("    pause: ").append(pause(x)).append('\n');
+      }
+    }
+    if (status.has("waiting")) {
+      out.append("waiting (consumer lag):\n");
+      for (Map.Entry<String, JsonNode> s : status.path("waiting").path("byStage").properties()) {
+        out.append("  ").append(s.getKey()).append(": ").append(s.getValue().asLong()).append('\n');
+      }
+    }
+    if (status.has("deadLettersLastHour")) {
+      JsonNode d = status.path("deadLettersLastHour");
+      out.append("dead letters in the last hour")
+          .append(d.path("truncated").asBoolean() ? " (counted in part)" : "").append(":");
+      if (d.path("byReason").isEmpty()) {
+        out.append(" none");
+      }
+      out.append('\n');
+      for (Map.Entry<String, JsonNode> r : d.path("byReason").properties()) {
+        out.append("  ").append(r.getKey()).append(": ").append(r.getValue().asLong()).append('\n');
+      }
+    }
+    if (status.has("tenant")) {
+      JsonNode t = status.path("tenant");
+      out.append("tenant ").append(t.path("name").asText()).append(": tier ")
+          .append(t.path("tier").isNull() ? "none (unknown tenant)" : t.path("tier").asText())
+          .append(t.path("listed").asBoolean() ? "" : " (not listed: the default tier)")
+          .append('\n');
+      for (Map.Entry<String, JsonNode> b : t.path("buckets").properties()) {
+        JsonNode v = b.getValue();
+        out.append(String.format(Locale.ROOT, "  bucket toward %s: %.1f of %.0f (refill %.2f/s)%n",
+            b.getKey(), v.path("level").asDouble(), v.path("capacity").asDouble(),
+            v.path("refillPerSecond").asDouble()));
+      }
+    }
+    if (status.has("instance")) {
+      out.append("this instance: ").append(status.path("instance")).append('\n');
+    }
+    for (Map.Entry<String, JsonNode> e : status.path("errors").properties()) {
+      out.append("could not read ").append(e.getKey()).append(": ").append(e.getValue().asText())
+          .append('\n');
+    }
+    out.append("not shown here: events buffered and calls in flight per instance, its Redis "
+        + "circuit (GET /admin/status or /health on each instance)\n");
+    return out.toString();
+  }
+
+  private static String pause(JsonNode p) {
+    String scope = p.path("provider").isNull() ? "tenant " + p.path("tenant").asText()
+        : p.path("tenant").isNull() ? "provider " + p.path("provider").asText()
+        : "provider " + p.path("provider").asText() + ", tenant " + p.path("tenant").asText();
+    String reason = p.path("reason").asText();
+    return scope + " by " + p.path("by").asText() + " at " + p.path("at").asText()
+        + (reason.isEmpty() ? "" : " (" + reason + ")");
+  }
+}

@@ -1,0 +1,42 @@
+package io.sluice.app.admin;
+
+import static io.sluice.app.admin.AdminTokens.Access.NONE;
+import static io.sluice.app.admin.AdminTokens.Access.READ;
+import static io.sluice.app.admin.AdminTokens.Access.WRITE;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.sluice.config.AdminConfig;
+import io.sluice.config.Secret;
+import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/** What an Authorization header allows on the admin API. */
+class AdminTokensTest {
+  private final AdminTokens both = new AdminTokens(new AdminConfig(
+      Optional.of(Secret.literal("r-token")), Optional.of(Secret.literal("w-token")), false));
+
+  @Test
+  @DisplayName("the write token writes and reads, the read token reads, anything else nothing")
+  void access() {
+    assertEquals(WRITE, both.access("Bearer w-token"));
+    assertEquals(READ, both.access("Bearer r-token"));
+    assertEquals(READ, both.access("bearer  r-token "), "the scheme is case-insensitive");
+    assertEquals(NONE, both.access(null));
+    assertEquals(NONE, both.access("Bearer "));
+    assertEquals(NONE, both.access("Basic r-token"));
+    assertEquals(NONE, both.access("Bearer r-token2"));
+    assertEquals(NONE, both.access("Bearer r-toke"));
+    assertEquals(NONE, both.access("Bearer " + "r".repeat(AdminTokens.MAX_HEADER)));
+  }
+
+  @Test
+  @DisplayName("with only a read token, nothing writes; with none, nothing at all")
+  void partial() {
+    AdminTokens readOnly = new AdminTokens(new AdminConfig(Optional.of(Secret.literal("r")),
+        Optional.empty(), false));
+    assertEquals(READ, readOnly.access("Bearer r"));
+    assertEquals(NONE, new AdminTokens(AdminConfig.NONE).access("Bearer "));
+    assertEquals(NONE, new AdminTokens(AdminConfig.NONE).access("Bearer null"));
+  }
+}
