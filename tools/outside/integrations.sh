@@ -3,33 +3,38 @@
 # from the outside peers' own records and the topics' contents (docs/integrations.md).
 #
 #   mvn -B -ntp -q -DskipTests package
-#   flock /tmp/sluice-broker.lock tools/outside/integrations.sh [--duration 300] [--min-signed 1000] [--work DIR]
+#   flock /tmp/sluice-broker.lock tools/outside/integrations.sh [--duration 300] [--min-signed 1000]
+#       [--rate 19] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, the gate, the relay and the dispatcher (`java -jar app/target/sluice.jar ROLE`),
 # and on Node.js: a provider refusing (401) any call without its bearer token, an OAuth2 token
 # endpoint issuing 30 s tokens, a provider refusing expired or unknown tokens (both providers
-# accept at most 20 calls in any sliding second), and a webhook receiver verifying every call
-# with the npm `standardwebhooks` library. kcat writes the events and reads every topic back.
+# accept at most 20 calls in any sliding second; Sluice calls each at --rate, default 19/s, and
+# the load arrives at that rate), and a webhook receiver verifying every call with the npm
+# `standardwebhooks` library. kcat writes the events and reads every topic back.
 # The signing secrets are `${file:}` secrets rotated twice during the run, in place, as a
 # Kubernetes secret mount is: [K1, K0] -> [K2, K1] -> [K3, K2], the receiver moving to the new key
 # a few seconds after each.
 #
 # Exit 0 when every verdict holds: 0 calls without a valid credential, 0 `unauthorized` dead
 # letters, every signed call accepted (at least --min-signed of them), every event delivered,
-# and 0 occurrences of any secret in any log, topic, /metrics or /health page. Everything started is stopped on any exit.
+# and 0 occurrences of any secret in any log, topic, /metrics or /health page. Everything
+# started is stopped on any exit.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DURATION=300
 MIN_SIGNED=1000
+RATE=19        # Sluice's rate toward the two strict providers, which accept 20 in any second
 WORK=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
     --min-signed) MIN_SIGNED=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -136,14 +141,14 @@ defaultTier: free
 providers:
   bearer-api:
     url: http://127.0.0.1:$(port bearer-api)/v1/calls
-    rate: 20/s
+    rate: $RATE/s
     auth:
       bearer: "\${env:OUTSIDE_BEARER_TOKEN}"
     capture: { bodyBytes: 256 }
     quotas: { free: { capacity: 100, refill: 100/s } }
   oauth-api:
     url: http://127.0.0.1:$(port oauth-api)/v1/calls
-    rate: 20/s
+    rate: $RATE/s
     auth:
       oauth2:
         tokenUrl: http://127.0.0.1:$(port oauth-token)/oauth/token
@@ -183,11 +188,11 @@ log "gate, relay, dispatch ready (pids $PID_gate $PID_relay $PID_dispatch)"
 mkfifo "$W/events.fifo"
 kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.fifo" > "$W/logs/kcat-produce.log" 2>&1 &
 PIDS+=($!); PID_kcat=$!
-(cd "$W/node" && exec env RATES="bearer-api:20,oauth-api:20,webhooks:10" DURATION="$DURATION" \
+(cd "$W/node" && exec env RATES="bearer-api:$RATE,oauth-api:$RATE,webhooks:10" DURATION="$DURATION" \
    BURST=40 COUNT_FILE="$W/produced.json" node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
 PIDS+=($!); PID_produce=$!
 START=$(date +%s)
-log "producing for ${DURATION}s: bearer-api 20/s, oauth-api 20/s, webhooks 10/s, after a burst of 40 each"
+log "producing for ${DURATION}s: bearer-api and oauth-api $RATE/s each (Sluice $RATE/s, the providers 20 in any second), webhooks 10/s, after a burst of 40 each"
 
 rotate() {   # rotate PREVIOUS NEXT: sign with [NEXT, PREVIOUS], then the receiver moves to NEXT
   put "$W/secrets/whsec-old" "$1"; sleep 4       # [current, current]: a 2 s re-read apart

@@ -33,6 +33,7 @@ function provider(name) {
     leastTokenLifeLeftMs: calls.some((c) => c.left !== undefined)
       ? Math.round(Math.min(...calls.filter((c) => c.left !== undefined).map((c) => c.left))) : null,
     mostAcceptedInAnySecond: mostInWindow(ok, 1000),
+    acceptedPerSecond: ok.length > 1 ? Number((ok.length / ((ok.at(-1) - ok[0]) / 1000)).toFixed(2)) : 0,
     spanSeconds: calls.length ? Math.round((calls.at(-1).t - calls[0].t) / 1000) : 0,
   };
 }
