@@ -247,6 +247,10 @@ SECRETS=$(wc -l < "$W/secrets/all")
 HITS=$(grep -rFao -f "$W/secrets/all" "$W/logs" "$W/topics" "$W/records" "$W/sluice.yaml" | wc -l || true)
 FILES=$(find "$W/logs" "$W/topics" "$W/records" "$W/sluice.yaml" -type f | wc -l)
 log "grep for $SECRETS secret values over $FILES files (every log, every topic, every record): $HITS hits"
+# the control: the same grep finds them where they are (every secret file of the run)
+CONTROL=$(grep -rFao -f "$W/secrets/all" "$W/secrets" --exclude=all | wc -l || true)
+log "control: the same grep over the run's secret files: $CONTROL hits"
+[ "$CONTROL" -gt 0 ] || VERDICT=1
 [ "$HITS" -eq 0 ] || { grep -rFalo -f "$W/secrets/all" "$W/logs" "$W/topics" "$W/records" | sed 's/^/  hit in /'; VERDICT=1; }
 log "work directory $W; verdict $([ "$VERDICT" -eq 0 ] && echo PASS || echo FAIL)"
 exit "$VERDICT"
