@@ -75,9 +75,11 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 wait_for() {   # wait_for SECONDS WHAT COMMAND...
-  local seconds=$1 what=$2; shift 2
-  for _ in $(seq $((seconds * 5))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
-  log "FAILED: $what not within ${seconds}s"; exit 1
+  local seconds=$1 what=$2 until=$((SECONDS + $1)); shift 2
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$until" ] || { log "FAILED: $what not within ${seconds}s"; exit 1; }
+    sleep 0.2
+  done
 }
 secret() { head -c "$1" /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 whsec() { echo "whsec_$(head -c 32 /dev/urandom | base64 -w0)"; }
