@@ -4,7 +4,7 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/integrations.sh [--duration 300] [--min-signed 1000]
-#       [--rate 19] [--work DIR]
+#       [--rate 19] [--typo] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, the gate, the relay and the dispatcher (`java -jar app/target/sluice.jar ROLE`),
@@ -15,7 +15,8 @@
 # `standardwebhooks` library. kcat writes the events and reads every topic back.
 # The signing secrets are `${file:}` secrets rotated twice during the run, in place, as a
 # Kubernetes secret mount is: [K1, K0] -> [K2, K1] -> [K3, K2], the receiver moving to the new key
-# a few seconds after each.
+# a few seconds after each. With --typo, each rotation first writes the new key without its
+# whsec_ for 4 s (an operator's slip): every call must still be accepted.
 #
 # Exit 0 when every verdict holds: 0 calls without a valid credential, 0 `unauthorized` dead
 # letters, every signed call accepted (at least --min-signed of them), every event delivered,
@@ -27,12 +28,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DURATION=300
 MIN_SIGNED=1000
 RATE=19        # Sluice's rate toward the two strict providers, which accept 20 in any second
+TYPO=false
 WORK=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION=$2; shift 2 ;;
     --min-signed) MIN_SIGNED=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
+    --typo) TYPO=true; shift ;;
     --work) WORK=$2; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -198,6 +201,10 @@ log "producing for ${DURATION}s: bearer-api and oauth-api $RATE/s each (Sluice $
 
 rotate() {   # rotate PREVIOUS NEXT: sign with [NEXT, PREVIOUS], then the receiver moves to NEXT
   put "$W/secrets/whsec-old" "$1"; sleep 4       # [current, current]: a 2 s re-read apart
+  if $TYPO; then                                 # [no secret, current] for 4 s
+    put "$W/secrets/whsec-new" "${2#whsec_}"; sleep 4
+    log "typo: the new slot held a key without its whsec_ for 4 s"
+  fi
   put "$W/secrets/whsec-new" "$2"; sleep 4       # [next, current]
   put "$W/secrets/receiver-secret" "$2"; kill -USR2 "$PID_webhooks"
   log "rotated: Sluice signs with [next, previous], the receiver verifies with next"
