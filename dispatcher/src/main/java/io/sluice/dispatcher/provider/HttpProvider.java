@@ -31,6 +31,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The built-in provider: sends the event's payload (with the provider's {@code method}, POST by
@@ -57,6 +59,7 @@ import java.util.concurrent.CompletionStage;
  * provider's rate.
  */
 public final class HttpProvider implements Provider {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpProvider.class);
   /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
   private static final Set<String> RESTRICTED =
       Set.of("connection", "content-length", "expect", "host", "upgrade");
@@ -81,6 +84,9 @@ public final class HttpProvider implements Provider {
   private final ProviderRequest shape;
   private final String authHeader;
   private final StandardWebhooksSigner signer;
+  /** The credential header's value last sent, and the last one refused (see {@link #credential}). */
+  private volatile String sentCredential;
+  private volatile String refusedCredential;
   private final Clock clock;
   /** The provider's OAuth2 tokens; null unless its auth is oauth2. */
   private final OAuth2Tokens tokens;
@@ -244,13 +250,7 @@ public final class HttpProvider implements Provider {
             : HttpRequest.BodyPublishers.ofByteArray(call.body()));
     shape.headers().forEach(request::header);
     if (authHeader != null && tokens == null) {
-      try {
-        request.header(authHeader, Credentials.headerValue(shape.auth()));
-      } catch (IllegalArgumentException e) {
-        // java.net.http quotes the refused value: never let the credential into the message.
-        throw new IllegalArgumentException("the credential for " + authHeader
-            + " is not a valid header value (a control character in the secret?)");
-      }
+      credential(request);
     }
     if (signer != null) {
       long timestamp = clock.instant().getEpochSecond();
@@ -265,6 +265,35 @@ public final class HttpProvider implements Provider {
       }
     }
     return request;
+  }
+
+  /**
+   * Sets the credential header. A {@code ${file:}} secret rotated to text that cannot be sent (a
+   * control character, a stray line) keeps the value last sent, with one warning per such text:
+   * the events are not at fault, and ending their calls as {@link ProviderResult.Unsendable}
+   * would dead-letter each of them as {@code invalid}. With no value sent yet, the call ends so.
+   */
+  private void credential(HttpRequest.Builder request) {
+    String value = Credentials.headerValue(shape.auth());
+    try {
+      request.header(authHeader, value);
+      if (!value.equals(sentCredential)) {
+        sentCredential = value;
+      }
+    } catch (IllegalArgumentException e) {
+      // java.net.http quotes the refused value: never let the credential into the message.
+      String last = sentCredential;
+      if (last == null) {
+        throw new IllegalArgumentException("the credential for " + authHeader
+            + " is not a valid header value (a control character in the secret?)");
+      }
+      if (!value.equals(refusedCredential)) {
+        refusedCredential = value;
+        LOG.warn("the credential for {} to {} is not a valid header value now (a control character"
+            + " in the secret?); sending the last valid one until it is", authHeader, base.getHost());
+      }
+      request.header(authHeader, last);
+    }
   }
 
   /** The listed headers and the body excerpt of an answer, bounded and scrubbed. */

@@ -11,11 +11,15 @@ import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The request a provider's settings shape: its method, content type, static headers and
@@ -101,6 +105,32 @@ class HttpProviderRequestTest {
       assertFalse(u.detail().contains("5ecret"), u.detail());
       assertEquals("the credential for Authorization is not a valid header value (a control "
           + "character in the secret?)", u.detail());
+    }
+  }
+
+  @Test
+  void shouldKeepTheLastCredentialItSentWhenItsFileIsRotatedToOneThatCannotBeSent(@TempDir Path dir)
+      throws Exception {
+    // A secret mount rotated with a stray line: the events are not at fault, and ending the
+    // calls as unsendable would dead-letter every one of them as invalid.
+    Path file = dir.resolve("token");
+    Files.writeString(file, "tok-1");
+    AtomicLong nanos = new AtomicLong();
+    Secret token = Secret.resolve("${file:" + file + "}", Map.of(), nanos::get);
+    try (HttpProvider http = new HttpProvider(ProviderConfigs.http(URI.create("http://127.0.0.1:9/h"), List.of(),
+        new ProviderRequest("POST", "application/json", Map.of(), new ProviderAuth.Bearer(token), List.of(), null)),
+        HttpProvider.defaultClient(Duration.ofSeconds(1)))) {
+      ProviderCall call = new ProviderCall("e-1", null, BODY, Map.of(), 1);
+      assertEquals("Bearer tok-1", http.request(call).headers().firstValue("Authorization").orElseThrow());
+
+      Files.writeString(file, "tok-2\n\n");
+      nanos.addAndGet(Secret.RECHECK.toNanos());
+      assertEquals("Bearer tok-1", http.request(call).headers().firstValue("Authorization").orElseThrow(),
+          "the last credential sent, until the file can be sent again");
+
+      Files.writeString(file, "tok-3\n");
+      nanos.addAndGet(Secret.RECHECK.toNanos());
+      assertEquals("Bearer tok-3", http.request(call).headers().firstValue("Authorization").orElseThrow());
     }
   }
 }

@@ -9,6 +9,8 @@ import java.util.Base64;
 import java.util.List;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Signs calls per the Standard Webhooks specification
@@ -20,9 +22,14 @@ import javax.crypto.spec.SecretKeySpec;
  * has the new, rotates keys with no call refused.
  *
  * <p>The key of each secret is decoded again only when the secret's text changes (a file secret
- * rotated in place).
+ * rotated in place). A file rotated to text that is no Standard Webhooks secret (a typo, a key
+ * without its {@code whsec_}) keeps the last valid key, with a warning naming the file, as
+ * {@link Secret} keeps the last text when a file cannot be read: the events are not at fault,
+ * and failing the calls would dead-letter every one of them as {@code invalid}.
  */
 public final class StandardWebhooksSigner {
+  private static final Logger LOG = LoggerFactory.getLogger(StandardWebhooksSigner.class);
+
   public static final String ID = "webhook-id";
   public static final String TIMESTAMP = "webhook-timestamp";
   public static final String SIGNATURE = "webhook-signature";
@@ -36,6 +43,10 @@ public final class StandardWebhooksSigner {
     }
     this.secrets = List.copyOf(secrets);
     this.keys = new Keys[secrets.size()];
+    for (int i = 0; i < keys.length; i++) {
+      String text = this.secrets.get(i).value();
+      keys[i] = new Keys(text, new SecretKeySpec(WebhookSecret.key(text), "HmacSHA256"));
+    }
   }
 
   /** The {@code webhook-signature} value for one call. */
@@ -55,10 +66,17 @@ public final class StandardWebhooksSigner {
   }
 
   private SecretKeySpec key(int i) {
-    String text = secrets.get(i).value();
+    Secret secret = secrets.get(i);
+    String text = secret.value();
     Keys cached = keys[i];
-    if (cached == null || !cached.text.equals(text)) {
-      cached = new Keys(text, new SecretKeySpec(WebhookSecret.key(text), "HmacSHA256"));
+    if (!cached.text.equals(text)) {
+      try {
+        cached = new Keys(text, new SecretKeySpec(WebhookSecret.key(text), "HmacSHA256"));
+      } catch (IllegalArgumentException e) {
+        LOG.warn("signing secret {} is no longer a Standard Webhooks secret ({}); signing with its"
+            + " last valid key until it is", secret.reference(), e.getMessage());
+        cached = new Keys(text, cached.key);
+      }
       keys[i] = cached;
     }
     return cached.key;
