@@ -34,7 +34,7 @@ public final class Preflight {
           + "  Start a broker there (for example `docker compose up -d kafka` from the Sluice "
           + "repository), or point Sluice at yours with kafka.bootstrap in the config file or "
           + "SLUICE_KAFKA__BOOTSTRAP=host:port.\n"
-          + "  To try Sluice without any server, run `java -jar app/target/sluice.jar "
+          + "  To try Sluice without any server, run `java -jar lab/target/sluice-lab.jar "
           + "demo`: it starts its own.");
     }
   }
