@@ -2,13 +2,15 @@
 --
 -- KEYS[1]  sluice:v1:{<provider>}:learned, a hash: policy name -> "<unit>:<quota>:<windowMillis>:<expiresAtMillis>"
 --          (hash-tagged by provider: one Redis Cluster slot, beside the provider's leak)
--- ARGV[1]  "put" or "get"
+-- ARGV[1]  "put", "forget" or "get"
 -- put:     ARGV[2..] quads: name, unit ("calls"|"cost"), quota, windowMillis. Each is stored to
 --          expire at TIME + min(3600000, max(600000, 2 * windowMillis)) (LimitLearning.ttlMillis:
 --          at most an hour); a later put of a name replaces it, except that for the same unit and
 --          quota a longer live window is kept as it is, expiry included (never renewed by a
 --          shorter statement: one far reset widens an estimate for an hour at most). The key
 --          expires with its last field, so stale learning fades even if nobody reads it.
+-- forget:  ARGV[2..] names to drop at once (policies the provider's RateLimit-Policy no longer
+--          lists).
 -- get:     nothing more. Drops expired fields, and cuts an expiry more than an hour away (written
 --          by an older version, which kept limits for two windows) to an hour.
 -- Returns  {nowMillis, name1, value1, name2, value2, ...} (the live fields; for put, none), with
@@ -42,6 +44,12 @@ if ARGV[1] == 'put' then
   local pttl = redis.call('PTTL', key)
   if longest > 0 and (pttl < longest or pttl > 3600000) then
     redis.call('PEXPIRE', key, math.max(longest, math.min(pttl, 3600000)))
+  end
+  return {now}
+end
+if ARGV[1] == 'forget' then
+  for i = 2, #ARGV do
+    redis.call('HDEL', key, ARGV[i])
   end
   return {now}
 end

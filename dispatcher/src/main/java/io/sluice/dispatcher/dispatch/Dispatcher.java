@@ -450,11 +450,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /**
    * The buffer is full and this entry would be served last: it goes round the ladder and comes
    * back when the buffer has had time to drain ({@code bufferSize} over what the lane achieves,
-   * at least the smallest step). Not an attempt: the provider never saw it.
+   * at least the smallest step), at most the provider's {@code maxRetryAfter}: the longest an
+   * answer may pause it, and so the longest a pace its answers lowered may be taken to last.
+   * Not an attempt: the provider never saw it.
    */
   private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
     long wait = LaneSchedule.overflowWaitMillis(config.dispatcher().bufferSize(),
-        lane.drainPerSecond(), config.ladder().get(0).toMillis());
+        lane.drainPerSecond(), config.ladder().get(0).toMillis(),
+        learner.bounds(lane.name()).maxRetryAfterMillis());
     writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
     listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);

@@ -13,6 +13,7 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.RedisLeakyBucket;
 import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
+import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.SlotMarkers;

@@ -17,6 +17,12 @@ public interface LearnedLimitStore {
   CompletionStage<Void> put(String provider, Collection<LearnedLimit> limits);
 
   /**
+   * Forgets the limits of these names at once: the provider's policy list no longer names them
+   * ({@link LimitLearning}).
+   */
+  CompletionStage<Void> forget(String provider, Collection<String> names);
+
+  /**
    * The live limits, with expiries converted to the caller's clock ({@code nowMillis}).
    */
   CompletionStage<List<LearnedLimit>> get(String provider, long nowMillis);
@@ -25,6 +31,11 @@ public interface LearnedLimitStore {
   LearnedLimitStore NONE = new LearnedLimitStore() {
     @Override
     public CompletionStage<Void> put(String provider, Collection<LearnedLimit> limits) {
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> forget(String provider, Collection<String> names) {
       return CompletableFuture.completedFuture(null);
     }
 

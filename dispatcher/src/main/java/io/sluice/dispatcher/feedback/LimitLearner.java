@@ -151,6 +151,17 @@ public final class LimitLearner {
       changed = !sameLimits(before, step.limits());
     }
     share(provider, said, step.limits(), now);
+    if (!step.unlisted().isEmpty()) {
+      store.forget(provider, step.unlisted()).whenComplete((ok, error) -> {
+        if (error != null) {
+          LOG.debug("{}: could not forget unlisted policies ({})", provider, error.toString());
+        }
+      });
+      if (dueToLog(provider, "unlisted", now)) {
+        LOG.info("{}: an answer ({}) no longer lists the policies {}; forgotten", provider,
+            excerpt(a), cut(String.join(", ", step.unlisted())));
+      }
+    }
     if (changed) {
       listener.learned(provider, step.limits().values());
       if (dueToLog(provider, "learned", now)) {

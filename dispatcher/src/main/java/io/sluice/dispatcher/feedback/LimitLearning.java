@@ -3,6 +3,8 @@ package io.sluice.dispatcher.feedback;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -41,6 +43,13 @@ import java.util.function.DoubleSupplier;
  *       longer window is kept with the expiry it was stated with, not renewed by shorter
  *       statements, so one far reset widens an {@code X-RateLimit} estimate for at most
  *       {@link #ttlMillis} of it;</li>
+ *   <li>an answer whose {@code RateLimit-Policy} field lists the provider's policies drops at once
+ *       every policy learned from that field before that the list no longer names: the draft
+ *       defines the field as the quota policies in force, so a policy left out is no longer one.
+ *       A hostile policy ({@code "daily";q=1;w=86400}) thus lives until the provider's next
+ *       answer with the field, not for {@link #MAX_TTL_MILLIS}. Limits of the {@code X-RateLimit}
+ *       families (names {@code x-ratelimit*}, which the IETF reader refuses as policy names) are
+ *       not dropped by it: they fade as below;</li>
  *   <li>the floor under learned limits ({@code learnedFloor}) is the limit source's
  *       ({@link LearningLimitSource}), not this class's: what is learned is kept as stated.</li>
  * </ul>
@@ -63,13 +72,15 @@ public final class LimitLearning {
   private LimitLearning() {}
 
   /**
-   * What one answer changes: the limits now learned (by name), a hold, if any, and the hold the
-   * answer asked for when that was longer (empty: nothing was clamped).
+   * What one answer changes: the limits now learned (by name), a hold, if any, the hold the
+   * answer asked for when that was longer (empty: nothing was clamped), and the names of the
+   * policies dropped because the answer's {@code RateLimit-Policy} no longer lists them.
    */
   public record Step(Map<String, LearnedLimit> limits, OptionalLong holdMillis,
-      OptionalLong askedHoldMillis) {
+      OptionalLong askedHoldMillis, Set<String> unlisted) {
     public Step {
       limits = Map.copyOf(limits);
+      unlisted = Set.copyOf(unlisted);
     }
   }
 
@@ -98,6 +109,15 @@ public final class LimitLearning {
         limits.put(name, l);
       }
     });
+    Set<String> unlisted = new TreeSet<>();
+    answer.listedPolicies().ifPresent(listed -> {
+      for (String name : limits.keySet()) {
+        if (!RateLimitHeaders.isXName(name) && !listed.contains(name)) {
+          unlisted.add(name);
+        }
+      }
+      limits.keySet().removeAll(unlisted);
+    });
     long hold = -1;
     for (AnnouncedPolicy p : answer.policies()) {
       if (p.quota() == 0) {
@@ -122,11 +142,11 @@ public final class LimitLearning {
       }
     }
     if (hold < 0) {
-      return new Step(fewest(limits), OptionalLong.empty(), OptionalLong.empty());
+      return new Step(fewest(limits), OptionalLong.empty(), OptionalLong.empty(), unlisted);
     }
     long bounded = Math.min(hold, Math.max(0, maxHoldMillis));
     return new Step(fewest(limits), OptionalLong.of(bounded),
-        bounded < hold ? OptionalLong.of(hold) : OptionalLong.empty());
+        bounded < hold ? OptionalLong.of(hold) : OptionalLong.empty(), unlisted);
   }
 
   /** Uniform up to a tenth of {@code t}, at most a second. */

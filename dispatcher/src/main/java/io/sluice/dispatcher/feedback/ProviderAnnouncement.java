@@ -1,7 +1,9 @@
 package io.sluice.dispatcher.feedback;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Everything one answer said about the provider's limits, read by {@link RateLimitHeaders}.
@@ -13,9 +15,13 @@ import java.util.OptionalLong;
  * @param remaining        what is left of a limit until its reset
  * @param malformed        the fields that were present and unreadable, one entry per field
  *                         (lower-case names), for the malformed-header count
+ * @param listedPolicies   the names of every policy a readable {@code RateLimit-Policy} field of
+ *                         this answer lists (the quota policies in force, as the draft defines the
+ *                         field), learnable or not; empty when the answer has no such field
  */
 public record ProviderAnnouncement(Family family, OptionalLong retryAfterMillis,
-    List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed) {
+    List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed,
+    Optional<Set<String>> listedPolicies) {
 
   /** The header family the limits were read from. */
   public enum Family {
@@ -31,9 +37,10 @@ public record ProviderAnnouncement(Family family, OptionalLong retryAfterMillis,
   }
 
   public static final ProviderAnnouncement NOTHING = new ProviderAnnouncement(Family.NONE,
-      OptionalLong.empty(), List.of(), List.of(), List.of());
+      OptionalLong.empty(), List.of(), List.of(), List.of(), Optional.empty());
 
   public ProviderAnnouncement {
+    listedPolicies = listedPolicies.map(Set::copyOf);
     policies = List.copyOf(policies);
     remaining = List.copyOf(remaining);
     malformed = List.copyOf(malformed);

@@ -7,7 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -86,12 +88,14 @@ public final class RateLimitHeaders {
     }
     List<AnnouncedPolicy> policies = new ArrayList<>();
     List<AnnouncedRemaining> remaining = new ArrayList<>();
+    Set<String> listed = new java.util.HashSet<>();
+    boolean listRead = false;
     ProviderAnnouncement.Family family = ProviderAnnouncement.Family.NONE;
     String policyField = headers.combined("ratelimit-policy");
     String stateField = headers.combined("ratelimit");
     if (policyField != null || stateField != null) {
       family = ProviderAnnouncement.Family.IETF;
-      readIetf(policyField, stateField, policies, remaining, malformed);
+      listRead = readIetf(policyField, stateField, policies, remaining, malformed, listed);
     } else {
       for (String suffix : X_SUFFIXES) {
         if (readX(headers, suffix, now.toEpochMilli(), policies, remaining, malformed)) {
@@ -104,17 +108,32 @@ public final class RateLimitHeaders {
         }
       }
     }
-    return new ProviderAnnouncement(family, retryAfter, policies, remaining, malformed);
+    return new ProviderAnnouncement(family, retryAfter, policies, remaining, malformed,
+        listRead ? Optional.of(listed) : Optional.empty());
   }
 
-  private static void readIetf(String policyField, String stateField,
-      List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed) {
+  /**
+   * Reads the IETF fields; true when a {@code RateLimit-Policy} field was there and parsed as a
+   * list, whose policy names are then in {@code listed}.
+   */
+  private static boolean readIetf(String policyField, String stateField,
+      List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed,
+      Set<String> listed) {
     Map<String, LimitUnit> units = new HashMap<>();
+    boolean listRead = false;
     if (policyField != null) {
       boolean bad = false;
       try {
         for (StructuredList.Item item : StructuredList.parse(policyField)) {
           String name = name(item);
+          if (name != null && isXName(name)) {
+            // The X- families' names: a learned limit's name says which family stated it.
+            bad = true;
+            continue;
+          }
+          if (name != null) {
+            listed.add(name);
+          }
           Object q = item.params().get("q");
           Object w = item.params().get("w");
           Object qu = item.params().get("qu");
@@ -132,8 +151,10 @@ public final class RateLimitHeaders {
             policies.add(new AnnouncedPolicy(name, unit, (Long) q, (Long) w * 1000));
           }
         }
+        listRead = true;
       } catch (StructuredList.Malformed e) {
         bad = true;
+        listed.clear();
       }
       if (bad) {
         malformed.add("ratelimit-policy");
@@ -165,6 +186,7 @@ public final class RateLimitHeaders {
         malformed.add("ratelimit");
       }
     }
+    return listRead;
   }
 
   /** Reads one X- family; true if any of its fields was present. */
@@ -235,6 +257,14 @@ public final class RateLimitHeaders {
       return OptionalLong.empty();
     }
     return OptionalLong.of(Long.parseLong(v));
+  }
+
+  /**
+   * Whether {@code name} is one the {@code X-RateLimit-*} families learn under
+   * ({@code x-ratelimit}, {@code x-ratelimit-requests}, {@code x-ratelimit-minute}, ...).
+   */
+  public static boolean isXName(String name) {
+    return name.startsWith("x-ratelimit");
   }
 
   private static String name(StructuredList.Item item) {

@@ -43,6 +43,15 @@ public final class RedisLearnedLimitStore implements LearnedLimitStore {
   }
 
   @Override
+  public CompletionStage<Void> forget(String provider, Collection<String> names) {
+    List<String> args = new ArrayList<>();
+    args.add("forget");
+    args.addAll(names);
+    return script.run(commands, new String[] {redisKey(provider)}, args.toArray(String[]::new),
+        () -> {}).thenApply(reply -> null);
+  }
+
+  @Override
   public CompletionStage<List<LearnedLimit>> get(String provider, long nowMillis) {
     return script.run(commands, new String[] {redisKey(provider)}, new String[] {"get"}, () -> {})
         .thenApply(reply -> {

@@ -210,6 +210,24 @@ class LimitLearnerRedisIT {
   }
 
   @Test
+  @DisplayName("a hostile policy the provider's next policy list leaves out is forgotten at once, in Redis too")
+  void unlistedPolicyForgotten() throws Exception {
+    LimitLearner a = learner(clockA, LimitLearner.Listener.NONE);
+    a.answered(provider, answer(200, "RateLimit-Policy", "\"daily\";q=1;w=86400"), 1);
+    String key = RedisLearnedLimitStore.redisKey(provider);
+    waitUntil(() -> connection.sync().hget(key, "daily") != null);
+
+    a.answered(provider, answer(200, "RateLimit-Policy", "\"burst\";q=100;w=1"), 1);
+
+    assertEquals(List.of("burst"), a.current(provider).stream().map(LearnedLimit::name).toList());
+    waitUntil(() -> connection.sync().hget(key, "daily") == null);
+    LimitLearner starting = learner(clockB, LimitLearner.Listener.NONE);
+    starting.refresh(provider).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(List.of("burst"), starting.current(provider).stream().map(LearnedLimit::name).toList(),
+        "a starting instance does not preload it");
+  }
+
+  @Test
   @DisplayName("a limit stored by an older version to live 62 days is read as living an hour at most")
   void oldLongLivedEntryFades() throws Exception {
     String key = RedisLearnedLimitStore.redisKey(provider);

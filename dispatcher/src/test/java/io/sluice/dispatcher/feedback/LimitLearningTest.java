@@ -38,11 +38,11 @@ class LimitLearningTest {
   }
 
   @Test
-  @DisplayName("a later statement of a policy replaces it, up as well as down; others are kept")
+  @DisplayName("a later statement of a policy replaces it, up as well as down; others listed are kept")
   void replaced() {
     Map<String, LearnedLimit> known = learn(Map.of(),
         answer("RateLimit-Policy", "\"m\";q=600;w=60, \"s\";q=20;w=1"), T, 1).limits();
-    LimitLearning.Step s = learn(known, answer("RateLimit-Policy", "\"m\";q=900;w=60"), T + 1000, 1);
+    LimitLearning.Step s = learn(known, answer("RateLimit-Policy", "\"m\";q=900;w=60, \"s\";w=1"), T + 1000, 1);
     assertEquals(900, s.limits().get("m").quota());
     assertEquals(20, s.limits().get("s").quota());
   }
@@ -164,15 +164,68 @@ class LimitLearningTest {
   }
 
   @Test
-  @DisplayName("a provider keeps at most MAX_LIMITS learned limits, the latest stated")
+  @DisplayName("a provider keeps at most MAX_LIMITS learned limits, however many one answer lists")
   void fewLimits() {
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 50; i++) {
+      many.append(i == 0 ? "" : ", ").append("\"n").append(i).append("\";q=100;w=").append(60 + i);
+    }
+    Map<String, LearnedLimit> known = learn(Map.of(), answer("RateLimit-Policy", many.toString()), T, 1)
+        .limits();
+    assertEquals(LimitLearning.MAX_LIMITS, known.size());
+  }
+
+  @Test
+  @DisplayName("a provider naming a new policy in each answer keeps only the one its last list names")
+  void newNameEachAnswer() {
     Map<String, LearnedLimit> known = Map.of();
     for (int i = 0; i < 50; i++) {
       known = learn(known, answer("RateLimit-Policy", "\"n" + i + "\";q=100;w=60"), T + i, 1)
           .limits();
     }
-    assertEquals(LimitLearning.MAX_LIMITS, known.size());
-    assertEquals(true, known.containsKey("n49"));
-    assertEquals(false, known.containsKey("n41"));
+    assertEquals(java.util.Set.of("n49"), known.keySet());
+  }
+
+  @Test
+  @DisplayName("a hostile policy (one call a day) is forgotten at the provider's next policy list that leaves it out")
+  void hostilePolicyForgottenWhenNoLongerListed() {
+    Map<String, LearnedLimit> known = learn(Map.of(), answer("RateLimit-Policy",
+        "\"daily\";q=1;w=86400, \"trap\";q=0;w=2678400", "RateLimit", "\"daily\";r=0;t=86400"),
+        T, 1).limits();
+    assertEquals(java.util.Set.of("daily"), known.keySet(), "learned: it paces at the floor");
+
+    LimitLearning.Step honest = learn(known, answer("RateLimit-Policy", "\"burst\";q=100;w=1",
+        "RateLimit", "\"burst\";r=99;t=1"), T + 1000, 1);
+
+    assertEquals(java.util.Set.of("burst"), honest.limits().keySet());
+    assertEquals(java.util.Set.of("daily"), honest.unlisted(), "forgotten, for the store too");
+  }
+
+  @Test
+  @DisplayName("only a readable policy list forgets: an answer without one, a garbled one, or an X-RateLimit answer keeps what was learned")
+  void onlyAReadableListForgets() {
+    Map<String, LearnedLimit> known = learn(Map.of(), answer("RateLimit-Policy",
+        "\"daily\";q=1;w=86400"), T, 1).limits();
+    for (ProviderAnnouncement a : java.util.List.of(
+        answer("RateLimit", "\"daily\";r=0;t=60"),
+        answer("RateLimit-Policy", "\"burst\";q=((("),
+        answer("x-ratelimit-limit", "100", "x-ratelimit-remaining", "99", "x-ratelimit-reset", "1"),
+        answer())) {
+      LimitLearning.Step s = learn(known, a, T + 1000, 1);
+      assertEquals(true, s.limits().containsKey("daily"), "kept after " + a);
+      assertEquals(java.util.Set.of(), s.unlisted());
+    }
+    Map<String, LearnedLimit> x = learn(Map.of(), answer("x-ratelimit-limit", "100",
+        "x-ratelimit-remaining", "99", "x-ratelimit-reset", "60"), T, 1).limits();
+    assertEquals(true, learn(x, answer("RateLimit-Policy", "\"burst\";q=100;w=1"), T + 1, 1)
+        .limits().containsKey("x-ratelimit"), "the policy list speaks for its own family only");
+  }
+
+  @Test
+  @DisplayName("the policy list may not use an X-RateLimit name (a learned limit's name says its family)")
+  void xNamesRefusedInThePolicyList() {
+    ProviderAnnouncement a = answer("RateLimit-Policy", "\"x-ratelimit-day\";q=1;w=86400, \"m\";q=600;w=60");
+    assertEquals(java.util.List.of("ratelimit-policy"), a.malformed());
+    assertEquals(java.util.Set.of("m"), learn(Map.of(), a, T, 1).limits().keySet());
   }
 }

@@ -45,6 +45,8 @@ public final class ChaosProvider implements AutoCloseable {
   static final int HOSTILE_ANSWERS = 4;
   /** When each provider gave a hostile answer, by provider. */
   private final Map<String, List<Long>> hostileAt = new ConcurrentHashMap<>();
+  /** Each provider's answers since its hostile ones, to alternate the families it states. */
+  private final Map<String, AtomicLong> restatedCount = new ConcurrentHashMap<>();
 
   static {
     // Nagle's algorithm with the client's delayed ACKs would add 40 ms to answers.
@@ -131,7 +133,7 @@ public final class ChaosProvider implements AutoCloseable {
         case HOSTILE -> {
           int given = hostile(provider, at);
           if (given < 0) {
-            restate(exchange, provider, n);
+            restate(exchange, provider);
           } else if (given % 2 == 0) {
             record(at, provider, key, 429, true);
             exchange.getResponseHeaders().set("RateLimit-Policy", HOSTILE_POLICY);
@@ -146,7 +148,7 @@ public final class ChaosProvider implements AutoCloseable {
           }
         }
         case SLOW -> sleep(SLOW_MILLIS);
-        case NORMAL -> restate(exchange, provider, n);
+        case NORMAL -> restate(exchange, provider);
       }
       if (!admit(provider)) {
         record(at, provider, key, 429, false);
@@ -175,15 +177,19 @@ public final class ChaosProvider implements AutoCloseable {
 
   /**
    * Once {@code provider} has given its hostile answers, its real limits, as a provider announcing
-   * them states them on every answer: every other answer the daily quota ({@code limit} a second
-   * for a day), the others {@code X-RateLimit-Limit: limit} with its one-second reset. They replace
-   * what the hostile answers taught (another quota under the same name replaces it).
+   * them states them on every answer: its whole policy list ({@code RateLimit-Policy}: the daily
+   * quota, {@code limit} a second for a day) on every other answer of this provider, the others
+   * {@code X-RateLimit-Limit: limit} with its one-second reset, so each header family the hostile
+   * answers used is restated within two answers (counted per provider: a count over all providers
+   * could give one provider a single family for good). They replace what the hostile answers
+   * taught (another quota under the same name replaces it; a policy the list leaves out is dropped).
    */
-  private void restate(HttpExchange exchange, String provider, long n) {
+  private void restate(HttpExchange exchange, String provider) {
     List<Long> given = hostileAt.get(provider);
     if (given == null || given.size() < HOSTILE_ANSWERS) {
       return;
     }
+    long n = restatedCount.computeIfAbsent(provider, p -> new AtomicLong()).getAndIncrement();
     if (n % 2 == 0) {
       exchange.getResponseHeaders().set("RateLimit-Policy",
           String.format(RESTATED_POLICY, (long) limit * 86_400));

@@ -42,4 +42,33 @@ class ChaosProviderHostileTest {
           provider.hostileAnswers().get("p-x").size());
     }
   }
+
+  @Test
+  void shouldRestateBothFamiliesToEachProviderWhateverTheOrderOfCalls() throws Exception {
+    try (ChaosProvider provider = new ChaosProvider(25, 1_000, () -> 800, 1_000)) {
+      for (String p : List.of("p-a", "p-b")) {
+        for (int i = 0; i < ChaosProvider.HOSTILE_ANSWERS; i++) {
+          call(provider, p);
+        }
+      }
+      // Calls alternate a, b, a, b: a count over all calls would give p-a one family only.
+      List<String> toA = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        toA.add(family(call(provider, "p-a")));
+        call(provider, "p-b");
+      }
+      assertEquals(List.of("RateLimit-Policy", "X-RateLimit-Limit", "RateLimit-Policy",
+          "X-RateLimit-Limit"), toA);
+    }
+  }
+
+  private HttpResponse<Void> call(ChaosProvider provider, String name) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(provider.url(name)))
+        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+  }
+
+  private static String family(HttpResponse<Void> r) {
+    return r.headers().firstValue("RateLimit-Policy").isPresent() ? "RateLimit-Policy"
+        : r.headers().firstValue("X-RateLimit-Limit").isPresent() ? "X-RateLimit-Limit" : "none";
+  }
 }

@@ -1,5 +1,6 @@
 package io.sluice.topology.gate;
 
+import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.config.GroupMembership;
@@ -68,7 +69,7 @@ public final class Gate implements AutoCloseable {
     // Slots without a marker: a first use of Redis (nothing lost), or a loss no script has found
     // yet (token_bucket.lua); Kafka remembers whether this gate ran before.
     try {
-      store.markSlots(GateHistory.ranBefore(config)).toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+      store.markSlots(DeploymentHistory.ranBefore(config)).toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
     } catch (RuntimeException e) {
       redis.close();
       throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);
