@@ -18,9 +18,15 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   so level never goes below -(refill * horizon) through ordinary charges. An event whose units do
   not fit is not charged; it gets a ticket instead: a place in the bucket's waiting line ("line",
   the time at which the line's last place is served). It comes back at its ticket time as a ticket
-  holder and is charged then without the horizon check: it already waited its turn, so an event
-  deferred unpaid is gated at most twice. Units a ticket holder takes may sit past the horizon by
-  at most the lateness of its return; that only delays later events (stricter, never looser).
+  holder and is charged then against the holders' reach instead of the horizon: reach = horizon +
+  max(horizon, 1 s). It already waited its turn, but events that fit the horizon may have taken
+  its room meanwhile (a late return), so its units may sit past the horizon; the room between the
+  horizon and the reach is for holders only, so newcomers never crowd one out, and an event
+  deferred unpaid is normally gated at most twice. A holder whose units do not fit even the reach
+  (many came back late together) is queued again like a new event. So no ordinary charge ever
+  leaves the level below -(refill * reach), which is what a bucket rebuilt after a loss relies on
+  (see "Lost data"). Units the local fallback admitted while Redis was away (holder "2", owed) are
+  charged whatever the level: they are spent already.
 
 Places in line (the over-limit cache):
   When an event is queued, the caller may take more places in line than its need (want units of
@@ -72,14 +78,14 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   reservations. The script cannot tell the two apart from the bucket, so each cluster slot has a
   marker with no TTL: "0" (set where missing when a gate starts) means nothing was lost; missing
   means the slot's data was lost, and the script stores the time it found that out ("lost").
-  A bucket lost at that time held at least -(refill * horizon): reservations reach at most a
-  horizon ahead (a ticket holder's late return aside, see the README). So a bucket Redis does not
-  have starts as the worst the lost one could have been: empty with a full horizon of
-  reservations at the loss, refilled since, min(capacity, (now - lost - horizon) * refill). Every
+  A bucket lost at that time held at least -(refill * reach): reservations reach at most the
+  holders' reach ahead (owed units of the local fallback aside, see the README). So a bucket Redis
+  does not have starts as the worst the lost one could have been: empty with a full reach of
+  reservations at the loss, refilled since, min(capacity, (now - lost - reach) * refill). Every
   admission then, lost or new, is one a single bucket of the configured size could have made:
   admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
   horizon would not be enough: the lost bucket may have spent its capacity just before.) One
-  horizon plus the time to refill after a loss, a missing bucket is full again.
+  reach plus the time to refill after a loss, a missing bucket is full again.
   Not detected (see the README): data that comes back older rather than lost (from a snapshot,
   or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
   (run Redis with maxmemory-policy noeviction).
@@ -101,7 +107,8 @@ ARGV[2]   refill       cost units per second, > 0
 ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
 ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
-ARGV[6]   holder       "1" when the event holds a ticket, else "0"
+ARGV[6]   holder       "1" when the event holds a ticket (charged within the reach), "2" for units
+                       the local fallback admitted (charged whatever the level), else "0"
 ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need)
 ARGV[8]   release      a lease to release first: "id deadline_us units used", or "" for none.
                        It is released only if the bucket still holds exactly that lease.
@@ -147,11 +154,14 @@ local want = tonumber(ARGV[3])
 local need = tonumber(ARGV[4])
 local horizon = tonumber(ARGV[5])
 local holder = ARGV[6] == '1'
+local owed = ARGV[6] == '2'
 local hold = tonumber(ARGV[7])
 local release = ARGV[8]
 local places = ARGV[9]
 local shadow = ARGV[10] == '1'
 local us_per_unit = 1000000 / refill
+-- How far ahead a ticket holder may be charged (see "The bucket and its reservations").
+local reach = horizon + math.max(horizon, 1000000)
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -180,7 +190,7 @@ if level == nil or ts == nil then
   -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
   -- (see "Lost data" above).
   if lost > 0 then
-    level = math.min(capacity, (now - lost - horizon) * refill / 1000000)
+    level = math.min(capacity, (now - lost - reach) * refill / 1000000)
   end
 end
 
@@ -291,7 +301,7 @@ elseif want <= fit then
   granted = want
 elseif need <= fit then
   granted = fit
-elseif holder then
+elseif owed or (holder and need <= math.floor(level + reach * refill / 1000000 + 1e-9)) then
   granted = need
 else
   -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.

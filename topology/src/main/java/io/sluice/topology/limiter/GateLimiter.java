@@ -225,10 +225,10 @@ public final class GateLimiter {
     long sent = nanoTime.getAsLong();
     try {
       if (r.owed > 0) {
-        // What the local fallback admitted while Redis was down is charged first, as a ticket
-        // holder's units (no horizon check): Redis's ledger then holds every unit admitted, and
+        // What the local fallback admitted while Redis was down is charged first, whatever the
+        // level (AcquireRequest.owing): Redis's ledger then holds every unit admitted, and
         // a bucket that refilled unseen during the outage does not pay its refill out twice.
-        store.acquire(key, spec, AcquireRequest.holding(r.owed)).toCompletableFuture()
+        store.acquire(key, spec, AcquireRequest.owing(r.owed)).toCompletableFuture()
             .get(timeoutNanos, TimeUnit.NANOSECONDS);
         r.owed = 0;
       }

@@ -38,7 +38,7 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       Integer.toString(request.want()),
       Integer.toString(request.need()),
       Long.toString(spec.horizonMicros()),
-      request.holder() ? "1" : "0",
+      request.owed() ? "2" : request.holder() ? "1" : "0",
       Long.toString(request.holdMicros()),
       request.release() == null ? "" : request.release().encode(),
       request.places() == null ? "" : request.places().encode(),
