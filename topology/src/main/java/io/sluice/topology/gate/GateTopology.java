@@ -54,6 +54,7 @@ public final class GateTopology {
                 wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
             new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),
         GateNodes.RESOLVE_TIER);
+    topology.addStateStore(PendingFlush.builder(), GateNodes.LIMIT);
 
     ByteArraySerializer bytes = new ByteArraySerializer();
     topology.addSink(GateNodes.READY_SINK, topics.ready(), bytes, bytes, GateNodes.LIMIT);

@@ -3,8 +3,13 @@ package io.sluice.topology.limiter;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
+import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -31,22 +36,62 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
 
   @Override
   public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
-    String[] keys = {key.redisKey(), SlotMarkers.markerOf(key.redisKey())};
-    String[] args = {
-      Double.toString(spec.capacity()),
-      Double.toString(spec.refillPerSecond()),
-      Integer.toString(request.want()),
-      Integer.toString(request.need()),
-      Long.toString(spec.horizonMicros()),
-      request.owed() ? "2" : request.holder() ? "1" : "0",
-      Long.toString(request.holdMicros()),
-      request.release() == null ? "" : request.release().encode(),
-      request.places() == null ? "" : request.places().encode(),
-      request.shadow() ? "1" : "0"
-    };
+    return run(List.of(new BucketCall(key, spec, request))).thenApply(list -> list.get(0));
+  }
+
+  /**
+   * One script call for the whole batch on a standalone Redis; on a cluster one per slot, sent
+   * together (a script's keys must share a slot), the answers put back in the order asked.
+   */
+  @Override
+  public CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> batch) {
+    if (!(commands instanceof io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands)) {
+      return run(batch);
+    }
+    Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      bySlot.computeIfAbsent(SlotHash.getSlot(batch.get(i).key().redisKey()), s -> new ArrayList<>()).add(i);
+    }
+    Acquisition[] answers = new Acquisition[batch.size()];
+    CompletableFuture<?>[] parts = new CompletableFuture<?>[bySlot.size()];
+    int p = 0;
+    for (List<Integer> slot : bySlot.values()) {
+      List<BucketCall> part = new ArrayList<>(slot.size());
+      slot.forEach(i -> part.add(batch.get(i)));
+      parts[p++] = run(part).thenAccept(got -> {
+        for (int j = 0; j < slot.size(); j++) {
+          answers[slot.get(j)] = got.get(j);
+        }
+      });
+    }
+    return CompletableFuture.allOf(parts).thenApply(v -> Arrays.asList(answers));
+  }
+
+  /** One script call deciding {@code batch} in order (token_bucket.lua's batch form). */
+  private CompletableFuture<List<Acquisition>> run(List<BucketCall> batch) {
+    String[] keys = new String[2 * batch.size()];
+    String[] args = new String[10 * batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      BucketCall c = batch.get(i);
+      BucketSpec spec = c.spec();
+      AcquireRequest request = c.request();
+      keys[2 * i] = c.key().redisKey();
+      keys[2 * i + 1] = SlotMarkers.markerOf(keys[2 * i]);
+      int a = 10 * i;
+      args[a] = Double.toString(spec.capacity());
+      args[a + 1] = Double.toString(spec.refillPerSecond());
+      args[a + 2] = Integer.toString(request.want());
+      args[a + 3] = Integer.toString(request.need());
+      args[a + 4] = Long.toString(spec.horizonMicros());
+      args[a + 5] = request.owed() ? "2" : request.holder() ? "1" : "0";
+      args[a + 6] = Long.toString(request.holdMicros());
+      args[a + 7] = request.release() == null ? "" : request.release().encode();
+      args[a + 8] = request.places() == null ? "" : request.places().encode();
+      args[a + 9] = request.shadow() ? "1" : "0";
+    }
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)
-        .thenApply(LettuceTokenBucketStore::toAcquisition);
+        .thenApply(LettuceTokenBucketStore::toAcquisitions);
   }
 
   @Override
@@ -100,15 +145,20 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     return reloads.sum();
   }
 
-  static Acquisition toAcquisition(List<Object> reply) {
-    return new Acquisition(
-        ((Long) reply.get(0)).intValue(),
-        Double.parseDouble((String) reply.get(1)),
-        Long.parseLong((String) reply.get(2)),
-        Long.parseLong((String) reply.get(3)),
-        (Long) reply.get(4),
-        Long.parseLong((String) reply.get(5)),
-        Long.parseLong((String) reply.get(6)));
+  /** The script's answers, seven per request. */
+  static List<Acquisition> toAcquisitions(List<Object> reply) {
+    List<Acquisition> answers = new ArrayList<>(reply.size() / 7);
+    for (int o = 0; o + 7 <= reply.size(); o += 7) {
+      answers.add(new Acquisition(
+          ((Long) reply.get(o)).intValue(),
+          Double.parseDouble((String) reply.get(o + 1)),
+          Long.parseLong((String) reply.get(o + 2)),
+          Long.parseLong((String) reply.get(o + 3)),
+          (Long) reply.get(o + 4),
+          Long.parseLong((String) reply.get(o + 5)),
+          Long.parseLong((String) reply.get(o + 6))));
+    }
+    return answers;
   }
 
 }

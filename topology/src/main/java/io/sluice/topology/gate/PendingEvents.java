@@ -1,0 +1,211 @@
+package io.sluice.topology.gate;
+
+import io.sluice.topology.limiter.Acquisition;
+import io.sluice.topology.limiter.BucketKey;
+import io.sluice.topology.limiter.GateLimiter;
+import io.sluice.topology.limiter.LimiterDecision;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A stream task's events between arrival and routing, in arrival order: several events wait for
+ * the store at once, their calls sent together ({@link GateLimiter#send}: one script call for a
+ * batch), instead of one blocking round trip per event of a tenant too quiet for a lease.
+ *
+ * <h2>Why the gate's guarantees still hold</h2>
+ * <ul>
+ *   <li>Order: events are routed strictly in the order they came (an event decided at once by its
+ *       lease waits behind earlier events still waiting for the store), so every output
+ *       partition gets its records in input order.
+ *   <li>Exactly once: Kafka Streams commits a task's offsets only after its caches are flushed,
+ *       and {@link PendingFlush} drains every pending event there, on the stream thread, into
+ *       the transaction about to commit: no offset is committed before its event's output.
+ *       After a crash the uncommitted events are read and decided again (charged twice at most:
+ *       stricter, never looser, as before).
+ *   <li>One bucket, one call at a time: an event whose bucket has a call out waits without
+ *       deciding ({@link GateLimiter.Pending#busy()}) and is decided as soon as that call is
+ *       finished, before any later event of the bucket, with the lease or places it brought. So
+ *       each bucket sees exactly the requests, in exactly the order, that deciding the events
+ *       one by one would send: the leases, places, releases and slot markers work unchanged.
+ * </ul>
+ * A batch goes out when {@link #BATCH} calls are ready, and whatever is left at each drain (the
+ * limit node drains every few milliseconds, and before every commit). At most {@link #MAX_WAITING}
+ * events wait; beyond that the thread waits for the oldest.
+ */
+final class PendingEvents {
+  /** Calls sent in one batch. */
+  static final int BATCH = 64;
+  /** Events waiting before the thread waits for the oldest. */
+  static final int MAX_WAITING = 4 * BATCH;
+
+  /** An event as the queue sees it: decided, or waiting for a call, or for its bucket's call. */
+  abstract static class Event {
+    private LimiterDecision decision;
+    private GateLimiter.Pending call;
+
+    /** The bucket it is charged to. */
+    abstract BucketKey key();
+
+    /** Asks the limiter for this event ({@link GateLimiter#begin}). */
+    abstract GateLimiter.Pending ask(GateLimiter limiter);
+
+    /** Asks the limiter: then the event is decided, has a call to send, or waits for its bucket. */
+    final void begin(GateLimiter limiter) {
+      GateLimiter.Pending p = ask(limiter);
+      decision = p.decided();
+      call = p.decided() == null && !p.busy() ? p : null;
+    }
+
+    final LimiterDecision decision() {
+      return decision;
+    }
+
+    final GateLimiter.Pending call() {
+      return call;
+    }
+
+    final void decided(LimiterDecision d) {
+      decision = d;
+      call = null;
+    }
+  }
+
+  private static final class Slot {
+    final Event event;
+    CompletableFuture<List<Acquisition>> batch;
+    int index;
+
+    Slot(Event event) {
+      this.event = event;
+    }
+
+    boolean waitsForItsBucket() {
+      return event.decision() == null && event.call() == null;
+    }
+  }
+
+  private final GateLimiter limiter;
+  private final Consumer<Event> route;
+  private final ArrayDeque<Slot> queue = new ArrayDeque<>();
+  private final List<Slot> unsent = new ArrayList<>();
+  private int waitingForBucket;
+
+  PendingEvents(GateLimiter limiter, Consumer<Event> route) {
+    this.limiter = limiter;
+    this.route = route;
+  }
+
+  /** Takes an event that has begun ({@link Event#begin}, or decided by the caller). */
+  void add(Event event) {
+    Slot slot = new Slot(event);
+    queue.add(slot);
+    if (slot.waitsForItsBucket()) {
+      waitingForBucket++;
+    } else if (event.decision() == null) {
+      unsent.add(slot);
+      if (unsent.size() >= BATCH) {
+        send();
+      }
+    }
+    drainReady();
+    while (queue.size() > MAX_WAITING) {
+      routeHead();
+    }
+  }
+
+  /** Routes the events at the head whose decisions are in, without waiting. */
+  void drainReady() {
+    while (!queue.isEmpty()) {
+      Slot head = queue.peek();
+      if (head.event.decision() == null && (head.batch == null || !head.batch.isDone())) {
+        return;
+      }
+      routeHead();
+    }
+  }
+
+  /** Sends what is ready and routes every event, waiting for the store as long as it takes. */
+  void drainAll() {
+    while (!queue.isEmpty()) {
+      routeHead();
+    }
+  }
+
+  int size() {
+    return queue.size();
+  }
+
+  private void send() {
+    if (unsent.isEmpty()) {
+      return;
+    }
+    List<GateLimiter.Pending> calls = new ArrayList<>(unsent.size());
+    unsent.forEach(s -> calls.add(s.event.call()));
+    CompletableFuture<List<Acquisition>> batch = limiter.send(calls);
+    for (int i = 0; i < unsent.size(); i++) {
+      unsent.get(i).batch = batch;
+      unsent.get(i).index = i;
+    }
+    unsent.clear();
+  }
+
+  /** Decides the head (waiting for its batch if need be), routes it, and starts its bucket's next. */
+  private void routeHead() {
+    Slot head = queue.peek();
+    Event e = head.event;
+    if (e.decision() == null) {
+      if (head.batch == null) {
+        send();
+      }
+      GateLimiter.Pending call = e.call();
+      long left = limiter.timeoutNanos() - (limiter.nanoTime() - call.sentNanos());
+      try {
+        List<Acquisition> answers = head.batch.getNow(null);
+        if (answers == null) {
+          answers = head.batch.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+        }
+        e.decided(limiter.finish(call, answers.get(head.index)));
+      } catch (ExecutionException x) {
+        e.decided(limiter.fail(call, x.getCause() == null ? x : x.getCause()));
+      } catch (Exception x) {
+        e.decided(limiter.fail(call, x));
+      }
+      beginNextOf(e.key());
+    }
+    queue.poll();
+    route.accept(e);
+  }
+
+  /**
+   * The bucket's call is finished: the first event that waited for it begins now (its lease or
+   * places may serve it, and the ones after it, else it makes the bucket's next call).
+   */
+  private void beginNextOf(BucketKey key) {
+    if (waitingForBucket == 0) {
+      return;
+    }
+    for (Iterator<Slot> it = queue.iterator(); it.hasNext(); ) {
+      Slot s = it.next();
+      if (!s.waitsForItsBucket() || !Objects.equals(s.event.key(), key)) {
+        continue;
+      }
+      waitingForBucket--;
+      s.event.begin(limiter);
+      if (s.event.decision() == null) {
+        if (s.event.call() != null) {
+          unsent.add(s);
+        } else {
+          waitingForBucket++; // still busy (cannot happen: the bucket's call just finished)
+        }
+        return;
+      }
+    }
+  }
+}
