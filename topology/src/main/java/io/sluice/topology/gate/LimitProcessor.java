@@ -90,7 +90,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.toReady = OutgoingHeaders.encoded(topics.ready());
     this.toRegate = OutgoingHeaders.encoded(topics.regate());
     ladder.steps().forEach(step -> delaySinks.put(step, GateNodes.delaySink(step)));
-    this.pending = new PendingEvents(limiter, this::complete);
+    this.pending = new PendingEvents(limiter, rulesLimiter, this::complete);
   }
 
   @Override
@@ -100,8 +100,9 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.node = internal.currentNode();
     PendingFlush flush = context.getStateStore(PendingFlush.NAME);
     flush.onFlush(this::drainAll);
-    // An event waits for a batch at most this long when no more come (else until the next commit).
-    context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, t -> drainAll());
+    // When no more events come, a batch short of full goes out within this long, and events
+    // whose answers are in are routed without waiting for the next commit.
+    context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, t -> pending.sendAndDrainReady());
   }
 
   /**
@@ -121,7 +122,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     LimitTerms.Terms bucket = terms.of(provider, in.event().tenant(), in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
-      Entry e = new Entry(record, internal.recordContext(), null, null, false, false, false, null);
+      Entry e = new Entry(record, internal.recordContext(), null, null, false, false, List.of(), null);
       e.decided(UNKNOWN_TENANT);
       pending.add(e);
       pending.drainReady();
@@ -136,13 +137,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     listener.decided(provider, in.tier());
     List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, in.event(), in.tier()) : List.of();
-    boolean multi = !rules.isEmpty();
-    Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, multi, spec);
-    if (multi) {
-      e.decided(rulesLimiter.decide(provider, rules, in.event().cost(), shadow));
-    } else {
-      e.begin(limiter);
-    }
+    Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
+    e.begin();
     pending.add(e);
     pending.drainReady();
   }
@@ -162,37 +158,47 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   }
 
   /** One event on its way through the limit node, with what its decision needs. */
-  private static final class Entry extends PendingEvents.Event {
+  private final class Entry extends PendingEvents.Event {
     final Record<byte[], GateEvent> record;
     final ProcessorRecordContext recordContext;
     final ProviderConfig providerConfig;
     final BucketKey key;
     final boolean holder;
     final boolean shadow;
+    /** Its quota rules when it has more than one (all or none), else empty. */
+    final List<RuleBucket> rules;
     final boolean multi;
     final BucketSpec spec;
 
     Entry(Record<byte[], GateEvent> record, ProcessorRecordContext recordContext,
-        ProviderConfig providerConfig, BucketKey key, boolean holder, boolean shadow, boolean multi,
-        BucketSpec spec) {
+        ProviderConfig providerConfig, BucketKey key, boolean holder, boolean shadow,
+        List<RuleBucket> rules, BucketSpec spec) {
       this.record = record;
       this.recordContext = recordContext;
       this.providerConfig = providerConfig;
       this.key = key;
       this.holder = holder;
       this.shadow = shadow;
-      this.multi = multi;
+      this.rules = rules;
+      this.multi = !rules.isEmpty();
       this.spec = spec;
     }
 
     @Override
-    GateLimiter.Pending ask(GateLimiter limiter) {
-      return limiter.begin(key, spec, record.value().event().cost(), holder, shadow);
+    void begin() {
+      int cost = record.value().event().cost();
+      if (multi) {
+        calls(rulesLimiter.begin(key.provider(), rules, cost, shadow));
+      } else {
+        calls(limiter.begin(key, spec, cost, holder, shadow));
+      }
     }
 
     @Override
     BucketKey key() {
-      return key;
+      // Rule buckets keep nothing at this instance between calls: a multi-rule event waits for
+      // no other event's call.
+      return multi ? null : key;
     }
   }
 

@@ -4,6 +4,8 @@ import io.sluice.topology.limiter.Acquisition;
 import io.sluice.topology.limiter.BucketKey;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LimiterDecision;
+import io.sluice.topology.limiter.MultiRuleLimiter;
+import io.sluice.topology.limiter.RulesAcquisition;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -16,8 +18,9 @@ import java.util.function.Consumer;
 
 /**
  * A stream task's events between arrival and routing, in arrival order: several events wait for
- * the store at once, their calls sent together ({@link GateLimiter#send}: one script call for a
- * batch), instead of one blocking round trip per event of a tenant too quiet for a lease.
+ * the store at once, their calls sent together ({@link GateLimiter#send}, {@link
+ * MultiRuleLimiter#send}: one script call for a batch), instead of one blocking round trip per
+ * event of a tenant too quiet for a lease, or per event under several rules.
  *
  * <h2>Why the gate's guarantees still hold</h2>
  * <ul>
@@ -35,8 +38,9 @@ import java.util.function.Consumer;
  *       each bucket sees exactly the requests, in exactly the order, that deciding the events
  *       one by one would send: the leases, places, releases and slot markers work unchanged.
  * </ul>
- * A batch goes out when {@link #BATCH} calls are ready, and whatever is left at each drain (the
- * limit node drains every few milliseconds, and before every commit). At most {@link #MAX_WAITING}
+ * A batch goes out when {@link #BATCH} calls are ready, and whatever is left every few
+ * milliseconds (the limit node's punctuation, which routes what is answered without waiting) and
+ * before every commit (which routes everything, waiting as long as it takes). At most {@link #MAX_WAITING}
  * events wait; beyond that the thread waits for the oldest.
  */
 final class PendingEvents {
@@ -48,71 +52,83 @@ final class PendingEvents {
   /** An event as the queue sees it: decided, or waiting for a call, or for its bucket's call. */
   abstract static class Event {
     private LimiterDecision decision;
-    private GateLimiter.Pending call;
+    /** A {@link GateLimiter.Pending} or a {@link MultiRuleLimiter.Pending} call to make. */
+    private Object call;
 
-    /** The bucket it is charged to. */
+    /** The bucket whose call it may wait for; null for an event that waits for none. */
     abstract BucketKey key();
 
-    /** Asks the limiter for this event ({@link GateLimiter#begin}). */
-    abstract GateLimiter.Pending ask(GateLimiter limiter);
+    /** Asks its limiter: then it is {@link #decided}, {@link #calls}, or waits for its bucket. */
+    abstract void begin();
 
-    /** Asks the limiter: then the event is decided, has a call to send, or waits for its bucket. */
-    final void begin(GateLimiter limiter) {
-      GateLimiter.Pending p = ask(limiter);
-      decision = p.decided();
-      call = p.decided() == null && !p.busy() ? p : null;
+    final void decided(LimiterDecision d) {
+      decision = d;
+      call = null;
+    }
+
+    /** The event's single-bucket call; its bucket's next event waits for it. */
+    final void calls(GateLimiter.Pending p) {
+      if (p.decided() != null) {
+        decided(p.decided());
+      } else if (!p.busy()) {
+        call = p;
+      }
+    }
+
+    /** The event's multi-rule call. */
+    final void calls(MultiRuleLimiter.Pending p) {
+      if (p.decided() != null) {
+        decided(p.decided());
+      } else {
+        call = p;
+      }
     }
 
     final LimiterDecision decision() {
       return decision;
     }
 
-    final GateLimiter.Pending call() {
+    final Object call() {
       return call;
     }
 
-    final void decided(LimiterDecision d) {
-      decision = d;
-      call = null;
+    final boolean waitsForItsBucket() {
+      return decision == null && call == null;
     }
   }
 
   private static final class Slot {
     final Event event;
-    CompletableFuture<List<Acquisition>> batch;
+    CompletableFuture<? extends List<?>> batch;
     int index;
 
     Slot(Event event) {
       this.event = event;
     }
-
-    boolean waitsForItsBucket() {
-      return event.decision() == null && event.call() == null;
-    }
   }
 
   private final GateLimiter limiter;
+  private final MultiRuleLimiter rules;
   private final Consumer<Event> route;
   private final ArrayDeque<Slot> queue = new ArrayDeque<>();
-  private final List<Slot> unsent = new ArrayList<>();
+  private final List<Slot> unsentBuckets = new ArrayList<>();
+  private final List<Slot> unsentRules = new ArrayList<>();
   private int waitingForBucket;
 
-  PendingEvents(GateLimiter limiter, Consumer<Event> route) {
+  PendingEvents(GateLimiter limiter, MultiRuleLimiter rules, Consumer<Event> route) {
     this.limiter = limiter;
+    this.rules = rules;
     this.route = route;
   }
 
-  /** Takes an event that has begun ({@link Event#begin}, or decided by the caller). */
+  /** Takes an event that has begun ({@link Event#begin}). */
   void add(Event event) {
     Slot slot = new Slot(event);
     queue.add(slot);
-    if (slot.waitsForItsBucket()) {
+    if (event.waitsForItsBucket()) {
       waitingForBucket++;
     } else if (event.decision() == null) {
-      unsent.add(slot);
-      if (unsent.size() >= BATCH) {
-        send();
-      }
+      toSend(slot);
     }
     drainReady();
     while (queue.size() > MAX_WAITING) {
@@ -131,6 +147,12 @@ final class PendingEvents {
     }
   }
 
+  /** Sends the calls not sent yet, and routes the events at the head whose decisions are in. */
+  void sendAndDrainReady() {
+    send();
+    drainReady();
+  }
+
   /** Sends what is ready and routes every event, waiting for the store as long as it takes. */
   void drainAll() {
     while (!queue.isEmpty()) {
@@ -142,13 +164,33 @@ final class PendingEvents {
     return queue.size();
   }
 
+  private void toSend(Slot slot) {
+    List<Slot> unsent = slot.event.call() instanceof GateLimiter.Pending ? unsentBuckets : unsentRules;
+    unsent.add(slot);
+    if (unsent.size() >= BATCH) {
+      send(unsent);
+    }
+  }
+
   private void send() {
+    send(unsentBuckets);
+    send(unsentRules);
+  }
+
+  private void send(List<Slot> unsent) {
     if (unsent.isEmpty()) {
       return;
     }
-    List<GateLimiter.Pending> calls = new ArrayList<>(unsent.size());
-    unsent.forEach(s -> calls.add(s.event.call()));
-    CompletableFuture<List<Acquisition>> batch = limiter.send(calls);
+    CompletableFuture<? extends List<?>> batch;
+    if (unsent == unsentBuckets) {
+      List<GateLimiter.Pending> calls = new ArrayList<>(unsent.size());
+      unsent.forEach(s -> calls.add((GateLimiter.Pending) s.event.call()));
+      batch = limiter.send(calls);
+    } else {
+      List<MultiRuleLimiter.Pending> calls = new ArrayList<>(unsent.size());
+      unsent.forEach(s -> calls.add((MultiRuleLimiter.Pending) s.event.call()));
+      batch = rules.send(calls);
+    }
     for (int i = 0; i < unsent.size(); i++) {
       unsent.get(i).batch = batch;
       unsent.get(i).index = i;
@@ -164,20 +206,29 @@ final class PendingEvents {
       if (head.batch == null) {
         send();
       }
-      GateLimiter.Pending call = e.call();
-      long left = limiter.timeoutNanos() - (limiter.nanoTime() - call.sentNanos());
+      Object call = e.call();
+      long sent = call instanceof GateLimiter.Pending g ? g.sentNanos() : ((MultiRuleLimiter.Pending) call).sentNanos();
+      long left = limiter.timeoutNanos() - (limiter.nanoTime() - sent);
+      Object answer = null;
+      Throwable failure = null;
       try {
-        List<Acquisition> answers = head.batch.getNow(null);
+        List<?> answers = head.batch.getNow(null);
         if (answers == null) {
           answers = head.batch.get(Math.max(0, left), TimeUnit.NANOSECONDS);
         }
-        e.decided(limiter.finish(call, answers.get(head.index)));
+        answer = answers.get(head.index);
       } catch (ExecutionException x) {
-        e.decided(limiter.fail(call, x.getCause() == null ? x : x.getCause()));
+        failure = x.getCause() == null ? x : x.getCause();
       } catch (Exception x) {
-        e.decided(limiter.fail(call, x));
+        failure = x;
       }
-      beginNextOf(e.key());
+      if (call instanceof GateLimiter.Pending g) {
+        e.decided(failure == null ? limiter.finish(g, (Acquisition) answer) : limiter.fail(g, failure));
+        beginNextOf(e.key());
+      } else {
+        MultiRuleLimiter.Pending m = (MultiRuleLimiter.Pending) call;
+        e.decided(failure == null ? rules.finish(m, (RulesAcquisition) answer) : rules.fail(m, failure));
+      }
     }
     queue.poll();
     route.accept(e);
@@ -193,14 +244,14 @@ final class PendingEvents {
     }
     for (Iterator<Slot> it = queue.iterator(); it.hasNext(); ) {
       Slot s = it.next();
-      if (!s.waitsForItsBucket() || !Objects.equals(s.event.key(), key)) {
+      if (!s.event.waitsForItsBucket() || !Objects.equals(s.event.key(), key)) {
         continue;
       }
       waitingForBucket--;
-      s.event.begin(limiter);
+      s.event.begin();
       if (s.event.decision() == null) {
         if (s.event.call() != null) {
-          unsent.add(s);
+          toSend(s);
         } else {
           waitingForBucket++; // still busy (cannot happen: the bucket's call just finished)
         }

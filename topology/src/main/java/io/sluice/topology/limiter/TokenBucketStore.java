@@ -20,16 +20,7 @@ public interface TokenBucketStore {
    * per request, one after the other.
    */
   default CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> calls) {
-    java.util.concurrent.CompletableFuture<List<Acquisition>> all =
-        java.util.concurrent.CompletableFuture.completedFuture(new java.util.ArrayList<>());
-    for (BucketCall c : calls) {
-      all = all.thenCompose(list -> acquire(c.key(), c.spec(), c.request())
-          .thenApply(a -> {
-            list.add(a);
-            return list;
-          }));
-    }
-    return all.thenApply(List::copyOf);
+    return inTurn(calls, c -> acquire(c.key(), c.spec(), c.request()));
   }
 
   /**
@@ -39,5 +30,30 @@ public interface TokenBucketStore {
    */
   default CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " has no multi-rule buckets");
+  }
+
+  /** One multi-rule event of a batch: its buckets and its cost. */
+  record RulesCall(List<RuleBucket> buckets, int need) {}
+
+  /**
+   * Decides several multi-rule events, each exactly as {@link #acquireAll} would, in the order
+   * given (the answers in the same order). This default makes one call per event, in turn.
+   */
+  default CompletionStage<List<RulesAcquisition>> acquireAllBatch(List<RulesCall> calls) {
+    return inTurn(calls, c -> acquireAll(c.buckets(), c.need()));
+  }
+
+  /** Each call in turn, the next sent once the one before is answered; the answers in order. */
+  private static <C, A> CompletionStage<List<A>> inTurn(List<C> calls,
+      java.util.function.Function<C, CompletionStage<A>> one) {
+    java.util.concurrent.CompletableFuture<List<A>> all =
+        java.util.concurrent.CompletableFuture.completedFuture(new java.util.ArrayList<>());
+    for (C c : calls) {
+      all = all.thenCompose(list -> one.apply(c).thenApply(a -> {
+        list.add(a);
+        return list;
+      }));
+    }
+    return all.thenApply(List::copyOf);
   }
 }

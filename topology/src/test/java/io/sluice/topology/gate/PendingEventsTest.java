@@ -16,6 +16,7 @@ import io.sluice.topology.limiter.BucketSpec;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
 import io.sluice.topology.limiter.LimiterDecision;
+import io.sluice.topology.limiter.MultiRuleLimiter;
 import io.sluice.topology.limiter.TokenBucketStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -77,10 +78,12 @@ class PendingEventsTest {
   private final GateLimiter limiter = new GateLimiter(later, new RedisCircuit(1000, 1000, s -> {}),
       clock::nanos, Duration.ofSeconds(5), Duration.ZERO, 0, (k, n) -> {});
   private final List<String> routed = new ArrayList<>();
-  private final PendingEvents pending = new PendingEvents(limiter, e -> routed.add(((Event) e).name));
+  private final PendingEvents pending = new PendingEvents(limiter,
+      new MultiRuleLimiter(later, new RedisCircuit(1000, 1000, s -> {}), Duration.ofSeconds(5), clock::nanos, (p, n) -> {}),
+      e -> routed.add(((Event) e).name));
 
   /** An event of one unit for a tenant's bucket. */
-  private static final class Event extends PendingEvents.Event {
+  private final class Event extends PendingEvents.Event {
     final String name;
     final BucketKey key;
 
@@ -90,8 +93,8 @@ class PendingEventsTest {
     }
 
     @Override
-    GateLimiter.Pending ask(GateLimiter l) {
-      return l.begin(key, SPEC, 1, false, false);
+    void begin() {
+      calls(limiter.begin(key, SPEC, 1, false, false));
     }
 
     @Override
@@ -102,7 +105,7 @@ class PendingEventsTest {
 
   private Event add(String name, String tenant) {
     Event e = new Event(name, tenant);
-    e.begin(limiter);
+    e.begin();
     pending.add(e);
     return e;
   }
