@@ -10,10 +10,12 @@ import java.util.function.LongSupplier;
 
 /**
  * The gate's view of the tenant buckets: serves an event from the tenant's current lease, or from
- * its places in the bucket's waiting line, when it can; otherwise makes one blocking call to the
- * store for the event's units plus a lease (or, if the event is queued, places in line) sized to
- * the tenant's demand at this instance, giving back what is left of the previous ones in the same
- * call. See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
+ * its places in the bucket's waiting line, when it can; otherwise makes one call to the store for
+ * the event's units plus a lease (or, if the event is queued, places in line) sized to the
+ * tenant's demand at this instance, giving back what is left of the previous ones in the same
+ * call. {@link #decide} waits for that call; the gate itself uses {@link #begin}, {@link #send}
+ * and {@link #finish}, so that the calls of many events go out together and the stream thread
+ * waits for none of them alone (the gate's {@code PendingEvents}). See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
  * and {@link DemandEstimate} for the sizing.
  *
  * <h2>Renewals: the stream thread waits only for a tenant it does not know, or a lease run dry</h2>
