@@ -51,7 +51,7 @@ public final class GateLimiter {
   static final long USE_FACTOR = 2;
   static final long HOLD_FACTOR = 3;
 
-  /** Told of every round trip to the store, with its duration. */
+  /** Told of every round trip to the store (a batch is one), with its duration. */
   public interface StoreCallListener {
     void called(BucketKey key, long nanos);
   }
@@ -169,6 +169,7 @@ public final class GateLimiter {
     } catch (Exception e) {
       return fail(p, e);
     }
+    onStoreCall.called(key, nanoTime.getAsLong() - p.sentNanos);
     return finish(p, acquisition);
   }
 
@@ -319,7 +320,6 @@ public final class GateLimiter {
     r.inFlight = false;
     long received = nanoTime.getAsLong();
     p.permit.succeeded();
-    onStoreCall.called(p.call.key(), received - p.sentNanos);
     r.known = new KnownLevel(acquisition.levelBefore() - acquisition.granted(), received);
     AcquireRequest request = p.call.request();
     int cost = request.need();
@@ -362,11 +362,16 @@ public final class GateLimiter {
   public CompletableFuture<java.util.List<Acquisition>> send(java.util.List<Pending> calls) {
     java.util.List<TokenBucketStore.BucketCall> batch = new java.util.ArrayList<>(calls.size());
     calls.forEach(p -> batch.add(p.call));
+    long sent = nanoTime.getAsLong();
+    CompletableFuture<java.util.List<Acquisition>> answers;
     try {
-      return store.acquireBatch(batch).toCompletableFuture();
+      answers = store.acquireBatch(batch).toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    // One round trip for the batch, told on the thread that completes it.
+    answers.thenRun(() -> onStoreCall.called(batch.get(0).key(), nanoTime.getAsLong() - sent));
+    return answers;
   }
 
   /** How long a call may take, from {@link Pending#sentNanos()}. */

@@ -23,7 +23,7 @@ public final class MultiRuleLimiter {
   private final LongSupplier nanoTime;
   private final CallListener onCall;
 
-  /** Told of every answered call, with the event's provider and the call's duration. */
+  /** Told of every answered call (a batch is one), with the (first) event's provider and its duration. */
   public interface CallListener {
     void called(String provider, long nanos);
   }
@@ -49,6 +49,7 @@ public final class MultiRuleLimiter {
     } catch (Exception e) {
       return fail(p, e);
     }
+    onCall.called(provider, nanoTime.getAsLong() - p.sentNanos);
     return finish(p, a);
   }
 
@@ -104,17 +105,22 @@ public final class MultiRuleLimiter {
   public CompletableFuture<List<RulesAcquisition>> send(List<Pending> calls) {
     List<TokenBucketStore.RulesCall> batch = new ArrayList<>(calls.size());
     calls.forEach(p -> batch.add(p.call));
+    long sent = nanoTime.getAsLong();
+    CompletableFuture<List<RulesAcquisition>> answers;
     try {
-      return store.acquireAllBatch(batch).toCompletableFuture();
+      answers = store.acquireAllBatch(batch).toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
+    // One round trip for the batch, told on the thread that completes it.
+    String provider = calls.get(0).provider;
+    answers.thenRun(() -> onCall.called(provider, nanoTime.getAsLong() - sent));
+    return answers;
   }
 
   /** The second half of {@link #decide}: the script's answer to {@code p}'s call. */
   public LimiterDecision finish(Pending p, RulesAcquisition a) {
     p.permit.succeeded();
-    onCall.called(p.provider, nanoTime.getAsLong() - p.sentNanos);
     if (a.isGranted()) {
       return new LimiterDecision.Admit(a.nowMicros() / 1000);
     }
