@@ -131,7 +131,7 @@ Stored fields (all strings):
   held     units the bucket held that leases not yet ended hold (absent: 0); the cap is
            capacity - held
   live     leases not yet ended (absent: 0)
-  seq      the id of the last lease granted
+  seq      the id of the last lease granted (absent: none yet)
   lease:N  lease N: "deadline_us units imm granted_us lead": its units beyond need, how many of
            them the bucket held, the time of the grant and lead = L - need, so that its unit i
            is due at granted_us + max(0, (i - lead) / refill)
@@ -188,19 +188,20 @@ local function decide(kb, km, o)
   local sweep = tonumber(stored[6])
   local hold_end = tonumber(stored[7]) or 0
   local live = tonumber(stored[8]) or 0
-  -- The slot's marker: missing means Redis lost this slot's data (a restart without persistence,
-  -- FLUSHALL, an eviction of the marker); it then records when that was found.
-  local lost = markers[km]
-  if lost == nil then
-    lost = tonumber(redis.call('GET', km))
-    if lost == nil then
-      lost = now
-      redis.call('SET', km, string.format('%.0f', now))
-    end
-    markers[km] = lost
-  end
-
   if level == nil or ts == nil then
+    -- The slot's marker, read only for a bucket Redis does not have (the one case it decides):
+    -- missing means Redis lost this slot's data (a restart without persistence, FLUSHALL, an
+    -- eviction of the marker); it then records when that was found. (A loss found later than it
+    -- happened only makes the rebuilt buckets stricter.)
+    local lost = markers[km]
+    if lost == nil then
+      lost = tonumber(redis.call('GET', km))
+      if lost == nil then
+        lost = now
+        redis.call('SET', km, string.format('%.0f', now))
+      end
+      markers[km] = lost
+    end
     level = capacity
     ts = now
     -- After a loss, a bucket Redis does not have may have been empty with a horizon of
@@ -350,8 +351,11 @@ local function decide(kb, km, o)
     hold_end = math.max(hold_end, lease_end)
   end
 
-  local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts), 'seq', string.format('%d', seq)}
+  local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts)}
   if lease_field then
+    -- seq is written only when it moves: a bucket that never leased stores no seq (absent: 0).
+    table.insert(fields, 'seq')
+    table.insert(fields, string.format('%d', seq))
     table.insert(fields, lease_field[1])
     table.insert(fields, lease_field[2])
   end
