@@ -56,14 +56,19 @@ local function decide(a, k)
   local need = tonumber(ARGV[a + 2])
   local now = clock
 
-  local lost = markers[KEYS[k + n + 1]]
-  if lost == nil then
-    lost = tonumber(redis.call('GET', KEYS[k + n + 1]))
+  -- The slot's marker, read only when a bucket is missing (the one case it decides).
+  local function lost_at()
+    local marker = KEYS[k + n + 1]
+    local lost = markers[marker]
     if lost == nil then
-      lost = now
-      redis.call('SET', KEYS[k + n + 1], string.format('%.0f', now))
+      lost = tonumber(redis.call('GET', marker))
+      if lost == nil then
+        lost = now
+        redis.call('SET', marker, string.format('%.0f', now))
+      end
+      markers[marker] = lost
     end
-    markers[KEYS[k + n + 1]] = lost
+    return lost
   end
 
   local levels = {}
@@ -78,6 +83,7 @@ local function decide(a, k)
     if level == nil or ts == nil then
       level = capacity
       ts = now
+      local lost = lost_at()
       if lost > 0 then
         level = math.min(capacity, (now - lost) * refill / 1000000)
       end
