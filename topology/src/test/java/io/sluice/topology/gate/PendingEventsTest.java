@@ -51,10 +51,12 @@ class PendingEventsTest {
   /** The sizes of the batches the store was sent. */
   private final List<Integer> batches = new CopyOnWriteArrayList<>();
   private volatile boolean failing;
+  /** Every answer the store owes or gave. */
+  private final List<CompletableFuture<?>> outstanding = new CopyOnWriteArrayList<>();
 
-  /** The in-memory store, answering 20 ms later on another thread, as Redis would. */
+  /** The in-memory store, answering 5 ms later on another thread, as Redis would. */
   private final TokenBucketStore later = new TokenBucketStore() {
-    private final Executor in20ms = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
+    private final Executor in5ms = CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS);
 
     @Override
     public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
@@ -64,14 +66,16 @@ class PendingEventsTest {
     @Override
     public CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> calls) {
       batches.add(calls.size());
-      return CompletableFuture.supplyAsync(() -> {
+      CompletableFuture<List<Acquisition>> answer = CompletableFuture.supplyAsync(() -> {
         if (failing) {
           throw new IllegalStateException("connection refused");
         }
         List<Acquisition> answers = new ArrayList<>();
         calls.forEach(c -> answers.add(memory.acquire(c.key(), c.spec(), c.request()).toCompletableFuture().join()));
         return answers;
-      }, in20ms);
+      }, in5ms);
+      outstanding.add(answer);
+      return answer;
     }
   };
 
@@ -161,6 +165,68 @@ class PendingEventsTest {
     assertEquals(List.of("a", "b"), routed);
     assertInstanceOf(LimiterDecision.Unavailable.class, a.decision());
     assertInstanceOf(LimiterDecision.Unavailable.class, b.decision());
+  }
+
+  /**
+   * The batch path decides every event exactly as deciding them one by one does: the same
+   * decisions, event for event, over a run of busy and quiet tenants whose leases, renewals,
+   * reservations and places in line all come into play (time moves between groups of events;
+   * within a group the calls of the quiet tenants wait for the store together).
+   */
+  @Test
+  void shouldDecideEveryEventAsDecidingThemOneByOneWould() {
+    FakeClock oneClock = new FakeClock(Instant.parse("2026-11-26T10:00:00Z"));
+    InMemoryTokenBucketStore oneStore = new InMemoryTokenBucketStore(oneClock::micros);
+    GateLimiter oneByOne = new GateLimiter(oneStore, new RedisCircuit(1000, 1000, s -> {}),
+        oneClock::nanos, Duration.ofSeconds(5), Duration.ofMillis(200), 10, (k, n) -> {});
+    GateLimiter batched = new GateLimiter(later, new RedisCircuit(1000, 1000, s -> {}),
+        clock::nanos, Duration.ofSeconds(5), Duration.ofMillis(200), 10, (k, n) -> {});
+    List<LimiterDecision> routedDecisions = new ArrayList<>();
+    PendingEvents queue = new PendingEvents(batched,
+        new MultiRuleLimiter(later, new RedisCircuit(1000, 1000, s -> {}), Duration.ofSeconds(5), clock::nanos, (p, n) -> {}),
+        e -> routedDecisions.add(e.decision()));
+    java.util.Random random = new java.util.Random(25);
+    List<LimiterDecision> expected = new ArrayList<>();
+    for (int group = 0; group < 60; group++) {
+      for (int i = 0; i < 12; i++) {
+        // Two busy tenants (leases, renewals, then reservations and lines) and many quiet ones.
+        String tenant = random.nextInt(3) == 0 ? "quiet-" + random.nextInt(40) : "busy-" + random.nextInt(2);
+        int cost = 1 + random.nextInt(2);
+        BucketKey key = new BucketKey("api", tenant);
+        expected.add(oneByOne.decide(key, SPEC, cost, false, false));
+        PendingEvents.Event e = new PendingEvents.Event() {
+          @Override
+          void begin() {
+            calls(batched.begin(key, SPEC, cost, false, false));
+          }
+
+          @Override
+          BucketKey key() {
+            return key;
+          }
+        };
+        e.begin();
+        queue.add(e);
+      }
+      queue.drainAll();
+      answered();
+      long step = 20 + random.nextInt(120);
+      oneClock.advanceMillis(step);
+      clock.advanceMillis(step);
+    }
+    assertEquals(expected.size(), routedDecisions.size());
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i), routedDecisions.get(i), "event " + i);
+    }
+    assertTrue(expected.stream().anyMatch(d -> d instanceof LimiterDecision.Reserved)
+        && expected.stream().anyMatch(d -> d instanceof LimiterDecision.Queued), "reservations and lines came into play");
+    assertTrue(batches.stream().anyMatch(size -> size > 1), "some calls went out together");
+  }
+
+  /** Waits until every call the store was sent has been answered (renewals go out on their own). */
+  private void answered() {
+    outstanding.forEach(CompletableFuture::join);
+    outstanding.clear();
   }
 
   @Test
