@@ -214,6 +214,9 @@ final class PendingEvents {
       try {
         List<?> answers = head.batch.getNow(null);
         if (answers == null) {
+          // About to wait: whatever else is ready goes out first, so the store works on it
+          // meanwhile (a call begun after its bucket's previous one is not left for later).
+          send();
           answers = head.batch.get(Math.max(0, left), TimeUnit.NANOSECONDS);
         }
         answer = answers.get(head.index);
