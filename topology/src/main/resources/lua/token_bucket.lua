@@ -23,8 +23,10 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   its room meanwhile (a late return), so its units may sit past the horizon; the room between the
   horizon and the reach is for holders only, so newcomers never crowd one out, and an event
   deferred unpaid is normally gated at most twice. A holder whose units do not fit even the reach
-  (many came back late together) is queued again like a new event. So no ordinary charge ever
-  leaves the level below -(refill * reach), which is what a bucket rebuilt after a loss relies on
+  (many came back late together) is queued again like a new event; one that could never fit it
+  (a cost above capacity + refill * reach) is charged once the bucket is full. So no ordinary
+  charge (of a cost within that) leaves the level below -(refill * reach), which is what a bucket
+  rebuilt after a loss relies on
   (see "Lost data"). Units the local fallback admitted while Redis was away (holder "2", owed) are
   charged whatever the level: they are spent already.
 
@@ -319,7 +321,10 @@ local function decide(kb, km, o)
     granted = want
   elseif need <= fit then
     granted = fit
-  elseif owed or (holder and need <= math.floor(level + reach * refill / 1000000 + 1e-9)) then
+  elseif owed or (holder and (need <= math.floor(level + reach * refill / 1000000 + 1e-9)
+      or (need > capacity - held + reach * refill / 1000000 and level >= capacity - held - 1e-9))) then
+    -- (A holder costing more than the bucket could ever fit within the reach, possible only
+    -- with a maxCost above capacity + refill * reach, is charged once the bucket is full.)
     granted = need
   else
     -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.

@@ -152,9 +152,12 @@ public final class TokenBucketMath {
       granted = request.want();
     } else if (request.need() <= fit) {
       granted = (int) fit;
-    } else if (request.owed() || request.holder() && request.need()
-        <= Math.floor(level + reachMicros(spec) * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON)) {
-      // A holder within the reach (a late one's units may sit past the horizon); owed units always.
+    } else if (request.owed() || request.holder() && (request.need()
+        <= Math.floor(level + reachMicros(spec) * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON)
+        || request.need() > spec.capacity() - held + reachMicros(spec) * spec.refillPerSecond() / 1_000_000
+            && level >= spec.capacity() - held - FIT_EPSILON)) {
+      // A holder within the reach (a late one's units may sit past the horizon), or, costing more
+      // than the bucket could ever fit within it, once the bucket is full; owed units always.
       granted = request.need();
     } else {
       double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
