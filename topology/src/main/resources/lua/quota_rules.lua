@@ -24,77 +24,108 @@ A cost beyond a bucket's capacity could never be paid; such an event pays when t
 Shadow mode needs nothing of its own: nothing is ever charged ahead or queued, so an event
 refused in shadow mode (and admitted anyway by the gate) has consumed nothing and delays no one.
 
-Lost data: as token_bucket.lua, the slot's marker (KEYS[n + 1]) tells a bucket Redis lost from one
+Lost data: as token_bucket.lua, the slot's marker (KEYS[k + n + 1]) tells a bucket Redis lost from one
 never seen. A lost bucket here was at worst empty (its level never goes below zero), so a bucket
 Redis does not have after a loss found at `lost` starts at min(capacity, (now - lost) * refill).
 
-KEYS[1..n]  the buckets, e.g. sluice:v1:{t:acme}:p:payments-api (all of one slot in a cluster)
-KEYS[n + 1] the marker of their slot (SlotMarkers)
-ARGV[1]     need: the event's cost, >= 1
-ARGV[2 * i + 1], ARGV[2 * i + 2]  capacity and refill per second of bucket i (1-based)
-
+One call decides one event or a batch of events, in order, at one Redis time, each exactly as if
+it came alone (the gate sends its events together). Event e's arguments start at ARGV[a + 1] and its
+keys at KEYS[k + 1] (a and k: what the events before it took), with n its number of rules:
+KEYS[k + 1 .. k + n]  its buckets, e.g. sluice:v1:{t:acme}:p:payments-api (all of one slot in a
+                      cluster; the caller groups events by slot)
+KEYS[k + n + 1]       the marker of their slot (SlotMarkers)
+ARGV[a + 1]           n, the number of buckets
+ARGV[a + 2]           need: the event's cost, >= 1
+ARGV[a + 2 * i + 1], ARGV[a + 2 * i + 2]  capacity and refill per second of bucket i (1-based)
 Stored fields of each bucket: tokens (the level, >= 0 but after an over-capacity charge) and ts
 (Redis time of the last charge, microseconds). The key expires once the bucket is full again.
-
-Returns {granted, now_us, wait_us, level_1, ..., level_n}: granted = need or 0; wait_us is 0 when
-granted, else how long from now until every bucket could pay; level_i the level of bucket i
-before this event (after refill), as decimals.
+Returns, per event, {granted, now_us, wait_us, level_1, ..., level_n} one after the other:
+granted = need or 0; wait_us is 0 when granted, else how long from now until every bucket could
+pay; level_i the level of bucket i before this event (after refill), as decimals.
 ]]
 
-local n = #KEYS - 1
-local need = tonumber(ARGV[1])
-
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Each slot's marker, read once per call.
+local markers = {}
+local reply = {}
 
-local lost = tonumber(redis.call('GET', KEYS[n + 1]))
-if lost == nil then
-  lost = now
-  redis.call('SET', KEYS[n + 1], string.format('%.0f', now))
-end
+-- The event whose arguments start at ARGV[a + 1] and keys at KEYS[k + 1]; returns its n.
+local function decide(a, k)
+  local n = tonumber(ARGV[a + 1])
+  local need = tonumber(ARGV[a + 2])
+  local now = clock
 
-local levels = {}
-local times = {}
-local wait = 0
-for i = 1, n do
-  local capacity = tonumber(ARGV[2 * i])
-  local refill = tonumber(ARGV[2 * i + 1])
-  local stored = redis.call('HMGET', KEYS[i], 'tokens', 'ts')
-  local level = tonumber(stored[1])
-  local ts = tonumber(stored[2])
-  if level == nil or ts == nil then
-    level = capacity
-    ts = now
-    if lost > 0 then
-      level = math.min(capacity, (now - lost) * refill / 1000000)
+  -- The slot's marker, read only when a bucket is missing (the one case it decides).
+  local function lost_at()
+    local marker = KEYS[k + n + 1]
+    local lost = markers[marker]
+    if lost == nil then
+      lost = tonumber(redis.call('GET', marker))
+      if lost == nil then
+        lost = now
+        redis.call('SET', marker, string.format('%.0f', now))
+      end
+      markers[marker] = lost
+    end
+    return lost
+  end
+
+  local levels = {}
+  local times = {}
+  local wait = 0
+  for i = 1, n do
+    local capacity = tonumber(ARGV[a + 2 * i + 1])
+    local refill = tonumber(ARGV[a + 2 * i + 2])
+    local stored = redis.call('HMGET', KEYS[k + i], 'tokens', 'ts')
+    local level = tonumber(stored[1])
+    local ts = tonumber(stored[2])
+    if level == nil or ts == nil then
+      level = capacity
+      ts = now
+      local lost = lost_at()
+      if lost > 0 then
+        level = math.min(capacity, (now - lost) * refill / 1000000)
+      end
+    end
+    -- Never backwards: a clock behind the stored time decides as of the stored time.
+    local at = math.max(now, ts)
+    level = math.min(capacity, level + (at - ts) * refill / 1000000)
+    levels[i] = level
+    times[i] = at
+    -- The units this bucket must hold: the event's cost, or all it can hold.
+    local must = math.min(need, capacity)
+    if level + 1e-9 < must then
+      wait = math.max(wait, (at - now) + math.ceil((must - level) * 1000000 / refill))
     end
   end
-  -- Never backwards: a clock behind the stored time decides as of the stored time.
-  local at = math.max(now, ts)
-  level = math.min(capacity, level + (at - ts) * refill / 1000000)
-  levels[i] = level
-  times[i] = at
-  -- The units this bucket must hold: the event's cost, or all it can hold.
-  local must = math.min(need, capacity)
-  if level + 1e-9 < must then
-    wait = math.max(wait, (at - now) + math.ceil((must - level) * 1000000 / refill))
-  end
-end
 
-local granted = 0
-if wait == 0 then
-  granted = need
+  local granted = 0
+  if wait == 0 then
+    granted = need
+    for i = 1, n do
+      local capacity = tonumber(ARGV[a + 2 * i + 1])
+      local refill = tonumber(ARGV[a + 2 * i + 2])
+      local level = levels[i] - need
+      redis.call('HSET', KEYS[k + i], 'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', times[i]))
+      redis.call('PEXPIRE', KEYS[k + i], math.ceil((capacity - level) * 1000 / refill) + 1000)
+    end
+  end
+
+  table.insert(reply, granted)
+  table.insert(reply, string.format('%.0f', now))
+  table.insert(reply, string.format('%.0f', wait))
   for i = 1, n do
-    local capacity = tonumber(ARGV[2 * i])
-    local refill = tonumber(ARGV[2 * i + 1])
-    local level = levels[i] - need
-    redis.call('HSET', KEYS[i], 'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', times[i]))
-    redis.call('PEXPIRE', KEYS[i], math.ceil((capacity - level) * 1000 / refill) + 1000)
+    table.insert(reply, string.format('%.17g', levels[i]))
   end
+  return n
 end
 
-local reply = {granted, string.format('%.0f', now), string.format('%.0f', wait)}
-for i = 1, n do
-  reply[3 + i] = string.format('%.17g', levels[i])
+local a = 0
+local k = 0
+while a < #ARGV do
+  local n = decide(a, k)
+  a = a + 2 + 2 * n
+  k = k + n + 1
 end
 return reply

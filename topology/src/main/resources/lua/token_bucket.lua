@@ -18,9 +18,17 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   so level never goes below -(refill * horizon) through ordinary charges. An event whose units do
   not fit is not charged; it gets a ticket instead: a place in the bucket's waiting line ("line",
   the time at which the line's last place is served). It comes back at its ticket time as a ticket
-  holder and is charged then without the horizon check: it already waited its turn, so an event
-  deferred unpaid is gated at most twice. Units a ticket holder takes may sit past the horizon by
-  at most the lateness of its return; that only delays later events (stricter, never looser).
+  holder and is charged then against the holders' reach instead of the horizon: reach = horizon +
+  max(horizon, 1 s). It already waited its turn, but events that fit the horizon may have taken
+  its room meanwhile (a late return), so its units may sit past the horizon; the room between the
+  horizon and the reach is for holders only, so newcomers never crowd one out, and an event
+  deferred unpaid is normally gated at most twice. A holder whose units do not fit even the reach
+  (many came back late together) is queued again like a new event; one that could never fit it
+  (a cost above capacity + refill * reach) is charged once the bucket is full. So no ordinary
+  charge (of a cost within that) leaves the level below -(refill * reach), which is what a bucket
+  rebuilt after a loss relies on
+  (see "Lost data"). Units the local fallback admitted while Redis was away (holder "2", owed) are
+  charged whatever the level: they are spent already.
 
 Places in line (the over-limit cache):
   When an event is queued, the caller may take more places in line than its need (want units of
@@ -72,14 +80,14 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   reservations. The script cannot tell the two apart from the bucket, so each cluster slot has a
   marker with no TTL: "0" (set where missing when a gate starts) means nothing was lost; missing
   means the slot's data was lost, and the script stores the time it found that out ("lost").
-  A bucket lost at that time held at least -(refill * horizon): reservations reach at most a
-  horizon ahead (a ticket holder's late return aside, see the README). So a bucket Redis does not
-  have starts as the worst the lost one could have been: empty with a full horizon of
-  reservations at the loss, refilled since, min(capacity, (now - lost - horizon) * refill). Every
+  A bucket lost at that time held at least -(refill * reach): reservations reach at most the
+  holders' reach ahead (owed units of the local fallback aside, see the README). So a bucket Redis
+  does not have starts as the worst the lost one could have been: empty with a full reach of
+  reservations at the loss, refilled since, min(capacity, (now - lost - reach) * refill). Every
   admission then, lost or new, is one a single bucket of the configured size could have made:
   admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
   horizon would not be enough: the lost bucket may have spent its capacity just before.) One
-  horizon plus the time to refill after a loss, a missing bucket is full again.
+  reach plus the time to refill after a loss, a missing bucket is full again.
   Not detected (see the README): data that comes back older rather than lost (from a snapshot,
   or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
   (run Redis with maxmemory-policy noeviction).
@@ -94,6 +102,12 @@ Shadow mode (a provider or a tenant being tuned, never held back):
   the bucket in debt or its line longer: once the limit is enforced, it starts from a bucket
   charged only with the events that fitted.
 
+One call decides one request or a batch of N (the gate sends its cold tenants' events together):
+request i has KEYS[2i-1], KEYS[2i] and ARGV[10(i-1)+1 .. 10i], laid out as below for i = 1, and
+gets answers [7(i-1)+1 .. 7i]. The requests are decided in order, at one Redis time, each exactly
+as if it came alone: a batch is only fewer round trips. (In a Redis Cluster every key of one call
+is in one slot: the caller groups requests by slot.)
+
 KEYS[1]   the bucket hash, e.g. sluice:v1:{payments-api:acme}:tb (hash-tagged: one cluster slot)
 KEYS[2]   the marker of that slot, sluice:v1:{~tag}:marker (SlotMarkers: a tag of the same slot)
 ARGV[1]   capacity     bucket size in cost units, > 0
@@ -101,7 +115,8 @@ ARGV[2]   refill       cost units per second, > 0
 ARGV[3]   want         units the caller would like, >= need; units beyond need form a lease
 ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
-ARGV[6]   holder       "1" when the event holds a ticket, else "0"
+ARGV[6]   holder       "1" when the event holds a ticket (charged within the reach), "2" for units
+                       the local fallback admitted (charged whatever the level), else "0"
 ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need)
 ARGV[8]   release      a lease to release first: "id deadline_us units used", or "" for none.
                        It is released only if the bucket still holds exactly that lease.
@@ -109,7 +124,7 @@ ARGV[9]   places       places in line to give back first: "line_end_us unused", 
                        They are given back only if the line still ends at line_end_us (nobody
                        queued behind them); otherwise they stay as a gap, which only delays later
                        events (stricter, never looser).
-ARGV[10]  shadow       "1": shadow mode (see above), else "0" (or absent)
+ARGV[10]  shadow       "1": shadow mode (see above), else "0" (or absent when N = 1)
 
 Stored fields (all strings):
   tokens   the level after the last update (may be negative)
@@ -118,7 +133,7 @@ Stored fields (all strings):
   held     units the bucket held that leases not yet ended hold (absent: 0); the cap is
            capacity - held
   live     leases not yet ended (absent: 0)
-  seq      the id of the last lease granted
+  seq      the id of the last lease granted (absent: none yet)
   lease:N  lease N: "deadline_us units imm granted_us lead": its units beyond need, how many of
            them the bucket held, the time of the grant and lead = L - need, so that its unit i
            is due at granted_us + max(0, (i - lead) / refill)
@@ -141,228 +156,258 @@ passed (plus a second): an expired key reads as a full bucket with no leases, ex
 hold by then.
 ]]
 
-local capacity = tonumber(ARGV[1])
-local refill = tonumber(ARGV[2])
-local want = tonumber(ARGV[3])
-local need = tonumber(ARGV[4])
-local horizon = tonumber(ARGV[5])
-local holder = ARGV[6] == '1'
-local hold = tonumber(ARGV[7])
-local release = ARGV[8]
-local places = ARGV[9]
-local shadow = ARGV[10] == '1'
-local us_per_unit = 1000000 / refill
-
 local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
+-- Each slot's marker, read once per call.
+local markers = {}
+local answers = {}
 
-local stored = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live')
-local level = tonumber(stored[1])
-local ts = tonumber(stored[2])
-local line = tonumber(stored[3]) or 0
-local held = tonumber(stored[4]) or 0
-local seq = tonumber(stored[5]) or 0
-local sweep = tonumber(stored[6])
-local hold_end = tonumber(stored[7]) or 0
-local live = tonumber(stored[8]) or 0
--- The slot's marker: missing means Redis lost this slot's data (a restart without persistence,
--- FLUSHALL, an eviction of the marker); it then records when that was found.
-local lost = tonumber(redis.call('GET', KEYS[2]))
-if lost == nil then
-  lost = now
-  redis.call('SET', KEYS[2], string.format('%.0f', now))
-end
+-- Request i of the call: its bucket kb, its slot's marker km, its arguments from ARGV[o + 1].
+local function decide(kb, km, o)
+  local capacity = tonumber(ARGV[o + 1])
+  local refill = tonumber(ARGV[o + 2])
+  local want = tonumber(ARGV[o + 3])
+  local need = tonumber(ARGV[o + 4])
+  local horizon = tonumber(ARGV[o + 5])
+  local holder = ARGV[o + 6] == '1'
+  local owed = ARGV[o + 6] == '2'
+  local hold = tonumber(ARGV[o + 7])
+  local release = ARGV[o + 8]
+  local places = ARGV[o + 9]
+  local shadow = ARGV[o + 10] == '1'
+  local us_per_unit = 1000000 / refill
+  -- How far ahead a ticket holder may be charged (see "The bucket and its reservations").
+  local reach = horizon + math.max(horizon, 1000000)
 
-if level == nil or ts == nil then
-  level = capacity
-  ts = now
-  -- After a loss, a bucket Redis does not have may have been empty with a horizon of
-  -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
-  -- (see "Lost data" above).
-  if lost > 0 then
-    level = math.min(capacity, (now - lost - horizon) * refill / 1000000)
+  local now = clock
+
+  local stored = redis.call('HMGET', kb, 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live')
+  local level = tonumber(stored[1])
+  local ts = tonumber(stored[2])
+  local line = tonumber(stored[3]) or 0
+  local held = tonumber(stored[4]) or 0
+  local seq = tonumber(stored[5]) or 0
+  local sweep = tonumber(stored[6])
+  local hold_end = tonumber(stored[7]) or 0
+  local live = tonumber(stored[8]) or 0
+  if level == nil or ts == nil then
+    -- The slot's marker, read only for a bucket Redis does not have (the one case it decides):
+    -- missing means Redis lost this slot's data (a restart without persistence, FLUSHALL, an
+    -- eviction of the marker); it then records when that was found. (A loss found later than it
+    -- happened only makes the rebuilt buckets stricter.)
+    local lost = markers[km]
+    if lost == nil then
+      lost = tonumber(redis.call('GET', km))
+      if lost == nil then
+        lost = now
+        redis.call('SET', km, string.format('%.0f', now))
+      end
+      markers[km] = lost
+    end
+    level = capacity
+    ts = now
+    -- After a loss, a bucket Redis does not have may have been empty with a horizon of
+    -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
+    -- (see "Lost data" above).
+    if lost > 0 then
+      level = math.min(capacity, (now - lost - reach) * refill / 1000000)
+    end
   end
-end
 
--- Never backwards: if Redis time is behind the stored time, decide as of the stored time.
-if now < ts then
-  now = ts
-end
+  -- Never backwards: if Redis time is behind the stored time, decide as of the stored time.
+  if now < ts then
+    now = ts
+  end
 
--- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
--- time, then let the lease go.
-if live > 0 and sweep ~= nil and sweep <= now then
-  local fields = redis.call('HGETALL', KEYS[1])
-  local ended = {}
-  local next_sweep = nil
-  for i = 1, #fields, 2 do
-    if string.sub(fields[i], 1, 6) == 'lease:' then
-      local d, imm = string.match(fields[i + 1], '^(%d+) %d+ (%d+) ')
-      d = tonumber(d)
-      if d <= now then
-        table.insert(ended, {d, tonumber(imm), fields[i]})
-      elseif next_sweep == nil or d < next_sweep then
-        next_sweep = d
+  -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
+  -- time, then let the lease go.
+  if live > 0 and sweep ~= nil and sweep <= now then
+    local fields = redis.call('HGETALL', kb)
+    local ended = {}
+    local next_sweep = nil
+    for i = 1, #fields, 2 do
+      if string.sub(fields[i], 1, 6) == 'lease:' then
+        local d, imm = string.match(fields[i + 1], '^(%d+) %d+ (%d+) ')
+        d = tonumber(d)
+        if d <= now then
+          table.insert(ended, {d, tonumber(imm), fields[i]})
+        elseif next_sweep == nil or d < next_sweep then
+          next_sweep = d
+        end
       end
     end
-  end
-  table.sort(ended, function(a, b) return a[1] < b[1] end)
-  for _, e in ipairs(ended) do
-    if e[1] > ts then
-      level = math.min(capacity - held, level + (e[1] - ts) * refill / 1000000)
-      ts = e[1]
+    table.sort(ended, function(a, b) return a[1] < b[1] end)
+    for _, e in ipairs(ended) do
+      if e[1] > ts then
+        level = math.min(capacity - held, level + (e[1] - ts) * refill / 1000000)
+        ts = e[1]
+      end
+      held = held - e[2]
+      live = live - 1
+      redis.call('HDEL', kb, e[3])
     end
-    held = held - e[2]
-    live = live - 1
-    redis.call('HDEL', KEYS[1], e[3])
+    sweep = next_sweep
   end
-  sweep = next_sweep
-end
 
-if now > ts then
-  level = math.min(capacity - held, level + (now - ts) * refill / 1000000)
-  ts = now
-end
-
--- A lease the caller is done with: its unused held units return, and so do its unused reserved
--- units still ahead of their due time; its cap is lifted.
-if release ~= '' then
-  local id, deadline, units, used = string.match(release, '^(%d+) (%d+) (%d+) (%d+)$')
-  local field = 'lease:' .. id
-  local rec = redis.call('HGET', KEYS[1], field)
-  local d, k, imm, granted_at, lead
-  if rec then
-    d, k, imm, granted_at, lead = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) (%S+)$')
+  if now > ts then
+    level = math.min(capacity - held, level + (now - ts) * refill / 1000000)
+    ts = now
   end
-  if d == deadline and k == units then
-    k = tonumber(k)
-    imm = tonumber(imm)
-    used = tonumber(used)
-    held = held - imm
-    live = live - 1
-    local back = math.max(0, imm - used)
-    -- Lease unit i is ahead of its due time iff i > lead + (now - granted_at) * refill.
-    local ahead_from = math.floor(tonumber(lead) + (now - tonumber(granted_at)) * refill / 1000000) + 1
-    local ahead = math.max(0, k - math.max(used, imm, ahead_from - 1))
-    -- They go back only while the reservations still end with the lease's last unit: once units
-    -- were charged after it, giving them back would sell those units' due times again (the gap
-    -- the lease leaves stays in the middle). Then they are lost: stricter, never looser.
-    local lease_end_level = tonumber(lead) - k + (now - tonumber(granted_at)) * refill / 1000000
-    if level < lease_end_level - 1e-6 then
-      ahead = 0
+
+  -- A lease the caller is done with: its unused held units return, and so do its unused reserved
+  -- units still ahead of their due time; its cap is lifted.
+  if release ~= '' then
+    local id, deadline, units, used = string.match(release, '^(%d+) (%d+) (%d+) (%d+)$')
+    local field = 'lease:' .. id
+    local rec = redis.call('HGET', kb, field)
+    local d, k, imm, granted_at, lead
+    if rec then
+      d, k, imm, granted_at, lead = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) (%S+)$')
     end
-    back = back + ahead
-    level = math.min(capacity - held, level + back)
-    redis.call('HDEL', KEYS[1], field)
+    if d == deadline and k == units then
+      k = tonumber(k)
+      imm = tonumber(imm)
+      used = tonumber(used)
+      held = held - imm
+      live = live - 1
+      local back = math.max(0, imm - used)
+      -- Lease unit i is ahead of its due time iff i > lead + (now - granted_at) * refill.
+      local ahead_from = math.floor(tonumber(lead) + (now - tonumber(granted_at)) * refill / 1000000) + 1
+      local ahead = math.max(0, k - math.max(used, imm, ahead_from - 1))
+      -- They go back only while the reservations still end with the lease's last unit: once units
+      -- were charged after it, giving them back would sell those units' due times again (the gap
+      -- the lease leaves stays in the middle). Then they are lost: stricter, never looser.
+      local lease_end_level = tonumber(lead) - k + (now - tonumber(granted_at)) * refill / 1000000
+      if level < lease_end_level - 1e-6 then
+        ahead = 0
+      end
+      back = back + ahead
+      level = math.min(capacity - held, level + back)
+      redis.call('HDEL', kb, field)
+    end
   end
-end
 
--- Places the caller did not use, if the line still ends with them.
-if places ~= '' then
-  local line_end, unused = string.match(places, '^(%d+) (%d+)$')
-  if stored[3] == line_end then
-    line = line - tonumber(unused) * us_per_unit
+  -- Places the caller did not use, if the line still ends with them.
+  if places ~= '' then
+    local line_end, unused = string.match(places, '^(%d+) (%d+)$')
+    if stored[3] == line_end then
+      line = line - tonumber(unused) * us_per_unit
+    end
   end
-end
 
-local before = level
+  local before = level
 
--- The most units whose due time is within the horizon: j <= level + refill * horizon.
--- The epsilon absorbs the rounding of the division so an exact fit is a fit.
-local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
+  -- The most units whose due time is within the horizon: j <= level + refill * horizon.
+  -- The epsilon absorbs the rounding of the division so an exact fit is a fit.
+  local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
 
-local granted = 0
-local ticket = 0
-if shadow then
-  -- Shadow mode: charge only units the bucket holds now; otherwise write no debt and no line,
-  -- and answer with the wait the event would have had (see "Shadow mode" above).
-  -- No epsilon here: a lease's units count as held by the same floor (imm below), so every
-  -- unit granted in shadow mode is one the bucket holds, none reserved.
-  local held_now = math.floor(level)
-  if need <= held_now then
-    granted = math.min(want, held_now)
+  local granted = 0
+  local ticket = 0
+  if shadow then
+    -- Shadow mode: charge only units the bucket holds now; otherwise write no debt and no line,
+    -- and answer with the wait the event would have had (see "Shadow mode" above).
+    -- No epsilon here: a lease's units count as held by the same floor (imm below), so every
+    -- unit granted in shadow mode is one the bucket holds, none reserved.
+    local held_now = math.floor(level)
+    if need <= held_now then
+      granted = math.min(want, held_now)
+    elseif need <= fit then
+      ticket = math.ceil((need - level) * us_per_unit)
+    else
+      local open = now + (need - level) * us_per_unit - horizon
+      ticket = math.ceil(math.max(open, line) - now)
+    end
+  elseif want <= fit then
+    granted = want
   elseif need <= fit then
-    ticket = math.ceil((need - level) * us_per_unit)
+    granted = fit
+  elseif owed or (holder and (need <= math.floor(level + reach * refill / 1000000 + 1e-9)
+      or (need > capacity - held + reach * refill / 1000000 and level >= capacity - held - 1e-9))) then
+    -- (A holder costing more than the bucket could ever fit within the reach, possible only
+    -- with a maxCost above capacity + refill * reach, is charged once the bucket is full.)
+    granted = need
   else
+    -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.
     local open = now + (need - level) * us_per_unit - horizon
-    ticket = math.ceil(math.max(open, line) - now)
+    local turn = math.max(open, line)
+    line = turn + want * us_per_unit
+    ticket = math.ceil(turn - now)
   end
-elseif want <= fit then
-  granted = want
-elseif need <= fit then
-  granted = fit
-elseif holder then
-  granted = need
-else
-  -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.
-  local open = now + (need - level) * us_per_unit - horizon
-  local turn = math.max(open, line)
-  line = turn + want * us_per_unit
-  ticket = math.ceil(turn - now)
-end
-level = level - granted
+  level = level - granted
 
-local lease_id = 0
-local lease_end = 0
--- The new lease's field is written with the bucket's other fields, in the one HSET below: each
--- command a script runs costs Redis about as much as the arithmetic around it.
-local lease_field = nil
-if granted > need then
-  seq = seq + 1
-  lease_id = seq
-  lease_end = now + hold
-  local lead = before - need
-  local imm = math.max(0, math.min(granted - need, math.floor(lead)))
-  held = held + imm
-  live = live + 1
-  lease_field = {'lease:' .. seq,
-    string.format('%.0f %d %d %.0f %s', lease_end, granted - need, imm, now, string.format('%.17g', lead))}
-  if sweep == nil or lease_end < sweep then
-    sweep = lease_end
+  local lease_id = 0
+  local lease_end = 0
+  -- The new lease's field is written with the bucket's other fields, in the one HSET below: each
+  -- command a script runs costs Redis about as much as the arithmetic around it.
+  local lease_field = nil
+  if granted > need then
+    seq = seq + 1
+    lease_id = seq
+    lease_end = now + hold
+    local lead = before - need
+    local imm = math.max(0, math.min(granted - need, math.floor(lead)))
+    held = held + imm
+    live = live + 1
+    lease_field = {'lease:' .. seq,
+      string.format('%.0f %d %d %.0f %s', lease_end, granted - need, imm, now, string.format('%.17g', lead))}
+    if sweep == nil or lease_end < sweep then
+      sweep = lease_end
+    end
+    hold_end = math.max(hold_end, lease_end)
   end
-  hold_end = math.max(hold_end, lease_end)
-end
 
-local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts), 'seq', string.format('%d', seq)}
-if lease_field then
-  table.insert(fields, lease_field[1])
-  table.insert(fields, lease_field[2])
-end
-local line_end = '0'
-if line > now then
-  line_end = string.format('%.0f', line)
-  table.insert(fields, 'line')
-  table.insert(fields, line_end)
-elseif stored[3] then
-  redis.call('HDEL', KEYS[1], 'line')
-end
-if granted > 0 or shadow then
-  line_end = '0'
-end
-if held > 0 then
-  table.insert(fields, 'held')
-  table.insert(fields, string.format('%d', held))
-elseif stored[4] then
-  redis.call('HDEL', KEYS[1], 'held')
-end
-if live > 0 then
-  for _, f in ipairs({'live', string.format('%d', live), 'sweep', string.format('%.0f', sweep),
-                      'hold_end', string.format('%.0f', hold_end)}) do
-    table.insert(fields, f)
+  local fields = {'tokens', string.format('%.17g', level), 'ts', string.format('%.0f', ts)}
+  if lease_field then
+    -- seq is written only when it moves: a bucket that never leased stores no seq (absent: 0).
+    table.insert(fields, 'seq')
+    table.insert(fields, string.format('%d', seq))
+    table.insert(fields, lease_field[1])
+    table.insert(fields, lease_field[2])
   end
-elseif stored[8] then
-  redis.call('HDEL', KEYS[1], 'live', 'sweep', 'hold_end')
-end
-redis.call('HSET', KEYS[1], unpack(fields))
+  local line_end = '0'
+  if line > now then
+    line_end = string.format('%.0f', line)
+    table.insert(fields, 'line')
+    table.insert(fields, line_end)
+  elseif stored[3] then
+    redis.call('HDEL', kb, 'line')
+  end
+  if granted > 0 or shadow then
+    line_end = '0'
+  end
+  if held > 0 then
+    table.insert(fields, 'held')
+    table.insert(fields, string.format('%d', held))
+  elseif stored[4] then
+    redis.call('HDEL', kb, 'held')
+  end
+  if live > 0 then
+    for _, f in ipairs({'live', string.format('%d', live), 'sweep', string.format('%.0f', sweep),
+                        'hold_end', string.format('%.0f', hold_end)}) do
+      table.insert(fields, f)
+    end
+  elseif stored[8] then
+    redis.call('HDEL', kb, 'live', 'sweep', 'hold_end')
+  end
+  redis.call('HSET', kb, unpack(fields))
 
--- Full again once every lease has ended and the level has refilled from where it is now.
-local until_full = (capacity - level) * us_per_unit
-if live > 0 then
-  until_full = until_full + math.max(0, hold_end - now)
-end
-local until_line = line - now
-local ttl_ms = math.ceil(math.max(until_full, until_line, 0) / 1000) + 1000
-redis.call('PEXPIRE', KEYS[1], ttl_ms)
+  -- Full again once every lease has ended and the level has refilled from where it is now.
+  local until_full = (capacity - level) * us_per_unit
+  if live > 0 then
+    until_full = until_full + math.max(0, hold_end - now)
+  end
+  local until_line = line - now
+  local ttl_ms = math.ceil(math.max(until_full, until_line, 0) / 1000) + 1000
+  redis.call('PEXPIRE', kb, ttl_ms)
 
-return {granted, string.format('%.17g', before), string.format('%.0f', now), string.format('%.0f', ticket),
-        lease_id, string.format('%.0f', lease_end), line_end}
+  local answer = {granted, string.format('%.17g', before), string.format('%.0f', now), string.format('%.0f', ticket),
+          lease_id, string.format('%.0f', lease_end), line_end}
+  for _, v in ipairs(answer) do
+    table.insert(answers, v)
+  end
+end
+
+for i = 1, #KEYS / 2 do
+  decide(KEYS[2 * i - 1], KEYS[2 * i], 10 * (i - 1))
+end
+return answers

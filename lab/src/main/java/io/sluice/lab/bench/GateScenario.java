@@ -50,7 +50,7 @@ final class GateScenario implements BenchScenario {
     long events = ctx.size(500_000, 3_000);
     // Two rules per event (one Redis call each, not held to the ratio) at the earlier size.
     long multiRuleEvents = ctx.size(100_000, 3_000);
-    int rounds = ctx.size(3, 1);
+    int rounds = Integer.getInteger("sluice.bench.gate.rounds", ctx.size(3, 1));
     int tenants = 1_000;
     int fewTenants = 100;
     double[] weights = BenchStats.zipf(tenants, 1);
@@ -83,6 +83,13 @@ final class GateScenario implements BenchScenario {
     cases.put(multiRule,
         () -> GateThroughput.gate(ctx, new BenchConfig().streamThreads(THREADS).tierBudget(1_000_000, 1_000_000),
             PARTITIONS, multiRuleEvents, roundRobin(tenants)));
+    // -Dsluice.bench.gate.cases=two rules: only the cases whose name contains that text (and the
+    // pass-through), to profile one case without the whole scenario.
+    String only = System.getProperty("sluice.bench.gate.cases");
+    if (only != null && !only.isBlank()) {
+      String pass = cases.keySet().iterator().next();
+      cases.keySet().removeIf(c -> !c.equals(pass) && !c.contains(only));
+    }
     if (!ctx.quick()) {
       ctx.progress("gate: warm-up runs (not reported)");
       GateThroughput.passThrough(ctx, THREADS, PARTITIONS, events / 10, roundRobin(tenants));
@@ -135,6 +142,10 @@ final class GateScenario implements BenchScenario {
         worst = Math.min(worst, ratio);
         medians.add(String.format(Locale.ROOT, "%.2f", ratio));
       }
+    }
+    if (only != null && !only.isBlank()) {
+      // Some cases only: their rows, without the target and the notes that speak of them all.
+      return r;
     }
     r.target("gate / pass-through, every case", "≥ 0.70",
         String.format(Locale.ROOT, "%.2f (lowest median)", worst), worst >= 0.70);

@@ -45,7 +45,7 @@ final class ScalingScenario implements BenchScenario {
     ScenarioResult r = new ScenarioResult(name(), "how cost grows with tenants and partitions");
     long events = ctx.size(50_000, 3_000);
     int[] tenantCounts = ctx.quick() ? new int[] {10, 5_000}
-        : new int[] {10, 1_000, 100_000, 1_000_000};
+        : counts("sluice.bench.scaling.tenants", new int[] {10, 1_000, 100_000, 1_000_000});
     List<String> labels = new ArrayList<>();
     double[] perSecond = new double[tenantCounts.length];
     double[] bytesPerTenant = new double[tenantCounts.length];
@@ -72,7 +72,8 @@ final class ScalingScenario implements BenchScenario {
           "MEMORY USAGE per bucket (bytes)", sampleBytes,
           "bucket creations/s through the script", createRate);
     }
-    int[] partitions = ctx.quick() ? new int[] {1} : new int[] {1, 2, 4};
+    int[] partitions = ctx.quick() ? new int[] {1}
+        : counts("sluice.bench.scaling.partitions", new int[] {1, 2, 4});
     double[] byPartitions = new double[partitions.length];
     for (int i = 0; i < partitions.length; i++) {
       GateThroughput.Result g = GateThroughput.gate(ctx, new BenchConfig().streamThreads(1),
@@ -119,6 +120,22 @@ final class ScalingScenario implements BenchScenario {
             + "the gate scales by stream threads and instances, not by partitions per thread.",
         join(byPartitions), join(partitions)));
     return r;
+  }
+
+  /**
+   * The cases a system property names (comma-separated, e.g. {@code
+   * -Dsluice.bench.scaling.tenants=100000,1000000}; {@code none} for none), to profile one case
+   * without the whole scenario; else all.
+   */
+  static int[] counts(String property, int[] all) {
+    String named = System.getProperty(property);
+    if (named == null || named.isBlank()) {
+      return all;
+    }
+    if (named.equals("none")) {
+      return new int[0];
+    }
+    return java.util.Arrays.stream(named.split(",")).mapToInt(v -> Integer.parseInt(v.trim())).toArray();
   }
 
   /**

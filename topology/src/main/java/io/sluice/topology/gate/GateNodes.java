@@ -12,6 +12,10 @@ public final class GateNodes {
   public static final String STRIP_SLUICE_HEADERS = "strip-sluice-headers";
   public static final String VALIDATE = "validate";
   public static final String RESOLVE_TIER = "resolve-tier";
+  /**
+   * The gate's one processor node ({@link GateProcessor}); {@link #STRIP_SLUICE_HEADERS},
+   * {@link #VALIDATE} and {@link #RESOLVE_TIER} name its steps, which were nodes of their own.
+   */
   public static final String LIMIT = "limit";
   public static final String READY_SINK = "ready-sink";
   public static final String DLQ_SINK = "dlq-sink";

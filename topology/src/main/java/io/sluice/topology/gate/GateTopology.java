@@ -11,12 +11,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.Topology;
 
 /**
- * The gate, as a Processor API topology with every node named:
+ * The gate, as a Processor API topology with every node named: one processor node ({@link
+ * GateProcessor}) whose four steps are plain calls, each step its own class:
  * <pre>
- *   inbound-source ─► strip-sluice-headers ─┐
- *   regate-source ──────────────────────────┴► validate ─► resolve-tier ─► limit ─► ready-sink        (sluice.ready)
- *                                                 │             │            ├────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
- *                                                 └─────────────┴────────────┴────► dlq-sink          (sluice.dlq)
+ *   inbound-source ─► [ strip-sluice-headers ─┐
+ *   regate-source ──► [───────────────────────┴► validate ─► resolve-tier ─► limit ] ─► ready-sink        (sluice.ready)
+ *                                                   │             │            ├──────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
+ *                                                   └─────────────┴────────────┴──────► dlq-sink          (sluice.dlq)
+ *                      (the node "limit"; its store gate-pending-flush: PendingFlush)
  * </pre>
  * Producers write {@code inbound}, so every {@code sluice-*} header read there is stripped before
  * any node sees it; {@code regate} holds only Sluice's own returns (events queued with a ticket,
@@ -37,31 +39,25 @@ public final class GateTopology {
         GateNodes.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.inbound());
     topology.addSource(
         GateNodes.REGATE_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.regate());
-    topology.addProcessor(GateNodes.STRIP_SLUICE_HEADERS, StripSluiceHeadersProcessor::new, GateNodes.SOURCE);
-    topology.addProcessor(
-        GateNodes.VALIDATE,
-        () -> new ValidateProcessor(wiring.live(), topics.inbound(), wiring.clock(),
-            wiring.listener()),
-        GateNodes.STRIP_SLUICE_HEADERS, GateNodes.REGATE_SOURCE);
-    topology.addProcessor(
-        GateNodes.RESOLVE_TIER,
-        () -> new TierProcessor(wiring.live(), wiring.clock(), wiring.listener()),
-        GateNodes.VALIDATE);
+    // One node, four steps (GateProcessor): strip (inbound only), validate, tier, limit.
     topology.addProcessor(
         GateNodes.LIMIT,
-        () -> new LimitProcessor(wiring.live(), topics, limiter(wiring),
-            new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
-                wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
-            new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener()),
-        GateNodes.RESOLVE_TIER);
+        () -> new GateProcessor(topics.regate(),
+            new ValidateProcessor(wiring.live(), topics.inbound(), wiring.clock(), wiring.listener()),
+            new TierProcessor(wiring.live(), wiring.clock(), wiring.listener()),
+            new LimitProcessor(wiring.live(), topics, limiter(wiring),
+                new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
+                    wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
+                new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener())),
+        GateNodes.SOURCE, GateNodes.REGATE_SOURCE);
+    topology.addStateStore(PendingFlush.builder(), GateNodes.LIMIT);
 
     ByteArraySerializer bytes = new ByteArraySerializer();
     topology.addSink(GateNodes.READY_SINK, topics.ready(), bytes, bytes, GateNodes.LIMIT);
     for (Duration step : config.ladder()) {
       topology.addSink(GateNodes.delaySink(step), topics.delay(step), bytes, bytes, GateNodes.LIMIT);
     }
-    topology.addSink(GateNodes.DLQ_SINK, topics.dlq(), bytes, bytes,
-        GateNodes.VALIDATE, GateNodes.RESOLVE_TIER, GateNodes.LIMIT);
+    topology.addSink(GateNodes.DLQ_SINK, topics.dlq(), bytes, bytes, GateNodes.LIMIT);
     return topology;
   }
 

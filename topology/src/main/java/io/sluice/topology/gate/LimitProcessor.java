@@ -25,6 +25,10 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.processor.internals.ProcessorNode;
+import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
 
 /**
  * Charges the event to its tenant's bucket and routes it:
@@ -65,6 +69,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   /** The terms of the configuration last seen; replaced when a reload replaces it. */
   private LimitTerms terms;
   private ProcessorContext<byte[], Object> context;
+  /** The same context, for routing an event later as its own record (see {@link #complete}). */
+  private InternalProcessorContext<byte[], Object> internal;
+  private ProcessorNode<?, ?, ?, ?> node;
+  /** Events decided or waiting for the store, in the order they came. */
+  private final PendingEvents pending;
 
   LimitProcessor(
       Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
@@ -81,13 +90,26 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.toReady = OutgoingHeaders.encoded(topics.ready());
     this.toRegate = OutgoingHeaders.encoded(topics.regate());
     ladder.steps().forEach(step -> delaySinks.put(step, GateNodes.delaySink(step)));
+    this.pending = new PendingEvents(limiter, rulesLimiter, this::complete);
   }
 
   @Override
   public void init(ProcessorContext<byte[], Object> context) {
     this.context = context;
+    this.internal = (InternalProcessorContext<byte[], Object>) context;
+    this.node = internal.currentNode();
+    PendingFlush flush = context.getStateStore(PendingFlush.NAME);
+    flush.onFlush(this::drainAll);
+    // When no more events come, a batch short of full goes out within this long, and events
+    // whose answers are in are routed without waiting for the next commit.
+    context.schedule(DRAIN_EVERY, PunctuationType.WALL_CLOCK_TIME, t -> pending.sendAndDrainReady());
   }
 
+  /**
+   * The event's decision, in order: an event whose bucket answers it here (a lease, places in
+   * line, an open circuit) goes at once unless events before it still wait; one that needs the
+   * store joins the batch of calls sent together ({@link PendingEvents}).
+   */
   @Override
   public void process(Record<byte[], GateEvent> record) {
     GateEvent in = record.value();
@@ -100,11 +122,10 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     LimitTerms.Terms bucket = terms.of(provider, in.event().tenant(), in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
-      listener.dead(Reason.UNKNOWN_TENANT);
-      context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
-          "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
-              + "and there is no defaultTier", in.event().id(), context, clock.millis()),
-          GateNodes.DLQ_SINK);
+      Entry e = new Entry(record, internal.recordContext(), null, null, false, false, List.of(), null);
+      e.decided(UNKNOWN_TENANT);
+      pending.add(e);
+      pending.drainReady();
       return;
     }
     ProviderConfig providerConfig = config.providers().get(provider);
@@ -116,14 +137,104 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     listener.decided(provider, in.tier());
     List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, in.event(), in.tier()) : List.of();
-    boolean multi = !rules.isEmpty();
-    LimiterDecision decision = multi
-        ? rulesLimiter.decide(provider, rules, in.event().cost(), shadow)
-        : limiter.decide(key, spec, in.event().cost(), holder, shadow);
+    Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
+    e.begin();
+    pending.add(e);
+    pending.drainReady();
+  }
+
+  @Override
+  public void close() {
+    // A clean close was preceded by a commit, which drained every pending event; after a dirty
+    // one their input is read again.
+  }
+
+  private static final LimiterDecision UNKNOWN_TENANT = new LimiterDecision.Unavailable("unknown tenant");
+  /** How often pending events are sent and drained when no more come. */
+  private static final Duration DRAIN_EVERY = Duration.ofMillis(5);
+
+  private void drainAll() {
+    pending.drainAll();
+  }
+
+  /** One event on its way through the limit node, with what its decision needs. */
+  private final class Entry extends PendingEvents.Event {
+    final Record<byte[], GateEvent> record;
+    final ProcessorRecordContext recordContext;
+    final ProviderConfig providerConfig;
+    final BucketKey key;
+    final boolean holder;
+    final boolean shadow;
+    /** Its quota rules when it has more than one (all or none), else empty. */
+    final List<RuleBucket> rules;
+    final boolean multi;
+    final BucketSpec spec;
+
+    Entry(Record<byte[], GateEvent> record, ProcessorRecordContext recordContext,
+        ProviderConfig providerConfig, BucketKey key, boolean holder, boolean shadow,
+        List<RuleBucket> rules, BucketSpec spec) {
+      this.record = record;
+      this.recordContext = recordContext;
+      this.providerConfig = providerConfig;
+      this.key = key;
+      this.holder = holder;
+      this.shadow = shadow;
+      this.rules = rules;
+      this.multi = !rules.isEmpty();
+      this.spec = spec;
+    }
+
+    @Override
+    void begin() {
+      int cost = record.value().event().cost();
+      if (multi) {
+        calls(rulesLimiter.begin(key.provider(), rules, cost, shadow));
+      } else {
+        calls(limiter.begin(key, spec, cost, holder, shadow));
+      }
+    }
+
+    @Override
+    BucketKey key() {
+      // Rule buckets keep nothing at this instance between calls: a multi-rule event waits for
+      // no other event's call.
+      return multi ? null : key;
+    }
+  }
+
+  /** Routes an event whose decision is in, as its own record (its offset, partition, topic). */
+  private void complete(PendingEvents.Event event) {
+    Entry e = (Entry) event;
+    ProcessorNode<?, ?, ?, ?> current = internal.currentNode();
+    ProcessorRecordContext currentRecord = internal.recordContext();
+    internal.setCurrentNode(node);
+    internal.setRecordContext(e.recordContext);
+    try {
+      route(e);
+    } finally {
+      internal.setCurrentNode(current);
+      internal.setRecordContext(currentRecord);
+    }
+  }
+
+  private void route(Entry e) {
+    Record<byte[], GateEvent> record = e.record;
+    GateEvent in = record.value();
+    String provider = in.event().provider();
+    if (e.decision() == UNKNOWN_TENANT) {
+      listener.dead(Reason.UNKNOWN_TENANT);
+      context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
+          "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
+              + "and there is no defaultTier", in.event().id(), context, clock.millis()),
+          GateNodes.DLQ_SINK);
+      return;
+    }
+    LimiterDecision decision = e.decision();
+    boolean shadow = e.shadow;
     long now = clock.millis();
     if (decision instanceof LimiterDecision.Unavailable) {
-      decision = fallback(providerConfig.onRedisDown(), key, spec, in, now, shadow, multi);
-      listener.redisFallback(provider, providerConfig.onRedisDown());
+      decision = fallback(e.providerConfig.onRedisDown(), e.key, e.spec, in, now, shadow, e.multi);
+      listener.redisFallback(provider, e.providerConfig.onRedisDown());
     }
     if (shadow && !(decision instanceof LimiterDecision.Admit)) {
       listener.shadowWouldDefer(provider, in.tier(), Math.max(0, wouldDeferUntil(decision, now) - now));
@@ -149,7 +260,6 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
       defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now);
     }
   }
-
   private LimiterDecision fallback(
       RedisDownPolicy policy, BucketKey key, BucketSpec spec, GateEvent in, long now, boolean shadow,
       boolean multi) {

@@ -7,7 +7,8 @@ package io.sluice.topology.limiter;
  *                   or, when the event is queued, places in line for them
  * @param need       units the current event must have (its cost), &ge; 1; 0 only for a
  *                   {@link #renewal}, which is asked for no event
- * @param holder     the event holds a ticket: it waited its turn, reserve without the horizon check
+ * @param holder     the event holds a ticket: it waited its turn, charged within the holders' reach
+ *                   ({@link TokenBucketMath#reachMicros}) rather than the horizon
  * @param holdMicros how long the bucket holds a lease of the extra units against its cap; &gt; 0
  *                   when want &gt; need (see {@link Lease})
  * @param release    a lease to release before deciding, or null
@@ -15,12 +16,19 @@ package io.sluice.topology.limiter;
  * @param shadow     shadow mode: the event is admitted whatever the answer, so it is charged only
  *                   units the bucket holds now (a lease likewise); otherwise nothing is charged,
  *                   reserved or queued, and the ticket is the wait it would have had
+ * @param owed       units the local fallback already admitted while Redis was away: charged
+ *                   whatever the level (with {@code holder})
  */
 public record AcquireRequest(
     int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places,
-    boolean shadow) {
+    boolean shadow, boolean owed) {
   public AcquireRequest(int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places) {
     this(want, need, holder, holdMicros, release, places, false);
+  }
+
+  public AcquireRequest(int want, int need, boolean holder, long holdMicros, LeaseRelease release, PlacesRelease places,
+      boolean shadow) {
+    this(want, need, holder, holdMicros, release, places, shadow, false);
   }
 
   public AcquireRequest {
@@ -32,6 +40,9 @@ public record AcquireRequest(
     }
     if (holder && want > need) {
       throw new IllegalArgumentException("a ticket holder takes its need only: want=" + want + " need=" + need);
+    }
+    if (owed && !holder) {
+      throw new IllegalArgumentException("owed units are charged as a holder's");
     }
     if (shadow && (holder || places != null)) {
       // Shadow events are never queued: no ticket and no places in line to give back.
@@ -54,6 +65,14 @@ public record AcquireRequest(
     return new AcquireRequest(cost, cost, true, 0, null, null);
   }
 
+  /**
+   * Units the local fallback admitted while Redis was away, charged whatever the level: they are
+   * spent already, and Redis's ledger must hold every unit admitted.
+   */
+  public static AcquireRequest owing(int units) {
+    return new AcquireRequest(units, units, true, 0, null, null, false, true);
+  }
+
   /** Shadow mode: units the bucket holds now and, beyond {@code need}, a lease of held units only. */
   public static AcquireRequest shadowing(int want, int need, long holdMicros) {
     return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null, true);
@@ -73,11 +92,11 @@ public record AcquireRequest(
 
   /** The same request, releasing {@code lease} first. */
   public AcquireRequest releasing(LeaseRelease lease) {
-    return new AcquireRequest(want, need, holder, holdMicros, lease, places, shadow);
+    return new AcquireRequest(want, need, holder, holdMicros, lease, places, shadow, owed);
   }
 
   /** The same request, giving back {@code unused} places in line first. */
   public AcquireRequest givingBack(PlacesRelease unused) {
-    return new AcquireRequest(want, need, holder, holdMicros, release, unused, shadow);
+    return new AcquireRequest(want, need, holder, holdMicros, release, unused, shadow, owed);
   }
 }

@@ -10,10 +10,12 @@ import java.util.function.LongSupplier;
 
 /**
  * The gate's view of the tenant buckets: serves an event from the tenant's current lease, or from
- * its places in the bucket's waiting line, when it can; otherwise makes one blocking call to the
- * store for the event's units plus a lease (or, if the event is queued, places in line) sized to
- * the tenant's demand at this instance, giving back what is left of the previous ones in the same
- * call. See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
+ * its places in the bucket's waiting line, when it can; otherwise makes one call to the store for
+ * the event's units plus a lease (or, if the event is queued, places in line) sized to the
+ * tenant's demand at this instance, giving back what is left of the previous ones in the same
+ * call. {@link #decide} waits for that call; the gate itself uses {@link #begin}, {@link #send}
+ * and {@link #finish}, so that the calls of many events go out together and the stream thread
+ * waits for none of them alone (the gate's {@code PendingEvents}). See {@link Lease} for why leases stay exact, {@link LinePlaces} for the over-limit cache,
  * and {@link DemandEstimate} for the sizing.
  *
  * <h2>Renewals: the stream thread waits only for a tenant it does not know, or a lease run dry</h2>
@@ -49,7 +51,7 @@ public final class GateLimiter {
   static final long USE_FACTOR = 2;
   static final long HOLD_FACTOR = 3;
 
-  /** Told of every round trip to the store, with its duration. */
+  /** Told of every round trip to the store (a batch is one), with its duration. */
   public interface StoreCallListener {
     void called(BucketKey key, long nanos);
   }
@@ -106,6 +108,8 @@ public final class GateLimiter {
     Renewal renewal;
     /** A lease that a renewal took over from, to be released with the next request. */
     Lease retired;
+    /** A call for an event of this bucket is out ({@link Pending}): the next waits for it. */
+    boolean inFlight;
   }
 
   /** A renewal's answer, with the local time it arrived (on the thread that completed it). */
@@ -154,7 +158,77 @@ public final class GateLimiter {
    * charged into debt.
    */
   public LimiterDecision decide(BucketKey key, BucketSpec spec, int cost, boolean holder, boolean shadow) {
+    Pending p = begin(key, spec, cost, holder, shadow);
+    if (p.decided() != null) {
+      return p.decided();
+    }
+    Acquisition acquisition;
+    try {
+      acquisition = store.acquire(key, spec, p.call().request()).toCompletableFuture()
+          .get(timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (Exception e) {
+      return fail(p, e);
+    }
+    onStoreCall.called(key, nanoTime.getAsLong() - p.sentNanos);
+    return finish(p, acquisition);
+  }
+
+  /**
+   * An event's decision as far as this task can take it without waiting: {@link #decided()}
+   * when its lease, places or the circuit settled it; else the store {@link #call()} that
+   * settles it ({@link #finish} with the answer, {@link #fail} without one); or {@link #busy()}
+   * when its bucket has a call out already (begin it again once that one is finished: the
+   * bucket's lease and places come from that answer).
+   */
+  public static final class Pending {
+    private static final Pending BUSY = new Pending(null, null, null, false, false, null, 0);
+    private final LimiterDecision decided;
+    private final TokenBucketStore.BucketCall call;
+    private final Remembered bucket;
+    private final boolean holder;
+    private final boolean shadow;
+    private final RedisCircuit.Permit permit;
+    private final long sentNanos;
+
+    private Pending(LimiterDecision decided, TokenBucketStore.BucketCall call, Remembered bucket,
+        boolean holder, boolean shadow, RedisCircuit.Permit permit, long sentNanos) {
+      this.decided = decided;
+      this.call = call;
+      this.bucket = bucket;
+      this.holder = holder;
+      this.shadow = shadow;
+      this.permit = permit;
+      this.sentNanos = sentNanos;
+    }
+
+    private static Pending of(LimiterDecision decided) {
+      return new Pending(decided, null, null, false, false, null, 0);
+    }
+
+    public LimiterDecision decided() {
+      return decided;
+    }
+
+    public TokenBucketStore.BucketCall call() {
+      return call;
+    }
+
+    public boolean busy() {
+      return this == BUSY;
+    }
+
+    /** When the call was made ready to send, on the limiter's clock (its timeout counts from it). */
+    public long sentNanos() {
+      return sentNanos;
+    }
+  }
+
+  /** The first half of {@link #decide}: all of it that needs no answer from the store. */
+  public Pending begin(BucketKey key, BucketSpec spec, int cost, boolean holder, boolean shadow) {
     Remembered r = buckets.computeIfAbsent(key, k -> new Remembered());
+    if (r.inFlight) {
+      return Pending.BUSY;
+    }
     long now = nanoTime.getAsLong();
     r.demand.record(cost, now);
     if (shadow) {
@@ -166,7 +240,7 @@ public final class GateLimiter {
       Lease.Slot slot = r.lease.take(cost, now);
       if (slot != null) {
         renewIfDue(key, spec, r, cost, slot, now);
-        return toDecision(slot);
+        return Pending.of(toDecision(slot));
       }
     }
     if (!holder && r.renewal != null) {
@@ -179,20 +253,20 @@ public final class GateLimiter {
         Lease.Slot slot = next.take(cost, at);
         if (slot != null) {
           renewIfDue(key, spec, r, cost, slot, at);
-          return toDecision(slot);
+          return Pending.of(toDecision(slot));
         }
       }
     }
     if (!holder && !shadow && r.places != null) {
       long turn = r.places.take(cost, now);
       if (turn >= 0) {
-        return new LimiterDecision.Queued(LimiterDecision.ceilMillis(turn));
+        return Pending.of(new LimiterDecision.Queued(LimiterDecision.ceilMillis(turn)));
       }
     }
 
     java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
-      return new LimiterDecision.Unavailable("circuit open after a Redis failure");
+      return Pending.of(new LimiterDecision.Unavailable("circuit open after a Redis failure"));
     }
     AcquireRequest request;
     if (holder) {
@@ -221,49 +295,93 @@ public final class GateLimiter {
         r.places = null;
       }
     }
-    Acquisition acquisition;
     long sent = nanoTime.getAsLong();
-    try {
-      if (r.owed > 0) {
-        // What the local fallback admitted while Redis was down is charged first, as a ticket
-        // holder's units (no horizon check): Redis's ledger then holds every unit admitted, and
-        // a bucket that refilled unseen during the outage does not pay its refill out twice.
-        store.acquire(key, spec, AcquireRequest.holding(r.owed)).toCompletableFuture()
+    if (r.owed > 0) {
+      // What the local fallback admitted while Redis was down is charged first, whatever the
+      // level (AcquireRequest.owing): Redis's ledger then holds every unit admitted, and
+      // a bucket that refilled unseen during the outage does not pay its refill out twice.
+      // (Once per outage and bucket, so this one waits.)
+      try {
+        store.acquire(key, spec, AcquireRequest.owing(r.owed)).toCompletableFuture()
             .get(timeoutNanos, TimeUnit.NANOSECONDS);
-        r.owed = 0;
+      } catch (Exception e) {
+        return Pending.of(fail(new Pending(null, null, r, holder, shadow, permit.get(), sent), e));
       }
-      CompletableFuture<Acquisition> f = store.acquire(key, spec, request).toCompletableFuture();
-      acquisition = f.get(timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      permit.get().failed(e);
-      return new LimiterDecision.Unavailable("interrupted");
-    } catch (Exception e) {
-      permit.get().failed(e);
-      return new LimiterDecision.Unavailable(describe(e));
+      r.owed = 0;
     }
-    long received = nanoTime.getAsLong();
-    permit.get().succeeded();
-    onStoreCall.called(key, received - sent);
-    r.known = new KnownLevel(acquisition.levelBefore() - acquisition.granted(), received);
+    r.inFlight = true;
+    return new Pending(null, new TokenBucketStore.BucketCall(key, spec, request), r, holder, shadow,
+        permit.get(), sent);
+  }
 
-    if (!acquisition.isGranted() && shadow) {
+  /** The second half of {@link #decide}: the store's answer to {@code p}'s call. */
+  public LimiterDecision finish(Pending p, Acquisition acquisition) {
+    Remembered r = p.bucket;
+    r.inFlight = false;
+    long received = nanoTime.getAsLong();
+    p.permit.succeeded();
+    r.known = new KnownLevel(acquisition.levelBefore() - acquisition.granted(), received);
+    AcquireRequest request = p.call.request();
+    int cost = request.need();
+
+    if (!acquisition.isGranted() && p.shadow) {
       return new LimiterDecision.WouldDefer(
           LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
     }
     if (!acquisition.isGranted()) {
       if (request.want() > cost) {
-        r.places = new LinePlaces(spec, acquisition, cost, request.want(), useMicros, sent, received);
+        r.places = new LinePlaces(p.call.spec(), acquisition, cost, request.want(), useMicros, p.sentNanos, received);
       }
       return new LimiterDecision.Queued(
           LimiterDecision.ceilMillis(acquisition.nowMicros() + acquisition.ticketMicros()));
     }
-    Lease lease = new Lease(spec, acquisition, cost, useMicros, sent, received);
+    Lease lease = new Lease(p.call.spec(), acquisition, cost, useMicros, p.sentNanos, received);
     Lease.Slot slot = lease.takeAtGrant();
-    if (!holder) {
+    if (!p.holder) {
       r.lease = lease.remaining() > 0 ? lease : null;
     }
     return toDecision(slot);
+  }
+
+  /** {@code p}'s call failed or was not answered in time: Redis is unavailable for its event. */
+  public LimiterDecision fail(Pending p, Throwable e) {
+    p.bucket.inFlight = false;
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+      p.permit.failed(e);
+      return new LimiterDecision.Unavailable("interrupted");
+    }
+    p.permit.failed(e);
+    return new LimiterDecision.Unavailable(describe(e));
+  }
+
+  /**
+   * Sends the calls of several {@link Pending}s together ({@link TokenBucketStore#acquireBatch}):
+   * the answers in the same order, each for {@link #finish}.
+   */
+  public CompletableFuture<java.util.List<Acquisition>> send(java.util.List<Pending> calls) {
+    java.util.List<TokenBucketStore.BucketCall> batch = new java.util.ArrayList<>(calls.size());
+    calls.forEach(p -> batch.add(p.call));
+    long sent = nanoTime.getAsLong();
+    CompletableFuture<java.util.List<Acquisition>> answers;
+    try {
+      answers = store.acquireBatch(batch).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    // One round trip for the batch, told on the thread that completes it.
+    answers.thenRun(() -> onStoreCall.called(batch.get(0).key(), nanoTime.getAsLong() - sent));
+    return answers;
+  }
+
+  /** How long a call may take, from {@link Pending#sentNanos()}. */
+  public long timeoutNanos() {
+    return timeoutNanos;
+  }
+
+  /** The limiter's clock. */
+  public long nanoTime() {
+    return nanoTime.getAsLong();
   }
 
   /**
@@ -426,7 +544,7 @@ public final class GateLimiter {
     return new LimiterDecision.Reserved(LimiterDecision.ceilMillis(slot.dueMicros()));
   }
 
-  private static String describe(Exception e) {
+  private static String describe(Throwable e) {
     Throwable t = e.getCause() != null ? e.getCause() : e;
     String name = e instanceof java.util.concurrent.TimeoutException ? "timed out" : t.getClass().getSimpleName();
     return t.getMessage() == null ? name : name + ": " + t.getMessage();

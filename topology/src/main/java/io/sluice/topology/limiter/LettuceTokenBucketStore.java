@@ -3,9 +3,14 @@ package io.sluice.topology.limiter;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
+import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -31,49 +36,125 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
 
   @Override
   public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
-    String[] keys = {key.redisKey(), SlotMarkers.markerOf(key.redisKey())};
-    String[] args = {
-      Double.toString(spec.capacity()),
-      Double.toString(spec.refillPerSecond()),
-      Integer.toString(request.want()),
-      Integer.toString(request.need()),
-      Long.toString(spec.horizonMicros()),
-      request.holder() ? "1" : "0",
-      Long.toString(request.holdMicros()),
-      request.release() == null ? "" : request.release().encode(),
-      request.places() == null ? "" : request.places().encode(),
-      request.shadow() ? "1" : "0"
-    };
+    return run(List.of(new BucketCall(key, spec, request))).thenApply(list -> list.get(0));
+  }
+
+  /**
+   * One script call for the whole batch on a standalone Redis; on a cluster one per slot, sent
+   * together (a script's keys must share a slot), the answers put back in the order asked.
+   */
+  @Override
+  public CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> batch) {
+    return bySlot(batch, c -> c.key().redisKey(), this::run);
+  }
+
+  /**
+   * {@code run} for the whole batch on a standalone Redis; on a cluster once per slot, the parts
+   * sent together (a script's keys must share a slot), the answers put back in the order asked.
+   */
+  private <C, A> CompletionStage<List<A>> bySlot(List<C> batch, Function<C, String> keyOf,
+      Function<List<C>, CompletableFuture<List<A>>> run) {
+    if (!(commands instanceof io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands)) {
+      return run.apply(batch);
+    }
+    Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+    for (int i = 0; i < batch.size(); i++) {
+      bySlot.computeIfAbsent(SlotHash.getSlot(keyOf.apply(batch.get(i))), s -> new ArrayList<>()).add(i);
+    }
+    List<A> answers = new ArrayList<>(java.util.Collections.nCopies(batch.size(), null));
+    CompletableFuture<?>[] parts = new CompletableFuture<?>[bySlot.size()];
+    int p = 0;
+    for (List<Integer> slot : bySlot.values()) {
+      List<C> part = new ArrayList<>(slot.size());
+      slot.forEach(i -> part.add(batch.get(i)));
+      parts[p++] = run.apply(part).thenAccept(got -> {
+        synchronized (answers) {
+          for (int j = 0; j < slot.size(); j++) {
+            answers.set(slot.get(j), got.get(j));
+          }
+        }
+      });
+    }
+    return CompletableFuture.allOf(parts).thenApply(v -> {
+      synchronized (answers) {
+        return List.copyOf(answers);
+      }
+    });
+  }
+
+  /** One script call deciding {@code batch} in order (token_bucket.lua's batch form). */
+  private CompletableFuture<List<Acquisition>> run(List<BucketCall> batch) {
+    String[] keys = new String[2 * batch.size()];
+    String[] args = new String[10 * batch.size()];
+    for (int i = 0; i < batch.size(); i++) {
+      BucketCall c = batch.get(i);
+      BucketSpec spec = c.spec();
+      AcquireRequest request = c.request();
+      keys[2 * i] = c.key().redisKey();
+      keys[2 * i + 1] = SlotMarkers.markerOf(keys[2 * i]);
+      int a = 10 * i;
+      args[a] = Double.toString(spec.capacity());
+      args[a + 1] = Double.toString(spec.refillPerSecond());
+      args[a + 2] = Integer.toString(request.want());
+      args[a + 3] = Integer.toString(request.need());
+      args[a + 4] = Long.toString(spec.horizonMicros());
+      args[a + 5] = request.owed() ? "2" : request.holder() ? "1" : "0";
+      args[a + 6] = Long.toString(request.holdMicros());
+      args[a + 7] = request.release() == null ? "" : request.release().encode();
+      args[a + 8] = request.places() == null ? "" : request.places().encode();
+      args[a + 9] = request.shadow() ? "1" : "0";
+    }
     calls.increment();
     return script.run(commands, keys, args, reloads::increment)
-        .thenApply(LettuceTokenBucketStore::toAcquisition);
+        .thenApply(LettuceTokenBucketStore::toAcquisitions);
   }
 
   @Override
   public CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
-    String[] keys = new String[buckets.size() + 1];
-    String[] args = new String[1 + 2 * buckets.size()];
-    args[0] = Integer.toString(need);
-    for (int i = 0; i < buckets.size(); i++) {
-      keys[i] = buckets.get(i).redisKey();
-      args[1 + 2 * i] = Double.toString(buckets.get(i).spec().capacity());
-      args[2 + 2 * i] = Double.toString(buckets.get(i).spec().refillPerSecond());
-    }
-    // The marker of the first bucket's slot: the tenant's slot (a tier-wide budget, never first,
-    // is allowed only on a standalone Redis, where every marker goes when data is lost).
-    keys[buckets.size()] = SlotMarkers.markerOf(keys[0]);
-    calls.increment();
-    return rulesScript.run(commands, keys, args, reloads::increment)
-        .thenApply(LettuceTokenBucketStore::toRulesAcquisition);
+    return runRules(List.of(new RulesCall(buckets, need))).thenApply(list -> list.get(0));
   }
 
-  static RulesAcquisition toRulesAcquisition(List<Object> reply) {
-    List<Double> levels = new ArrayList<>();
-    for (int i = 3; i < reply.size(); i++) {
-      levels.add(Double.parseDouble((String) reply.get(i)));
+  /** As {@link #acquireBatch}: one call, or on a cluster one per slot of each event's first bucket. */
+  @Override
+  public CompletionStage<List<RulesAcquisition>> acquireAllBatch(List<RulesCall> batch) {
+    return bySlot(batch, c -> c.buckets().get(0).redisKey(), this::runRules);
+  }
+
+  /** Every event's keys and arguments in turn (quota_rules.lua's batch form). */
+  private CompletableFuture<List<RulesAcquisition>> runRules(List<RulesCall> batch) {
+    List<String> keys = new ArrayList<>();
+    List<String> args = new ArrayList<>();
+    for (RulesCall c : batch) {
+      List<RuleBucket> buckets = c.buckets();
+      args.add(Integer.toString(buckets.size()));
+      args.add(Integer.toString(c.need()));
+      for (RuleBucket b : buckets) {
+        keys.add(b.redisKey());
+        args.add(Double.toString(b.spec().capacity()));
+        args.add(Double.toString(b.spec().refillPerSecond()));
+      }
+      // The marker of the first bucket's slot: the tenant's slot (a tier-wide budget, never
+      // first, is allowed only on a standalone Redis, where every marker goes when data is lost).
+      keys.add(SlotMarkers.markerOf(buckets.get(0).redisKey()));
     }
-    return new RulesAcquisition(((Long) reply.get(0)).intValue(), Long.parseLong((String) reply.get(1)),
-        Long.parseLong((String) reply.get(2)), levels);
+    calls.increment();
+    return rulesScript.run(commands, keys.toArray(String[]::new), args.toArray(String[]::new), reloads::increment)
+        .thenApply(reply -> toRulesAcquisitions(batch, reply));
+  }
+
+  static List<RulesAcquisition> toRulesAcquisitions(List<RulesCall> batch, List<Object> reply) {
+    List<RulesAcquisition> answers = new ArrayList<>(batch.size());
+    int o = 0;
+    for (RulesCall c : batch) {
+      List<Double> levels = new ArrayList<>();
+      for (int i = 0; i < c.buckets().size(); i++) {
+        levels.add(Double.parseDouble((String) reply.get(o + 3 + i)));
+      }
+      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), Long.parseLong((String) reply.get(o + 1)),
+          Long.parseLong((String) reply.get(o + 2)), levels));
+      o += 3 + c.buckets().size();
+    }
+    return answers;
   }
 
   /** {@link #markSlots(boolean)} for a Redis no gate used before: tests and benches. */
@@ -100,15 +181,20 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     return reloads.sum();
   }
 
-  static Acquisition toAcquisition(List<Object> reply) {
-    return new Acquisition(
-        ((Long) reply.get(0)).intValue(),
-        Double.parseDouble((String) reply.get(1)),
-        Long.parseLong((String) reply.get(2)),
-        Long.parseLong((String) reply.get(3)),
-        (Long) reply.get(4),
-        Long.parseLong((String) reply.get(5)),
-        Long.parseLong((String) reply.get(6)));
+  /** The script's answers, seven per request. */
+  static List<Acquisition> toAcquisitions(List<Object> reply) {
+    List<Acquisition> answers = new ArrayList<>(reply.size() / 7);
+    for (int o = 0; o + 7 <= reply.size(); o += 7) {
+      answers.add(new Acquisition(
+          ((Long) reply.get(o)).intValue(),
+          Double.parseDouble((String) reply.get(o + 1)),
+          Long.parseLong((String) reply.get(o + 2)),
+          Long.parseLong((String) reply.get(o + 3)),
+          (Long) reply.get(o + 4),
+          Long.parseLong((String) reply.get(o + 5)),
+          Long.parseLong((String) reply.get(o + 6))));
+    }
+    return answers;
   }
 
 }

@@ -98,7 +98,8 @@ public final class LocalBuckets {
     if (!a.isGranted()) {
       // Beyond the reservation horizon (a ticket holder too): not charged, and no line kept (the
       // state stays as it was). Redis sells nothing beyond the horizon but a returning holder's
-      // units, and a bucket Redis lost is rebuilt as a full horizon of reservations at the loss;
+      // units (within the holders' reach), and a bucket Redis lost is rebuilt as a full reach of
+      // reservations at the loss;
       // time sold locally further ahead could be sold again by Redis after the loss, or after a
       // gate restart that loses what this task owes. The event waits as under fail_closed.
       return new LimiterDecision.Unavailable("beyond the reservation horizon while Redis is away");

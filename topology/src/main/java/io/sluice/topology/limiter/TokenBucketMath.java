@@ -30,6 +30,16 @@ public final class TokenBucketMath {
 
   private TokenBucketMath() {}
 
+  /**
+   * How far ahead a ticket holder may be charged: the horizon and as much again (at least a
+   * second). The room beyond the horizon is for holders only, so events that fit the horizon
+   * never crowd out one that returns late; and no ordinary charge leaves the level below
+   * {@code -refill * reach}, the worst a bucket rebuilt after a loss of Redis's data assumes.
+   */
+  public static long reachMicros(BucketSpec spec) {
+    return spec.horizonMicros() + Math.max(spec.horizonMicros(), 1_000_000L);
+  }
+
   /** A decision and the state the bucket holds after it. */
   public record Step(Acquisition acquisition, BucketState next) {}
 
@@ -49,15 +59,15 @@ public final class TokenBucketMath {
    * (the value of the slot's marker, {@link io.sluice.redis.SlotMarkers}; 0 when nothing was lost).
    *
    * @param state null for a bucket Redis does not have: full, or after a loss the worst the lost
-   *              bucket could have been: empty with a full horizon of reservations at the loss,
-   *              refilled since (the script's "Lost data")
+   *              bucket could have been: empty with a full reach of reservations at the loss
+   *              ({@link #reachMicros}), refilled since (the script's "Lost data")
    */
   public static Step acquire(BucketState state, BucketSpec spec, AcquireRequest request, long nowMicros,
       long lostMicros) {
     BucketState s = state == null ? BucketState.full(spec, nowMicros) : state;
     if (state == null && lostMicros > 0) {
       double level = Math.min(spec.capacity(),
-          (double) (nowMicros - lostMicros - spec.horizonMicros()) * spec.refillPerSecond() / 1_000_000);
+          (double) (nowMicros - lostMicros - reachMicros(spec)) * spec.refillPerSecond() / 1_000_000);
       s = new BucketState(level, nowMicros, 0, 0, List.of());
     }
     double level = s.level();
@@ -142,7 +152,12 @@ public final class TokenBucketMath {
       granted = request.want();
     } else if (request.need() <= fit) {
       granted = (int) fit;
-    } else if (request.holder()) {
+    } else if (request.owed() || request.holder() && (request.need()
+        <= Math.floor(level + reachMicros(spec) * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON)
+        || request.need() > spec.capacity() - held + reachMicros(spec) * spec.refillPerSecond() / 1_000_000
+            && level >= spec.capacity() - held - FIT_EPSILON)) {
+      // A holder within the reach (a late one's units may sit past the horizon), or, costing more
+      // than the bucket could ever fit within it, once the bucket is full; owed units always.
       granted = request.need();
     } else {
       double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();

@@ -11,6 +11,18 @@ import java.util.concurrent.CompletionStage;
 public interface TokenBucketStore {
   CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request);
 
+  /** One request of a batch: a bucket, its shape and what is asked of it. */
+  record BucketCall(BucketKey key, BucketSpec spec, AcquireRequest request) {}
+
+  /**
+   * Decides several requests, each exactly as {@link #acquire} would, in the order given, with as
+   * few round trips as the store can (the answers in the same order). This default makes one call
+   * per request, one after the other.
+   */
+  default CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> calls) {
+    return inTurn(calls, c -> acquire(c.key(), c.spec(), c.request()));
+  }
+
   /**
    * Charges {@code need} units to every bucket, or to none ({@code quota_rules.lua}, mirrored by
    * {@link QuotaRulesMath}): the multi-rule path. A store that serves only single-rule buckets
@@ -18,5 +30,30 @@ public interface TokenBucketStore {
    */
   default CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " has no multi-rule buckets");
+  }
+
+  /** One multi-rule event of a batch: its buckets and its cost. */
+  record RulesCall(List<RuleBucket> buckets, int need) {}
+
+  /**
+   * Decides several multi-rule events, each exactly as {@link #acquireAll} would, in the order
+   * given (the answers in the same order). This default makes one call per event, in turn.
+   */
+  default CompletionStage<List<RulesAcquisition>> acquireAllBatch(List<RulesCall> calls) {
+    return inTurn(calls, c -> acquireAll(c.buckets(), c.need()));
+  }
+
+  /** Each call in turn, the next sent once the one before is answered; the answers in order. */
+  private static <C, A> CompletionStage<List<A>> inTurn(List<C> calls,
+      java.util.function.Function<C, CompletionStage<A>> one) {
+    java.util.concurrent.CompletableFuture<List<A>> all =
+        java.util.concurrent.CompletableFuture.completedFuture(new java.util.ArrayList<>());
+    for (C c : calls) {
+      all = all.thenCompose(list -> one.apply(c).thenApply(a -> {
+        list.add(a);
+        return list;
+      }));
+    }
+    return all.thenApply(List::copyOf);
   }
 }

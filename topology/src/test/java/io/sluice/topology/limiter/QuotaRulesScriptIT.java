@@ -49,6 +49,39 @@ class QuotaRulesScriptIT {
     runTable(on.store(), twoRules("tenant-" + System.nanoTime()), on.redis());
   }
 
+  /**
+   * The batch path: each step's event decided in one script call between events of two other
+   * tenants (the gate sends its multi-rule events so), to the same table.
+   */
+  @Test
+  void shouldFollowTheSpecificationTableInABatchOfEvents() throws Exception {
+    String run = Long.toString(System.nanoTime());
+    runTable(inBatches(on.store(), run), twoRules("batched-" + run), on.redis());
+  }
+
+  /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
+  static TokenBucketStore inBatches(TokenBucketStore s, String run) {
+    return new TokenBucketStore() {
+      @Override
+      public java.util.concurrent.CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
+        return s.acquireAllBatch(List.of(
+                new RulesCall(twoRules("before-" + run), 1),
+                new RulesCall(buckets, need),
+                new RulesCall(twoRules("after-" + run), 2)))
+            .thenApply(answers -> {
+              assertEquals(3, answers.size());
+              assertEquals(2, answers.get(2).levels().size());
+              return answers.get(1);
+            });
+      }
+    };
+  }
+
   /** Every rule of a tenant hashes to the tenant's slot, so one script can charge them together in a cluster. */
   @Test
   void shouldChargeATenantsRulesTogetherInARedisCluster() throws Exception {

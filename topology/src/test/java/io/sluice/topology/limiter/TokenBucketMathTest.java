@@ -63,6 +63,21 @@ class TokenBucketMathTest {
   }
 
   @Test
+  void shouldChargeAHolderThatCouldNeverFitTheReachOnceTheBucketIsFull() {
+    // Capacity 2 at 1/s, no horizon: the reach is 1 s, so at most 3 units ever fit; cost 10
+    // (a maxCost above the capacity) would otherwise be queued again and again.
+    BucketSpec spec = new BucketSpec(2, 1, 0);
+    TokenBucketMath.Step notFull = TokenBucketMath.acquire(
+        new BucketState(1.5, 0, 0, 0, List.of()), spec, AcquireRequest.holding(10), 0);
+    assertEquals(0, notFull.acquisition().granted(), "not yet full: queued again");
+    TokenBucketMath.Step full = TokenBucketMath.acquire(notFull.next(), spec, AcquireRequest.holding(10), 1_000_000);
+    assertEquals(10, full.acquisition().granted(), "full: charged");
+    TokenBucketMath.Step fits = TokenBucketMath.acquire(
+        new BucketState(0.5, 0, 0, 0, List.of()), spec, AcquireRequest.holding(1), 0);
+    assertEquals(1, fits.acquisition().granted(), "a holder within the reach is charged as before");
+  }
+
+  @Test
   void shouldNeverRefillBackwardsInTime() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
     TokenBucketMath.Step drained = TokenBucketMath.acquire(null, spec, new AcquireRequest(10, 10, false, 0, null, null), 5_000_000);

@@ -50,6 +50,37 @@ class TokenBucketScriptIT {
     runTable(store, key, redis);
   }
 
+  /**
+   * The batch path: each step's request decided in one script call between requests for two
+   * other buckets (the gate sends its quiet tenants' events so), to the same table.
+   */
+  @Test
+  void shouldFollowTheSpecificationTableInABatchOfCalls() throws Exception {
+    String run = Long.toString(System.nanoTime());
+    BucketKey key = new BucketKey("spec-api", "batched-" + run);
+    runTable(inBatches(store, run), key, redis);
+  }
+
+  /**
+   * A store whose every request goes through {@link TokenBucketStore#acquireBatch}, beside a
+   * request for another bucket before it and one after it (other tenants, so other slots).
+   */
+  static TokenBucketStore inBatches(TokenBucketStore s, String run) {
+    return new TokenBucketStore() {
+      @Override
+      public java.util.concurrent.CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
+        return s.acquireBatch(List.of(
+                new BucketCall(new BucketKey("spec-api", "before-" + run), spec, AcquireRequest.single(1)),
+                new BucketCall(key, spec, request),
+                new BucketCall(new BucketKey("spec-api", "after-" + run), spec, AcquireRequest.leasing(3, 1, 100_000))))
+            .thenApply(answers -> {
+              assertEquals(3, answers.size());
+              return answers.get(1);
+            });
+      }
+    };
+  }
+
   @Test
   void shouldAgreeOnTheTableInARedisCluster() throws Exception {
     try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
@@ -65,6 +96,8 @@ class TokenBucketScriptIT {
           BucketKey key = new BucketKey("spec-api", tenant);
           runTable(clusterStore, key, sync);
         }
+        // The batch path on a cluster: one call per slot, the answers put back in order.
+        runTable(inBatches(clusterStore, "cluster"), new BucketKey("spec-api", "batched"), sync);
         assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
       } finally {
         admin.shutdown();
@@ -108,7 +141,7 @@ class TokenBucketScriptIT {
    * and the script's decisions must be the table's.
    */
   private static <C extends RedisHashCommands<String, String> & RedisKeyCommands<String, String> & RedisStringCommands<String, String>>
-      void runTable(LettuceTokenBucketStore s, BucketKey key, C hash) throws Exception {
+      void runTable(TokenBucketStore s, BucketKey key, C hash) throws Exception {
     C keys = hash;
     BucketState mirror = null;
     long moved = 0;

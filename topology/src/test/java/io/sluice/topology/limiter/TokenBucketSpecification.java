@@ -143,10 +143,10 @@ final class TokenBucketSpecification {
       /* 33 */ lease("a lease of 3 units, all reserved (due +250, +350, +450 ms), held for 5 s", 0, 4, 1, 5000, 4, -0.5),
       /* 34 */ ask("reserved units do not lower the cap: 1.5 s on the bucket is full (not 10 - 3)", 1500, 1, 1, false, 1, 10, 0),
       // Redis loses the slot's data: paid reservations may still wait in the ladder.
-      /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts empty under a full horizon of reservations (-10); one unit's turn is in 100 ms", Loss.SLOT, 0, 1, 1, 0, -10, 100),
-      /* 36 */ ask("half a second later it has refilled to -5: cost 3 fits in the horizon", 500, 3, 3, false, 3, -5, 0),
-      /* 37 */ afterLoss("a horizon after the loss, a bucket Redis lacks starts empty (0), not full", Loss.BUCKET, 500, 1, 1, 1, 0, 0),
-      /* 38 */ afterLoss("a horizon plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0),
+      /* 35 */ afterLoss("the bucket and its slot's marker are lost: it starts empty under a full reach of reservations (horizon + 1 s: -20); one unit's turn is in 1100 ms", Loss.SLOT, 0, 1, 1, 0, -20, 1100),
+      /* 36 */ ask("1.5 s later it has refilled to -5: cost 3 fits in the horizon", 1500, 3, 3, false, 3, -5, 0),
+      /* 37 */ afterLoss("a reach after the loss, a bucket Redis lacks starts empty (0), not full", Loss.BUCKET, 500, 1, 1, 1, 0, 0),
+      /* 38 */ afterLoss("a reach plus a full refill after the loss, it starts full", Loss.BUCKET, 1100, 1, 1, 1, 10, 0),
       // Shadow mode: what fits now is charged; nothing else is reserved, queued or put in line.
       /* 39 */ shadow("shadow: cost 5 fits the 9 held, charged as usual", 0, 5, 5, 5, 9, 0),
       /* 40 */ shadow("shadow: cost 6 does not fit the 4 held: not charged (no debt), it would have waited 200 ms", 0, 6, 6, 0, 4, 200),
@@ -167,7 +167,14 @@ final class TokenBucketSpecification {
       /* 53 */ lease("ten seconds on, full: a lease of 15 holds 9 units and reserves 6 (due +100..+600 ms)", 10_000, 16, 1, 1000, 16, 10),
       /* 54 */ ask("a ticket holder is charged 3 after it: due +700..+900 ms", 0, 3, 3, true, 3, -6, 0),
       /* 55 */ new Step("released with 9 used: its 6 reserved units are no longer the end of the line, none goes back (-9, else -3); cost 4 is queued, turn in 300 ms (else granted, at +700..+900 ms, sold twice)",
-          0, 4, 4, false, 0, 53, 9, 0, -9, 300));
+          0, 4, 4, false, 0, 53, 9, 0, -9, 300),
+      // A wipe after late holders were charged: the rebuilt bucket never sells what they were promised.
+      /* 56 */ ask("ten seconds on, full: cost 20 takes all that fits (10 now, 10 reserved)", 10_000, 20, 20, false, 20, 10, 0),
+      /* 57 */ ask("cost 5 does not fit: a ticket in 500 ms", 0, 5, 5, false, 0, -10, 500),
+      /* 58 */ ask("the holder is 1.5 s late: cost 20 took the horizon meanwhile (10 now, 10 reserved)", 2000, 20, 20, false, 20, 10, 0),
+      /* 59 */ ask("the late holder is charged past the horizon, within the reach: its units are due at +1.1..+1.5 s", 0, 5, 5, true, 5, -10, 0),
+      /* 60 */ afterLoss("wipe after late holders were charged: the rebuilt bucket owes a full reach (-20, not a horizon: -10), so cost 1's turn is in 1100 ms (else 100 ms, its unit due at +1.1 s: sold twice)", Loss.SLOT, 0, 1, 1, 0, -20, 1100),
+      /* 61 */ ask("a holder beyond the reach is queued again (its turn in 2500 ms), not charged (-35 would outrun the reach)", 0, 15, 15, true, 0, -20, 2500));
 
   private TokenBucketSpecification() {}
 }
