@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
     subcommands = {RunCommand.class, RoleCommands.GateCommand.class,
         RoleCommands.RelayCommand.class, RoleCommands.DispatchCommand.class, TopicsCommand.class,
         ProduceCommand.class, VerifyCommand.class,
+        io.sluice.app.dlq.DlqCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;
