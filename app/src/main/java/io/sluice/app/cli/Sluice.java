@@ -18,9 +18,9 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
     description = "Throttling and leaky-bucket dispatcher on Kafka and Redis.",
     subcommands = {RunCommand.class, RoleCommands.GateCommand.class,
+        io.sluice.app.dlq.DlqCommand.class,
         RoleCommands.RelayCommand.class, RoleCommands.DispatchCommand.class, TopicsCommand.class,
         ProduceCommand.class, VerifyCommand.class,
-        io.sluice.app.dlq.DlqCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;
