@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -138,6 +139,11 @@ public final class DlqCommand {
         r = DeadLetters.replay(c.kafka(), topics(c), q, Instant.now(), f.timeout(), dryRun);
       } catch (IllegalStateException e) {
         System.err.println(e.getMessage());
+        return INCOMPLETE;
+      } catch (KafkaException e) {
+        // A batch not committed is not in the ledger either: running the replay again is safe.
+        System.err.println("replay stopped: " + e + ". What was committed is in the ledger; run "
+            + "the replay again to send the rest.");
         return INCOMPLETE;
       }
       if (f.json) {

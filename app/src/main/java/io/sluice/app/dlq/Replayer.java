@@ -44,6 +44,8 @@ final class Replayer implements AutoCloseable {
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
         ProducerConfig.LINGER_MS_CONFIG, 5,
+        // A dead letter's value is at most what its topic takes; inbound took it once.
+        ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Topics.DLQ_MAX_MESSAGE_BYTES,
         ProducerConfig.CLIENT_ID_CONFIG, topics.prefix() + TRANSACTIONAL_ID)),
         new ByteArraySerializer(), new ByteArraySerializer());
   }
