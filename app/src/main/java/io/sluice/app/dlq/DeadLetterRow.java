@@ -33,10 +33,14 @@ public record DeadLetterRow(String at, String time, String reason, String detail
 
   /** One line for a terminal: every field a producer could write made printable and cut. */
   String line() {
-    return String.join("  ", at, time, reason, Printable.of(tenant, 40), Printable.of(provider, 40),
-        Printable.of(eventId, 64), "attempts=" + (attempts == null ? "-" : attempts),
-        valueBytes == null ? "no-value" : valueBytes + "B",
-        replayOf == null ? "" : "replay-of=" + Printable.of(replayOf, 80),
-        Printable.of(detail, 160)).replace("    ", "  ");
+    java.util.List<String> fields = new java.util.ArrayList<>(java.util.List.of(at, time, Printable.of(reason, 40),
+        Printable.of(tenant, 40), Printable.of(provider, 40), Printable.of(eventId, 64),
+        "attempts=" + (attempts == null ? "-" : attempts),
+        valueBytes == null ? "no-value" : valueBytes + "B"));
+    if (replayOf != null) {
+      fields.add("replay-of=" + Printable.of(replayOf, 80));
+    }
+    fields.add(Printable.of(detail, 160));
+    return String.join("  ", fields);
   }
 }

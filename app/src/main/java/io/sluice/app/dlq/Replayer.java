@@ -58,9 +58,9 @@ final class Replayer implements AutoCloseable {
   /** Sends {@code entries}, committed {@link #PER_TRANSACTION} at a time. */
   void replay(List<DeadLetterEntry> entries, Instant now, String run) {
     for (int from = 0; from < entries.size(); from += PER_TRANSACTION) {
-      producer.beginTransaction();
+      begin();
       send(entries.subList(from, Math.min(entries.size(), from + PER_TRANSACTION)), now, run);
-      producer.commitTransaction();
+      commit();
     }
   }
 
