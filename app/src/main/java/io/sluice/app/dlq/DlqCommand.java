@@ -54,7 +54,7 @@ public final class DlqCommand {
         description = "At most N dead letters, 1 to 10000 (default: ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--timeout-seconds", defaultValue = "60",
+    @Option(names = "--timeout-seconds", paramLabel = "SECONDS", defaultValue = "60",
         description = "How long reading a topic may take, 1 to 3600 (default: ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
