@@ -29,9 +29,19 @@ import java.util.function.Supplier;
  */
 public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
   private final MetricRegistry registry;
+  private final java.util.function.LongSupplier millis;
+  /** Per provider: epoch ms until which its calls are known to wait (see {@link #heldUntil}). */
+  private final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> heldUntil =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   public SluiceMetrics(MetricRegistry registry) {
+    this(registry, System::currentTimeMillis);
+  }
+
+  /** @param millis the wall clock, epoch milliseconds (tests pass their own) */
+  public SluiceMetrics(MetricRegistry registry, java.util.function.LongSupplier millis) {
     this.registry = registry;
+    this.millis = millis;
   }
 
   public MetricRegistry registry() {
@@ -176,6 +186,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   @Override
   public void throttled(String provider, long retryAfterMillis) {
     counter("sluice_dispatch_throttled", "provider", p(provider)).inc();
+    heldUntil(provider, retryAfterMillis);
   }
 
   @Override
@@ -258,6 +269,21 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   @Override
   public void held(String provider, long holdMillis) {
     counter("sluice_dispatch_learned_holds", "provider", p(provider)).inc();
+    heldUntil(provider, holdMillis);
+  }
+
+  /**
+   * {@code sluice_dispatch_held_until_seconds{provider}}: the epoch second until which the
+   * provider asked this instance to make no call (a 429's Retry-After, or a hold its limit headers
+   * asked for: a spent window), the latest such end seen; absent until the first one. So an alert
+   * can tell a provider that legitimately waits ({@code > time()}) from a stalled one.
+   */
+  private void heldUntil(String provider, long waitMillis) {
+    heldUntil.computeIfAbsent(p(provider), name -> {
+      java.util.concurrent.atomic.AtomicLong until = new java.util.concurrent.atomic.AtomicLong();
+      gauge(() -> until.get() / 1000.0, "sluice_dispatch_held_until_seconds", "provider", name);
+      return until;
+    }).accumulateAndGet(millis.getAsLong() + Math.max(0, waitMillis), Math::max);
   }
 
   /**

@@ -37,7 +37,7 @@ public final class TopicAdmin implements AutoCloseable {
   public List<NewTopic> plan(int partitions, short replicas) {
     List<String> names = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready()));
     names.addAll(topics.delays());
-    names.addAll(List.of(topics.outcomes(), topics.dlq()));
+    names.addAll(List.of(topics.outcomes(), topics.dlq(), topics.replays()));
     List<NewTopic> plan = new ArrayList<>();
     for (String name : names) {
       plan.add(new NewTopic(name, partitions, replicas).configs(topics.configs(name, replicas)));

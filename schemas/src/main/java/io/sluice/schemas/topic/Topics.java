@@ -38,6 +38,13 @@ public record Topics(String prefix, List<Duration> ladder) {
   public static final Duration WORK_RETENTION = Duration.ofDays(7);
   /** How long the audit trail keeps (outcomes and dlq: {@code verify} reconciles against them). */
   public static final Duration AUDIT_RETENTION = Duration.ofDays(30);
+  /**
+   * How long the replay ledger keeps a record: twice the dead letters' retention, so a ledger
+   * record (written after its dead letter) outlives it even when the broker deletes the
+   * dead-letter topic's segments late (a segment goes only once its newest record is past
+   * retention).
+   */
+  public static final Duration REPLAY_LEDGER_RETENTION = AUDIT_RETENTION.multipliedBy(2);
 
   public Topics {
     ladder = List.copyOf(ladder);
@@ -77,6 +84,16 @@ public record Topics(String prefix, List<Duration> ladder) {
     return prefix + "dlq";
   }
 
+  /**
+   * The replay ledger of {@code sluice dlq replay}: one record per dead letter replayed, keyed by
+   * the dead letter's coordinates ({@code <dlq>-<partition>@<offset>}), written in the same Kafka
+   * transaction as the replayed events. Compacted; kept {@link #REPLAY_LEDGER_RETENTION}, longer
+   * than the dead letters it names. Not one of {@link #all()}: only the operator's tool uses it.
+   */
+  public String replays() {
+    return prefix + "replays";
+  }
+
   public String delay(Duration step) {
     return prefix + "delay." + Durations.format(step);
   }
@@ -105,6 +122,7 @@ public record Topics(String prefix, List<Duration> ladder) {
    *       so a record never expires while it waits;
    *   <li>outcomes and dlq: {@link #AUDIT_RETENTION}; the dlq also takes records up to
    *       {@link #DLQ_MAX_MESSAGE_BYTES};
+   *   <li>replays: {@link #REPLAY_LEDGER_RETENTION}, compacted as well;
    *   <li>every topic: delete cleanup, {@code min.insync.replicas} = replicas - 1 (at least 1).
    * </ul>
    *
@@ -118,6 +136,10 @@ public record Topics(String prefix, List<Duration> ladder) {
     if (name.equals(dlq())) {
       configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, String.valueOf(DLQ_MAX_MESSAGE_BYTES));
     }
+    if (name.equals(replays())) {
+      configs.put(TopicConfig.CLEANUP_POLICY_CONFIG,
+          TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE);
+    }
     return configs;
   }
 
@@ -127,6 +149,9 @@ public record Topics(String prefix, List<Duration> ladder) {
     }
     if (name.equals(outcomes()) || name.equals(dlq())) {
       return AUDIT_RETENTION;
+    }
+    if (name.equals(replays())) {
+      return REPLAY_LEDGER_RETENTION;
     }
     for (Duration step : ladder) {
       if (name.equals(delay(step))) {

@@ -32,6 +32,16 @@ class TopicsTest {
   }
 
   @Test
+  void shouldCompactTheReplayLedgerAndKeepItTwiceAsLongAsTheDeadLettersItNames() {
+    Map<String, String> ledger = topics.configs(topics.replays(), (short) 3);
+    assertEquals("t.replays", topics.replays());
+    assertEquals("compact,delete", ledger.get("cleanup.policy"));
+    assertEquals(String.valueOf(60 * Duration.ofDays(1).toMillis()), ledger.get("retention.ms"));
+    assertEquals(2 * Long.parseLong(topics.configs(topics.dlq(), (short) 3).get("retention.ms")),
+        Long.parseLong(ledger.get("retention.ms")));
+  }
+
+  @Test
   void shouldKeepWorkTopicsAWeekAndTheAuditTrailThirtyDays() {
     long day = Duration.ofDays(1).toMillis();
     for (String work : List.of("t.inbound", "t.regate", "t.ready", "t.delay.1s", "t.delay.30s")) {

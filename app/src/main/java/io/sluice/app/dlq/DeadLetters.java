@@ -1,0 +1,84 @@
+package io.sluice.app.dlq;
+
+import io.sluice.config.KafkaConfig;
+import io.sluice.schemas.topic.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * {@code dlq list} and {@code dlq replay} against a cluster: the wiring of {@link TopicScan},
+ * {@link ReplayLedger}, {@link ReplaySelection} and {@link Replayer}. Reads with
+ * {@code read_committed}, in no consumer group.
+ */
+public final class DeadLetters {
+  /** What {@code list} found: at most the query's limit, in the order read. */
+  public record Listing(List<DeadLetterRow> rows, long read, boolean timedOut) {}
+
+  /**
+   * What {@code replay} sent (or, dry, would send).
+   *
+   * @param sent     the dead letters sent (dry run: that would be sent), in the order read
+   * @param skipped  matching dead letters not sent, by why
+   * @param full     the limit or the byte budget stopped the selection: there may be more
+   * @param timedOut reading the dead-letter topic was cut short: there may be more
+   */
+  public record ReplayReport(List<DeadLetterRow> sent, Map<ReplaySelection.Verdict, Long> skipped,
+      long read, boolean full, boolean timedOut, boolean dryRun) {}
+
+  private DeadLetters() {}
+
+  public static Listing list(KafkaConfig kafka, Topics topics, DeadLetterQuery query,
+      Instant now, Duration timeout) {
+    List<DeadLetterRow> rows = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
+      TopicScan.Result r = TopicScan.read(c, topics.dlq(), query.from(now), timeout, rec -> {
+        DeadLetterEntry e = DeadLetterEntry.of(rec);
+        if (query.matches(e)) {
+          rows.add(DeadLetterRow.of(e));
+        }
+        return rows.size() < query.limit();
+      });
+      return new Listing(rows, r.read(), r.timedOut());
+    }
+  }
+
+  /**
+   * Replays the dead letters {@code query} selects, or with {@code dryRun} only says which. Not
+   * dry: fences any earlier run first, then reads the ledger, then the dead letters, then sends.
+   */
+  public static ReplayReport replay(KafkaConfig kafka, Topics topics, DeadLetterQuery query,
+      Instant now, Duration timeout, boolean dryRun) {
+    try (KafkaConsumer<byte[], byte[]> c = consumer(kafka);
+        Replayer replayer = dryRun ? null : new Replayer(kafka, topics)) {
+      if (replayer != null) {
+        replayer.fence();
+      }
+      Set<String> replayed = ReplayLedger.read(c, topics.replays(), timeout);
+      ReplaySelection selection = new ReplaySelection(query, replayed, now);
+      TopicScan.Result r = TopicScan.read(c, topics.dlq(), query.from(now), timeout,
+          rec -> selection.offer(DeadLetterEntry.of(rec)));
+      if (replayer != null) {
+        replayer.replay(selection.toSend(), now, UUID.randomUUID().toString());
+      }
+      return new ReplayReport(selection.toSend().stream().map(DeadLetterRow::of).toList(),
+          selection.skipped(), r.read(), selection.full(), r.timedOut(), dryRun);
+    }
+  }
+
+  private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka) {
+    return new KafkaConsumer<>(kafka.clientProperties(Map.of(
+        ConsumerConfig.CLIENT_ID_CONFIG, "sluice-dlq-" + UUID.randomUUID(),
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500)),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+}
