@@ -33,13 +33,14 @@ class DocumentedNamesTest {
     static final Set<String> ELSEWHERE = Set.of("RateLimit",
             "MetricRegistry", "TopologyTestDriver", "ServiceLoader", "ScramLoginModule",
             "DescribeCluster", "DescribeTopics", "DescribeProducers", "WriteTxnMarkers",
-            "RedisNoScriptException", "MessageDigest");
+            "RedisNoScriptException", "MessageDigest", "CachedStateStore", "InternalProcessorContext");
 
     /** A code span that is one type name, maybe qualified by a member or followed by .java. */
     private static final Pattern CODE_SPAN = Pattern.compile("`([^`\\n]+)`");
     private static final Pattern TYPE_LIKE = Pattern.compile(
             "([A-Z][A-Za-z0-9]*)(?:\\.[A-Za-z_][A-Za-z0-9_]*)*(?:\\(\\))?");
     private static final Pattern CAMEL = Pattern.compile("[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+");
+    private static final Pattern ALERT = Pattern.compile("(?m)^\\s*- alert:\\s*([A-Za-z0-9]+)");
     private static final Pattern DECLARATION = Pattern.compile(
             "\\b(?:class|interface|record|enum|@interface)\\s+([A-Z][A-Za-z0-9]*)");
 
@@ -111,6 +112,11 @@ class DocumentedNamesTest {
             });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        // The Prometheus alerts are named like types too; they are declared in the rules file.
+        Matcher alert = ALERT.matcher(read(root.resolve("deploy/prometheus/sluice-alerts.yaml")));
+        while (alert.find()) {
+            names.add(alert.group(1));
         }
         return names;
     }
