@@ -16,9 +16,11 @@ import java.util.function.LongSupplier;
  * <p>Where it starts: from the level Redis gave in its last answer for the bucket ({@link
  * KnownLevel}), refilled since and scaled to the share. That level is negative while units are
  * reserved ahead, so the time Redis already sold (the relay releases those reservations when they
- * fall due, outage or not) is not sold again. Only a bucket this task never heard of (the gate
- * restarted or the partition moved during the outage) starts full: a full bucket at 1/N of the
- * capacity bounds the surplus of the whole fleet by one capacity. What it charges is owed to Redis
+ * fall due, outage or not) is not sold again. A bucket this task never heard of (the gate
+ * restarted or the partition moved during the outage) starts as the deepest Redis may hold it:
+ * a full reach of reservations ({@link TokenBucketMath#reachMicros}), as a bucket rebuilt after a
+ * loss does, so it never sells time its predecessor's reservations still hold; it reserves again
+ * once it has refilled to within the horizon. What it charges is owed to Redis
  * ({@link GateLimiter#owe}) and paid there on the bucket's first call once Redis answers again.
  * A bucket is started afresh whenever Redis has answered for it since (its {@code KnownLevel}
  * changed), so one outage's local state never leaks into the next.
@@ -36,7 +38,7 @@ public final class LocalBuckets {
         }
       };
 
-  /** A local bucket and the Redis answer it was started from (null: none, it started full). */
+  /** A local bucket and the Redis answer it was started from (null: none, it started deepest). */
   private record Local(BucketState state, KnownLevel startedFrom) {}
 
   /**
@@ -78,7 +80,17 @@ public final class LocalBuckets {
     long nowMicros = nowMillis * 1000;
     Local local = states.get(key);
     BucketState state = local == null ? null : local.state();
-    if (known != null && (local == null || !Objects.equals(local.startedFrom(), known))) {
+    if (known == null && local == null) {
+      // Never heard of from Redis (this gate started, or took the partition, during the outage):
+      // Redis may hold it at its deepest, a full reach of reservations still waiting in the ladder
+      // for their turns, so it starts there, as a bucket rebuilt after a loss does. Started full,
+      // it sold a second line of reservations beside its predecessor's (a chaos run: a gate
+      // restarted as Redis went down admitted 4 at once, then charged every 0.667 s beside the
+      // old line, twice the rate for 8 s). Kept from now on, so it refills from here.
+      double deepest = -TokenBucketMath.reachMicros(mine) * mine.refillPerSecond() / 1_000_000;
+      state = new BucketState(deepest, nowMicros, 0, 0, List.of());
+      states.put(key, new Local(state, null));
+    } else if (known != null && (local == null || !Objects.equals(local.startedFrom(), known))) {
       // Redis's level scaled to the share: a debt of D units (D/refill seconds of sold time) is
       // D*fraction units at the local refill, the same time.
       double level = Math.min(spec.capacity() - held.units(), known.at(nanoTime.getAsLong(), spec));

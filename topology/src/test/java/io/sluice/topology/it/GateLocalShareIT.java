@@ -50,6 +50,12 @@ class GateLocalShareIT {
             () -> a.streams().state() + " " + a.localShare() + ", " + b.streams().state() + " " + b.localShare(),
             seen -> running(a) && running(b) && a.localShare() == 0.5 && b.localShare() == 0.5);
 
+        // Redis answers for the tenant once: its instance knows the bucket's level. (A bucket an
+        // instance never heard of starts a full reach in debt: it may be deep in reservations.)
+        GateIT.send(p, topics, "acme", GateIT.event("seen", "acme", "local-api", 1));
+        p.flush();
+        KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.ready()),
+            all -> all.stream().anyMatch(r -> GateIT.idOf(r).equals("seen")), Duration.ofSeconds(60));
         // A tenant's events all go to one instance; its local bucket there holds half the quota.
         long outageStarted = System.nanoTime();
         redis.stop();
@@ -68,7 +74,8 @@ class GateLocalShareIT {
             .filter(r -> GateIT.idOf(r).startsWith("burst-")).count();
         System.out.printf("two gates, Redis down, local: shares %.2f and %.2f; %d of a burst of %d "
             + "admitted at once from a bucket of 10 at 1/s%n", a.localShare(), b.localShare(), admitted, burst);
-        assertTrue(admitted >= 5, "the local bucket starts full at half the capacity: " + admitted);
+        assertTrue(admitted >= 4, "the local bucket starts from Redis's level (9 of 10, refilled"
+            + " since) at half the capacity: " + admitted);
         // The local bucket refills at half of 1/s while the burst is decided. On a loaded machine
         // noticing the outage and deciding 20 events can take seconds, so the bound is the half
         // capacity plus what half the refill can have added since Redis stopped (plus one unit for

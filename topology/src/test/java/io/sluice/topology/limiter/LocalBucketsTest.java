@@ -1,6 +1,7 @@
 package io.sluice.topology.limiter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.DisplayName;
@@ -23,24 +24,30 @@ class LocalBucketsTest {
   }
 
   @Test
-  @DisplayName("a bucket never heard of from Redis starts full at this instance's share, then reserves at the share's refill")
-  void unknownBucketStartsFullAtTheShare() {
-    LocalBuckets local = buckets(0.5); // two instances: 5 units, refilling 5 a second
-    for (int i = 0; i < 5; i++) {
-      assertEquals(new LimiterDecision.Admit(NOW), local.decide(KEY, SPEC, 1, NOW), "unit " + i);
-    }
-    assertEquals(new LimiterDecision.Reserved(NOW + 200), local.decide(KEY, SPEC, 1, NOW),
-        "the sixth waits for one unit at 5 a second");
+  @DisplayName("a bucket never heard of from Redis starts as deep as a full reach of reservations at this instance's share: it sells nothing Redis's line may already hold")
+  void unknownBucketStartsAtTheDeepestRedisMayHoldIt() {
+    // Two instances: 5 units refilling 5 a second; horizon 60 s, so the reach is 120 s and the
+    // deepest Redis may hold the bucket (its predecessor's reservations) is 600 units of debt.
+    LocalBuckets local = buckets(0.5);
+    assertEquals(new LimiterDecision.Unavailable("beyond the reservation horizon while Redis is away"),
+        local.decide(KEY, SPEC, 1, NOW), "a bucket started full would admit it at once");
+    assertTrue(local.decide(KEY, SPEC, 1, NOW + 59_000) instanceof LimiterDecision.Unavailable,
+        "59 s on, a unit is still due beyond the horizon: 120.2 s after the start");
+    assertEquals(new LimiterDecision.Reserved(NOW + 120_200), local.decide(KEY, SPEC, 1, NOW + 61_000),
+        "61 s on, it is within the horizon: reserved where the deepest line would end");
+    assertEquals(new LimiterDecision.Reserved(NOW + 120_400), local.decide(KEY, SPEC, 1, NOW + 61_000),
+        "the next waits for one unit more at 5 a second");
   }
 
   @Test
   @DisplayName("the wall clock refills the local bucket between decisions")
   void refillsWithTheWallClock() {
     LocalBuckets local = buckets(1);
+    KnownLevel full = new KnownLevel(10, nanos.get());
     for (int i = 0; i < 10; i++) {
-      local.decide(KEY, SPEC, 1, NOW);
+      local.decide(KEY, SPEC, 1, NOW, false, full);
     }
-    assertEquals(new LimiterDecision.Admit(NOW + 100), local.decide(KEY, SPEC, 1, NOW + 100),
+    assertEquals(new LimiterDecision.Admit(NOW + 100), local.decide(KEY, SPEC, 1, NOW + 100, false, full),
         "one unit refilled after 100 ms");
   }
 
