@@ -4,22 +4,28 @@
 // count per provider to COUNT_FILE at the end.
 //
 //   RATES="bearer-api:20,oauth-api:20,webhooks:10"  DURATION=300  BURST=40  COUNT_FILE=...
+//
+// An entry may name one tenant and its own burst, provider:rate:tenant:burst (a stream of that
+// tenant only, ids <provider>-<tenant>-<n>); otherwise the events go round tenants t1..t5.
 import { writeFileSync } from "node:fs";
 import { env } from "./peer.mjs";
 
+const defaultBurst = Number(env("BURST"));
 const rates = env("RATES").split(",").map((s) => {
-  const [provider, rate] = s.split(":");
-  return { provider, rate: Number(rate), sent: 0 };
+  const [provider, rate, tenant, burst] = s.split(":");
+  return {
+    provider, rate: Number(rate), tenant: tenant || undefined,
+    burst: burst === undefined || burst === "" ? defaultBurst : Number(burst), sent: 0,
+  };
 });
 const durationMs = Number(env("DURATION")) * 1000;
-const burst = Number(env("BURST"));
 const tenants = ["t1", "t2", "t3", "t4", "t5"];
 
 function emit(p) {
   const n = p.sent++;
-  const tenant = tenants[n % tenants.length];
+  const tenant = p.tenant ?? tenants[n % tenants.length];
   const event = {
-    id: `${p.provider}-${String(n).padStart(6, "0")}`,
+    id: p.tenant ? `${p.provider}-${p.tenant}-${String(n).padStart(6, "0")}` : `${p.provider}-${String(n).padStart(6, "0")}`,
     tenant,
     provider: p.provider,
     payload: { order: n, tenant, note: "outside check", items: [{ sku: "A-1", qty: 2 }, { sku: "B-7", qty: 1 }] },
@@ -28,7 +34,7 @@ function emit(p) {
 }
 
 let out = "";
-for (const p of rates) for (let i = 0; i < burst; i++) out += emit(p);
+for (const p of rates) for (let i = 0; i < p.burst; i++) out += emit(p);
 process.stdout.write(out);
 
 const start = Date.now();
@@ -36,11 +42,12 @@ const tick = setInterval(() => {
   const elapsed = Math.min(Date.now() - start, durationMs);
   let lines = "";
   for (const p of rates) {
-    while (p.sent - burst < Math.floor((p.rate * elapsed) / 1000)) lines += emit(p);
+    while (p.sent - p.burst < Math.floor((p.rate * elapsed) / 1000)) lines += emit(p);
   }
   if (lines) process.stdout.write(lines);
   if (elapsed >= durationMs) {
     clearInterval(tick);
-    writeFileSync(env("COUNT_FILE"), JSON.stringify(Object.fromEntries(rates.map((p) => [p.provider, p.sent]))));
+    writeFileSync(env("COUNT_FILE"), JSON.stringify(Object.fromEntries(
+      rates.map((p) => [p.tenant ? `${p.provider}:${p.tenant}` : p.provider, p.sent]))));
   }
 }, 50);

@@ -1,0 +1,108 @@
+// Judges a run of operations.sh from the providers' own records, the operator's stamps
+// (ops.jsonl), the /live readings and the replay outputs:
+//   node ops-judge.mjs WORK_DIR
+// Prints the figures and each verdict, writes WORK_DIR/figures.json, exits 1 if a verdict fails.
+import { readFileSync, existsSync, writeFileSync } from "node:fs";
+
+const [dir] = process.argv.slice(2);
+const lines = (file) => existsSync(file)
+  ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "") : [];
+const jsonl = (file) => lines(file).map((l) => JSON.parse(l));
+const calls = (name) => jsonl(`${dir}/records/${name}.jsonl`);
+const step = Object.fromEntries(jsonl(`${dir}/ops.jsonl`).map((s) => [s.step, s]));
+const json = (file) => JSON.parse(readFileSync(`${dir}/${file}`, "utf8"));
+const between = (cs, from, to) => cs.filter((c) => c.t >= from && c.t < to);
+const perSecond = (cs, from, to) => Number((between(cs, from, to).length / ((to - from) / 1000)).toFixed(2));
+
+/** The most calls in any window of `ms` (arrival times). */
+function mostInWindow(cs, ms) {
+  const times = cs.map((c) => c.t).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i] - times[j] >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}
+
+const verdicts = [];
+const check = (name, ok, detail) => verdicts.push({ name, ok: Boolean(ok), detail });
+const figures = {};
+
+// 1. pause: no call from 1 s after the command (once it has returned: the pause is written in
+// Redis) until resume; the paced rate within 2 s after it
+const paced = calls("paced-api");
+const pausedFrom = step.pause.returned + 1000;
+const during = between(paced, pausedFrom, step.resume.t);
+const lastBefore = paced.filter((c) => c.t < step.resume.t && c.t >= step.pause.t).map((c) => c.t);
+const firstAfter = paced.find((c) => c.t >= step.resume.returned);
+figures.pause = {
+  callsFrom1sAfterPauseUntilResume: during.length,
+  lastCallAfterPauseReturnedMs: lastBefore.length ? Math.round(Math.max(...lastBefore) - step.pause.returned) : null,
+  pauseCommandTookMs: step.pause.returned - step.pause.t,
+  resumeCommandTookMs: step.resume.returned - step.resume.t,
+  firstCallAfterResumeReturnedMs: firstAfter ? Math.round(firstAfter.t - step.resume.returned) : null,
+  ratePerSecond2To5sAfterResume: perSecond(paced.filter((c) => c.status === 200), step.resume.returned + 2000, step.resume.returned + 5000),
+  ratePerSecond10sBeforePause: perSecond(paced.filter((c) => c.status === 200), step.pause.t - 10000, step.pause.t),
+};
+check("no call to paced-api from 1 s after `pause` until `resume`", during.length === 0,
+  `${during.length} calls`);
+check("paced-api at >= 90% of 19/s from 2 s after `resume`",
+  figures.pause.ratePerSecond2To5sAfterResume >= 0.9 * 19, `${figures.pause.ratePerSecond2To5sAfterResume}/s`);
+
+// 2. dead letters replayed once
+const flaky = calls("flaky-api");
+const brokenIds = new Set(flaky.filter((c) => c.status === 400).map((c) => c.id));
+const accepted = flaky.filter((c) => c.status === 200);
+const acceptedPerId = accepted.reduce((m, c) => m.set(c.id, (m.get(c.id) ?? 0) + 1), new Map());
+const replay1 = json("replay-1.json");
+const replay2 = json("replay-2.json");
+const afterSecond = accepted.filter((c) => c.t >= step["replay-2"].t + 10000).length;
+figures.deadLetters = {
+  refusedWith400: brokenIds.size,
+  replayDryRunWouldSend: json("replay-dry.json").wouldSend.length,
+  firstReplaySent: replay1.sent.length,
+  secondReplaySent: replay2.sent.length,
+  accepted: accepted.length,
+  idsAcceptedOnce: [...acceptedPerId.values()].filter((n) => n === 1).length,
+  idsAcceptedMoreThanOnce: [...acceptedPerId.values()].filter((n) => n > 1).length,
+  acceptedMoreThan10sAfterSecondReplay: afterSecond,
+};
+check("200 events dead-lettered while flaky-api answered 400", brokenIds.size === 200, `${brokenIds.size}`);
+check("the first replay sent 200", replay1.sent.length === 200, `${replay1.sent.length}`);
+check("all 200 delivered once", accepted.length === 200 && [...brokenIds].every((id) => acceptedPerId.get(id) === 1),
+  `${accepted.length} accepted, ${figures.deadLetters.idsAcceptedOnce} ids once`);
+check("the same replay again sends 0", replay2.sent.length === 0, `${replay2.sent.length}`);
+
+// 3. a tenant's quota raised under load
+const grow = calls("quota-api").filter((c) => c.tenant === "grow" && c.status === 200);
+const set = step["tenants-set"].t;
+figures.tenants = {
+  growPerSecond20sBeforeSet: perSecond(grow, set - 20000, set),
+  growPerSecond5To15sAfterSet: perSecond(grow, set + 5000, set + 15000),
+  growPerSecondPerSecondAfterSet: Array.from({ length: 15 }, (_, i) => between(grow, set + i * 1000, set + (i + 1) * 1000).length),
+};
+check("`sluice tenants set` exit 0", step["tenants-set"].exit === 0, `exit ${step["tenants-set"].exit}`);
+check("grow at about its old quota (2/s) before `tenants set`",
+  figures.tenants.growPerSecond20sBeforeSet <= 2.5, `${figures.tenants.growPerSecond20sBeforeSet}/s`);
+check("grow at >= 90% of its new quota (8/s) from 5 s after `tenants set`",
+  figures.tenants.growPerSecond5To15sAfterSet >= 0.9 * 8, `${figures.tenants.growPerSecond5To15sAfterSet}/s`);
+
+// 4. /live while Redis was down
+const live = jsonl(`${dir}/live.jsonl`);
+figures.live = { readings: live.length, statuses: live.reduce((m, r) => ({ ...m, [r.status]: (m[r.status] ?? 0) + 1 }), {}) };
+check("/live 200 on both instances throughout the Redis outage",
+  live.length >= 90 && live.every((r) => r.status === "200"), JSON.stringify(figures.live.statuses));
+
+// the strict providers were never overrun
+for (const [name, limit] of [["paced-api", 20], ["flaky-api", 20], ["quota-api", 50]]) {
+  const cs = calls(name);
+  const refused = cs.filter((c) => c.status === 429).length;
+  figures[name] = { calls: cs.length, status429: refused, mostInAnySecond: mostInWindow(cs.filter((c) => c.status !== 429), 1000) };
+  check(`0 429s at ${name} (allows ${limit} in any second)`, refused === 0, `${refused}`);
+}
+
+writeFileSync(`${dir}/figures.json`, JSON.stringify(figures, null, 2));
+console.log(JSON.stringify(figures, null, 2));
+for (const v of verdicts) console.log(`${v.ok ? "PASS" : "FAIL"}  ${v.name}: ${v.detail}`);
+process.exit(verdicts.every((v) => v.ok) ? 0 : 1);
