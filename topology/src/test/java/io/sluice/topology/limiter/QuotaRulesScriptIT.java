@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.cluster.SlotHash;
 import io.sluice.testkit.RealServers;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
@@ -18,9 +19,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@code quota_rules.lua} on a real redis-server: the table, all or none, and every rule's bound. */
@@ -44,19 +48,19 @@ class QuotaRulesScriptIT {
         new RuleBucket("overall", RuleKeys.overall(tenant), QuotaRulesSpecification.SPECS.get(1)));
   }
 
-  @Test
-  void shouldFollowTheSpecificationTableOnRealRedis() throws Exception {
-    runTable(on.store(), twoRules("tenant-" + System.nanoTime()), on.redis());
-  }
-
   /**
-   * The batch path: each step's event decided in one script call between events of two other
-   * tenants (the gate sends its multi-rule events so), to the same table.
+   * {@link QuotaRulesSpecification} on the script: alone, and in a batch of events (each step's
+   * event decided in one script call between events of two other tenants, as the gate sends its
+   * multi-rule events); the script's answers held exactly to {@link QuotaRulesMath} fed its clock.
    */
-  @Test
-  void shouldFollowTheSpecificationTableInABatchOfEvents() throws Exception {
+  @TestFactory
+  Stream<DynamicContainer> quotaRulesSpecification() {
     String run = Long.toString(System.nanoTime());
-    runTable(inBatches(on.store(), run), twoRules("batched-" + run), on.redis());
+    return QuotaRulesSpecTest.TABLE.over(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> new ScriptRun(on.store(), twoRules("tenant-" + run), on.redis())),
+        new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
+            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis())));
   }
 
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
@@ -233,11 +237,21 @@ class QuotaRulesScriptIT {
    * The table on the script, and the math fed the script's clock (shifted by the time the test
    * moved the buckets): the two agree, and the script's decisions are the table's.
    */
-  private static void runTable(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash)
-      throws Exception {
-    List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
-    long moved = 0;
-    for (QuotaRulesSpecification.Step step : QuotaRulesSpecification.STEPS) {
+  private static final class ScriptRun implements SpecTable.Run<QuotaRulesSpecification.Step> {
+    private final TokenBucketStore s;
+    private final List<RuleBucket> rules;
+    private final RedisHashCommands<String, String> hash;
+    private List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
+    private long moved;
+
+    ScriptRun(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash) {
+      this.s = s;
+      this.rules = rules;
+      this.hash = hash;
+    }
+
+    @Override
+    public void step(int index, QuotaRulesSpecification.Step step) throws Exception {
       if (step.advanceMillis() != 0) {
         for (RuleBucket r : rules) {
           String ts = hash.hget(r.redisKey(), "ts");
@@ -252,12 +266,12 @@ class QuotaRulesScriptIT {
           got.nowMicros() + moved, 0);
       mirror = math.next();
       RulesAcquisition m = math.acquisition();
-      assertEquals(m.granted(), got.granted(), "script = math: " + step.why());
+      assertEquals(m.granted(), got.granted(), "script = math");
       for (int i = 0; i < rules.size(); i++) {
-        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math: " + step.why());
+        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math");
       }
-      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math: " + step.why());
-      assertEquals(step.expectGranted(), got.granted(), step.why());
+      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
+      assertEquals(step.expectGranted(), got.granted(), "granted");
     }
   }
 }
