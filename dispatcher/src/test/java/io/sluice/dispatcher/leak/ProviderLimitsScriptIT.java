@@ -8,6 +8,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.RealServers;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
@@ -25,10 +26,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -143,23 +147,20 @@ class ProviderLimitsScriptIT {
     LimitBounds.assertEveryLimitHeld(slots, ALL);
   }
 
-  @Test
-  @DisplayName("follows the specification table on a real Redis, agreeing with LimitMath exactly")
-  void shouldFollowTheSpecificationTable() throws Exception {
-    followTheTable(LimitSpecification.LIMITS);
+  /** {@link LimitSpecification} on the script, with windows of a minute and of an hour, agreeing with LimitMath exactly. */
+  @TestFactory
+  Stream<DynamicContainer> limitSpecification() {
+    return LimitSpecTest.TABLE.over(
+        new SpecTable.Implementation<>("Lua on redis-server", () -> onScript(LimitSpecification.LIMITS)),
+        new SpecTable.Implementation<>("Lua on redis-server, windows of an hour (sub-window counters)",
+            () -> onScript(LimitSpecification.COARSE_LIMITS)));
   }
 
-  @Test
-  @DisplayName("follows the table with windows of an hour (sub-window counters), agreeing with LimitMath exactly")
-  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
-    followTheTable(LimitSpecification.COARSE_LIMITS);
-  }
-
-  private void followTheTable(ProviderLimits limits) throws Exception {
+  private static LimitSpecification.SubjectRun onScript(ProviderLimits limits) {
     String provider = knownProvider("table");
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
     LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
-    LimitSpecification.run(new LimitSpecification.Subject() {
+    return new LimitSpecification.SubjectRun(new LimitSpecification.Subject() {
       private WindowLedger mirror = new WindowLedger();
       /** When the provider's keys were found lost: 0 never, -1 at the next claim (the script's). */
       private long lostAt;
@@ -203,7 +204,7 @@ class ProviderLimitsScriptIT {
     }, (step, answer, first) -> assertTrue(
         // Real time passes between steps: a slot is the table's or later (the exact value is held
         // by the agreement with the math).
-        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()), limits);
+        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, "first slot"));
   }
 
   @Test
