@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisHashCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisClusterProcess;
@@ -40,6 +43,41 @@ class QuotaRulesScriptIT {
   @AfterAll
   static void disconnect() {
     on.close();
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  /** One 3-node cluster for the class, started by the first test that needs it. */
+  private static OnCluster cluster;
+
+  private static synchronized OnCluster cluster() throws Exception {
+    if (cluster == null) {
+      cluster = new OnCluster();
+    }
+    return cluster;
+  }
+
+  /** A 3-node cluster, the store on it (its slots marked intact), and a connection to move its buckets with. */
+  private static final class OnCluster implements AutoCloseable {
+    final RedisClusterProcess process = RedisClusterProcess.start(3);
+    final RedisConnection conn = RedisConnection.open(new RedisConfig(process.uri()));
+    final LettuceTokenBucketStore store = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
+    final RedisClusterClient admin = RedisClusterClient.create(
+        io.lettuce.core.RedisURI.create("127.0.0.1", process.ports().get(0)));
+    final StatefulRedisClusterConnection<String, String> connection = admin.connect(StringCodec.UTF8);
+
+    OnCluster() throws Exception {
+      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+      admin.shutdown();
+      conn.close();
+      process.close();
+    }
   }
 
   private static List<RuleBucket> twoRules(String tenant) {
@@ -60,7 +98,22 @@ class QuotaRulesScriptIT {
         new SpecTable.Implementation<>("Lua on redis-server",
             () -> new ScriptRun(on.store(), twoRules("tenant-" + run), on.redis())),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
-            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis())));
+            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis())),
+        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", () -> onCluster(run)));
+  }
+
+  /** The table on a cluster, for tenants whose slots lie on different nodes, each in turn. */
+  private static SpecTable.Run<QuotaRulesSpecification.Step> onCluster(String run) throws Exception {
+    OnCluster c = cluster();
+    List<ScriptRun> tenants = new ArrayList<>();
+    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+      tenants.add(new ScriptRun(c.store, twoRules(tenant + "-" + run), c.connection.sync()));
+    }
+    return (index, step) -> {
+      for (ScriptRun t : tenants) {
+        t.step(index, step);
+      }
+    };
   }
 
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
@@ -89,32 +142,28 @@ class QuotaRulesScriptIT {
   /** Every rule of a tenant hashes to the tenant's slot, so one script can charge them together in a cluster. */
   @Test
   void shouldChargeATenantsRulesTogetherInARedisCluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
-      clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-        List<RuleBucket> rules = List.of(
-            new RuleBucket("provider", RuleKeys.provider(tenant, "a-api"), new BucketSpec(2, 1, 0)),
-            new RuleBucket("provider", RuleKeys.provider(tenant, "b-api"), new BucketSpec(5, 1, 0)),
-            new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(3, 1, 0)),
-            new RuleBucket("rule:refunds", RuleKeys.rule(tenant, "refunds"), new BucketSpec(4, 1, 0)));
-        int slot = SlotHash.getSlot(rules.get(0).redisKey());
-        for (RuleBucket r : rules) {
-          assertEquals(slot, SlotHash.getSlot(r.redisKey()), r.redisKey());
-        }
-        // a-api (2) and overall (3): two events pass, the third is refused by a-api with nothing charged.
-        assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2), rules.get(3)), 1).granted());
-        assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1).granted());
-        RulesAcquisition refused = acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1);
-        assertEquals(0, refused.granted());
-        // b-api and overall: overall still holds its third unit, so the refusal took nothing from it.
-        RulesAcquisition b = acquire(clusterStore, List.of(rules.get(1), rules.get(2)), 1);
-        assertEquals(1, b.granted(), "overall kept the unit the refused event did not take");
-        assertEquals(1, b.levels().get(1), 0.05);
+    LettuceTokenBucketStore clusterStore = cluster().store;
+    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+      List<RuleBucket> rules = List.of(
+          new RuleBucket("provider", RuleKeys.provider(tenant, "a-api"), new BucketSpec(2, 1, 0)),
+          new RuleBucket("provider", RuleKeys.provider(tenant, "b-api"), new BucketSpec(5, 1, 0)),
+          new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(3, 1, 0)),
+          new RuleBucket("rule:refunds", RuleKeys.rule(tenant, "refunds"), new BucketSpec(4, 1, 0)));
+      int slot = SlotHash.getSlot(rules.get(0).redisKey());
+      for (RuleBucket r : rules) {
+        assertEquals(slot, SlotHash.getSlot(r.redisKey()), r.redisKey());
       }
-      assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+      // a-api (2) and overall (3): two events pass, the third is refused by a-api with nothing charged.
+      assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2), rules.get(3)), 1).granted());
+      assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1).granted());
+      RulesAcquisition refused = acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1);
+      assertEquals(0, refused.granted());
+      // b-api and overall: overall still holds its third unit, so the refusal took nothing from it.
+      RulesAcquisition b = acquire(clusterStore, List.of(rules.get(1), rules.get(2)), 1);
+      assertEquals(1, b.granted(), "overall kept the unit the refused event did not take");
+      assertEquals(1, b.levels().get(1), 0.05);
     }
+    assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
     // A tier-wide budget lands elsewhere: why ConfigChecks refuses it with a cluster.
     assertNotEquals(SlotHash.getSlot(RuleKeys.overall("acme")), SlotHash.getSlot(RuleKeys.tierBudget("pro", "a-api")));
   }
