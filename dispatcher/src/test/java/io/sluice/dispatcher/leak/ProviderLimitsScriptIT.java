@@ -6,6 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
@@ -65,6 +69,9 @@ class ProviderLimitsScriptIT {
   static void disconnect() {
     connection.close();
     client.shutdown();
+    if (cluster != null) {
+      cluster.close();
+    }
   }
 
   private static <T> T await(CompletionStage<T> stage) throws Exception {
@@ -151,13 +158,70 @@ class ProviderLimitsScriptIT {
   @TestFactory
   Stream<DynamicContainer> limitSpecification() {
     return LimitSpecTest.TABLE.over(
-        new SpecTable.Implementation<>("Lua on redis-server", () -> onScript(LimitSpecification.LIMITS)),
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> onScript(LimitSpecification.LIMITS, leak, redis, knownProvider("table"))),
         new SpecTable.Implementation<>("Lua on redis-server, windows of an hour (sub-window counters)",
-            () -> onScript(LimitSpecification.COARSE_LIMITS)));
+            () -> onScript(LimitSpecification.COARSE_LIMITS, leak, redis, knownProvider("table"))),
+        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", ProviderLimitsScriptIT::onCluster));
   }
 
-  private static LimitSpecification.SubjectRun onScript(ProviderLimits limits) {
-    String provider = knownProvider("table");
+  /** The table on a cluster, for four providers (their keys in different slots), each in turn. */
+  private static SpecTable.Run<LimitSpecification.Step> onCluster() throws Exception {
+    OnCluster c = cluster();
+    List<LimitSpecification.SubjectRun> providers = new ArrayList<>();
+    for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
+      String p = provider + "-" + System.nanoTime();
+      c.sync().hset(RedisLeakyBucket.redisKey(p), "last", "0");
+      providers.add(onScript(LimitSpecification.LIMITS, c.leak, c.sync(), p));
+    }
+    return (index, step) -> {
+      for (LimitSpecification.SubjectRun r : providers) {
+        r.step(index, step);
+      }
+    };
+  }
+
+  /** One 3-node cluster for the class, started by the first test that needs it. */
+  private static OnCluster cluster;
+
+  private static synchronized OnCluster cluster() {
+    if (cluster == null) {
+      cluster = new OnCluster();
+    }
+    return cluster;
+  }
+
+  /** A 3-node cluster, the leak on it (its slots marked), and a connection to read and wipe its keys with. */
+  private static final class OnCluster implements AutoCloseable {
+    final RedisClusterProcess process = RedisClusterProcess.start(3);
+    final RedisConnection conn = RedisConnection.open(new RedisConfig(process.uri()));
+    final RedisLeakyBucket leak = new RedisLeakyBucket(conn.commands(), CONFIG);
+    final RedisClusterClient admin = RedisClusterClient.create(RedisURI.create("127.0.0.1", process.ports().get(0)));
+    final StatefulRedisClusterConnection<String, String> connection = admin.connect(StringCodec.UTF8);
+
+    OnCluster() {
+      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
+    }
+
+    RedisClusterCommands<String, String> sync() {
+      return connection.sync();
+    }
+
+    @Override
+    public void close() {
+      connection.close();
+      admin.shutdown();
+      conn.close();
+      process.close();
+    }
+  }
+
+  /**
+   * The table on the script for {@code provider} (a leak with a last slot long past), and LimitMath
+   * fed the script's clock beside it: every answer the same.
+   */
+  private static LimitSpecification.SubjectRun onScript(ProviderLimits limits, RedisLeakyBucket leak,
+      RedisClusterCommands<String, String> redis, String provider) {
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
     LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
     return new LimitSpecification.SubjectRun(new LimitSpecification.Subject() {
@@ -345,21 +409,17 @@ class ProviderLimitsScriptIT {
   @Test
   @DisplayName("every key of one provider's claim is in one slot of a Redis Cluster")
   void shouldRunInACluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), CONFIG);
-      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
-      for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
-        List<long[]> slots = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-          SlotClaim c = await(clusterLeak.claim(provider, ALL, new LimitedClaim(3, 20_000, 2, "c" + i, 1_000_000)));
-          for (int k = 0; k < c.granted(); k++) {
-            slots.add(new long[] {c.slotMicros(k), 2});
-          }
+    RedisLeakyBucket clusterLeak = cluster().leak;
+    for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
+      List<long[]> slots = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        SlotClaim c = await(clusterLeak.claim(provider, ALL, new LimitedClaim(3, 20_000, 2, "c" + i, 1_000_000)));
+        for (int k = 0; k < c.granted(); k++) {
+          slots.add(new long[] {c.slotMicros(k), 2});
         }
-        assertTrue(!slots.isEmpty(), provider);
-        LimitBounds.assertEveryLimitHeld(slots, ALL);
       }
+      assertTrue(!slots.isEmpty(), provider);
+      LimitBounds.assertEveryLimitHeld(slots, ALL);
     }
   }
 }
