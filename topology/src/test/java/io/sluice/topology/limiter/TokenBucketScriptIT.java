@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
@@ -15,8 +16,6 @@ import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
 import io.sluice.config.RedisConfig;
 import io.lettuce.core.api.sync.RedisHashCommands;
-import io.lettuce.core.api.sync.RedisKeyCommands;
-import io.lettuce.core.api.sync.RedisStringCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,9 +58,9 @@ class TokenBucketScriptIT {
     String run = Long.toString(System.nanoTime());
     return TokenBucketSpecTest.TABLE.over(
         new SpecTable.Implementation<>("Lua on redis-server",
-            () -> new ScriptRun(List.of(new KeyRun<>(store, new BucketKey("spec-api", "tenant-" + run), redis)), () -> {})),
+            () -> new ScriptRun(List.of(new KeyRun(store, new BucketKey("spec-api", "tenant-" + run), redis)), () -> {})),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of calls",
-            () -> new ScriptRun(List.of(new KeyRun<>(inBatches(store, run), new BucketKey("spec-api", "batched-" + run),
+            () -> new ScriptRun(List.of(new KeyRun(inBatches(store, run), new BucketKey("spec-api", "batched-" + run),
                 redis)), () -> {})),
         new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", TokenBucketScriptIT::onCluster));
   }
@@ -75,13 +74,13 @@ class TokenBucketScriptIT {
     var sync = c.sync();
     LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
     clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    List<KeyRun<?>> keys = new ArrayList<>();
+    List<KeyRun> keys = new ArrayList<>();
     // Several tenants, so the buckets land in different slots on different nodes.
     for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-      keys.add(new KeyRun<>(clusterStore, new BucketKey("spec-api", tenant), sync));
+      keys.add(new KeyRun(clusterStore, new BucketKey("spec-api", tenant), sync));
     }
     // The batch path on a cluster: one call per slot, the answers put back in order.
-    keys.add(new KeyRun<>(inBatches(clusterStore, "cluster"), new BucketKey("spec-api", "batched"), sync));
+    keys.add(new KeyRun(inBatches(clusterStore, "cluster"), new BucketKey("spec-api", "batched"), sync));
     return new ScriptRun(keys, () -> {
       try (cluster; conn) {
         c.close();
@@ -142,10 +141,10 @@ class TokenBucketScriptIT {
   }
 
   /** The table on the script, for each of its buckets in turn. */
-  private record ScriptRun(List<KeyRun<?>> keys, AutoCloseable onClose) implements SpecTable.Run<TokenBucketSpecification.Step> {
+  private record ScriptRun(List<KeyRun> keys, AutoCloseable onClose) implements SpecTable.Run<TokenBucketSpecification.Step> {
     @Override
     public void step(int index, TokenBucketSpecification.Step step) throws Exception {
-      for (KeyRun<?> k : keys) {
+      for (KeyRun k : keys) {
         k.step(step);
       }
     }
@@ -161,11 +160,10 @@ class TokenBucketScriptIT {
    * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
    * and the script's decisions must be the table's.
    */
-  private static final class KeyRun<C extends RedisHashCommands<String, String> & RedisKeyCommands<String, String>
-      & RedisStringCommands<String, String>> {
+  private static final class KeyRun {
     private final TokenBucketStore s;
     private final BucketKey key;
-    private final C hash;
+    private final RedisClusterCommands<String, String> hash;
     private final String marker;
     private BucketState mirror;
     private long moved;
@@ -174,7 +172,7 @@ class TokenBucketScriptIT {
     private final List<Long> movedAtAnswer = new ArrayList<>();
     private final List<Acquisition> mathAnswers = new ArrayList<>();
 
-    KeyRun(TokenBucketStore s, BucketKey key, C commands) {
+    KeyRun(TokenBucketStore s, BucketKey key, RedisClusterCommands<String, String> commands) {
       this.s = s;
       this.key = key;
       this.hash = commands;
