@@ -15,9 +15,12 @@ import org.opentest4j.TestAbortedException;
  * per row, named {@code "<row> on <implementation>"}, so a report says which row broke where.
  *
  * <p>The rows of a table are a timeline: each implementation starts fresh ({@link
- * Implementation#start}) and carries its state from row to row, in order. Once a row fails, the
- * implementation's later rows are aborted (the state they would start from is not the table's),
- * not failed again.
+ * Implementation#start}) and carries its state from row to row, in order. The rows run back to
+ * back, as one loop, when the implementation's first row is reached; each row's test then reports
+ * that row's outcome. (A table on Redis's clock keeps its decisions a few milliseconds of real
+ * time from an edge; the engine's own work between two tests, milliseconds on a loaded machine,
+ * would eat that.) Once a row fails, the implementation's later rows do not run and their tests
+ * are aborted (the state they would start from is not the table's), not failed again.
  *
  * <p>An implementation that rightly decides a row otherwise (a local fallback at its share, a
  * state that cannot be lost) says so in the table, as the row's expected difference for that
@@ -72,11 +75,16 @@ public final class SpecTable<R> {
   /** One container per implementation, one test per row, in the table's order. */
   @SafeVarargs
   public final Stream<DynamicContainer> over(Implementation<R>... implementations) {
-    return Stream.of(implementations).map(this::containerFor);
+    return over(List.of(implementations));
+  }
+
+  /** The same for a list of implementations. */
+  public Stream<DynamicContainer> over(List<Implementation<R>> implementations) {
+    return implementations.stream().map(this::containerFor);
   }
 
   private DynamicContainer containerFor(Implementation<R> implementation) {
-    Progress<R> progress = new Progress<>(implementation);
+    Progress progress = new Progress(implementation);
     List<DynamicTest> tests = new ArrayList<>();
     for (int i = 0; i < rows.size(); i++) {
       int index = i;
@@ -84,43 +92,69 @@ public final class SpecTable<R> {
       String differs = implementation.differs().apply(row);
       String name = "#" + index + " " + why.apply(row) + " on " + implementation.name()
           + (differs == null ? "" : " (differs: " + differs + ")");
-      tests.add(DynamicTest.dynamicTest(name, () -> progress.step(name, index, row, index == rows.size() - 1)));
+      tests.add(DynamicTest.dynamicTest(name, () -> progress.report(name, index)));
     }
     return DynamicContainer.dynamicContainer(implementation.name(), tests);
   }
 
-  /** An implementation's run as the rows reach it: started at the first, closed after the last. */
-  private static final class Progress<R> {
+  /** An implementation's run: every row back to back at the first row's test, then each row's outcome. */
+  private final class Progress {
     private final Implementation<R> implementation;
-    private Run<R> run;
-    private int failedAt = -1;
+    private final List<Throwable> outcomes = new ArrayList<>();
+    private boolean ran;
 
     Progress(Implementation<R> implementation) {
       this.implementation = implementation;
     }
 
-    void step(String name, int index, R row, boolean last) throws Throwable {
-      try {
-        if (failedAt >= 0) {
-          throw new TestAbortedException("row #" + failedAt + " failed on " + implementation.name()
-              + ": the state this row starts from is not the table's");
-        }
-        if (run == null) {
-          run = implementation.start().start();
-        }
-        run.step(index, row);
-      } catch (TestAbortedException e) {
-        throw e;
-      } catch (Throwable e) {
-        failedAt = index;
+    void report(String name, int index) throws Throwable {
+      if (!ran) {
+        ran = true;
+        runAll();
+      }
+      if (index >= outcomes.size()) {
+        throw new TestAbortedException("row #" + (outcomes.size() - 1) + " failed on " + implementation.name()
+            + ": the state this row starts from is not the table's");
+      }
+      Throwable failure = outcomes.get(index);
+      if (failure != null) {
         // The row and the implementation in the message: a report may name a dynamic test by its
         // position only.
-        AssertionError named = new AssertionError(name + ": " + e.getMessage(), e);
-        named.setStackTrace(e.getStackTrace());
+        AssertionError named = new AssertionError(name + ": " + failure.getMessage(), failure);
+        named.setStackTrace(failure.getStackTrace());
         throw named;
+      }
+    }
+
+    /**
+     * Runs the rows in order until one fails (its failure the last outcome), then closes the run;
+     * a failure to close is the last row's that ran.
+     */
+    private void runAll() {
+      Run<R> run;
+      try {
+        run = implementation.start().start();
+      } catch (Throwable e) {
+        outcomes.add(e);
+        return;
+      }
+      try {
+        for (int i = 0; i < rows.size(); i++) {
+          run.step(i, rows.get(i));
+          outcomes.add(null);
+        }
+      } catch (Throwable e) {
+        outcomes.add(e);
       } finally {
-        if (last && run != null) {
+        try {
           run.close();
+        } catch (Throwable e) {
+          int last = outcomes.size() - 1;
+          if (outcomes.get(last) == null) {
+            outcomes.set(last, e);
+          } else {
+            outcomes.get(last).addSuppressed(e);
+          }
         }
       }
     }

@@ -11,6 +11,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.DynamicTestInvocationContext;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
@@ -31,15 +35,16 @@ class SpecTableTest {
   }
 
   @Test
-  @DisplayName("carries one run from row to row, aborts the rows after a failure, and closes the run after the last")
-  void shouldAbortTheRowsAfterAFailureAndCloseTheRun() {
+  @DisplayName("runs one implementation's rows back to back at its first row's test, stops at a failure, closes the run, and reports each row in its own test")
+  void shouldRunTheRowsBackToBackAndReportEachRow() {
     Events tests = run();
     tests.assertStatistics(s -> s.started(6).succeeded(4).failed(1).aborted(1));
     Event failed = tests.failed().list().get(0);
     assertEquals("#1 two on broken at two", failed.getTestDescriptor().getDisplayName());
-    assertEquals(List.of("start sound", "sound 0", "sound 1", "sound 2", "close sound",
-        "start broken", "broken 0", "broken 1", "close broken"), LOG,
-        "one start and one close per implementation; nothing run after the failing row");
+    assertEquals(List.of(
+        "test #0", "start sound", "sound 0", "sound 1", "sound 2", "close sound", "test #1", "test #2",
+        "test #0", "start broken", "broken 0", "broken 1", "close broken", "test #1", "test #2"), LOG,
+        "no engine work between two rows; nothing run after the failing row");
   }
 
   private static Events run() {
@@ -48,6 +53,7 @@ class SpecTableTest {
   }
 
   /** Not run by Surefire on its own (nested class); run by the tests above. */
+  @ExtendWith(LogsEachTest.class)
   static class Sample {
     @TestFactory
     Stream<DynamicContainer> table() {
@@ -71,6 +77,16 @@ class SpecTableTest {
           LOG.add("close " + name);
         }
       };
+    }
+  }
+
+  /** Logs each dynamic test as the engine invokes it: "test #row". */
+  static final class LogsEachTest implements InvocationInterceptor {
+    @Override
+    public void interceptDynamicTest(Invocation<Void> invocation, DynamicTestInvocationContext context,
+        ExtensionContext extension) throws Throwable {
+      LOG.add("test " + extension.getDisplayName().split(" ")[0]);
+      invocation.proceed();
     }
   }
 }

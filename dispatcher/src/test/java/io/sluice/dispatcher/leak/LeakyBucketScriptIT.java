@@ -4,17 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.sync.RedisHashCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
-import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
 import io.sluice.config.RedisConfig;
@@ -60,9 +59,10 @@ class LeakyBucketScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     connection.close();
     client.shutdown();
+    CLUSTER.close();
   }
 
   private static <T> T await(CompletionStage<T> stage) throws Exception {
@@ -101,36 +101,51 @@ class LeakyBucketScriptIT {
   /**
    * {@link LeakSpecification} on the script, on a standalone redis-server and on a 3-node cluster
    * (five providers, their keys in more than one slot, each node learning the script through the
-   * NOSCRIPT fallback), every answer held exactly to {@link LeakMath} fed the script's clock.
+   * NOSCRIPT fallback: checked after the last), every answer held exactly to {@link LeakMath} fed
+   * the script's clock.
    */
   @TestFactory
   Stream<DynamicContainer> leakSpecification() {
-    return LeakSpecTest.TABLE.over(
-        new SpecTable.Implementation<>("Lua on redis-server",
-            () -> new ScriptRun(leak, redis, List.of(uniqueProvider("spec")), () -> {})),
-        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", LeakyBucketScriptIT::onCluster));
+    List<SpecTable.Implementation<LeakSpecification.Step>> implementations = new ArrayList<>(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server", () -> new ScriptRun(leak, redis, uniqueProvider("spec")))));
+    // Several providers, so the keys land in different slots on different nodes; each its own run,
+    // so the table's steps follow each other as quickly as on one server.
+    for (String provider : CLUSTER_PROVIDERS) {
+      boolean last = provider.equals(CLUSTER_PROVIDERS.get(CLUSTER_PROVIDERS.size() - 1));
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider,
+          () -> new ScriptRun(clusterLeak(), CLUSTER.redis(), provider) {
+            @Override
+            public void close() {
+              if (last) {
+                List<Integer> slots = new ArrayList<>();
+                for (String p : CLUSTER_PROVIDERS) {
+                  slots.add(SlotHash.getSlot(RedisLeakyBucket.redisKey(p)));
+                }
+                assertTrue(slots.stream().distinct().count() > 1, "keys in more than one slot: " + slots);
+                assertTrue(clusterLeak.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+              }
+            }
+          }));
+    }
+    return LeakSpecTest.TABLE.over(implementations);
   }
 
-  private static ScriptRun onCluster() throws Exception {
-    RedisClusterProcess cluster = RedisClusterProcess.start(3);
-    RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()));
-    RedisClusterClient admin = RedisClusterClient.create(RedisURI.create("127.0.0.1", cluster.ports().get(0)));
-    StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8);
-    RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
-    // Several providers, so the keys land in different slots on different nodes.
-    List<String> providers = List.of("payments-api", "mail-api", "sms-api", "search-api", "maps-api");
-    List<Integer> nodes = new ArrayList<>();
-    for (String provider : providers) {
-      nodes.add(c.sync().clusterKeyslot(RedisLeakyBucket.redisKey(provider)).intValue());
+  /** The providers the table runs for on a cluster: their keys in more than one slot. */
+  private static final List<String> CLUSTER_PROVIDERS =
+      List.of("payments-api", "mail-api", "sms-api", "search-api", "maps-api");
+
+  /** One 3-node cluster for the class, started by the first run that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+  private static RedisLeakyBucket clusterLeak;
+
+  /** The leak on the cluster, through the product's own connection, one for the class. */
+  private static synchronized RedisLeakyBucket clusterLeak() {
+    if (clusterLeak == null) {
+      ClusterOnRedis c = CLUSTER.get();
+      RedisConnection conn = c.closing(RedisConnection.open(new RedisConfig(c.uri())));
+      clusterLeak = new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
     }
-    assertTrue(nodes.stream().distinct().count() > 1, "keys in more than one slot: " + nodes);
-    return new ScriptRun(clusterLeak, c.sync(), providers, () -> {
-      try (cluster; conn) {
-        c.close();
-        admin.shutdown();
-        assertTrue(clusterLeak.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
-      }
-    });
+    return clusterLeak;
   }
 
   @Test
@@ -261,28 +276,23 @@ class LeakyBucketScriptIT {
    * time that passes between steps ({@code drift}, measured on the script's clock) is on that
    * timeline too: the table's times hold to within it, its decisions exactly.
    */
-  private static final class ScriptRun implements SpecTable.Run<LeakSpecification.Step> {
+  private static class ScriptRun implements SpecTable.Run<LeakSpecification.Step> {
     private final RedisLeakyBucket bucket;
-    private final RedisHashCommands<String, String> hash;
-    private final List<String> providers;
-    private final AutoCloseable onClose;
+    private final RedisClusterCommands<String, String> hash;
+    private final String provider;
     private final LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
     private final Map<String, LeakState> mirrors = new java.util.HashMap<>();
     private final Map<String, long[]> movedNowDrift = new java.util.HashMap<>();
 
-    ScriptRun(RedisLeakyBucket bucket, RedisHashCommands<String, String> hash, List<String> providers,
-        AutoCloseable onClose) {
+    ScriptRun(RedisLeakyBucket bucket, RedisClusterCommands<String, String> hash, String provider) {
       this.bucket = bucket;
       this.hash = hash;
-      this.providers = providers;
-      this.onClose = onClose;
+      this.provider = provider;
     }
 
     @Override
     public void step(int index, LeakSpecification.Step step) throws Exception {
-      for (String provider : providers) {
-        step(provider, step);
-      }
+      step(provider, step);
     }
 
     private void step(String provider, LeakSpecification.Step step) throws Exception {
@@ -332,10 +342,6 @@ class LeakyBucketScriptIT {
       }
     }
 
-    @Override
-    public void close() throws Exception {
-      onClose.close();
-    }
   }
 
   /** Moves every stored instant back by {@code micros}: as if that much time had passed. */

@@ -5,17 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisHashCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
-import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
-import io.sluice.config.RedisConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -41,43 +36,21 @@ class QuotaRulesScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     on.close();
-    if (cluster != null) {
-      cluster.close();
-    }
+    CLUSTER.close();
   }
 
   /** One 3-node cluster for the class, started by the first test that needs it. */
-  private static OnCluster cluster;
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+  private static LettuceTokenBucketStore clusterStore;
 
-  private static synchronized OnCluster cluster() throws Exception {
-    if (cluster == null) {
-      cluster = new OnCluster();
+  /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static synchronized LettuceTokenBucketStore clusterStore() throws Exception {
+    if (clusterStore == null) {
+      clusterStore = StoreOnRedis.onCluster(CLUSTER.get());
     }
-    return cluster;
-  }
-
-  /** A 3-node cluster, the store on it (its slots marked intact), and a connection to move its buckets with. */
-  private static final class OnCluster implements AutoCloseable {
-    final RedisClusterProcess process = RedisClusterProcess.start(3);
-    final RedisConnection conn = RedisConnection.open(new RedisConfig(process.uri()));
-    final LettuceTokenBucketStore store = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
-    final RedisClusterClient admin = RedisClusterClient.create(
-        io.lettuce.core.RedisURI.create("127.0.0.1", process.ports().get(0)));
-    final StatefulRedisClusterConnection<String, String> connection = admin.connect(StringCodec.UTF8);
-
-    OnCluster() throws Exception {
-      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    }
-
-    @Override
-    public void close() {
-      connection.close();
-      admin.shutdown();
-      conn.close();
-      process.close();
-    }
+    return clusterStore;
   }
 
   private static List<RuleBucket> twoRules(String tenant) {
@@ -94,26 +67,17 @@ class QuotaRulesScriptIT {
   @TestFactory
   Stream<DynamicContainer> quotaRulesSpecification() {
     String run = Long.toString(System.nanoTime());
-    return QuotaRulesSpecTest.TABLE.over(
+    List<SpecTable.Implementation<QuotaRulesSpecification.Step>> implementations = new ArrayList<>(List.of(
         new SpecTable.Implementation<>("Lua on redis-server",
             () -> new ScriptRun(on.store(), twoRules("tenant-" + run), on.redis())),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
-            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis())),
-        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", () -> onCluster(run)));
-  }
-
-  /** The table on a cluster, for tenants whose slots lie on different nodes, each in turn. */
-  private static SpecTable.Run<QuotaRulesSpecification.Step> onCluster(String run) throws Exception {
-    OnCluster c = cluster();
-    List<ScriptRun> tenants = new ArrayList<>();
-    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-      tenants.add(new ScriptRun(c.store, twoRules(tenant + "-" + run), c.connection.sync()));
+            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis()))));
+    // Tenants in different slots, each its own run.
+    for (String tenant : new String[] {"acme-table", "globex-table", "initech-table"}) {
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, tenant " + tenant,
+          () -> new ScriptRun(clusterStore(), twoRules(tenant), CLUSTER.redis())));
     }
-    return (index, step) -> {
-      for (ScriptRun t : tenants) {
-        t.step(index, step);
-      }
-    };
+    return QuotaRulesSpecTest.TABLE.over(implementations);
   }
 
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
@@ -142,7 +106,7 @@ class QuotaRulesScriptIT {
   /** Every rule of a tenant hashes to the tenant's slot, so one script can charge them together in a cluster. */
   @Test
   void shouldChargeATenantsRulesTogetherInARedisCluster() throws Exception {
-    LettuceTokenBucketStore clusterStore = cluster().store;
+    LettuceTokenBucketStore clusterStore = clusterStore();
     for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
       List<RuleBucket> rules = List.of(
           new RuleBucket("provider", RuleKeys.provider(tenant, "a-api"), new BucketSpec(2, 1, 0)),

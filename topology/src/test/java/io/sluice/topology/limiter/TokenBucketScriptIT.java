@@ -4,17 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import io.lettuce.core.codec.StringCodec;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
-import io.sluice.embedded.RedisClusterProcess;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
-import io.sluice.config.RedisConfig;
 import io.lettuce.core.api.sync.RedisHashCommands;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +38,9 @@ class TokenBucketScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     on.close();
+    CLUSTER.close();
   }
 
   /**
@@ -56,38 +52,39 @@ class TokenBucketScriptIT {
   @TestFactory
   Stream<DynamicContainer> tokenBucketSpecification() {
     String run = Long.toString(System.nanoTime());
-    return TokenBucketSpecTest.TABLE.over(
+    List<SpecTable.Implementation<TokenBucketSpecification.Step>> implementations = new ArrayList<>(List.of(
         new SpecTable.Implementation<>("Lua on redis-server",
-            () -> new ScriptRun(List.of(new KeyRun(store, new BucketKey("spec-api", "tenant-" + run), redis)), () -> {})),
+            () -> new KeyRun(store, new BucketKey("spec-api", "tenant-" + run), redis)),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of calls",
-            () -> new ScriptRun(List.of(new KeyRun(inBatches(store, run), new BucketKey("spec-api", "batched-" + run),
-                redis)), () -> {})),
-        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster", TokenBucketScriptIT::onCluster));
+            () -> new KeyRun(inBatches(store, run), new BucketKey("spec-api", "batched-" + run), redis))));
+    // Several tenants, so the buckets land in different slots on different nodes; each its own
+    // run, so the table's steps follow each other as quickly as on one server.
+    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, tenant " + tenant,
+          () -> new KeyRun(clusterStore(), new BucketKey("spec-api", tenant), CLUSTER.redis())));
+    }
+    // The batch path on a cluster: one call per slot, the answers put back in order. Last, so by
+    // its end every node has been asked.
+    implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of calls",
+        () -> new KeyRun(inBatches(clusterStore(), run), new BucketKey("spec-api", "batched-" + run), CLUSTER.redis()) {
+          @Override
+          public void close() {
+            assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+          }
+        }));
+    return TokenBucketSpecTest.TABLE.over(implementations);
   }
 
-  private static ScriptRun onCluster() throws Exception {
-    RedisClusterProcess cluster = RedisClusterProcess.start(3);
-    RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()));
-    RedisClusterClient admin = RedisClusterClient.create(
-        io.lettuce.core.RedisURI.create("127.0.0.1", cluster.ports().get(0)));
-    StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8);
-    var sync = c.sync();
-    LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
-    clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    List<KeyRun> keys = new ArrayList<>();
-    // Several tenants, so the buckets land in different slots on different nodes.
-    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-      keys.add(new KeyRun(clusterStore, new BucketKey("spec-api", tenant), sync));
+  /** One 3-node cluster for the class, started by the first run that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+  private static LettuceTokenBucketStore clusterStore;
+
+  /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static synchronized LettuceTokenBucketStore clusterStore() throws Exception {
+    if (clusterStore == null) {
+      clusterStore = StoreOnRedis.onCluster(CLUSTER.get());
     }
-    // The batch path on a cluster: one call per slot, the answers put back in order.
-    keys.add(new KeyRun(inBatches(clusterStore, "cluster"), new BucketKey("spec-api", "batched"), sync));
-    return new ScriptRun(keys, () -> {
-      try (cluster; conn) {
-        c.close();
-        admin.shutdown();
-        assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
-      }
-    });
+    return clusterStore;
   }
 
   /**
@@ -141,26 +138,12 @@ class TokenBucketScriptIT {
   }
 
   /** The table on the script, for each of its buckets in turn. */
-  private record ScriptRun(List<KeyRun> keys, AutoCloseable onClose) implements SpecTable.Run<TokenBucketSpecification.Step> {
-    @Override
-    public void step(int index, TokenBucketSpecification.Step step) throws Exception {
-      for (KeyRun k : keys) {
-        k.step(step);
-      }
-    }
-
-    @Override
-    public void close() throws Exception {
-      onClose.close();
-    }
-  }
-
   /**
    * The table on one bucket of the script, and alongside it the Java math fed with the clock the
    * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
    * and the script's decisions must be the table's.
    */
-  private static final class KeyRun {
+  private static class KeyRun implements SpecTable.Run<TokenBucketSpecification.Step> {
     private final TokenBucketStore s;
     private final BucketKey key;
     private final RedisClusterCommands<String, String> hash;
@@ -179,7 +162,8 @@ class TokenBucketScriptIT {
       this.marker = SlotMarkers.markerOf(key.redisKey());
     }
 
-    void step(TokenBucketSpecification.Step step) throws Exception {
+    @Override
+    public void step(int index, TokenBucketSpecification.Step step) throws Exception {
       if (step.advanceMillis() != 0) {
         shiftStoredTime(hash, key, step.advanceMillis() * 1000);
         // The marker is a stored time too (unless it says nothing was lost).
