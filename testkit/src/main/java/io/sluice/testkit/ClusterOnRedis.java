@@ -8,6 +8,8 @@ import io.lettuce.core.codec.StringCodec;
 import io.sluice.embedded.RedisClusterProcess;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * A 3-node Redis Cluster for the tests of one class, started when the first of them asks
@@ -20,6 +22,13 @@ public final class ClusterOnRedis implements AutoCloseable {
   private RedisClusterClient client;
   private StatefulRedisClusterConnection<String, String> connection;
   private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+  private final Map<Class<?>, Object> made = new HashMap<>();
+
+  /** Makes something on a cluster: a store or a leak on the product's own connection to it. */
+  @FunctionalInterface
+  public interface Maker<T> {
+    T make(ClusterOnRedis cluster) throws Exception;
+  }
 
   /** The running cluster: started at the first call. */
   public synchronized ClusterOnRedis get() {
@@ -41,6 +50,19 @@ public final class ClusterOnRedis implements AutoCloseable {
     return get().connection.sync();
   }
 
+  /**
+   * The one {@code type} on this cluster: made by {@code maker} at the first call, the same after
+   * (so a count it keeps, of script reloads say, is the whole class's), until this closes.
+   */
+  public synchronized <T> T once(Class<T> type, Maker<T> maker) throws Exception {
+    Object existing = made.get(type);
+    if (existing == null) {
+      existing = maker.make(get());
+      made.put(type, existing);
+    }
+    return type.cast(existing);
+  }
+
   /** Closes {@code resource} when this closes, before the cluster stops (the last opened first). */
   public synchronized <T extends AutoCloseable> T closing(T resource) {
     opened.push(resource);
@@ -59,6 +81,7 @@ public final class ClusterOnRedis implements AutoCloseable {
         opened.pop().close();
       }
     } finally {
+      made.clear();
       process.close();
       process = null;
     }

@@ -16,6 +16,7 @@ import io.sluice.testkit.RealServers;
 import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.config.RedisConfig;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -115,14 +116,14 @@ class LeakyBucketScriptIT {
       implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider,
           () -> new ScriptRun(clusterLeak(), CLUSTER.redis(), provider) {
             @Override
-            public void close() {
+            public void close() throws Exception {
               if (last) {
                 List<Integer> slots = new ArrayList<>();
                 for (String p : CLUSTER_PROVIDERS) {
                   slots.add(SlotHash.getSlot(RedisLeakyBucket.redisKey(p)));
                 }
                 assertTrue(slots.stream().distinct().count() > 1, "keys in more than one slot: " + slots);
-                assertTrue(clusterLeak.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+                assertTrue(clusterLeak().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
               }
             }
           }));
@@ -136,16 +137,17 @@ class LeakyBucketScriptIT {
 
   /** One 3-node cluster for the class, started by the first run that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
-  private static RedisLeakyBucket clusterLeak;
 
-  /** The leak on the cluster, through the product's own connection, one for the class. */
-  private static synchronized RedisLeakyBucket clusterLeak() {
-    if (clusterLeak == null) {
-      ClusterOnRedis c = CLUSTER.get();
-      RedisConnection conn = c.closing(RedisConnection.open(new RedisConfig(c.uri())));
-      clusterLeak = new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
-    }
-    return clusterLeak;
+  /** The leak on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static RedisLeakyBucket clusterLeak() throws Exception {
+    return CLUSTER.once(RedisLeakyBucket.class, LeakyBucketScriptIT::leakOn);
+  }
+
+  /** The leak on {@code cluster} through the product's own connection (closed with it), slots marked as a dispatcher does. */
+  static RedisLeakyBucket leakOn(ClusterOnRedis cluster) {
+    RedisConnection conn = cluster.closing(RedisConnection.open(new RedisConfig(cluster.uri())));
+    SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
+    return new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
   }
 
   @Test

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.TestFactory;
 class LimitSpecTest {
   static final SpecTable<Step> TABLE = SpecTable.of(LimitSpecification.STEPS, Step::why);
   private static final long NOW = 1_700_000_000_000_000L;
-  private static final LeakConfig CONFIG = new LeakConfig(0.25, 100_000_000);
+  private static final LeakConfig CONFIG = LeakSpecification.CONFIG;
 
   @TestFactory
   Stream<DynamicContainer> limitSpecification() {

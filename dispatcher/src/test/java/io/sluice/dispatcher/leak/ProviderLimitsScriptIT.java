@@ -171,17 +171,10 @@ class ProviderLimitsScriptIT {
 
   /** One 3-node cluster for the class, started by the first test that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
-  private static RedisLeakyBucket clusterLeak;
 
-  /** The leak on the cluster, through the product's own connection, its slots marked. */
-  private static synchronized RedisLeakyBucket clusterLeak() {
-    if (clusterLeak == null) {
-      ClusterOnRedis c = CLUSTER.get();
-      RedisConnection conn = c.closing(RedisConnection.open(new RedisConfig(c.uri())));
-      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
-      clusterLeak = new RedisLeakyBucket(conn.commands(), CONFIG);
-    }
-    return clusterLeak;
+  /** The leak on the cluster, one for the class. */
+  private static RedisLeakyBucket clusterLeak() throws Exception {
+    return CLUSTER.once(RedisLeakyBucket.class, LeakyBucketScriptIT::leakOn);
   }
 
   /**

@@ -43,14 +43,10 @@ class QuotaRulesScriptIT {
 
   /** One 3-node cluster for the class, started by the first test that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
-  private static LettuceTokenBucketStore clusterStore;
 
   /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
-  private static synchronized LettuceTokenBucketStore clusterStore() throws Exception {
-    if (clusterStore == null) {
-      clusterStore = StoreOnRedis.onCluster(CLUSTER.get());
-    }
-    return clusterStore;
+  private static LettuceTokenBucketStore clusterStore() throws Exception {
+    return CLUSTER.once(LettuceTokenBucketStore.class, StoreOnRedis::onCluster);
   }
 
   private static List<RuleBucket> twoRules(String tenant) {
@@ -127,7 +123,7 @@ class QuotaRulesScriptIT {
       assertEquals(1, b.granted(), "overall kept the unit the refused event did not take");
       assertEquals(1, b.levels().get(1), 0.05);
     }
-    assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+    assertTrue(clusterStore().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
     // A tier-wide budget lands elsewhere: why ConfigChecks refuses it with a cluster.
     assertNotEquals(SlotHash.getSlot(RuleKeys.overall("acme")), SlotHash.getSlot(RuleKeys.tierBudget("pro", "a-api")));
   }

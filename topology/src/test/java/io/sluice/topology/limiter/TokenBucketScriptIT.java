@@ -68,8 +68,8 @@ class TokenBucketScriptIT {
     implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of calls",
         () -> new KeyRun(inBatches(clusterStore(), run), new BucketKey("spec-api", "batched-" + run), CLUSTER.redis()) {
           @Override
-          public void close() {
-            assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+          public void close() throws Exception {
+            assertTrue(clusterStore().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
           }
         }));
     return TokenBucketSpecTest.TABLE.over(implementations);
@@ -77,14 +77,10 @@ class TokenBucketScriptIT {
 
   /** One 3-node cluster for the class, started by the first run that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
-  private static LettuceTokenBucketStore clusterStore;
 
   /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
-  private static synchronized LettuceTokenBucketStore clusterStore() throws Exception {
-    if (clusterStore == null) {
-      clusterStore = StoreOnRedis.onCluster(CLUSTER.get());
-    }
-    return clusterStore;
+  private static LettuceTokenBucketStore clusterStore() throws Exception {
+    return CLUSTER.once(LettuceTokenBucketStore.class, StoreOnRedis::onCluster);
   }
 
   /**
