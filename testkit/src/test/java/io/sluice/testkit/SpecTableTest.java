@@ -47,9 +47,34 @@ class SpecTableTest {
         "no engine work between two rows; nothing run after the failing row");
   }
 
+  @Test
+  @DisplayName("a run that fails to close (a check after its last row) fails the last row")
+  void shouldFailTheLastRowWhenTheRunFailsToClose() {
+    LOG.clear();
+    Events tests = EngineTestKit.engine("junit-jupiter").selectors(selectClass(FailsToClose.class)).execute().testEvents();
+    tests.assertStatistics(s -> s.started(2).succeeded(1).failed(1));
+    assertEquals("#1 two on unclosable", tests.failed().list().get(0).getTestDescriptor().getDisplayName());
+  }
+
   private static Events run() {
     LOG.clear();
     return EngineTestKit.engine("junit-jupiter").selectors(selectClass(Sample.class)).execute().testEvents();
+  }
+
+  /** Not run by Surefire on its own (nested class); run by the test above. */
+  static class FailsToClose {
+    @TestFactory
+    Stream<DynamicContainer> table() {
+      return SpecTable.of(List.of("one", "two"), row -> row).over(new Implementation<>("unclosable", () -> new SpecTable.Run<String>() {
+        @Override
+        public void step(int index, String row) {}
+
+        @Override
+        public void close() {
+          throw new AssertionError("a check after the last row");
+        }
+      }));
+    }
   }
 
   /** Not run by Surefire on its own (nested class); run by the tests above. */
