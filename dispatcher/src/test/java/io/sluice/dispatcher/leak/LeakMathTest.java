@@ -55,37 +55,6 @@ class LeakMathTest {
   }
 
   @Test
-  @DisplayName("follows the specification table exactly")
-  void shouldFollowTheSpecificationTableExactly() {
-    LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
-    LeakState state = LeakState.EMPTY;
-    long now = T0;
-    for (LeakSpecification.Step step : LeakSpecification.STEPS) {
-      long stepTime = now + step.advanceMillis() * MS;
-      if (step.kind() == LeakSpecification.Kind.CLAIM) {
-        LeakMath.ClaimStep r = math.claim(state, stepTime, LeakSpecification.RATE, step.wanted(),
-            LeakSpecification.LOOKAHEAD_MICROS);
-        SlotClaim c = r.claim();
-        assertEquals(step.expectGranted(), c.granted(), step.why());
-        long at = c.granted() > 0 ? c.firstSlotMicros() : c.retryAtMicros();
-        assertEquals(step.expectAtMillis() * MS, at - c.nowMicros(), step.why());
-        assertEquals(step.expectFactor(), c.rateFactor(), 1e-12, step.why());
-        now = c.nowMicros();
-        state = r.next();
-      } else {
-        LeakMath.ThrottleStep r = math.throttled(state, stepTime, LeakSpecification.RATE, step.retryAfterMillis(),
-            stepTime - step.startedAgoMillis() * MS);
-        ThrottleDecision d = r.decision();
-        assertEquals(step.expectGranted() == 1, d.cut(), step.why());
-        assertEquals(step.expectAtMillis() * MS, d.pausedUntilMicros() - d.nowMicros(), step.why());
-        assertEquals(step.expectFactor(), d.rateFactor(), 1e-12, step.why());
-        now = d.nowMicros();
-        state = r.next();
-      }
-    }
-  }
-
-  @Test
   @DisplayName("spaces consecutive claims one interval apart, whoever claims")
   void shouldSpaceSlotsOneIntervalApart() {
     Timeline leak = new Timeline(MATH);

@@ -3,8 +3,10 @@ package io.sluice.dispatcher.leak;
 import java.util.List;
 
 /**
- * One table, the behaviour of a provider's leak step by step, run against both the Java math
- * ({@link LeakMathTest}) and the Lua script on a real Redis ({@link LeakyBucketScriptIT}).
+ * One table, the behaviour of a provider's leak step by step, run over every implementation of the
+ * leak ({@link io.sluice.testkit.SpecTable}): the Java math and the in-process
+ * {@link LocalLeakyBucket} ({@link LeakSpecTest}), the Lua script on a real Redis and on a cluster
+ * ({@link LeakyBucketScriptIT}).
  *
  * <p>The leak: 1 call/s (one slot a second), a lookahead of 2.5 s, cuts no deeper than a quarter
  * of the rate, full recovery 100 s after a cut; its state can be lost ({@link LeakMath.Memory#LOSABLE},
@@ -31,22 +33,42 @@ final class LeakSpecification {
    * @param expectAtMillis   claims: the first slot granted, or if none when to retry; 429s: the
    *                         end of the pause; all relative to the step's time
    * @param expectFactor     the effective rate over the configured one after the step
+   * @param whenKept         where the leak's state is kept in process and cannot be lost
+   *                         ({@link LeakMath.Memory#KEPT}: {@link LocalLeakyBucket}), what the step
+   *                         answers instead; null: the same
    */
   record Step(String why, long advanceMillis, Kind kind, int wanted, long retryAfterMillis, long startedAgoMillis,
-              int expectGranted, long expectAtMillis, double expectFactor) {}
+              int expectGranted, long expectAtMillis, double expectFactor, Kept whenKept) {
+
+    /** This step's expectation where the state is kept: its own, or the difference the table states. */
+    Step kept() {
+      return whenKept == null ? this : new Step(why, advanceMillis, kind, wanted, retryAfterMillis, startedAgoMillis,
+          whenKept.expectGranted(), whenKept.expectAtMillis(), expectFactor, null);
+    }
+  }
+
+  /** An expected difference where the state cannot be lost, and why. */
+  record Kept(String why, int expectGranted, long expectAtMillis) {}
 
   private static Step claim(String why, long advanceMillis, int wanted, int granted, long atMillis, double factor) {
-    return new Step(why, advanceMillis, Kind.CLAIM, wanted, 0, 0, granted, atMillis, factor);
+    return new Step(why, advanceMillis, Kind.CLAIM, wanted, 0, 0, granted, atMillis, factor, null);
+  }
+
+  private static Step claim(String why, long advanceMillis, int wanted, int granted, long atMillis, double factor,
+      Kept whenKept) {
+    return new Step(why, advanceMillis, Kind.CLAIM, wanted, 0, 0, granted, atMillis, factor, whenKept);
   }
 
   private static Step throttled(String why, long advanceMillis, long retryAfterMillis, long startedAgoMillis, boolean cut,
       long pauseMillis, double factor) {
-    return new Step(why, advanceMillis, Kind.THROTTLED, 0, retryAfterMillis, startedAgoMillis, cut ? 1 : 0, pauseMillis, factor);
+    return new Step(why, advanceMillis, Kind.THROTTLED, 0, retryAfterMillis, startedAgoMillis, cut ? 1 : 0, pauseMillis,
+        factor, null);
   }
 
   static final List<Step> STEPS = List.of(
       claim("a missing key (new, or lost by Redis) may have granted a slot up to the lookahead ahead: "
-          + "none before one interval after that, retry in 1 s", 0, 1, 0, 1000, 1),
+          + "none before one interval after that, retry in 1 s", 0, 1, 0, 1000, 1,
+          new Kept("a leak kept in process lost nothing: a new one grants a slot now", 1, 0)),
       claim("four seconds on that slot is behind: a slot now", 4000, 1, 1, 0, 1),
       claim("of five wanted, two fit in the lookahead: at 1 s and 2 s", 0, 5, 2, 1000, 1),
       claim("the next slot, at 3 s, is beyond the lookahead: retry at 0.5 s", 0, 1, 0, 500, 1),

@@ -4,18 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.sync.RedisHashCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
-import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.config.RedisConfig;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -27,10 +28,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The Lua script on a real redis-server, held to the same table as the Java math, and to it exactly. */
@@ -56,9 +60,10 @@ class LeakyBucketScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     connection.close();
     client.shutdown();
+    CLUSTER.close();
   }
 
   private static <T> T await(CompletionStage<T> stage) throws Exception {
@@ -94,32 +99,55 @@ class LeakyBucketScriptIT {
     assertEquals(List.of("b"), redis.hkeys(RedisLeakyBucket.busyKey(provider)));
   }
 
-  @Test
-  @DisplayName("follows the specification table on a real Redis, agreeing with LeakMath exactly")
-  void shouldFollowTheSpecificationTable() throws Exception {
-    runTable(leak, redis, uniqueProvider("spec"));
+  /**
+   * {@link LeakSpecification} on the script, on a standalone redis-server and on a 3-node cluster
+   * (five providers, their keys in more than one slot, each node learning the script through the
+   * NOSCRIPT fallback: checked after the last), every answer held exactly to {@link LeakMath} fed
+   * the script's clock.
+   */
+  @TestFactory
+  Stream<DynamicContainer> leakSpecification() {
+    List<SpecTable.Implementation<LeakSpecification.Step>> implementations = new ArrayList<>(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server", () -> new ScriptRun(leak, redis, uniqueProvider("spec")))));
+    // Several providers, so the keys land in different slots on different nodes; each its own run,
+    // so the table's steps follow each other as quickly as on one server.
+    for (String provider : CLUSTER_PROVIDERS) {
+      boolean last = provider.equals(CLUSTER_PROVIDERS.get(CLUSTER_PROVIDERS.size() - 1));
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider,
+          () -> new ScriptRun(clusterLeak(), CLUSTER.redis(), provider) {
+            @Override
+            public void close() throws Exception {
+              if (last) {
+                List<Integer> slots = new ArrayList<>();
+                for (String p : CLUSTER_PROVIDERS) {
+                  slots.add(SlotHash.getSlot(RedisLeakyBucket.redisKey(p)));
+                }
+                assertTrue(slots.stream().distinct().count() > 1, "keys in more than one slot: " + slots);
+                assertTrue(clusterLeak().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+              }
+            }
+          }));
+    }
+    return LeakSpecTest.TABLE.over(implementations);
   }
 
-  @Test
-  @DisplayName("follows the table in a 3-node Redis Cluster, learning the script on each node")
-  void shouldFollowTheTableInACluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      RedisClusterClient admin = RedisClusterClient.create(RedisURI.create("127.0.0.1", cluster.ports().get(0)));
-      try (StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8)) {
-        RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
-        // Several providers, so the keys land in different slots on different nodes.
-        List<Integer> nodes = new ArrayList<>();
-        for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "search-api", "maps-api"}) {
-          runTable(clusterLeak, c.sync(), provider);
-          nodes.add(c.sync().clusterKeyslot(RedisLeakyBucket.redisKey(provider)).intValue());
-        }
-        assertTrue(nodes.stream().distinct().count() > 1, "keys in more than one slot: " + nodes);
-        assertTrue(clusterLeak.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
-      } finally {
-        admin.shutdown();
-      }
-    }
+  /** The providers the table runs for on a cluster: their keys in more than one slot. */
+  private static final List<String> CLUSTER_PROVIDERS =
+      List.of("payments-api", "mail-api", "sms-api", "search-api", "maps-api");
+
+  /** One 3-node cluster for the class, started by the first run that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  /** The leak on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static RedisLeakyBucket clusterLeak() throws Exception {
+    return CLUSTER.once(RedisLeakyBucket.class, LeakyBucketScriptIT::leakOn);
+  }
+
+  /** The leak on {@code cluster} through the product's own connection (closed with it), slots marked as a dispatcher does. */
+  static RedisLeakyBucket leakOn(ClusterOnRedis cluster) {
+    RedisConnection conn = cluster.closing(RedisConnection.open(new RedisConfig(cluster.uri())));
+    SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
+    return new RedisLeakyBucket(conn.commands(), LeakSpecification.CONFIG);
   }
 
   @Test
@@ -241,28 +269,44 @@ class LeakyBucketScriptIT {
   }
 
   /**
-   * Runs the table against the script and, alongside it, LeakMath fed with the clock the script
-   * reports (shifted by the time the test moved the leak): every number must agree exactly, and
-   * the script's decisions must be the table's.
+   * The table on the script and, alongside it, LeakMath fed with the clock the script reports
+   * (shifted by the time the test moved the leak): every number must agree exactly, and the
+   * script's decisions must be the table's. Each row runs for every provider in turn.
    *
    * <p>Time is "moved" by shifting the stored instants back; {@code moved} is the total, so an
    * instant the script reports plus {@code moved} is on the table's (virtual) timeline. The real
    * time that passes between steps ({@code drift}, measured on the script's clock) is on that
    * timeline too: the table's times hold to within it, its decisions exactly.
    */
-  private static void runTable(RedisLeakyBucket bucket, RedisHashCommands<String, String> hash, String provider)
-      throws Exception {
-    LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
-    LeakState mirror = LeakState.EMPTY;
-    long moved = 0;
-    long previousNow = 0;
-    long drift = 0;
-    for (LeakSpecification.Step step : LeakSpecification.STEPS) {
+  private static class ScriptRun implements SpecTable.Run<LeakSpecification.Step> {
+    private final RedisLeakyBucket bucket;
+    private final RedisClusterCommands<String, String> hash;
+    private final String provider;
+    private final LeakMath math = new LeakMath(LeakSpecification.CONFIG, LeakMath.Memory.LOSABLE);
+    private final Map<String, LeakState> mirrors = new java.util.HashMap<>();
+    private final Map<String, long[]> movedNowDrift = new java.util.HashMap<>();
+
+    ScriptRun(RedisLeakyBucket bucket, RedisClusterCommands<String, String> hash, String provider) {
+      this.bucket = bucket;
+      this.hash = hash;
+      this.provider = provider;
+    }
+
+    @Override
+    public void step(int index, LeakSpecification.Step step) throws Exception {
+      step(provider, step);
+    }
+
+    private void step(String provider, LeakSpecification.Step step) throws Exception {
+      LeakState mirror = mirrors.getOrDefault(provider, LeakState.EMPTY);
+      long[] t = movedNowDrift.computeIfAbsent(provider, p -> new long[3]);
       long advance = step.advanceMillis() * 1000;
       if (advance != 0) {
         shiftStoredInstants(hash, RedisLeakyBucket.redisKey(provider), advance);
-        moved += advance;
+        t[0] += advance;
       }
+      long moved = t[0];
+      long previousNow = t[1];
       if (step.kind() == LeakSpecification.Kind.CLAIM) {
         SlotClaim script = await(bucket.claim(provider, LeakSpecification.RATE, step.wanted(),
             LeakSpecification.LOOKAHEAD_MICROS));
@@ -271,15 +315,15 @@ class LeakyBucketScriptIT {
             script.rateFactor());
         LeakMath.ClaimStep java = math.claim(mirror, onTimeline.nowMicros(), LeakSpecification.RATE, step.wanted(),
             LeakSpecification.LOOKAHEAD_MICROS);
-        mirror = java.next();
-        assertEquals(java.claim(), onTimeline, "script = math: " + step.why());
-        drift += previousNow == 0 ? 0 : Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
+        mirrors.put(provider, java.next());
+        assertEquals(java.claim(), onTimeline, "script = math, " + provider);
+        t[2] += previousNow == 0 ? 0 : Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
 
-        assertEquals(step.expectGranted(), script.granted(), step.why());
+        assertEquals(step.expectGranted(), script.granted(), provider);
         long at = script.granted() > 0 ? script.firstSlotMicros() : script.retryAtMicros();
-        assertEquals(step.expectAtMillis() * 1000, at - script.nowMicros(), drift + 1000, step.why());
-        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, step.why());
-        previousNow = onTimeline.nowMicros();
+        assertEquals(step.expectAtMillis() * 1000, at - script.nowMicros(), t[2] + 1000, provider);
+        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, provider);
+        t[1] = onTimeline.nowMicros();
       } else {
         long startedAt = previousNow + advance - step.startedAgoMillis() * 1000;
         ThrottleDecision script = await(bucket.throttle(provider, LeakSpecification.RATE, step.retryAfterMillis(),
@@ -288,17 +332,18 @@ class LeakyBucketScriptIT {
             script.rateFactor(), script.pausedUntilMicros() + moved);
         LeakMath.ThrottleStep java = math.throttled(mirror, onTimeline.nowMicros(), LeakSpecification.RATE,
             step.retryAfterMillis(), startedAt);
-        mirror = java.next();
-        assertEquals(java.decision(), onTimeline, "script = math: " + step.why());
-        drift += Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
+        mirrors.put(provider, java.next());
+        assertEquals(java.decision(), onTimeline, "script = math, " + provider);
+        t[2] += Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
 
-        assertEquals(step.expectGranted() == 1, script.cut(), step.why());
-        assertEquals(step.expectAtMillis() * 1000, script.pausedUntilMicros() - script.nowMicros(), drift + 1000,
-            step.why());
-        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, step.why());
-        previousNow = onTimeline.nowMicros();
+        assertEquals(step.expectGranted() == 1, script.cut(), provider);
+        assertEquals(step.expectAtMillis() * 1000, script.pausedUntilMicros() - script.nowMicros(), t[2] + 1000,
+            provider);
+        assertEquals(step.expectFactor(), script.rateFactor(), 0.01, provider);
+        t[1] = onTimeline.nowMicros();
       }
     }
+
   }
 
   /** Moves every stored instant back by {@code micros}: as if that much time had passed. */

@@ -40,58 +40,6 @@ class LimitMathTest {
   }
 
   @Test
-  @DisplayName("follows the specification table")
-  void shouldFollowTheSpecificationTable() throws Exception {
-    followTheTable(LimitSpecification.LIMITS);
-  }
-
-  @Test
-  @DisplayName("follows the specification table with windows of an hour, kept as sub-window counters")
-  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
-    followTheTable(LimitSpecification.COARSE_LIMITS);
-  }
-
-  private void followTheTable(ProviderLimits limits) throws Exception {
-    long now = 1_700_000_000L * S;
-    state = new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER);
-    LimitMath losable = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
-    LimitSpecification.run(new LimitSpecification.Subject() {
-      private WindowLedger kept = ledger;
-      /** When the provider's keys were found lost: 0 never, -1 at the next claim (as the script). */
-      private long lostAt;
-
-      @Override
-      public SlotClaim claim(LimitedClaim request) {
-        if (lostAt < 0) {
-          lostAt = now;
-        }
-        LeakMath.ClaimStep r = losable.claim(state, kept, now, lostAt, limits,
-            request);
-        state = r.next();
-        return r.claim();
-      }
-
-      @Override
-      public void settle(long slotMicros, long reserved, long actual) {
-        LimitSpecification.settle(kept, limits, slotMicros, reserved, actual);
-      }
-
-      @Override
-      public void release(String leaseId) {
-        kept.release(leaseId);
-      }
-
-      @Override
-      public void wipe() {
-        kept = new WindowLedger();
-        state = LeakState.EMPTY;
-        lostAt = -1;
-      }
-    }, (step, answer, first) -> assertEquals(step.expectAtMillis() * MS,
-        answer.firstSlotMicros() - first, step.why()), limits);
-  }
-
-  @Test
   @DisplayName("a long sliding window (sub-window counters) holds every window of its span, and loses at most a sub-window's share to the counting")
   void shouldHoldALongSlidingWindowWithSubWindows() {
     ProviderLimit window = new ProviderLimit(ProviderLimit.Kind.CALLS, 120, Duration.ofMinutes(2),

@@ -9,8 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One table, the multi-limit claim step by step, run against both the Java math
- * ({@link LimitMathTest}) and the Lua script on a real Redis ({@link ProviderLimitsScriptIT}).
+ * One table, the multi-limit claim step by step, run over every implementation
+ * ({@link io.sluice.testkit.SpecTable}): the Java math and the in-process {@link LocalLeakyBucket}
+ * ({@link LimitSpecTest}), the Lua script on a real Redis ({@link ProviderLimitsScriptIT}); each
+ * with windows of a minute ({@link #LIMITS}) and of an hour ({@link #COARSE_LIMITS}).
  *
  * <p>The provider: 100 calls/s (slots 10 ms apart), 5 calls per sliding minute, 12 cost units per
  * sliding minute, 4 calls at once; a lookahead of 1 s; its leak has a last slot long past. Every
@@ -74,7 +76,7 @@ final class LimitSpecification {
           + "been (now + lookahead): nothing until a minute after that", 1, 1, 0, 60_000),
       claim("still nothing: the windows are not refilled by asking again", 3, 1, 0, 60_000));
 
-  /** What the table runs against: the math on a fake clock, or the script. */
+  /** What the table runs against: the math on a fake clock, the local leak, or the script. */
   interface Subject {
     SlotClaim claim(LimitedClaim request) throws Exception;
 
@@ -83,7 +85,10 @@ final class LimitSpecification {
 
     void release(String leaseId) throws Exception;
 
-    /** Loses every key of the provider and the marker of its slot. */
+    /**
+     * Loses every key of the provider and the marker of its slot; for the local leak, the
+     * stretch in which it stands in for Redis begins ({@link LocalLeakyBucket#standingInForRedis}).
+     */
     void wipe() throws Exception;
   }
 
@@ -92,27 +97,30 @@ final class LimitSpecification {
     void check(Step step, SlotClaim answer, long tableFirstSlotMicros);
   }
 
-  /** Runs every step against {@code subject}, checking slots granted here and slot times there. */
-  static void run(Subject subject, SlotCheck slots) throws Exception {
-    run(subject, slots, LIMITS);
-  }
+  /** The table on one subject: the claims it sent and the answers, for the settles and releases after them. */
+  static final class SubjectRun implements io.sluice.testkit.SpecTable.Run<Step> {
+    private final Subject subject;
+    private final SlotCheck slots;
+    private final List<LimitedClaim> sent = new ArrayList<>();
+    private final List<SlotClaim> answers = new ArrayList<>();
 
-  /** The same with windows of an hour (sub-window counters) when {@code limits} says so. */
-  static void run(Subject subject, SlotCheck slots, ProviderLimits limits) throws Exception {
-    assertEquals(true, limits == LIMITS || limits == COARSE_LIMITS, "one of the table's");
-    List<LimitedClaim> sent = new ArrayList<>();
-    List<SlotClaim> answers = new ArrayList<>();
-    for (Step step : STEPS) {
+    SubjectRun(Subject subject, SlotCheck slots) {
+      this.subject = subject;
+      this.slots = slots;
+    }
+
+    @Override
+    public void step(int index, Step step) throws Exception {
       LimitedClaim request = new LimitedClaim(Math.max(1, step.wanted()), LOOKAHEAD_MICROS,
           Math.max(1, step.cost()), "s" + sent.size(), LEASE_MICROS);
       SlotClaim answer = null;
       switch (step.kind()) {
         case CLAIM -> {
           answer = subject.claim(request);
-          assertEquals(step.expectGranted(), answer.granted(), step.why());
+          assertEquals(step.expectGranted(), answer.granted(), "granted");
           if (step.expectGranted() == 0 && step.expectAtMillis() >= 0) {
             assertTrue(answer.firstSlotMicros() - answer.nowMicros()
-                >= step.expectAtMillis() * 1000, step.why() + ": " + answer);
+                >= step.expectAtMillis() * 1000, "no slot before: " + answer);
           } else if (step.expectAtMillis() >= 0) {
             slots.check(step, answer, answers.isEmpty() ? answer.firstSlotMicros()
                 : answers.get(0).firstSlotMicros());

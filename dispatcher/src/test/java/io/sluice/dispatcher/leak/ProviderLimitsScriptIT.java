@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
-import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
@@ -25,10 +27,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -58,9 +63,10 @@ class ProviderLimitsScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     connection.close();
     client.shutdown();
+    CLUSTER.close();
   }
 
   private static <T> T await(CompletionStage<T> stage) throws Exception {
@@ -143,23 +149,43 @@ class ProviderLimitsScriptIT {
     LimitBounds.assertEveryLimitHeld(slots, ALL);
   }
 
-  @Test
-  @DisplayName("follows the specification table on a real Redis, agreeing with LimitMath exactly")
-  void shouldFollowTheSpecificationTable() throws Exception {
-    followTheTable(LimitSpecification.LIMITS);
+  /** {@link LimitSpecification} on the script, with windows of a minute and of an hour, agreeing with LimitMath exactly. */
+  @TestFactory
+  Stream<DynamicContainer> limitSpecification() {
+    List<SpecTable.Implementation<LimitSpecification.Step>> implementations = new ArrayList<>(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> onScript(LimitSpecification.LIMITS, leak, redis, knownProvider("table"))),
+        new SpecTable.Implementation<>("Lua on redis-server, windows of an hour (sub-window counters)",
+            () -> onScript(LimitSpecification.COARSE_LIMITS, leak, redis, knownProvider("table")))));
+    // Providers in different slots, each its own run (a leak with a last slot long past).
+    for (String provider : new String[] {"payments-api", "mail-api"}) {
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider, () -> {
+        String p = provider + "-" + System.nanoTime();
+        RedisLeakyBucket onCluster = clusterLeak();
+        CLUSTER.redis().hset(RedisLeakyBucket.redisKey(p), "last", "0");
+        return onScript(LimitSpecification.LIMITS, onCluster, CLUSTER.redis(), p);
+      }));
+    }
+    return LimitSpecTest.TABLE.over(implementations);
   }
 
-  @Test
-  @DisplayName("follows the table with windows of an hour (sub-window counters), agreeing with LimitMath exactly")
-  void shouldFollowTheSpecificationTableWithCoarseWindows() throws Exception {
-    followTheTable(LimitSpecification.COARSE_LIMITS);
+  /** One 3-node cluster for the class, started by the first test that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  /** The leak on the cluster, one for the class. */
+  private static RedisLeakyBucket clusterLeak() throws Exception {
+    return CLUSTER.once(RedisLeakyBucket.class, LeakyBucketScriptIT::leakOn);
   }
 
-  private void followTheTable(ProviderLimits limits) throws Exception {
-    String provider = knownProvider("table");
+  /**
+   * The table on the script for {@code provider} (a leak with a last slot long past), and LimitMath
+   * fed the script's clock beside it: every answer the same.
+   */
+  private static LimitSpecification.SubjectRun onScript(ProviderLimits limits, RedisLeakyBucket leak,
+      RedisClusterCommands<String, String> redis, String provider) {
     LimitMath math = new LimitMath(new LeakMath(CONFIG, LeakMath.Memory.LOSABLE));
     LeakState[] state = {new LeakState(0, 1, LeakState.NEVER, LeakState.NEVER, LeakState.NEVER)};
-    LimitSpecification.run(new LimitSpecification.Subject() {
+    return new LimitSpecification.SubjectRun(new LimitSpecification.Subject() {
       private WindowLedger mirror = new WindowLedger();
       /** When the provider's keys were found lost: 0 never, -1 at the next claim (the script's). */
       private long lostAt;
@@ -203,7 +229,7 @@ class ProviderLimitsScriptIT {
     }, (step, answer, first) -> assertTrue(
         // Real time passes between steps: a slot is the table's or later (the exact value is held
         // by the agreement with the math).
-        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, step.why()), limits);
+        answer.firstSlotMicros() - first >= step.expectAtMillis() * 1000, "first slot"));
   }
 
   @Test
@@ -344,21 +370,17 @@ class ProviderLimitsScriptIT {
   @Test
   @DisplayName("every key of one provider's claim is in one slot of a Redis Cluster")
   void shouldRunInACluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      RedisLeakyBucket clusterLeak = new RedisLeakyBucket(conn.commands(), CONFIG);
-      SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
-      for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
-        List<long[]> slots = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-          SlotClaim c = await(clusterLeak.claim(provider, ALL, new LimitedClaim(3, 20_000, 2, "c" + i, 1_000_000)));
-          for (int k = 0; k < c.granted(); k++) {
-            slots.add(new long[] {c.slotMicros(k), 2});
-          }
+    RedisLeakyBucket clusterLeak = clusterLeak();
+    for (String provider : new String[] {"payments-api", "mail-api", "sms-api", "maps-api"}) {
+      List<long[]> slots = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        SlotClaim c = await(clusterLeak.claim(provider, ALL, new LimitedClaim(3, 20_000, 2, "c" + i, 1_000_000)));
+        for (int k = 0; k < c.granted(); k++) {
+          slots.add(new long[] {c.slotMicros(k), 2});
         }
-        assertTrue(!slots.isEmpty(), provider);
-        LimitBounds.assertEveryLimitHeld(slots, ALL);
       }
+      assertTrue(!slots.isEmpty(), provider);
+      LimitBounds.assertEveryLimitHeld(slots, ALL);
     }
   }
 }

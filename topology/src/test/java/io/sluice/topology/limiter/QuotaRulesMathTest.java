@@ -13,22 +13,6 @@ class QuotaRulesMathTest {
   private static final long T0 = 1_700_000_000_000_000L;
 
   @Test
-  void shouldFollowTheSpecificationTable() {
-    List<QuotaRulesMath.Level> states = Arrays.asList(null, null);
-    long now = T0;
-    for (QuotaRulesSpecification.Step step : QuotaRulesSpecification.STEPS) {
-      now += step.advanceMillis() * 1000;
-      QuotaRulesMath.Step s = QuotaRulesMath.acquire(states, QuotaRulesSpecification.SPECS, step.need(), now, 0);
-      RulesAcquisition a = s.acquisition();
-      assertEquals(step.expectGranted(), a.granted(), step.why());
-      assertEquals(step.levelA(), a.levels().get(0), 1e-9, step.why());
-      assertEquals(step.levelB(), a.levels().get(1), 1e-9, step.why());
-      assertEquals(step.expectWaitMillis() * 1000, a.waitMicros(), step.why());
-      states = s.next();
-    }
-  }
-
-  @Test
   void shouldChargeNothingInAnyRuleWhenOneRefuses() {
     List<QuotaRulesMath.Level> states = Arrays.asList(new QuotaRulesMath.Level(5, T0), new QuotaRulesMath.Level(0.5, T0));
     QuotaRulesMath.Step s = QuotaRulesMath.acquire(states, QuotaRulesSpecification.SPECS, 1, T0, 0);

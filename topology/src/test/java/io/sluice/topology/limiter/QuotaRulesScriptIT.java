@@ -6,21 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisHashCommands;
 import io.lettuce.core.cluster.SlotHash;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
-import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
-import io.sluice.config.RedisConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@code quota_rules.lua} on a real redis-server: the table, all or none, and every rule's bound. */
@@ -34,8 +36,17 @@ class QuotaRulesScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     on.close();
+    CLUSTER.close();
+  }
+
+  /** One 3-node cluster for the class, started by the first test that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static LettuceTokenBucketStore clusterStore() throws Exception {
+    return CLUSTER.once(LettuceTokenBucketStore.class, StoreOnRedis::onCluster);
   }
 
   private static List<RuleBucket> twoRules(String tenant) {
@@ -44,19 +55,25 @@ class QuotaRulesScriptIT {
         new RuleBucket("overall", RuleKeys.overall(tenant), QuotaRulesSpecification.SPECS.get(1)));
   }
 
-  @Test
-  void shouldFollowTheSpecificationTableOnRealRedis() throws Exception {
-    runTable(on.store(), twoRules("tenant-" + System.nanoTime()), on.redis());
-  }
-
   /**
-   * The batch path: each step's event decided in one script call between events of two other
-   * tenants (the gate sends its multi-rule events so), to the same table.
+   * {@link QuotaRulesSpecification} on the script: alone, and in a batch of events (each step's
+   * event decided in one script call between events of two other tenants, as the gate sends its
+   * multi-rule events); the script's answers held exactly to {@link QuotaRulesMath} fed its clock.
    */
-  @Test
-  void shouldFollowTheSpecificationTableInABatchOfEvents() throws Exception {
+  @TestFactory
+  Stream<DynamicContainer> quotaRulesSpecification() {
     String run = Long.toString(System.nanoTime());
-    runTable(inBatches(on.store(), run), twoRules("batched-" + run), on.redis());
+    List<SpecTable.Implementation<QuotaRulesSpecification.Step>> implementations = new ArrayList<>(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> new ScriptRun(on.store(), twoRules("tenant-" + run), on.redis())),
+        new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
+            () -> new ScriptRun(inBatches(on.store(), run), twoRules("batched-" + run), on.redis()))));
+    // Tenants in different slots, each its own run.
+    for (String tenant : new String[] {"acme-table", "globex-table", "initech-table"}) {
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, tenant " + tenant,
+          () -> new ScriptRun(clusterStore(), twoRules(tenant), CLUSTER.redis())));
+    }
+    return QuotaRulesSpecTest.TABLE.over(implementations);
   }
 
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
@@ -85,32 +102,28 @@ class QuotaRulesScriptIT {
   /** Every rule of a tenant hashes to the tenant's slot, so one script can charge them together in a cluster. */
   @Test
   void shouldChargeATenantsRulesTogetherInARedisCluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
-      clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-        List<RuleBucket> rules = List.of(
-            new RuleBucket("provider", RuleKeys.provider(tenant, "a-api"), new BucketSpec(2, 1, 0)),
-            new RuleBucket("provider", RuleKeys.provider(tenant, "b-api"), new BucketSpec(5, 1, 0)),
-            new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(3, 1, 0)),
-            new RuleBucket("rule:refunds", RuleKeys.rule(tenant, "refunds"), new BucketSpec(4, 1, 0)));
-        int slot = SlotHash.getSlot(rules.get(0).redisKey());
-        for (RuleBucket r : rules) {
-          assertEquals(slot, SlotHash.getSlot(r.redisKey()), r.redisKey());
-        }
-        // a-api (2) and overall (3): two events pass, the third is refused by a-api with nothing charged.
-        assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2), rules.get(3)), 1).granted());
-        assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1).granted());
-        RulesAcquisition refused = acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1);
-        assertEquals(0, refused.granted());
-        // b-api and overall: overall still holds its third unit, so the refusal took nothing from it.
-        RulesAcquisition b = acquire(clusterStore, List.of(rules.get(1), rules.get(2)), 1);
-        assertEquals(1, b.granted(), "overall kept the unit the refused event did not take");
-        assertEquals(1, b.levels().get(1), 0.05);
+    LettuceTokenBucketStore clusterStore = clusterStore();
+    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+      List<RuleBucket> rules = List.of(
+          new RuleBucket("provider", RuleKeys.provider(tenant, "a-api"), new BucketSpec(2, 1, 0)),
+          new RuleBucket("provider", RuleKeys.provider(tenant, "b-api"), new BucketSpec(5, 1, 0)),
+          new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(3, 1, 0)),
+          new RuleBucket("rule:refunds", RuleKeys.rule(tenant, "refunds"), new BucketSpec(4, 1, 0)));
+      int slot = SlotHash.getSlot(rules.get(0).redisKey());
+      for (RuleBucket r : rules) {
+        assertEquals(slot, SlotHash.getSlot(r.redisKey()), r.redisKey());
       }
-      assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+      // a-api (2) and overall (3): two events pass, the third is refused by a-api with nothing charged.
+      assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2), rules.get(3)), 1).granted());
+      assertEquals(1, acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1).granted());
+      RulesAcquisition refused = acquire(clusterStore, List.of(rules.get(0), rules.get(2)), 1);
+      assertEquals(0, refused.granted());
+      // b-api and overall: overall still holds its third unit, so the refusal took nothing from it.
+      RulesAcquisition b = acquire(clusterStore, List.of(rules.get(1), rules.get(2)), 1);
+      assertEquals(1, b.granted(), "overall kept the unit the refused event did not take");
+      assertEquals(1, b.levels().get(1), 0.05);
     }
+    assertTrue(clusterStore().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
     // A tier-wide budget lands elsewhere: why ConfigChecks refuses it with a cluster.
     assertNotEquals(SlotHash.getSlot(RuleKeys.overall("acme")), SlotHash.getSlot(RuleKeys.tierBudget("pro", "a-api")));
   }
@@ -233,11 +246,21 @@ class QuotaRulesScriptIT {
    * The table on the script, and the math fed the script's clock (shifted by the time the test
    * moved the buckets): the two agree, and the script's decisions are the table's.
    */
-  private static void runTable(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash)
-      throws Exception {
-    List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
-    long moved = 0;
-    for (QuotaRulesSpecification.Step step : QuotaRulesSpecification.STEPS) {
+  private static final class ScriptRun implements SpecTable.Run<QuotaRulesSpecification.Step> {
+    private final TokenBucketStore s;
+    private final List<RuleBucket> rules;
+    private final RedisHashCommands<String, String> hash;
+    private List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
+    private long moved;
+
+    ScriptRun(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash) {
+      this.s = s;
+      this.rules = rules;
+      this.hash = hash;
+    }
+
+    @Override
+    public void step(int index, QuotaRulesSpecification.Step step) throws Exception {
       if (step.advanceMillis() != 0) {
         for (RuleBucket r : rules) {
           String ts = hash.hget(r.redisKey(), "ts");
@@ -252,12 +275,12 @@ class QuotaRulesScriptIT {
           got.nowMicros() + moved, 0);
       mirror = math.next();
       RulesAcquisition m = math.acquisition();
-      assertEquals(m.granted(), got.granted(), "script = math: " + step.why());
+      assertEquals(m.granted(), got.granted(), "script = math");
       for (int i = 0; i < rules.size(); i++) {
-        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math: " + step.why());
+        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math");
       }
-      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math: " + step.why());
-      assertEquals(step.expectGranted(), got.granted(), step.why());
+      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
+      assertEquals(step.expectGranted(), got.granted(), "granted");
     }
   }
 }

@@ -3,9 +3,11 @@ package io.sluice.topology.limiter;
 import java.util.List;
 
 /**
- * One table, the behaviour of an event charged against two rules at once, run against both the
- * Java math ({@link QuotaRulesMathTest}) and {@code quota_rules.lua} on a real Redis
- * ({@link QuotaRulesScriptIT}). Rule A: capacity 5, refill 10/s (a tenant's quota toward a
+ * One table, the behaviour of an event charged against two rules at once, run over every
+ * implementation ({@link io.sluice.testkit.SpecTable}): the Java math and the in-memory store
+ * ({@link QuotaRulesSpecTest}), {@code quota_rules.lua} on a real Redis, alone and in a batch
+ * ({@link QuotaRulesScriptIT}). There is no local fallback for multi-rule events: while Redis is
+ * away they are held back ({@link MultiRuleLimiter}). Rule A: capacity 5, refill 10/s (a tenant's quota toward a
  * provider); rule B: capacity 3, refill 1/s (the tenant across all providers). Each step first
  * moves time by {@code advanceMillis}, then asks for {@code need} units of both.
  *

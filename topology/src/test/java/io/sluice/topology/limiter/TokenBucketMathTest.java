@@ -10,32 +10,6 @@ import org.junit.jupiter.api.Test;
 class TokenBucketMathTest {
 
   @Test
-  void shouldFollowTheSpecificationTableExactly() {
-    BucketState state = null;
-    long now = 1_700_000_000_000_000L;
-    long lost = 0;
-    List<Acquisition> answers = new ArrayList<>();
-    for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
-      now += step.advanceMillis() * 1000;
-      if (step.loss() != TokenBucketSpecification.Loss.NONE) {
-        state = null;
-        lost = step.loss() == TokenBucketSpecification.Loss.SLOT ? now : lost;
-      }
-      AcquireRequest request = step.releaseStep() < 0 ? step.request() : step.request(answers.get(step.releaseStep()), 0);
-      TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now, lost);
-      Acquisition a = result.acquisition();
-      assertEquals(step.expectGranted(), a.granted(), step.why());
-      assertEquals(step.expectLevel(), a.levelBefore(), 1e-9, step.why());
-      assertEquals(step.expectTicketMillis() * 1000, a.ticketMicros(), 1, step.why());
-      assertEquals(a.granted() > step.need(), a.leaseId() > 0, "a lease exactly when units beyond need: " + step.why());
-      answers.add(a);
-      state = result.next();
-      assertTrue(state.level() + state.held() <= TokenBucketSpecification.SPEC.capacity() + 1e-9,
-          "level + held never exceeds capacity: " + step.why());
-    }
-  }
-
-  @Test
   void shouldHoldEveryLeaseUntilReleasedOrEnded() {
     BucketSpec spec = new BucketSpec(10, 10, 0);
     TokenBucketMath.Step first = TokenBucketMath.acquire(null, spec, new AcquireRequest(4, 1, false, 1_000_000, null, null), 0);

@@ -4,25 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
-import io.sluice.embedded.RedisClusterProcess;
+import io.sluice.testkit.SpecTable;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.redis.RedisConnection;
 import io.sluice.redis.SlotMarkers;
-import io.sluice.config.RedisConfig;
 import io.lettuce.core.api.sync.RedisHashCommands;
-import io.lettuce.core.api.sync.RedisKeyCommands;
-import io.lettuce.core.api.sync.RedisStringCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The Lua script on a real redis-server, held to the same table as the Java math. */
@@ -40,25 +38,49 @@ class TokenBucketScriptIT {
   }
 
   @AfterAll
-  static void disconnect() {
+  static void disconnect() throws Exception {
     on.close();
-  }
-
-  @Test
-  void shouldFollowTheSpecificationTableOnRealRedis() throws Exception {
-    BucketKey key = new BucketKey("spec-api", "tenant-" + System.nanoTime());
-    runTable(store, key, redis);
+    CLUSTER.close();
   }
 
   /**
-   * The batch path: each step's request decided in one script call between requests for two
-   * other buckets (the gate sends its quiet tenants' events so), to the same table.
+   * {@link TokenBucketSpecification} on the script: on a redis-server; in a batch of calls (each
+   * step's request decided in one script call between requests for two other buckets, as the gate
+   * sends its quiet tenants' events); and on a 3-node cluster (five tenants, so the buckets land in
+   * different slots on different nodes, and the batch path there, one call per slot).
    */
-  @Test
-  void shouldFollowTheSpecificationTableInABatchOfCalls() throws Exception {
+  @TestFactory
+  Stream<DynamicContainer> tokenBucketSpecification() {
     String run = Long.toString(System.nanoTime());
-    BucketKey key = new BucketKey("spec-api", "batched-" + run);
-    runTable(inBatches(store, run), key, redis);
+    List<SpecTable.Implementation<TokenBucketSpecification.Step>> implementations = new ArrayList<>(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> new KeyRun(store, new BucketKey("spec-api", "tenant-" + run), redis)),
+        new SpecTable.Implementation<>("Lua on redis-server, in a batch of calls",
+            () -> new KeyRun(inBatches(store, run), new BucketKey("spec-api", "batched-" + run), redis))));
+    // Several tenants, so the buckets land in different slots on different nodes; each its own
+    // run, so the table's steps follow each other as quickly as on one server.
+    for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
+      implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, tenant " + tenant,
+          () -> new KeyRun(clusterStore(), new BucketKey("spec-api", tenant), CLUSTER.redis())));
+    }
+    // The batch path on a cluster: one call per slot, the answers put back in order. Last, so by
+    // its end every node has been asked.
+    implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of calls",
+        () -> new KeyRun(inBatches(clusterStore(), run), new BucketKey("spec-api", "batched-" + run), CLUSTER.redis()) {
+          @Override
+          public void close() throws Exception {
+            assertTrue(clusterStore().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+          }
+        }));
+    return TokenBucketSpecTest.TABLE.over(implementations);
+  }
+
+  /** One 3-node cluster for the class, started by the first run that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
+  private static LettuceTokenBucketStore clusterStore() throws Exception {
+    return CLUSTER.once(LettuceTokenBucketStore.class, StoreOnRedis::onCluster);
   }
 
   /**
@@ -79,30 +101,6 @@ class TokenBucketScriptIT {
             });
       }
     };
-  }
-
-  @Test
-  void shouldAgreeOnTheTableInARedisCluster() throws Exception {
-    try (RedisClusterProcess cluster = RedisClusterProcess.start(3);
-         RedisConnection conn = RedisConnection.open(new RedisConfig(cluster.uri()))) {
-      RedisClusterClient admin = RedisClusterClient.create(
-          io.lettuce.core.RedisURI.create("127.0.0.1", cluster.ports().get(0)));
-      try (StatefulRedisClusterConnection<String, String> c = admin.connect(StringCodec.UTF8)) {
-        var sync = c.sync();
-        LettuceTokenBucketStore clusterStore = new LettuceTokenBucketStore(conn.commands(), TokenBucketScript.load());
-        clusterStore.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        // Several tenants, so the buckets land in different slots on different nodes.
-        for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
-          BucketKey key = new BucketKey("spec-api", tenant);
-          runTable(clusterStore, key, sync);
-        }
-        // The batch path on a cluster: one call per slot, the answers put back in order.
-        runTable(inBatches(clusterStore, "cluster"), new BucketKey("spec-api", "batched"), sync);
-        assertTrue(clusterStore.reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
-      } finally {
-        admin.shutdown();
-      }
-    }
   }
 
   @Test
@@ -135,36 +133,47 @@ class TokenBucketScriptIT {
     assertTrue(fields.containsKey("tokens") && fields.containsKey("ts"), fields.toString());
   }
 
+  /** The table on the script, for each of its buckets in turn. */
   /**
-   * Runs the table against the script, and alongside it the Java math fed with the clock the
+   * The table on one bucket of the script, and alongside it the Java math fed with the clock the
    * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
    * and the script's decisions must be the table's.
    */
-  private static <C extends RedisHashCommands<String, String> & RedisKeyCommands<String, String> & RedisStringCommands<String, String>>
-      void runTable(TokenBucketStore s, BucketKey key, C hash) throws Exception {
-    C keys = hash;
-    BucketState mirror = null;
-    long moved = 0;
-    long mathLost = 0;
-    String marker = SlotMarkers.markerOf(key.redisKey());
-    List<Acquisition> redisAnswers = new ArrayList<>();
-    List<Long> movedAtAnswer = new ArrayList<>();
-    List<Acquisition> mathAnswers = new ArrayList<>();
-    for (TokenBucketSpecification.Step step : TokenBucketSpecification.STEPS) {
+  private static class KeyRun implements SpecTable.Run<TokenBucketSpecification.Step> {
+    private final TokenBucketStore s;
+    private final BucketKey key;
+    private final RedisClusterCommands<String, String> hash;
+    private final String marker;
+    private BucketState mirror;
+    private long moved;
+    private long mathLost;
+    private final List<Acquisition> redisAnswers = new ArrayList<>();
+    private final List<Long> movedAtAnswer = new ArrayList<>();
+    private final List<Acquisition> mathAnswers = new ArrayList<>();
+
+    KeyRun(TokenBucketStore s, BucketKey key, RedisClusterCommands<String, String> commands) {
+      this.s = s;
+      this.key = key;
+      this.hash = commands;
+      this.marker = SlotMarkers.markerOf(key.redisKey());
+    }
+
+    @Override
+    public void step(int index, TokenBucketSpecification.Step step) throws Exception {
       if (step.advanceMillis() != 0) {
         shiftStoredTime(hash, key, step.advanceMillis() * 1000);
         // The marker is a stored time too (unless it says nothing was lost).
-        String lostAt = keys.get(marker);
+        String lostAt = hash.get(marker);
         if (lostAt != null && !lostAt.equals("0")) {
-          keys.set(marker, Long.toString(Long.parseLong(lostAt) - step.advanceMillis() * 1000));
+          hash.set(marker, Long.toString(Long.parseLong(lostAt) - step.advanceMillis() * 1000));
         }
         moved += step.advanceMillis() * 1000;
       }
       if (step.loss() != TokenBucketSpecification.Loss.NONE) {
         // What Redis loses: the bucket alone, or the slot's data (its marker with it).
-        keys.del(key.redisKey());
+        hash.del(key.redisKey());
         if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
-          keys.del(marker);
+          hash.del(marker);
         }
         mirror = null;
       }
@@ -181,15 +190,16 @@ class TokenBucketScriptIT {
           a.nowMicros() + moved, mathLost);
       mirror = java.next();
       Acquisition m = java.acquisition();
-      assertEquals(m.granted(), a.granted(), "script = math: " + step.why());
-      assertEquals(m.levelBefore(), a.levelBefore(), 1e-6, "script = math: " + step.why());
-      assertEquals(m.ticketMicros(), a.ticketMicros(), 1, "script = math: " + step.why());
-      assertEquals(m.leaseId(), a.leaseId(), "script = math: " + step.why());
+      String on = "script = math, " + key.tenant();
+      assertEquals(m.granted(), a.granted(), on);
+      assertEquals(m.levelBefore(), a.levelBefore(), 1e-6, on);
+      assertEquals(m.ticketMicros(), a.ticketMicros(), 1, on);
+      assertEquals(m.leaseId(), a.leaseId(), on);
       assertEquals(m.leaseId() == 0 ? 0 : m.leaseEndMicros() - m.nowMicros(), a.leaseId() == 0 ? 0 : a.leaseEndMicros() - a.nowMicros(),
-          "script = math: " + step.why());
-      assertEquals(mirror.held(), heldIn(hash, key), "script = math, units held: " + step.why());
+          on);
+      assertEquals(mirror.held(), heldIn(hash, key), on + ", units held");
       assertEquals(m.lineEndMicros() == 0 ? 0 : m.lineEndMicros() - m.nowMicros(),
-          a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, "script = math, line end: " + step.why());
+          a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, on + ", line end");
       redisAnswers.add(a);
       movedAtAnswer.add(moved);
       mathAnswers.add(m);
@@ -197,7 +207,7 @@ class TokenBucketScriptIT {
       // The table's numbers assume no real time passes between steps; a few tens of milliseconds
       // do here, which moves levels and tickets a little (the exact check is the one above) but
       // leaves every decision of the table as it is.
-      assertEquals(step.expectGranted(), a.granted(), step.why());
+      assertEquals(step.expectGranted(), a.granted(), key.tenant());
     }
   }
 

@@ -3,14 +3,23 @@ package io.sluice.topology.limiter;
 import java.util.List;
 
 /**
- * One table, the behaviour of a bucket step by step, run against both the Java math
- * ({@link TokenBucketMathTest}) and the Lua script on a real Redis ({@link TokenBucketScriptIT}).
+ * One table, the behaviour of a bucket step by step, run over every implementation of the bucket
+ * ({@link io.sluice.testkit.SpecTable}): the Java math and the {@code local} fallback
+ * {@link LocalBuckets} ({@link TokenBucketSpecTest}), the Lua script on a real Redis, in batches
+ * and on a cluster ({@link TokenBucketScriptIT}).
  * The bucket: capacity 10, refill 10/s (one unit per 100 ms), reservation horizon 1 s (so at most
  * ten units of debt). Each step first moves time by {@code advanceMillis}, then asks.
  *
  * <p>Expected levels and tickets are exact for the math; against Redis they may drift by the real
  * time that passes between steps (a few milliseconds, at most a few hundredths of a unit), so the
  * rows keep every decision at least 0.1 unit away from an edge.
+ *
+ * <p>The local fallback is asked for one event at a time ({@link LocalBuckets#decide}): never a
+ * lease, a renewal, a release, a ticket holder's charge or places in line, and it has no Redis to
+ * lose. A row that needs any of those is Redis's answer to the local bucket ({@link
+ * Step#notAskedLocally}): the next row it is asked starts from the level that row left, as the
+ * fallback starts from Redis's last answer ({@link KnownLevel}). Where it is asked and rightly
+ * answers otherwise, the row says so ({@link Step#local}).
  */
 final class TokenBucketSpecification {
   static final BucketSpec SPEC = new BucketSpec(10, 10, 1_000_000);
@@ -29,12 +38,60 @@ final class TokenBucketSpecification {
 
   record Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
               int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
-              Loss loss, boolean shadow) {
+              Loss loss, boolean shadow, Local local) {
 
     Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
          int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
       this(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
-          expectLevel, expectTicketMillis, Loss.NONE, false);
+          expectLevel, expectTicketMillis, Loss.NONE, false, null);
+    }
+
+    Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
+         int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
+         Loss loss, boolean shadow) {
+      this(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, loss, shadow, null);
+    }
+
+    /** Why the local fallback is never asked this row (null: it is). */
+    String notAskedLocally() {
+      if (loss != Loss.NONE) {
+        return "a loss of Redis's data is Redis's (a bucket the fallback never heard of: LocalBucketsTest)";
+      }
+      if (need == 0) {
+        return "a renewal is asked of Redis only";
+      }
+      if (holder) {
+        return "a ticket holder is charged by Redis only";
+      }
+      if (releaseStep >= 0) {
+        return "releases are sent to Redis only";
+      }
+      return want > need ? "leases and places in line are taken from Redis only" : null;
+    }
+
+    /**
+     * Where the local fallback is asked this row and rightly answers otherwise: beyond the
+     * reservation horizon it keeps no line and sells no ticket; the event is held back as under
+     * {@code fail_closed} ({@link LimiterDecision.Unavailable}).
+     */
+    Step heldBackLocally() {
+      return locally(new Local("beyond the horizon the fallback keeps no line: held back (Unavailable), no ticket",
+          true, 0));
+    }
+
+    /**
+     * Where the local fallback is asked this shadow row and would have had the event wait
+     * {@code ticketMillis} instead: it keeps no line (the enforced rows before were held back), so
+     * the wait counts the bucket's debt only.
+     */
+    Step withoutALineLocally(long ticketMillis) {
+      return locally(new Local("the fallback keeps no line: the wait counts the debt only", false, ticketMillis));
+    }
+
+    private Step locally(Local l) {
+      return new Step(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, loss, shadow, l);
     }
 
     AcquireRequest request() {
@@ -60,6 +117,12 @@ final class TokenBucketSpecification {
       return request().givingBack(new PlacesRelease(earlier.lineEndMicros() - clockShift, beyondNeed - releaseUsed));
     }
   }
+
+  /**
+   * The local fallback's expected difference on a row, and why: held back ({@link
+   * LimiterDecision.Unavailable}), or a shadow wait of {@code ticketMillis}.
+   */
+  record Local(String why, boolean heldBack, long ticketMillis) {}
 
   private static Step ask(String why, long advanceMillis, int want, int need, boolean holder,
                           int expectGranted, double expectLevel, long expectTicketMillis) {
@@ -108,15 +171,15 @@ final class TokenBucketSpecification {
       /* 1 */ ask("a lease takes the nine it asked for", 0, 9, 1, false, 9, 9, 0),
       /* 2 */ ask("an empty bucket reserves the next unit, due in 100 ms", 0, 1, 1, false, 1, 0, 0),
       /* 3 */ ask("cost 5 fits in the horizon (debt 6 of at most 10)", 0, 5, 5, false, 5, -1, 0),
-      /* 4 */ ask("cost 5 more would be debt 11: not charged, a ticket in 100 ms", 0, 5, 5, false, 0, -6, 100),
+      /* 4 */ ask("cost 5 more would be debt 11: not charged, a ticket in 100 ms", 0, 5, 5, false, 0, -6, 100).heldBackLocally(),
       /* 5 */ ask("cost 3 still fits beside the line (debt 9)", 0, 3, 3, false, 3, -6, 0),
       /* 6 */ ask("half a second later the ticket holder is charged", 500, 5, 5, true, 5, -4, 0),
-      /* 7 */ ask("cost 8 does not fit: its turn opens in 700 ms", 0, 8, 8, false, 0, -9, 700),
+      /* 7 */ ask("cost 8 does not fit: its turn opens in 700 ms", 0, 8, 8, false, 0, -9, 700).heldBackLocally(),
       /* 8 */ ask("one unit still fits", 0, 1, 1, false, 1, -9, 0),
-      /* 9 */ ask("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500),
+      /* 9 */ ask("cost 2 queues behind the line: 700 ms + 800 ms", 0, 2, 2, false, 0, -10, 1500).heldBackLocally(),
       /* 10 */ ask("ten seconds later the bucket is full again, never more", 10_000, 10, 1, false, 10, 10, 0),
       /* 11 */ ask("a want beyond what fits is granted in part", 0, 25, 2, false, 10, 0, 0),
-      /* 12 */ ask("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100),
+      /* 12 */ ask("the clock going back a second refills nothing", -1000, 1, 1, false, 0, -10, 100).heldBackLocally(),
       // Leases are held against the cap: the bucket refills only to capacity - held.
       /* 13 */ lease("ten seconds on, every lease has ended: full; a lease of 4 held for 1 s", 10_000, 5, 1, 1000, 5, 10),
       /* 14 */ ask("600 ms later the refill has stopped at capacity - held = 6", 600, 1, 1, false, 1, 6, 0),
@@ -133,7 +196,7 @@ final class TokenBucketSpecification {
       // Places in line: a queued event may take more line than its need, for the events after it.
       /* 25 */ ask("cost 14 takes all that fits: 4 now and 10 as debt", 0, 14, 14, false, 14, 4, 0),
       /* 26 */ queue("queued with 4 more places behind its own: turn in 100 ms, line to 600 ms", 0, 5, 1, -1, 0, 100),
-      /* 27 */ queue("the next queued event's turn comes after all five places", 0, 1, 1, -1, 0, 600),
+      /* 27 */ queue("the next queued event's turn comes after all five places", 0, 1, 1, -1, 0, 600).heldBackLocally(),
       /* 28 */ queue("giving back places with someone queued behind them shortens nothing", 0, 1, 1, 26, 0, 700),
       /* 29 */ queue("queued with 2 more places: turn at 800 ms, line to 1100 ms", 0, 3, 1, -1, 0, 800),
       /* 30 */ queue("giving back the 2 unused places at the end of the line shortens it", 0, 1, 1, 29, 0, 900),
@@ -152,16 +215,16 @@ final class TokenBucketSpecification {
       /* 40 */ shadow("shadow: cost 6 does not fit the 4 held: not charged (no debt), it would have waited 200 ms", 0, 6, 6, 0, 4, 200),
       /* 41 */ shadow("shadow: cost 15 would have been queued beyond the horizon: not queued, its turn would be in 100 ms", 0, 15, 15, 0, 4, 100),
       /* 42 */ ask("enforced right after: still 4 (the shadow steps charged nothing), cost 14 fits the horizon", 0, 14, 14, false, 14, 4, 0),
-      /* 43 */ ask("enforced cost 1 is queued at 100 ms: the shadow step 41 left no line (else 1600 ms)", 0, 1, 1, false, 0, -10, 100),
-      /* 44 */ shadow("shadow in debt: cost 1 would have queued behind that line (200 ms); nothing written", 0, 1, 1, 0, -10, 200),
-      /* 45 */ ask("enforced cost 1 queues behind the enforced line only: 200 ms", 0, 1, 1, false, 0, -10, 200),
+      /* 43 */ ask("enforced cost 1 is queued at 100 ms: the shadow step 41 left no line (else 1600 ms)", 0, 1, 1, false, 0, -10, 100).heldBackLocally(),
+      /* 44 */ shadow("shadow in debt: cost 1 would have queued behind that line (200 ms); nothing written", 0, 1, 1, 0, -10, 200).withoutALineLocally(100),
+      /* 45 */ ask("enforced cost 1 queues behind the enforced line only: 200 ms", 0, 1, 1, false, 0, -10, 200).heldBackLocally(),
       /* 46 */ shadow("shadow, full again: a lease takes only the 10 units held (asked 16), none reserved", 3000, 16, 1, 10, 10, 0),
       /* 47 */ ask("enforced right after: the shadow lease left 0, not a debt, so cost 10 still fits the horizon", 0, 10, 10, false, 10, 0, 0),
       // Renewals: a lease asked for no event, ahead of need; only units the bucket holds now.
       /* 48 */ renewal("3 s on, full: a renewal of 6 takes 6 held units", 3000, 6, 6, 10, 0),
       /* 49 */ ask("the renewal is held against the cap: 4 left, cost 14 fits the horizon", 0, 14, 14, false, 14, 4, 0),
       /* 50 */ renewal("a renewal in debt charges nothing, reserves nothing and takes no place in line", 0, 5, 0, -10, 1000),
-      /* 51 */ ask("enforced cost 1 right after is queued at 100 ms: the renewal left no line", 0, 1, 1, false, 0, -10, 100),
+      /* 51 */ ask("enforced cost 1 right after is queued at 100 ms: the renewal left no line", 0, 1, 1, false, 0, -10, 100).heldBackLocally(),
       /* 52 */ release("releasing the renewal with 2 of its 6 used gives 4 back: -10 + 4", 0, 48, 2, 1, -6),
       // A lease's reserved units go back only from the end of the line of reservations.
       /* 53 */ lease("ten seconds on, full: a lease of 15 holds 9 units and reserves 6 (due +100..+600 ms)", 10_000, 16, 1, 1000, 16, 10),
@@ -170,7 +233,7 @@ final class TokenBucketSpecification {
           0, 4, 4, false, 0, 53, 9, 0, -9, 300),
       // A wipe after late holders were charged: the rebuilt bucket never sells what they were promised.
       /* 56 */ ask("ten seconds on, full: cost 20 takes all that fits (10 now, 10 reserved)", 10_000, 20, 20, false, 20, 10, 0),
-      /* 57 */ ask("cost 5 does not fit: a ticket in 500 ms", 0, 5, 5, false, 0, -10, 500),
+      /* 57 */ ask("cost 5 does not fit: a ticket in 500 ms", 0, 5, 5, false, 0, -10, 500).heldBackLocally(),
       /* 58 */ ask("the holder is 1.5 s late: cost 20 took the horizon meanwhile (10 now, 10 reserved)", 2000, 20, 20, false, 20, 10, 0),
       /* 59 */ ask("the late holder is charged past the horizon, within the reach: its units are due at +1.1..+1.5 s", 0, 5, 5, true, 5, -10, 0),
       /* 60 */ afterLoss("wipe after late holders were charged: the rebuilt bucket owes a full reach (-20, not a horizon: -10), so cost 1's turn is in 1100 ms (else 100 ms, its unit due at +1.1 s: sold twice)", Loss.SLOT, 0, 1, 1, 0, -20, 1100),
