@@ -39,7 +39,12 @@ public final class TenantCodec {
     ObjectNode quotas = out.putObject("quotas");
     record.quotas().forEach((provider, q) -> {
       ObjectNode one = quotas.putObject(provider);
-      one.put("capacity", new BigDecimal(Double.toString(q.capacity())).stripTrailingZeros());
+      double c = q.capacity();
+      if (c == Math.rint(c) && Math.abs(c) < 1e15) {
+        one.put("capacity", (long) c);
+      } else {
+        one.put("capacity", c);
+      }
       one.put("refill", rate(q.refill()));
     });
     out.put("shadow", record.shadow());

@@ -46,8 +46,9 @@ class TenantRegistryIT {
     client.shutdown();
   }
 
-  /** The registry is global: every test starts from an empty one. */
+  /** The registry is global: every test starts from an empty one and leaves none behind. */
   @BeforeEach
+  @org.junit.jupiter.api.AfterEach
   void empty() {
     List<String> keys = connection.sync().keys("sluice:v1:{tenants}*");
     if (!keys.isEmpty()) {
