@@ -71,14 +71,15 @@ public final class TenantInput {
    * The record of a command line: {@code tier}, {@code quotas} ({@code provider=capacity,refill},
    * as {@code payments-api=60,20/s}) and {@code shadow} given override {@code current} (the
    * tenant's registry record, else its file entry; null when it has neither); what is not given
-   * keeps its current value. A quota given for a provider replaces that provider's only.
+   * keeps its current value (a tenant with neither: the default tier, no quota of its own, not in
+   * shadow mode). A quota given for a provider replaces that provider's only.
    */
   public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, String tier,
       List<String> quotas, Boolean shadow) {
-    String t = tier != null ? tier : current != null ? current.tier() : null;
+    String t = tier != null ? tier : current != null ? current.tier() : config.defaultTier();
     if (t == null) {
-      throw new Refused("tier", "required: the tenant has no record and no entry in the file"
-          + " (give --tier)");
+      throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
+          + " there is no defaultTier (give --tier)");
     }
     checkTier(config, t);
     Map<String, Quota> out = new TreeMap<>(current == null ? Map.of() : current.quotas());

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Operator input for the registry is checked against the configuration, naming the field. */
 class TenantInputTest {
-  static final SluiceConfig CONFIG = ConfigLoader.parse("""
+  private static final String CONFIG_TEXT = """
       tiers:
         pro: { weight: 4 }
         free: { weight: 1 }
@@ -38,7 +38,8 @@ class TenantInputTest {
           tier: pro
           quotas:
             mail-api: { capacity: 9, refill: 3/s }
-      """, Map.of());
+      """;
+  static final SluiceConfig CONFIG = ConfigLoader.parse(CONFIG_TEXT, Map.of());
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static com.fasterxml.jackson.databind.JsonNode tree(String json) {
@@ -67,8 +68,10 @@ class TenantInputTest {
   }
 
   @Test
-  void aNewTenantNeedsATier() {
-    assertTrue(refusal(() -> TenantInput.fromCommandLine(CONFIG, null, null, List.of(), null))
+  void aNewTenantGetsTheDefaultTierOrNeedsOne() {
+    assertEquals("free", TenantInput.fromCommandLine(CONFIG, null, null, List.of(), null).tier());
+    SluiceConfig noDefault = ConfigLoader.parse(CONFIG_TEXT.replace("defaultTier: free\n", ""), Map.of());
+    assertTrue(refusal(() -> TenantInput.fromCommandLine(noDefault, null, null, List.of(), null))
         .startsWith("tier: required"));
     assertEquals(new TenantRecord("free", Map.of(), true),
         TenantInput.fromCommandLine(CONFIG, null, "free", null, true));
