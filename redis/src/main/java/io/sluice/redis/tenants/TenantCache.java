@@ -88,8 +88,8 @@ public final class TenantCache {
   /** The tenant as kept; null when it is not kept. */
   public Kept cached(String tenant) {
     Kept kept = slots.get(tenant);
-    if (kept != null) {
-      kept.used = true;
+    if (kept != null && !kept.used) {
+      kept.used = true; // written only when it changes: a hit costs no shared write
     }
     return kept;
   }
