@@ -94,13 +94,23 @@ public final class TenantCache {
     return kept;
   }
 
-  /** What to do about a tenant that is not kept. */
-  public Miss onMiss() {
+  /**
+   * What to do about a tenant that is not kept, and the version the answer holds at: an
+   * {@link Miss#ABSENT} answer is {@link #store}d with it, so that a change applied meanwhile
+   * refuses it.
+   */
+  public MissDecision onMiss() {
+    // The version first, then the count: apply writes them the other way round, so the count read
+    // is never older than the version (an empty registry seen is empty at that version or later).
+    long at = version;
     if (failing) {
-      return Miss.UNAVAILABLE;
+      return new MissDecision(Miss.UNAVAILABLE, at);
     }
-    return registered == 0 ? Miss.ABSENT : Miss.FETCH;
+    return new MissDecision(registered == 0 ? Miss.ABSENT : Miss.FETCH, at);
   }
+
+  /** {@link #onMiss}'s answer. */
+  public record MissDecision(Miss miss, long version) {}
 
   /**
    * Keeps {@code record} (null: the tenant has none) as read at registry version {@code read};
@@ -129,8 +139,9 @@ public final class TenantCache {
   public void apply(TenantRegistry.Changes changes, long nowNanos) {
     boolean all = changes.gap() || changes.version() < version;
     long before = version;
-    version = changes.version();
+    // The count before the version (see onMiss), the version before the removals (see store).
     registered = changes.tenants();
+    version = changes.version();
     if (all) {
       slots.clear();
     } else if (changes.version() != before) {

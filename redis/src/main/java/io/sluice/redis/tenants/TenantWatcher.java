@@ -75,9 +75,10 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
     if (kept != null) {
       return kept.record();
     }
-    switch (cache.onMiss()) {
+    TenantCache.MissDecision miss = cache.onMiss();
+    switch (miss.miss()) {
       case ABSENT -> {
-        cache.store(tenant, null, cache.version());
+        cache.store(tenant, null, miss.version());
         return null;
       }
       case UNAVAILABLE -> {

@@ -28,7 +28,7 @@ class TenantCacheTest {
 
   @Test
   void beforeTheFirstPollATenantIsLookedUpAndKept() {
-    assertEquals(TenantCache.Miss.FETCH, cache.onMiss());
+    assertEquals(TenantCache.Miss.FETCH, cache.onMiss().miss());
     assertTrue(cache.store("acme", PRO, 3));
     assertEquals(PRO, cache.cached("acme").record());
   }
@@ -37,9 +37,21 @@ class TenantCacheTest {
   void anEmptyRegistryAnswersEveryMissWithoutAskingRedis() {
     cache.apply(changes(0, 0), 0);
 
-    assertEquals(TenantCache.Miss.ABSENT, cache.onMiss());
-    assertTrue(cache.store("acme", null, cache.version()));
+    TenantCache.MissDecision miss = cache.onMiss();
+    assertEquals(TenantCache.Miss.ABSENT, miss.miss());
+    assertTrue(cache.store("acme", null, miss.version()));
     assertNull(cache.cached("acme").record(), "kept as having no record");
+  }
+
+  @Test
+  void anEmptyRegistrysAnswerIsNotKeptWhenAChangeWasAppliedSinceItWasGiven() {
+    cache.apply(changes(0, 0), 0);
+    TenantCache.MissDecision miss = cache.onMiss();
+    // Meanwhile acme is set, and the poll applies it.
+    cache.apply(changes(1, 1, "acme"), SECOND);
+
+    assertFalse(cache.store("acme", null, miss.version()), "acme may have a record now");
+    assertEquals(TenantCache.Miss.FETCH, cache.onMiss().miss());
   }
 
   @Test
@@ -86,9 +98,9 @@ class TenantCacheTest {
     cache.failed();
 
     assertEquals(PRO, cache.cached("acme").record(), "the last known record stays in force");
-    assertEquals(TenantCache.Miss.UNAVAILABLE, cache.onMiss());
+    assertEquals(TenantCache.Miss.UNAVAILABLE, cache.onMiss().miss());
     cache.apply(changes(5, 1), 10 * SECOND);
-    assertEquals(TenantCache.Miss.FETCH, cache.onMiss(), "asked again once a poll succeeds");
+    assertEquals(TenantCache.Miss.FETCH, cache.onMiss().miss(), "asked again once a poll succeeds");
   }
 
   @Test
