@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * missing; except when the registry is known to be empty ({@link Miss#ABSENT}: no call at all, the
  * common case of a deployment that does not use it), and while Redis does not answer
  * ({@link Miss#UNAVAILABLE}: no call, the file decides that event, nothing is kept) until a poll
- * succeeds again.
+ * succeeds again. Redis does not answer: a poll failed, or {@value #FAILED_LOOKUPS} look-ups in a
+ * row did (one slow answer, a pause of the collector say, is not an outage: it costs its own
+ * event the file's decision, not every new tenant's for the next second).
  *
  * <h2>Redis down</h2>
  * What is kept stays in force, however old ({@link #stale} says so): a tenant given a bigger quota
@@ -47,6 +49,9 @@ public final class TenantCache {
     /** Redis is not answering: decide by the file, keep nothing. */
     UNAVAILABLE
   }
+
+  /** Look-ups failing in a row that count as Redis not answering. */
+  public static final int FAILED_LOOKUPS = 3;
 
   /** Kept records are called stale when no poll has succeeded for this long. */
   public static final Duration STALE_AFTER = Duration.ofSeconds(5);
@@ -69,6 +74,8 @@ public final class TenantCache {
   private final int capacity;
   private final ConcurrentHashMap<String, Kept> slots = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicInteger failedLookups =
+      new java.util.concurrent.atomic.AtomicInteger();
   /** The registry version whose changes have all been applied; -1 before the first poll. */
   private volatile long version = -1;
   /** Records in the registry at {@link #version}; -1 when not known. */
@@ -119,6 +126,9 @@ public final class TenantCache {
    * @return whether it was kept
    */
   public boolean store(String tenant, TenantRecord record, long read) {
+    if (failedLookups.get() != 0) {
+      failedLookups.set(0);
+    }
     boolean[] kept = new boolean[1];
     // The check and the put are one step per tenant, so a change applied meanwhile (the version
     // is raised before its tenants are removed) either refuses this read or removes it after.
@@ -147,14 +157,28 @@ public final class TenantCache {
     } else if (changes.version() != before) {
       changes.ids().forEach(slots::remove);
     }
+    failedLookups.set(0);
     failing = false;
     polled = true;
     lastPollNanos = nowNanos;
   }
 
-  /** Redis did not answer a poll or a look-up: no look-ups until a poll succeeds. */
+  /** Redis did not answer a poll: no look-ups until a poll succeeds. */
   public void failed() {
     failing = true;
+  }
+
+  /**
+   * Redis did not answer a look-up; the {@value #FAILED_LOOKUPS}th in a row (no answer
+   * {@link #store}d between them) counts as {@link #failed}.
+   *
+   * @return whether Redis now counts as not answering
+   */
+  public boolean lookupFailed() {
+    if (failedLookups.incrementAndGet() >= FAILED_LOOKUPS) {
+      failing = true;
+    }
+    return failing;
   }
 
   /** True while Redis is not answering. */

@@ -34,7 +34,7 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
   static final Duration LOOKUP_TIMEOUT = Duration.ofMillis(200);
   /** A poll not answered within this is given up. */
   static final Duration POLL_TIMEOUT = Duration.ofSeconds(2);
-  /** Tenants kept by default: about 25 MB at the most (a record with a few quotas each). */
+  /** Tenants kept by default: about 40 MB of heap at the most (measured with one quota each). */
   public static final int DEFAULT_CAPACITY = 100_000;
   /** Most changed ids one poll reads; more, and everything is forgotten. */
   static final int MAX_CHANGES_PER_POLL = 1_000;
@@ -95,7 +95,9 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
           Thread.currentThread().interrupt();
           return null;
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          failing(e);
+          if (!cache.failing() && cache.lookupFailed()) {
+            warn(e);
+          }
           return null;
         }
       }
@@ -131,7 +133,10 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
         polling = false;
       }
       if (error != null) {
-        failing(error);
+        if (!cache.failing()) {
+          warn(error);
+        }
+        cache.failed();
         return null;
       }
       if (cache.failing()) {
@@ -146,12 +151,9 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
     });
   }
 
-  private void failing(Throwable error) {
-    if (!cache.failing()) {
-      LOG.warn("tenants: the registry in Redis does not answer ({}); kept records stay in force,"
-          + " other tenants are decided by the file", error.toString());
-    }
-    cache.failed();
+  private static void warn(Throwable error) {
+    LOG.warn("tenants: the registry in Redis does not answer ({}); kept records stay in force,"
+        + " other tenants are decided by the file", error.toString());
   }
 
   @Override

@@ -104,6 +104,20 @@ class TenantCacheTest {
   }
 
   @Test
+  void oneSlowLookUpIsNotAnOutageButThreeInARowAre() {
+    cache.apply(changes(5, 1), 0);
+
+    assertFalse(cache.lookupFailed());
+    assertFalse(cache.lookupFailed());
+    cache.store("acme", PRO, 5);
+    assertFalse(cache.lookupFailed(), "an answer between failures starts the count again");
+    assertFalse(cache.lookupFailed());
+    assertEquals(TenantCache.Miss.FETCH, cache.onMiss().miss());
+    assertTrue(cache.lookupFailed());
+    assertEquals(TenantCache.Miss.UNAVAILABLE, cache.onMiss().miss());
+  }
+
+  @Test
   void keptRecordsAreStaleFiveSecondsAfterTheLastGoodPoll() {
     assertTrue(cache.stale(0), "no poll yet");
     cache.apply(changes(1, 1), 100 * SECOND);
