@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code sluice tenants set} raising a tenant's quota while its events pour in: the running gate
  * admits it at the new rate within 5 s, without a restart (the registry's change stream, polled
- * every second, {@code TenantWatcher}).
+ * every second, {@code TenantWatcher}); {@code sluice status --tenant} shows the new bucket and
+ * where it comes from.
  */
 @ExtendWith(RealServers.class)
 class TenantQuotaIT {
@@ -116,6 +117,15 @@ class TenantQuotaIT {
             + " load in %d ms)%n", before, followed - setAt, (baseline - started) / 1_000_000);
         assertTrue(before <= 2 + 5 + 1, "the file's quota before: " + before + " in a second");
         assertTrue(followed - setAt <= 5_000, "followed within 5 s: " + (followed - setAt) + " ms");
+
+        // `status --tenant` shows the tier and bucket the gate now decides by, and where from.
+        CliRun status = CliRun.of("status", "--tenant", tenant, "--provider", provider, "--json",
+            "--config", file.toString());
+        assertEquals(0, status.exitCode(), status.output());
+        com.fasterxml.jackson.databind.JsonNode shown =
+            new com.fasterxml.jackson.databind.ObjectMapper().readTree(status.out()).path("tenant");
+        assertEquals("registry", shown.path("source").asText(), status.out());
+        assertEquals(10, shown.path("buckets").path(provider).path("capacity").asInt(), status.out());
       } finally {
         stop.set(true);
         load.join();
