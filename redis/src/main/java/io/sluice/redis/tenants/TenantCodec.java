@@ -37,7 +37,7 @@ public final class TenantCodec {
     ObjectNode out = JSON.createObjectNode();
     out.put("tier", record.tier());
     ObjectNode quotas = out.putObject("quotas");
-    record.quotas().forEach((provider, q) -> {
+    new java.util.TreeMap<>(record.quotas()).forEach((provider, q) -> {
       ObjectNode one = quotas.putObject(provider);
       double c = q.capacity();
       if (c == Math.rint(c) && Math.abs(c) < 1e15) {

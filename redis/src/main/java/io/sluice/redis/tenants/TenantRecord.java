@@ -5,7 +5,6 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * A tenant as the registry holds it: what an operator may change while Sluice runs. It replaces
@@ -16,13 +15,14 @@ import java.util.TreeMap;
  *
  * @param tier   a configured tier (checked when written, {@link TenantInput}; a record whose tier a
  *               later reload removed is ignored, {@link #effective})
- * @param quotas per-provider overrides of the tier's quota, sorted by provider; never null
+ * @param quotas per-provider overrides of the tier's quota; never null (immutable, so that the
+ *               entry {@link #effective} builds per event shares it instead of copying it)
  * @param shadow the tenant's events are decided and counted, never held back
  */
 public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shadow) {
   public TenantRecord {
     Objects.requireNonNull(tier, "tier");
-    quotas = quotas == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(quotas));
+    quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
   }
 
   /**
