@@ -239,7 +239,8 @@ public final class SluiceApp implements AutoCloseable {
             .read(provider, tenant);
         status.set("instance", instanceStatus());
         return status;
-      }, new PauseStore(redis.commands()));
+      }, new PauseStore(redis.commands()),
+          new io.sluice.redis.tenants.TenantRegistry(redis.commands()));
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
           new Health(checks, states), admin);
       stopOrder.add(1, ops);

@@ -37,24 +37,32 @@ public record SluiceConfig(
 
   /** The tenant's tier: its own entry, else the default tier, else empty (unknown tenant). */
   public Optional<String> tierOf(String tenant) {
-    TenantConfig t = tenants.get(tenant);
-    if (t != null) {
-      return Optional.of(t.tier());
-    }
-    return Optional.ofNullable(defaultTier);
+    return tierOf(tenants.get(tenant));
+  }
+
+  /**
+   * The tier of a tenant whose entry is {@code entry} (this file's, or one that overrides it at
+   * run time: the tenant registry's), or null when it has none: the default tier then.
+   */
+  public Optional<String> tierOf(TenantConfig entry) {
+    return entry != null ? Optional.of(entry.tier()) : Optional.ofNullable(defaultTier);
   }
 
   /** The tenant's quota toward a provider: a tenant override, else its tier's quota. */
   public Optional<Quota> quotaOf(String provider, String tenant) {
+    return quotaOf(provider, tenants.get(tenant));
+  }
+
+  /** {@link #quotaOf(String, String)} for a tenant whose entry is {@code entry} (or null). */
+  public Optional<Quota> quotaOf(String provider, TenantConfig entry) {
     ProviderConfig p = providers.get(provider);
     if (p == null) {
       return Optional.empty();
     }
-    TenantConfig t = tenants.get(tenant);
-    if (t != null && t.quotas().containsKey(provider)) {
-      return Optional.of(t.quotas().get(provider));
+    if (entry != null && entry.quotas().containsKey(provider)) {
+      return Optional.of(entry.quotas().get(provider));
     }
-    return tierOf(tenant).map(p.quotas()::get);
+    return tierOf(entry).map(p.quotas()::get);
   }
 
   /**
@@ -63,15 +71,23 @@ public record SluiceConfig(
    * nobody asked to watch it first).
    */
   public boolean shadowOf(String provider, String tenant) {
+    return shadowOf(provider, tenants.get(tenant));
+  }
+
+  /** {@link #shadowOf(String, String)} for a tenant whose entry is {@code entry} (or null). */
+  public boolean shadowOf(String provider, TenantConfig entry) {
     ProviderConfig p = providers.get(provider);
-    TenantConfig t = tenants.get(tenant);
-    return (p != null && p.shadow()) || (t != null && t.shadow());
+    return (p != null && p.shadow()) || (entry != null && entry.shadow());
   }
 
   /** The tenant's budget across all providers, if it has one. */
   public Optional<Quota> overallOf(String tenant) {
-    TenantConfig t = tenants.get(tenant);
-    return Optional.ofNullable(t == null ? null : t.overall());
+    return overallOf(tenants.get(tenant));
+  }
+
+  /** {@link #overallOf(String)} for a tenant whose entry is {@code entry} (or null). */
+  public Optional<Quota> overallOf(TenantConfig entry) {
+    return Optional.ofNullable(entry == null ? null : entry.overall());
   }
 
   /** The tier-wide budget of the tenant's tier toward the provider, if the tier has one. */

@@ -10,6 +10,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.dispatcher.pause.Pause;
 import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.redis.tenants.TenantRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,6 +31,7 @@ import java.util.function.Supplier;
  *       (provider or tenant or both) and {@code POST /admin/resume} with the same scope: as
  *       {@code sluice pause} and {@code sluice resume}; need the write token. The pause is made
  *       {@code by "admin-api@<client address>"}.</li>
+ *   <li>{@code /admin/tenants...}: the tenant registry, {@link TenantRoutes}.</li>
  * </ul>
  *
  * <p>Refusals, in this order: 403 for a client on another host unless {@code admin.allowRemote};
@@ -53,9 +55,17 @@ public final class AdminApi implements HttpHandler {
   private final Supplier<SluiceConfig> config;
   private final StatusSource status;
   private final PauseStore pauses;
+  /** Null when this API serves no tenant registry. */
+  private final TenantRoutes tenants;
 
   public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
       PauseStore pauses) {
+    this(admin, config, status, pauses, null);
+  }
+
+  public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
+      PauseStore pauses, TenantRegistry tenants) {
+    this.tenants = tenants == null ? null : new TenantRoutes(config, tenants);
     this.tokens = new AdminTokens(admin);
     this.allowRemote = admin.allowRemote();
     this.config = config;
@@ -67,7 +77,7 @@ public final class AdminApi implements HttpHandler {
   public void handle(HttpExchange exchange) throws IOException {
     try {
       serve(exchange);
-    } catch (IllegalArgumentException | PauseStore.TooManyPauses e) {
+    } catch (IllegalArgumentException | PauseStore.TooManyPauses | TenantRegistry.Full e) {
       respond(exchange, 400, error(OperatorText.clean(e.getMessage(), 300)));
     } catch (IllegalStateException e) {
       respond(exchange, 503, error(OperatorText.clean(e.getMessage(), 300)));
@@ -96,6 +106,10 @@ public final class AdminApi implements HttpHandler {
       }
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
+      if (tenants != null && TenantRoutes.serves(path)) {
+        tenants.serve(exchange, path, method, access == AdminTokens.Access.WRITE);
+        return;
+      }
       switch (path) {
         case "/admin/status" -> {
           if (!method.equals("GET")) {
@@ -140,20 +154,20 @@ public final class AdminApi implements HttpHandler {
           }
           respond(exchange, 200, out);
         }
-        default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause "
-            + "or POST /admin/resume"));
+        default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause, "
+            + "POST /admin/resume or /admin/tenants"));
       }
     }
   }
 
-  private static void notAllowed(HttpExchange exchange, String allow) throws IOException {
+  static void notAllowed(HttpExchange exchange, String allow) throws IOException {
     exchange.getResponseHeaders().set("Allow", allow);
     respond(exchange, 405, error("method " + OperatorText.clean(exchange.getRequestMethod(), 20)
         + " not allowed"));
   }
 
   /** The body as a JSON object, at most {@link #MAX_BODY} bytes. */
-  private static JsonNode body(HttpExchange exchange) throws IOException {
+  static JsonNode body(HttpExchange exchange) throws IOException {
     byte[] bytes;
     try (InputStream in = exchange.getRequestBody()) {
       bytes = in.readNBytes(MAX_BODY + 1);
@@ -168,8 +182,7 @@ public final class AdminApi implements HttpHandler {
       throw new IllegalArgumentException("the body is not JSON");
     }
     if (node == null || !node.isObject()) {
-      throw new IllegalArgumentException("the body must be a JSON object with provider, tenant "
-          + "and reason");
+      throw new IllegalArgumentException("the body must be a JSON object");
     }
     return node;
   }
@@ -186,7 +199,7 @@ public final class AdminApi implements HttpHandler {
     return v.textValue();
   }
 
-  private static Map<String, String> query(String raw) {
+  static Map<String, String> query(String raw) {
     Map<String, String> out = new HashMap<>();
     if (raw == null || raw.length() > MAX_BODY) {
       return out;
@@ -201,7 +214,7 @@ public final class AdminApi implements HttpHandler {
     return out;
   }
 
-  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+  static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
@@ -211,17 +224,20 @@ public final class AdminApi implements HttpHandler {
       if (e.getCause() instanceof PauseStore.TooManyPauses t) {
         throw t;
       }
+      if (e.getCause() instanceof TenantRegistry.Full t) {
+        throw t;
+      }
       throw new IllegalStateException("Redis did not carry out the request: " + e.getCause());
     } catch (java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("Redis did not answer within 5 s");
     }
   }
 
-  private static ObjectNode error(String message) {
+  static ObjectNode error(String message) {
     return JSON.createObjectNode().put("error", message);
   }
 
-  private static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
+  static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
     byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.getResponseHeaders().set("Cache-Control", "no-store");

@@ -249,15 +249,23 @@ public final class StatusReader {
     io.sluice.dispatcher.pause.PauseScope.checkName("tenant", tenant);
     ObjectNode out = JSON.createObjectNode();
     out.put("name", tenant);
-    Optional<String> tier = config.tierOf(tenant);
+    // The registry's record over the file's entry, as the gate decides it (one script call).
+    Optional<io.sluice.redis.tenants.StoredTenant> stored =
+        await(new io.sluice.redis.tenants.TenantRegistry(redis).get(tenant)).tenant();
+    io.sluice.config.TenantConfig entry = io.sluice.redis.tenants.TenantRecord.effective(config,
+        tenant, stored.map(io.sluice.redis.tenants.StoredTenant::record).orElse(null));
+    Optional<String> tier = config.tierOf(entry);
     out.put("tier", tier.orElse(null));
-    out.put("listed", config.tenants().containsKey(tenant));
+    out.put("listed", entry != null);
+    out.put("source", entry == null ? (tier.isPresent() ? "default" : null)
+        : stored.isPresent() && config.tiers().containsKey(stored.get().record().tier())
+            ? "registry" : "yaml");
     ObjectNode buckets = out.putObject("buckets");
     for (String provider : new TreeMap<>(config.providers()).keySet()) {
       if (only.isPresent() && !only.get().equals(provider)) {
         continue;
       }
-      Optional<Quota> quota = config.quotaOf(provider, tenant);
+      Optional<Quota> quota = config.quotaOf(provider, entry);
       if (quota.isEmpty()) {
         continue;
       }

@@ -49,6 +49,7 @@ public final class StatusText {
       out.append("tenant ").append(t.path("name").asText()).append(": tier ")
           .append(t.path("tier").isNull() ? "none (unknown tenant)" : t.path("tier").asText())
           .append(t.path("listed").asBoolean() ? "" : " (not listed: the default tier)")
+          .append("registry".equals(t.path("source").asText()) ? " (from the tenant registry)" : "")
           .append('\n');
       for (Map.Entry<String, JsonNode> b : t.path("buckets").properties()) {
         JsonNode v = b.getValue();

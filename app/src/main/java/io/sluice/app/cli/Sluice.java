@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
         ProduceCommand.class, VerifyCommand.class,
         PauseCommands.PauseCommand.class,
         PauseCommands.ResumeCommand.class,
+        TenantCommands.TenantsCommand.class,
         StatusCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {

@@ -18,7 +18,7 @@ class StatusTextTest {
            "pauses":[{"provider":"payments","tenant":null,"by":"ana@h","at":"t0","reason":"INC-1"}]}},
          "waiting":{"byStage":{"inbound":3,"delay 5s":7,"ready":120}},
          "deadLettersLastHour":{"byReason":{"expired":4},"truncated":false},
-         "tenant":{"name":"acme","tier":"pro","listed":true,
+         "tenant":{"name":"acme","tier":"pro","listed":true,"source":"registry",
            "buckets":{"payments":{"capacity":60.0,"refillPerSecond":20.0,"level":-3.5}}},
          "errors":{"deadLettersLastHour":"Kafka did not answer"}}
         """));
@@ -27,7 +27,7 @@ class StatusTextTest {
         "learned: 20 calls per 1000 ms (s)",
         "pause: provider payments by ana@h at t0 (INC-1)",
         "delay 5s: 7", "ready: 120", "expired: 4",
-        "tenant acme: tier pro", "bucket toward payments: -3.5 of 60 (refill 20.00/s)",
+        "tenant acme: tier pro (from the tenant registry)", "bucket toward payments: -3.5 of 60 (refill 20.00/s)",
         "could not read deadLettersLastHour: Kafka did not answer"}) {
       assertTrue(text.contains(line), "missing \"" + line + "\" in\n" + text);
     }

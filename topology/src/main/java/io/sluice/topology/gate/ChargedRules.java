@@ -29,13 +29,17 @@ final class ChargedRules {
    * common case builds nothing here, as it is on every event's path).
    */
   static List<RuleBucket> of(SluiceConfig config, WorkEvent event, String tier) {
+    return of(config, config.tenants().get(event.tenant()), event, tier);
+  }
+
+  /** {@link #of(SluiceConfig, WorkEvent, String)} for a tenant whose entry is {@code t} (or null). */
+  static List<RuleBucket> of(SluiceConfig config, TenantConfig t, WorkEvent event, String tier) {
     String provider = event.provider();
     String tenant = event.tenant();
     long horizon = config.reservationHorizon().toNanos() / 1000;
     List<RuleBucket> rules = new ArrayList<>(2);
-    config.overallOf(tenant).ifPresent(q -> rules.add(
+    config.overallOf(t).ifPresent(q -> rules.add(
         new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
-    TenantConfig t = config.tenants().get(tenant);
     if (t != null && !t.rules().isEmpty()) {
       for (Map.Entry<String, QuotaRule> rule : new TreeMap<>(t.rules()).entrySet()) {
         if (rule.getValue().matches(provider, event.path(), event.attributes())) {
@@ -54,7 +58,7 @@ final class ChargedRules {
       return List.of();
     }
     rules.add(0, new RuleBucket("provider", RuleKeys.provider(tenant, provider),
-        BucketSpec.of(config.quotaOf(provider, tenant).orElseThrow(), config.reservationHorizon())));
+        BucketSpec.of(config.quotaOf(provider, t).orElseThrow(), config.reservationHorizon())));
     return rules;
   }
 }

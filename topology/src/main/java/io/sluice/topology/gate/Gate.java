@@ -3,6 +3,8 @@ package io.sluice.topology.gate;
 import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
+import io.sluice.redis.tenants.TenantRegistry;
+import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.GroupMembership;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
@@ -34,14 +36,16 @@ public final class Gate implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Gate.class);
 
   private final RedisAccess redis;
+  private final TenantWatcher tenants;
   private final LettuceTokenBucketStore store;
   private final KafkaStreams streams;
   /** Kafka Streams' state.dir, removed on close; null when the caller named its own. */
   private final GateStateDir stateDir;
 
-  private Gate(RedisAccess redis, LettuceTokenBucketStore store, KafkaStreams streams,
-      GateStateDir stateDir) {
+  private Gate(RedisAccess redis, TenantWatcher tenants, LettuceTokenBucketStore store,
+      KafkaStreams streams, GateStateDir stateDir) {
     this.redis = redis;
+    this.tenants = tenants;
     this.store = store;
     this.streams = streams;
     this.stateDir = stateDir;
@@ -74,13 +78,16 @@ public final class Gate implements AutoCloseable {
       redis.close();
       throw new IllegalStateException("gate: could not set the slot markers in Redis: " + e.getMessage(), e);
     }
+    // The tenant registry's records, over the file's entries, within a second of their change.
+    TenantWatcher tenants = TenantWatcher.start(new TenantRegistry(redis.commands()),
+        TenantWatcher.DEFAULT_CAPACITY);
     KafkaStreams[] self = new KafkaStreams[1];
     // The local share is 1 / the instances in Streams metadata, which lists them only when each
     // sets application.server: a unique placeholder, unless the caller gives an endpoint.
     GateWiring wiring = new GateWiring(
         config, store, redis.circuit(),
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
-        Clock.systemUTC(), System::nanoTime, listener, live::get);
+        Clock.systemUTC(), System::nanoTime, listener, live::get, tenants);
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
     GateStateDir stateDir = null;
@@ -95,6 +102,7 @@ public final class Gate implements AutoCloseable {
       if (stateDir != null) {
         stateDir.close();
       }
+      tenants.close();
       redis.close();
       throw e;
     }
@@ -104,7 +112,7 @@ public final class Gate implements AutoCloseable {
       return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, store, streams, stateDir);
+    return new Gate(redis, tenants, store, streams, stateDir);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -197,6 +205,7 @@ public final class Gate implements AutoCloseable {
   @Override
   public void close() {
     boolean stopped = streams.close(Duration.ofSeconds(30));
+    tenants.close();
     redis.close();
     if (stateDir != null && stopped) {
       stateDir.close(); // not while a stream thread may still write there; the next start sweeps it

@@ -43,9 +43,9 @@ public final class GateTopology {
     topology.addProcessor(
         GateNodes.LIMIT,
         () -> new GateProcessor(topics.regate(),
-            new ValidateProcessor(wiring.live(), topics.inbound(), wiring.clock(), wiring.listener()),
-            new TierProcessor(wiring.live(), wiring.clock(), wiring.listener()),
-            new LimitProcessor(wiring.live(), topics, limiter(wiring),
+            new ValidateProcessor(wiring.live(), wiring.tenants(), topics.inbound(), wiring.clock(), wiring.listener()),
+            new TierProcessor(wiring.live(), wiring.tenants(), wiring.clock(), wiring.listener()),
+            new LimitProcessor(wiring.live(), wiring.tenants(), topics, limiter(wiring),
                 new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
                     wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
                 new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener())),

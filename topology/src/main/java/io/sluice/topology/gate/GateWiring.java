@@ -2,6 +2,7 @@ package io.sluice.topology.gate;
 
 import io.sluice.redis.RedisCircuit;
 import io.sluice.config.SluiceConfig;
+import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.topology.limiter.TokenBucketStore;
 import java.time.Clock;
 import java.util.function.DoubleSupplier;
@@ -21,6 +22,9 @@ import java.util.function.Supplier;
  *                   quotas, rules, a provider's {@code maxCost} or {@code shadow}) reaches the
  *                   next event; {@code config} is the one the topology was built from, for what
  *                   needs a restart (topics, the ladder, the gate's own settings)
+ * @param tenants    the tenant registry's records, over the file's entries, looked up per event
+ *                   without a round trip ({@link io.sluice.redis.tenants.TenantWatcher});
+ *                   {@link TenantLookup#NONE} decides every tenant by the file
  */
 public record GateWiring(
     SluiceConfig config,
@@ -30,7 +34,15 @@ public record GateWiring(
     Clock clock,
     LongSupplier nanoTime,
     GateListener listener,
-    Supplier<SluiceConfig> live) {
+    Supplier<SluiceConfig> live,
+    TenantLookup tenants) {
+
+  /** Wiring without a tenant registry. */
+  public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,
+      DoubleSupplier localShare, Clock clock, LongSupplier nanoTime, GateListener listener,
+      Supplier<SluiceConfig> live) {
+    this(config, store, circuit, localShare, clock, nanoTime, listener, live, TenantLookup.NONE);
+  }
 
   /** Wiring whose configuration never changes. */
   public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,

@@ -3,6 +3,9 @@ package io.sluice.topology.gate;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
@@ -50,6 +53,7 @@ import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
  */
 final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
   private final Supplier<SluiceConfig> live;
+  private final TenantLookup tenants;
   private final Topics topics;
   private final DelayLadder ladder;
   private final GateLimiter limiter;
@@ -76,9 +80,10 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final PendingEvents pending;
 
   LimitProcessor(
-      Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
+      Supplier<SluiceConfig> live, TenantLookup tenants, Topics topics, GateLimiter limiter,
       MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener) {
     this.live = live;
+    this.tenants = tenants;
     this.topics = topics;
     // The ladder needs a restart to change (ReloadScope).
     this.ladder = new DelayLadder(live.get().ladder());
@@ -119,7 +124,9 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     if (terms == null || terms.config() != config) {
       terms = new LimitTerms(config);
     }
-    LimitTerms.Terms bucket = terms.of(provider, in.event().tenant(), in.tier());
+    String tenant = in.event().tenant();
+    TenantConfig entry = TenantRecord.effective(config, tenant, tenants.registered(tenant));
+    LimitTerms.Terms bucket = terms.of(provider, entry, in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
       Entry e = new Entry(record, internal.recordContext(), null, null, false, false, List.of(), null);
@@ -136,7 +143,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     boolean shadow = bucket.shadow();
 
     listener.decided(provider, in.tier());
-    List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, in.event(), in.tier()) : List.of();
+    List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, entry, in.event(), in.tier()) : List.of();
     Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
     e.begin();
     pending.add(e);

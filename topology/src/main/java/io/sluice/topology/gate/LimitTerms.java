@@ -3,6 +3,7 @@ package io.sluice.topology.gate;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.Quota;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
 import io.sluice.config.TierConfig;
 import io.sluice.topology.limiter.BucketSpec;
 import java.util.HashMap;
@@ -49,23 +50,31 @@ final class LimitTerms {
    * tier).
    */
   Terms of(String provider, String tenant, String tier) {
-    if (config.tenants().containsKey(tenant)) {
-      return listed(provider, tenant);
+    return of(provider, config.tenants().get(tenant), tier);
+  }
+
+  /**
+   * {@link #of(String, String, String)} for a tenant whose entry is {@code entry}: the file's, or
+   * the tenant registry's over it; null when it has neither.
+   */
+  Terms of(String provider, TenantConfig entry, String tier) {
+    if (entry != null) {
+      return listed(provider, entry);
     }
     return unlisted.computeIfAbsent(provider, p -> new HashMap<>())
-        .computeIfAbsent(tier, t -> Optional.ofNullable(unlisted(provider, tenant, t)))
+        .computeIfAbsent(tier, t -> Optional.ofNullable(unlisted(provider, t)))
         .orElse(null);
   }
 
-  private Terms listed(String provider, String tenant) {
-    Optional<Quota> quota = config.quotaOf(provider, tenant);
+  private Terms listed(String provider, TenantConfig entry) {
+    Optional<Quota> quota = config.quotaOf(provider, entry);
     return quota.map(q -> new Terms(BucketSpec.of(q, config.reservationHorizon()),
-        config.shadowOf(provider, tenant), true)).orElse(null);
+        config.shadowOf(provider, entry), true)).orElse(null);
   }
 
   /** An unlisted tenant: the default tier's quota, the provider's shadow flag, the tier's budget. */
-  private Terms unlisted(String provider, String tenant, String tier) {
-    Optional<Quota> quota = config.quotaOf(provider, tenant);
+  private Terms unlisted(String provider, String tier) {
+    Optional<Quota> quota = config.quotaOf(provider, (TenantConfig) null);
     if (quota.isEmpty()) {
       return null;
     }

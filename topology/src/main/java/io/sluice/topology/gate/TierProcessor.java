@@ -1,6 +1,8 @@
 package io.sluice.topology.gate;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import java.time.Clock;
 import java.util.Optional;
@@ -10,17 +12,20 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * Finds the event's tier in configuration, never in the event (a producer cannot promote itself).
+ * Finds the event's tier in configuration, never in the event (a producer cannot promote itself):
+ * the tenant registry's record, else the file's entry, else the default tier.
  * A tenant that is neither listed nor covered by a default tier is dead with {@code unknown_tenant}.
  */
 final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object> {
   private final Supplier<SluiceConfig> config;
+  private final TenantLookup tenants;
   private final Clock clock;
   private final GateListener listener;
   private ProcessorContext<byte[], Object> context;
 
-  TierProcessor(Supplier<SluiceConfig> config, Clock clock, GateListener listener) {
+  TierProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, Clock clock, GateListener listener) {
     this.config = config;
+    this.tenants = tenants;
     this.clock = clock;
     this.listener = listener;
   }
@@ -33,7 +38,9 @@ final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object
   @Override
   public void process(Record<byte[], GateEvent> record) {
     GateEvent in = record.value();
-    Optional<String> tier = config.get().tierOf(in.event().tenant());
+    SluiceConfig current = config.get();
+    String tenant = in.event().tenant();
+    Optional<String> tier = current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant)));
     if (tier.isEmpty()) {
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(

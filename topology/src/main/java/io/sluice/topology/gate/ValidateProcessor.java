@@ -1,6 +1,8 @@
 package io.sluice.topology.gate;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.validation.EventRules;
@@ -33,6 +35,7 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
   private final GateListener listener;
   private final EventValidator validator = new EventValidator();
   private final Supplier<SluiceConfig> config;
+  private final TenantLookup tenants;
   /** The inbound topic: its records' keys must be their tenants. */
   private final String inbound;
   /** The rules of the configuration last seen; rebuilt when a reload replaces it. */
@@ -40,9 +43,10 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
   private EventRules rules;
   private ProcessorContext<byte[], Object> context;
 
-  ValidateProcessor(Supplier<SluiceConfig> config, String inbound, Clock clock,
+  ValidateProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, String inbound, Clock clock,
       GateListener listener) {
     this.config = config;
+    this.tenants = tenants;
     this.inbound = inbound;
     this.clock = clock;
     this.listener = listener;
@@ -80,7 +84,9 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
       return;
     }
     // (An unknown tenant goes on to be dead-lettered as such by the tier's node.)
-    if (current.tierOf(event.tenant()).isPresent() && !keyedByTenant(record, event)) {
+    String tenant = event.tenant();
+    if (current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant))).isPresent()
+        && !keyedByTenant(record, event)) {
       dead(record, raw, Reason.INVALID, "the record key must be the tenant id '" + event.tenant()
           + "' in UTF-8, so that a tenant's events meet in one partition and one quota; it was "
           + (record.key() == null ? "null" : record.key().length + " other bytes"), event.id());

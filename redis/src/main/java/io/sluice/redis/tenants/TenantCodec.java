@@ -1,0 +1,149 @@
+package io.sluice.redis.tenants;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.Quota;
+import io.sluice.config.Rate;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The registry's JSON, one form for Redis, the admin API and {@code sluice tenants --json}:
+ * <pre>{"tier":"pro","quotas":{"payments-api":{"capacity":60,"refill":"20/s"}},"shadow":false}</pre>
+ * A refill is written per second ({@code 600/m} reads back as {@code 10/s}), in plain digits so
+ * that {@link Rate#parse} reads it back exactly.
+ *
+ * <p>What is read from Redis is hostile too (anything may write there): a value longer than
+ * {@value #MAX_VALUE_CHARS} characters, or one that is not a valid record, is no record (the file
+ * and the default tier decide for that tenant), and who wrote it is cut to printable ASCII.
+ */
+public final class TenantCodec {
+  /** Longest stored value read. */
+  static final int MAX_VALUE_CHARS = 8_000;
+  /** Longest "who" kept. */
+  public static final int MAX_WHO = 100;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private TenantCodec() {}
+
+  /** The record as JSON (no who or when). */
+  public static ObjectNode json(TenantRecord record) {
+    ObjectNode out = JSON.createObjectNode();
+    out.put("tier", record.tier());
+    ObjectNode quotas = out.putObject("quotas");
+    new java.util.TreeMap<>(record.quotas()).forEach((provider, q) -> {
+      ObjectNode one = quotas.putObject(provider);
+      double c = q.capacity();
+      if (c == Math.rint(c) && Math.abs(c) < 1e15) {
+        one.put("capacity", (long) c);
+      } else {
+        one.put("capacity", c);
+      }
+      one.put("refill", rate(q.refill()));
+    });
+    out.put("shadow", record.shadow());
+    return out;
+  }
+
+  /** A rate as {@code N/s} in plain digits ({@code 20/s}, {@code 0.5/s}). */
+  public static String rate(Rate rate) {
+    return new BigDecimal(Double.toString(rate.perSecond())).stripTrailingZeros().toPlainString() + "/s";
+  }
+
+  /** The value stored in the hash (after the script's time prefix): the record and who wrote it. */
+  static String stored(TenantRecord record, String by) {
+    ObjectNode out = json(record);
+    out.put("by", who(by));
+    return out.toString();
+  }
+
+  /** {@code text} as a JSON string literal. */
+  static String quoted(String text) {
+    try {
+      return JSON.writeValueAsString(who(text));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A stored hash value, {@code "<atMillis> <json>"}; empty when it is not a valid record. */
+  static Optional<StoredTenant> decode(String id, String value) {
+    if (value == null || value.length() > MAX_VALUE_CHARS) {
+      return Optional.empty();
+    }
+    int space = value.indexOf(' ');
+    if (space < 0) {
+      return Optional.empty();
+    }
+    try {
+      Instant at = Instant.ofEpochMilli(Long.parseLong(value.substring(0, space)));
+      JsonNode json = JSON.readTree(value.substring(space + 1));
+      return record(json).map(r -> new StoredTenant(id, r, json.path("by").asText(""), at));
+    } catch (NumberFormatException | JsonProcessingException | java.time.DateTimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** One audit entry as the script wrote it; empty when unreadable. */
+  static Optional<TenantChange> change(String value) {
+    if (value == null || value.length() > 3 * MAX_VALUE_CHARS) {
+      return Optional.empty();
+    }
+    try {
+      JsonNode json = JSON.readTree(value);
+      if (json == null || !json.path("at").canConvertToLong()) {
+        return Optional.empty();
+      }
+      return Optional.of(new TenantChange(Instant.ofEpochMilli(json.path("at").asLong()),
+          json.path("by").asText(""), record(json.path("before")).orElse(null),
+          record(json.path("after")).orElse(null)));
+    } catch (JsonProcessingException | java.time.DateTimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** A record as {@link #json} writes it; empty when it is not one (trusted shape, not config). */
+  static Optional<TenantRecord> record(JsonNode json) {
+    if (json == null || !json.isObject() || !json.path("tier").isTextual()) {
+      return Optional.empty();
+    }
+    Map<String, Quota> quotas = new HashMap<>();
+    JsonNode q = json.path("quotas");
+    if (!q.isMissingNode() && !q.isObject()) {
+      return Optional.empty();
+    }
+    try {
+      for (Iterator<Map.Entry<String, JsonNode>> it = q.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        quotas.put(e.getKey(), new Quota(e.getValue().path("capacity").asDouble(),
+            Rate.parse(e.getValue().path("refill").asText())));
+      }
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+    return Optional.of(new TenantRecord(json.path("tier").textValue(), quotas,
+        json.path("shadow").asBoolean(false)));
+  }
+
+  /** Who wrote a change: printable ASCII, at most {@value #MAX_WHO} characters; never null. */
+  static String who(String text) {
+    if (text == null) {
+      return "unknown";
+    }
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < text.length() && out.length() < MAX_WHO; i++) {
+      char c = text.charAt(i);
+      if (c >= 0x20 && c <= 0x7E) {
+        out.append(c);
+      }
+    }
+    String s = out.toString().strip();
+    return s.isEmpty() ? "unknown" : s;
+  }
+}

@@ -1,0 +1,212 @@
+package io.sluice.redis.tenants;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.config.Quota;
+import io.sluice.config.Rate;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * What an operator asks the registry to hold, checked against the configuration before anything
+ * is written: operator input is hostile until bounded, whether typed on a command line or sent to
+ * the admin API. Every refusal is a {@link Refused} whose message starts with the field it is about
+ * ({@code tenant}, {@code tier}, {@code shadow}, {@code quotas.<provider>}, {@code
+ * quotas.<provider>.capacity}, {@code quotas.<provider>.refill}).
+ *
+ * <p>Bounds: a tenant id as events have it (1 to {@value #MAX_ID} of {@code A-Z a-z 0-9 . _ : -});
+ * a configured tier; quotas only toward configured providers (so at most one per provider); a
+ * capacity above 0 and at most {@value #MAX_CAPACITY} cost units; a refill as the file writes it
+ * ({@link Rate#parse}: {@code 20/s}, {@code 600/m}, {@code 10/h}), at most {@value #MAX_REFILL}
+ * per second; any text read at most {@value #MAX_TEXT} characters.
+ */
+public final class TenantInput {
+  /** Longest tenant id, as in {@code WorkEvent.tenant}. */
+  public static final int MAX_ID = 128;
+  /** Largest capacity, in cost units. */
+  public static final double MAX_CAPACITY = 1e9;
+  /** Largest refill, in cost units per second. */
+  public static final double MAX_REFILL = 1e9;
+  /** Longest text looked at (a quota spec, a rate, a tier). */
+  static final int MAX_TEXT = 100;
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_ID + "}");
+  private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._:-]{0," + MAX_ID + "}");
+
+  private TenantInput() {}
+
+  /** A refused input; the message starts with the field. */
+  public static final class Refused extends IllegalArgumentException {
+    public Refused(String field, String message) {
+      super(field + ": " + message);
+    }
+  }
+
+  /** {@code id} when it is a tenant id, else refused. */
+  public static String checkId(String id) {
+    if (id == null || !ID.matcher(id).matches()) {
+      throw new Refused("tenant", "expected 1 to " + MAX_ID + " of A-Z a-z 0-9 . _ : -, got "
+          + shown(id));
+    }
+    return id;
+  }
+
+  /** A list prefix: like an id, possibly empty; null is empty. */
+  public static String checkPrefix(String prefix) {
+    if (prefix == null) {
+      return "";
+    }
+    if (!PREFIX.matcher(prefix).matches()) {
+      throw new Refused("prefix", "expected up to " + MAX_ID + " of A-Z a-z 0-9 . _ : -, got "
+          + shown(prefix));
+    }
+    return prefix;
+  }
+
+  /**
+   * The record of a command line: {@code tier}, {@code quotas} ({@code provider=capacity,refill},
+   * as {@code payments-api=60,20/s}) and {@code shadow} given override {@code current} (the
+   * tenant's registry record, else its file entry; null when it has neither); what is not given
+   * keeps its current value (a tenant with neither: the default tier, no quota of its own, not in
+   * shadow mode). A quota given for a provider replaces that provider's only.
+   */
+  public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, String tier,
+      List<String> quotas, Boolean shadow) {
+    String t = tier != null ? tier : current != null ? current.tier() : config.defaultTier();
+    if (t == null) {
+      throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
+          + " there is no defaultTier (give --tier)");
+    }
+    checkTier(config, t);
+    Map<String, Quota> out = new TreeMap<>(current == null ? Map.of() : current.quotas());
+    for (String spec : quotas == null ? List.<String>of() : quotas) {
+      String s = bounded("quotas", spec);
+      int eq = s.indexOf('=');
+      int comma = s.indexOf(',', eq + 1);
+      if (eq < 1 || comma < 0) {
+        throw new Refused("quotas", "expected PROVIDER=CAPACITY,REFILL like payments-api=60,20/s,"
+            + " got " + shown(s));
+      }
+      String provider = checkProvider(config, s.substring(0, eq).strip());
+      out.put(provider, quota(provider, number(s.substring(eq + 1, comma).strip(), provider),
+          s.substring(comma + 1)));
+    }
+    return new TenantRecord(t, out, shadow != null ? shadow : current != null && current.shadow());
+  }
+
+  /**
+   * The record of an admin API body, {@code {"tier":..., "quotas":{P:{"capacity":N,
+   * "refill":"20/s"}}, "shadow":bool}}: the whole record (tier required; no quotas and no shadow
+   * mean none and false). Unknown fields are refused, so that a typo is not silently ignored.
+   */
+  public static TenantRecord fromJson(SluiceConfig config, JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw new Refused("body", "expected a JSON object with tier, quotas and shadow");
+    }
+    for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+      String field = it.next();
+      if (!List.of("tier", "quotas", "shadow").contains(field)) {
+        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow)");
+      }
+    }
+    JsonNode tier = body.get("tier");
+    if (tier == null || !tier.isTextual()) {
+      throw new Refused("tier", "required, a string naming a configured tier");
+    }
+    checkTier(config, bounded("tier", tier.textValue()));
+    JsonNode shadow = body.get("shadow");
+    if (shadow != null && !shadow.isNull() && !shadow.isBoolean()) {
+      throw new Refused("shadow", "expected true or false");
+    }
+    Map<String, Quota> quotas = new TreeMap<>();
+    JsonNode q = body.get("quotas");
+    if (q != null && !q.isNull()) {
+      if (!q.isObject()) {
+        throw new Refused("quotas", "expected an object of provider to {capacity, refill}");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = q.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        String provider = checkProvider(config, e.getKey());
+        JsonNode one = e.getValue();
+        String at = "quotas." + provider;
+        if (!one.isObject() || !one.path("capacity").isNumber() || !one.path("refill").isTextual()) {
+          throw new Refused(at, "expected {\"capacity\": NUMBER, \"refill\": \"20/s\"}");
+        }
+        quotas.put(provider, quota(provider, one.path("capacity").doubleValue(),
+            one.path("refill").textValue()));
+      }
+    }
+    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false));
+  }
+
+  /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */
+  public static TenantRecord current(SluiceConfig config, String id, TenantRecord registered) {
+    if (registered != null) {
+      return registered;
+    }
+    TenantConfig file = config.tenants().get(id);
+    return file == null ? null : TenantRecord.of(file);
+  }
+
+  private static void checkTier(SluiceConfig config, String tier) {
+    if (!config.tiers().containsKey(tier)) {
+      throw new Refused("tier", shown(tier) + " is not a configured tier (tiers: "
+          + String.join(", ", new TreeSet<>(config.tiers().keySet())) + ")");
+    }
+  }
+
+  private static String checkProvider(SluiceConfig config, String provider) {
+    if (!config.providers().containsKey(provider)) {
+      throw new Refused("quotas." + shown(provider), "not a configured provider (providers: "
+          + String.join(", ", new TreeSet<>(config.providers().keySet())) + ")");
+    }
+    return provider;
+  }
+
+  private static Quota quota(String provider, double capacity, String refill) {
+    String at = "quotas." + provider;
+    if (!(capacity > 0) || capacity > MAX_CAPACITY) {
+      throw new Refused(at + ".capacity", "expected a number above 0 and at most "
+          + (long) MAX_CAPACITY + ", got " + capacity);
+    }
+    Rate rate;
+    try {
+      rate = Rate.parse(bounded(at + ".refill", refill));
+    } catch (IllegalArgumentException e) {
+      throw new Refused(at + ".refill", "expected a rate like 20/s, 600/m or 10/h, got "
+          + shown(refill));
+    }
+    if (rate.perSecond() > MAX_REFILL) {
+      throw new Refused(at + ".refill", "at most " + (long) MAX_REFILL + "/s, got " + TenantCodec.rate(rate));
+    }
+    return new Quota(capacity, rate);
+  }
+
+  private static double number(String text, String provider) {
+    try {
+      return Double.parseDouble(bounded("quotas." + provider + ".capacity", text));
+    } catch (NumberFormatException e) {
+      throw new Refused("quotas." + provider + ".capacity", "expected a number, got " + shown(text));
+    }
+  }
+
+  private static String bounded(String field, String text) {
+    if (text == null || text.length() > MAX_TEXT) {
+      throw new Refused(field, text == null ? "missing" : "longer than " + MAX_TEXT + " characters");
+    }
+    return text;
+  }
+
+  /** A value quoted in a message: printable ASCII, at most 60 characters. */
+  static String shown(String text) {
+    if (text == null) {
+      return "nothing";
+    }
+    String who = TenantCodec.who(text.length() > 60 ? text.substring(0, 60) : text);
+    return "\"" + who + "\"";
+  }
+}

@@ -1,0 +1,163 @@
+package io.sluice.redis.tenants;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A gate's view of the tenant registry ({@link TenantLookup}): a {@link TenantCache} kept fresh by
+ * reading the registry's changes every {@link #POLL}, and filled by looking a tenant up when its
+ * first event comes.
+ *
+ * <p>Costs: one small script per gate per second, whatever the traffic; one look-up per tenant
+ * newly seen (or forgotten: changed, or swept out), waited for on the stream thread for at most
+ * {@link #LOOKUP_TIMEOUT}; none per event. So a change reaches every gate within a second and the
+ * read's time, and the events after that are decided by it. A deployment that never writes the
+ * registry pays one poll a second and nothing else (an empty registry is known to be empty).
+ *
+ * <p>While Redis does not answer, what is kept stays in force, and a tenant not kept is decided by
+ * the file (its entry, else the default tier) without waiting; both logged once, and the recovery
+ * once. One poll at a time: a poll that has not answered is not stacked on.
+ */
+public final class TenantWatcher implements TenantLookup, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TenantWatcher.class);
+  /** How often the changes are read. */
+  public static final Duration POLL = Duration.ofSeconds(1);
+  /** Longest wait for a tenant's look-up on the stream thread. */
+  static final Duration LOOKUP_TIMEOUT = Duration.ofMillis(200);
+  /** A poll not answered within this is given up. */
+  static final Duration POLL_TIMEOUT = Duration.ofSeconds(2);
+  /** Tenants kept by default: about 40 MB of heap at the most (measured with one quota each). */
+  public static final int DEFAULT_CAPACITY = 100_000;
+  /** Most changed ids one poll reads; more, and everything is forgotten. */
+  static final int MAX_CHANGES_PER_POLL = 1_000;
+
+  private final Function<Long, CompletionStage<TenantRegistry.Changes>> changes;
+  private final Function<String, CompletionStage<TenantRegistry.Read>> lookUp;
+  private final LongSupplier nanoTime;
+  private final TenantCache cache;
+  private final ScheduledExecutorService timer;
+  private boolean polling;
+
+  TenantWatcher(Function<Long, CompletionStage<TenantRegistry.Changes>> changes,
+      Function<String, CompletionStage<TenantRegistry.Read>> lookUp, int capacity, LongSupplier nanoTime) {
+    this.changes = changes;
+    this.lookUp = lookUp;
+    this.nanoTime = nanoTime;
+    this.cache = new TenantCache(capacity);
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "sluice-tenant-watcher");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Starts watching {@code registry}: one poll first (waited for, bounded), then every {@link #POLL}. */
+  public static TenantWatcher start(TenantRegistry registry, int capacity) {
+    TenantWatcher watcher = new TenantWatcher(
+        v -> registry.changes(v, MAX_CHANGES_PER_POLL), registry::get, capacity, System::nanoTime);
+    watcher.poll().toCompletableFuture().exceptionally(e -> null).join();
+    watcher.timer.scheduleWithFixedDelay(watcher::poll, POLL.toMillis(), POLL.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return watcher;
+  }
+
+  @Override
+  public TenantRecord registered(String tenant) {
+    TenantCache.Kept kept = cache.cached(tenant);
+    if (kept != null) {
+      return kept.record();
+    }
+    TenantCache.MissDecision miss = cache.onMiss();
+    switch (miss.miss()) {
+      case ABSENT -> {
+        cache.store(tenant, null, miss.version());
+        return null;
+      }
+      case UNAVAILABLE -> {
+        return null;
+      }
+      default -> {
+        try {
+          TenantRegistry.Read read = lookUp.apply(tenant).toCompletableFuture()
+              .get(LOOKUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          TenantRecord record = read.tenant().map(StoredTenant::record).orElse(null);
+          cache.store(tenant, record, read.version());
+          return record;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          if (!cache.failing() && cache.lookupFailed()) {
+            warn(e);
+          }
+          return null;
+        }
+      }
+    }
+  }
+
+  /** The cache, for status and tests. */
+  public TenantCache cache() {
+    return cache;
+  }
+
+  /** True when what is kept may be old: no poll succeeded for {@link TenantCache#STALE_AFTER}. */
+  public boolean stale() {
+    return cache.stale(nanoTime.getAsLong());
+  }
+
+  CompletionStage<Void> poll() {
+    synchronized (this) {
+      if (polling) {
+        return CompletableFuture.completedFuture(null);
+      }
+      polling = true;
+    }
+    CompletableFuture<TenantRegistry.Changes> answer;
+    try {
+      answer = changes.apply(cache.version()).toCompletableFuture()
+          .orTimeout(POLL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      answer = CompletableFuture.failedFuture(e);
+    }
+    return answer.handle((read, error) -> {
+      synchronized (this) {
+        polling = false;
+      }
+      if (error != null) {
+        if (!cache.failing()) {
+          warn(error);
+        }
+        cache.failed();
+        return null;
+      }
+      if (cache.failing()) {
+        LOG.info("tenants: the registry answers again");
+      }
+      long before = cache.version();
+      cache.apply(read, nanoTime.getAsLong());
+      if (read.gap() && before >= 0) {
+        LOG.info("tenants: registry at version {}: forgot every kept tenant", read.version());
+      }
+      return null;
+    });
+  }
+
+  private static void warn(Throwable error) {
+    LOG.warn("tenants: the registry in Redis does not answer ({}); kept records stay in force,"
+        + " other tenants are decided by the file", error.toString());
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
