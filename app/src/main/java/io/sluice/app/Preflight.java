@@ -1,6 +1,7 @@
 package io.sluice.app;
 
 import io.sluice.redis.RedisConnection;
+import io.sluice.config.ConfigException;
 import io.sluice.config.SluiceConfig;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 /**
  * Checks that the servers a command needs answer, before anything starts, and turns a missing
  * server into one message that says what to start and how: not a stack trace, and not a client
- * that retries silently forever.
+ * that retries silently forever. A Kafka that answers but refuses (SASL, TLS, a host that does
+ * not resolve: {@link KafkaFailure}) is a {@link ConfigException} (exit 2), named as such.
  */
 public final class Preflight {
   /** A server is missing; the message is meant for the user as it is. */
@@ -30,12 +32,11 @@ public final class Preflight {
         AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000)))) {
       admin.describeCluster().clusterId().get(6, TimeUnit.SECONDS);
     } catch (Exception e) {
-      throw new Unreachable("Kafka is not reachable at " + bootstrap + ".\n"
-          + "  Start a broker there (for example `docker compose up -d kafka` from the Sluice "
-          + "repository), or point Sluice at yours with kafka.bootstrap in the config file or "
-          + "SLUICE_KAFKA__BOOTSTRAP=host:port.\n"
-          + "  To try Sluice without any server, run `java -jar lab/target/sluice-lab.jar "
-          + "demo`: it starts its own.");
+      KafkaFailure failure = KafkaFailure.of(e);
+      if (failure.configurationFault()) {
+        throw new ConfigException(failure.message(bootstrap), e);
+      }
+      throw new Unreachable(failure.message(bootstrap));
     }
   }
 

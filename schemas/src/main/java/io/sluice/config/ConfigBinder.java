@@ -75,7 +75,13 @@ final class ConfigBinder {
             number(dispatcher, "minRateFactor", ConfigDefaults.DISPATCHER_MIN_RATE_FACTOR),
             duration(dispatcher, "recovery", ConfigDefaults.DISPATCHER_RECOVERY, "dispatcher"),
             integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)),
-        admin(root.path("admin")));
+        admin(root.path("admin")),
+        new LoggingConfig(optional(root.path("logging"), "format"),
+            optional(root.path("logging"), "level"), optional(root.path("logging"), "events")));
+  }
+
+  private static java.util.Optional<String> optional(JsonNode parent, String field) {
+    return java.util.Optional.ofNullable(text(parent, field, null));
   }
 
   /** {@code admin:}: the admin API's tokens (secrets) and whether other hosts may use it. */

@@ -25,10 +25,12 @@ public record SluiceConfig(
     HttpConfig http,
     GateConfig gate,
     DispatcherConfig dispatcher,
-    AdminConfig admin) {
+    AdminConfig admin,
+    LoggingConfig logging) {
 
   public SluiceConfig {
     admin = admin == null ? AdminConfig.NONE : admin;
+    logging = logging == null ? LoggingConfig.NONE : logging;
     ladder = List.copyOf(ladder);
     tiers = Map.copyOf(tiers);
     providers = Map.copyOf(providers);

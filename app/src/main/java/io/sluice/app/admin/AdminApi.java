@@ -110,6 +110,7 @@ public final class AdminApi implements HttpHandler {
         tenants.serve(exchange, path, method, access == AdminTokens.Access.WRITE);
         return;
       }
+      if (LoggerRoutes.serve(exchange, path, access == AdminTokens.Access.WRITE)) return;
       switch (path) {
         case "/admin/status" -> {
           if (!method.equals("GET")) {

@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+import io.sluice.app.logging.Logging;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import java.nio.file.Path;
@@ -12,7 +13,10 @@ final class ConfigOption {
           + "override its fields.")
   Path file;
 
+  /** Loads the file and applies its {@code logging:} settings. */
   SluiceConfig load() {
-    return ConfigLoader.load(file, System.getenv());
+    SluiceConfig config = ConfigLoader.load(file, System.getenv());
+    Logging.apply(config.logging());
+    return config;
   }
 }

@@ -525,6 +525,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     listener.dead(entry.event() == null ? null : entry.event().provider(), entry.tier(), reason);
   }
 
+  /** The provider's answer's status, for the event's log line; null if it did not answer. */
+  private static Integer status(ProviderResult result) {
+    return result instanceof ProviderResult.Answered a ? a.status() : null;
+  }
+
   /** A call came back: judge it and write the record that settles the event. */
   private void settle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
       long claimedAtMicros) {
@@ -554,11 +559,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       }
       listener.delivered(lane.name(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
-      writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts());
+      writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts(), status(result));
       listener.deferred(lane.name(), entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
-      writer.dead(entry, dead.reason(), dead.detail(), dead.attempts());
+      writer.dead(entry, dead.reason(), dead.detail(), dead.attempts(), status(result));
       listener.dead(lane.name(), entry.tier(), dead.reason());
     }
     // Every answer may announce the provider's limits; one saying nothing remains holds the

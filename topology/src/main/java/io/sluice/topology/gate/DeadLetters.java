@@ -1,9 +1,11 @@
 package io.sluice.topology.gate;
 
 import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.EventLog;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -26,7 +28,23 @@ final class DeadLetters {
     Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(nowMillis);
     Integer attempt = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(null);
     new DeadLetter(reason.code(), detail, source, eventId, firstSeen, attempt).writeTo(headers);
+    logged(original, reason, eventId, attempt);
     HeaderValues.put(headers, HeaderNames.FIRST_SEEN, firstSeen);
     return new Record<>(original.key(), (Object) raw, nowMillis, headers);
+  }
+
+  /** The event's line: tenant and provider from the parsed event, else the tenant the key names. */
+  private static void logged(Record<byte[], ?> original, Reason reason, String eventId,
+      Integer attempt) {
+    String tenant;
+    String provider = null;
+    if (original.value() instanceof GateEvent in) {
+      tenant = in.event().tenant();
+      provider = in.event().provider();
+    } else {
+      tenant = original.key() == null ? null : new String(original.key(), StandardCharsets.UTF_8);
+    }
+    EventLog.deadLettered("gate", tenant, provider, eventId, reason, null,
+        attempt == null ? 0 : attempt);
   }
 }

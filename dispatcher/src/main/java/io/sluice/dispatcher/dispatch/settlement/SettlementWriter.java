@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch.settlement;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.EventLog;
 import io.sluice.schemas.event.Outcome;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.serde.Json;
@@ -12,6 +13,7 @@ import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -126,6 +128,7 @@ public final class SettlementWriter {
     Headers headers = copy(e.headers());
     HeaderValues.put(headers, HeaderNames.EVENT_ID, e.event().id());
     HeaderValues.put(headers, HeaderNames.ATTEMPT, attempts);
+    EventLog.delivered(e.event().tenant(), e.event().provider(), e.event().id(), status, attempts);
     send(e, new ProducerRecord<>(topics.outcomes(), null, now, e.key(), value, headers));
   }
 
@@ -134,6 +137,14 @@ public final class SettlementWriter {
    * event stays paid: the gate charged it once and never sees it again.
    */
   public void defer(DispatchEntry e, Reason reason, String detail, long waitMillis, int attempts) {
+    defer(e, reason, detail, waitMillis, attempts, null);
+  }
+
+  /** As {@link #defer(DispatchEntry, Reason, String, long, int)}, the provider having refused
+   *  the call with {@code status} (null: no answer). */
+  public void defer(DispatchEntry e, Reason reason, String detail, long waitMillis, int attempts,
+      Integer status) {
+    EventLog.retried(tenant(e), provider(e), eventId(e), reason, status, waitMillis, attempts);
     long now = clock.millis();
     long notBefore = now + Math.max(0, waitMillis);
     Headers headers = copy(e.headers());
@@ -149,9 +160,16 @@ public final class SettlementWriter {
 
   /** To {@code sluice.dlq}, with the original key, value and headers plus why. */
   public void dead(DispatchEntry e, Reason reason, String detail, int attempts) {
+    dead(e, reason, detail, attempts, null);
+  }
+
+  /** As {@link #dead(DispatchEntry, Reason, String, int)}, the provider having refused the call
+   *  with {@code status} (null: no answer). */
+  public void dead(DispatchEntry e, Reason reason, String detail, int attempts, Integer status) {
     long now = clock.millis();
     Headers headers = copy(e.headers());
-    String id = e.event() == null ? null : e.event().id();
+    String id = eventId(e);
+    EventLog.deadLettered("dispatcher", tenant(e), provider(e), id, reason, status, attempts);
     new DeadLetter(reason.code(), detail, e.source(), id,
         e.firstSeen() == null ? now : e.firstSeen(), attempts).writeTo(headers);
     send(e, new ProducerRecord<>(topics.dlq(), null, now, e.key(), e.value(), headers));
@@ -257,6 +275,22 @@ public final class SettlementWriter {
     } catch (RuntimeException rejected) {
       // The timer is shut down: we are closing, and the event stays unsettled.
     }
+  }
+
+  /** The event's tenant: its own field, or the record key when the value did not parse. */
+  private static String tenant(DispatchEntry e) {
+    if (e.event() != null) {
+      return e.event().tenant();
+    }
+    return e.key() == null ? null : new String(e.key(), StandardCharsets.UTF_8);
+  }
+
+  private static String provider(DispatchEntry e) {
+    return e.event() == null ? null : e.event().provider();
+  }
+
+  private static String eventId(DispatchEntry e) {
+    return e.event() == null ? null : e.event().id();
   }
 
   private static Headers copy(Headers headers) {

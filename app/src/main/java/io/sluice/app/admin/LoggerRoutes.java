@@ -1,0 +1,114 @@
+package io.sluice.app.admin;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import io.sluice.app.logging.Logging;
+import io.sluice.dispatcher.pause.OperatorText;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The admin API's log levels, for {@link AdminApi} (which has already checked the client and the
+ * token):
+ * <ul>
+ *   <li>{@code GET /admin/loggers}: the loggers with a level of their own, and the levels one may
+ *       set; {@code GET /admin/loggers/NAME}: one logger's level and effective level. Read token.
+ *   <li>{@code PUT /admin/loggers/NAME} with {@code {"level": "DEBUG"}} (or {@code null} to
+ *       inherit the parent's): sets it at once, for this process, until it stops or is set again.
+ *       Write token.
+ * </ul>
+ * A name is at most {@value Logging#MAX_NAME} characters of a logger name's alphabet, a body at
+ * most {@value AdminApi#MAX_BODY} bytes; anything else is a 400 that never echoes more than a
+ * cleaned 60 characters of it.
+ */
+final class LoggerRoutes {
+  static final String PREFIX = "/admin/loggers";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private LoggerRoutes() {}
+
+  /**
+   * Serves the request if its path is under {@value #PREFIX}; false (nothing sent) otherwise.
+   *
+   * @param write whether the request came with the write token
+   */
+  static boolean serve(HttpExchange exchange, String path, boolean write) throws IOException {
+    if (!path.equals(PREFIX) && !path.startsWith(PREFIX + "/")) {
+      return false;
+    }
+    String name = path.length() > PREFIX.length() + 1 ? path.substring(PREFIX.length() + 1) : null;
+    String method = exchange.getRequestMethod();
+    try {
+      if (method.equals("GET")) {
+        respond(exchange, 200, name == null ? all() : one(Logging.level(name)));
+      } else if (method.equals("PUT") && name != null) {
+        if (!write) {
+          respond(exchange, 403, error("setting a log level needs admin.writeToken"));
+        } else {
+          respond(exchange, 200, one(Logging.set(name, level(exchange))));
+        }
+      } else {
+        exchange.getResponseHeaders().set("Allow", name == null ? "GET" : "GET, PUT");
+        respond(exchange, 405, error("method " + OperatorText.clean(method, 20)
+            + " not allowed"));
+      }
+    } catch (IllegalArgumentException e) {
+      respond(exchange, 400, error(OperatorText.clean(e.getMessage(), 300)));
+    }
+    return true;
+  }
+
+  private static ObjectNode all() {
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode loggers = out.putArray("loggers");
+    Logging.levels().forEach(l -> loggers.add(one(l)));
+    ArrayNode levels = out.putArray("levels");
+    Logging.LEVELS.forEach(levels::add);
+    return out;
+  }
+
+  private static ObjectNode one(Logging.LoggerLevel l) {
+    return JSON.createObjectNode().put("name", l.name()).put("level", l.level())
+        .put("effective", l.effective());
+  }
+
+  /** The body's {@code level}: a string, or null to inherit. */
+  private static String level(HttpExchange exchange) throws IOException {
+    byte[] bytes;
+    try (InputStream in = exchange.getRequestBody()) {
+      bytes = in.readNBytes(AdminApi.MAX_BODY + 1);
+    }
+    JsonNode body;
+    try {
+      body = bytes.length > AdminApi.MAX_BODY ? null : JSON.readTree(bytes);
+    } catch (IOException e) {
+      body = null;
+    }
+    JsonNode level = body == null || !body.isObject() ? null : body.get("level");
+    if (level == null || !(level.isTextual() || level.isNull())) {
+      throw new IllegalArgumentException("the body must be a JSON object of at most "
+          + AdminApi.MAX_BODY + " bytes like {\"level\": \"DEBUG\"}");
+    }
+    return level.isNull() ? null : level.textValue();
+  }
+
+  private static ObjectNode error(String message) {
+    return JSON.createObjectNode().put("error", message);
+  }
+
+  private static void respond(HttpExchange exchange, int code, ObjectNode body)
+      throws IOException {
+    byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+}
