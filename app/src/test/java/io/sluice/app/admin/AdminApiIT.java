@@ -208,4 +208,42 @@ class AdminApiIT {
       assertEquals(Map.of(), redis.sync().hgetall(PauseStore.KEY));
     }
   }
+
+  @Test
+  @DisplayName("log levels: read with the read token, set with the write token, in effect at once; bad names and levels are 400")
+  void loggers() throws Exception {
+    String name = "io.sluice.test.adminloggers";
+    org.slf4j.Logger logger = org.slf4j.LoggerFactory.getLogger(name);
+    assertFalse(logger.isDebugEnabled(), "the tests' logback-test.xml: WARN");
+    try (OpsServer ops = serve(tokens())) {
+      HttpResponse<String> list = send(ops, "GET", "/admin/loggers", READ, null);
+      assertEquals(200, list.statusCode(), list.body());
+      assertTrue(JSON.readTree(list.body()).path("loggers").toString()
+          .contains("{\"name\":\"ROOT\",\"level\":\"WARN\",\"effective\":\"WARN\"}"), list.body());
+
+      String put = "/admin/loggers/" + name;
+      assertEquals(403, send(ops, "PUT", put, READ, "{\"level\":\"DEBUG\"}").statusCode());
+      assertFalse(logger.isDebugEnabled());
+
+      HttpResponse<String> set = send(ops, "PUT", put, WRITE, "{\"level\":\"debug\"}");
+      assertEquals(200, set.statusCode(), set.body());
+      assertEquals("DEBUG", JSON.readTree(set.body()).path("effective").asText(), set.body());
+      assertTrue(logger.isDebugEnabled(), "in effect at once");
+      HttpResponse<String> one = send(ops, "GET", put, READ, null);
+      assertEquals("DEBUG", JSON.readTree(one.body()).path("level").asText(), one.body());
+
+      assertEquals(400, send(ops, "PUT", put, WRITE, "{\"level\":\"LOUD\"}").statusCode());
+      assertEquals(400, send(ops, "PUT", put, WRITE, "{\"level\":7}").statusCode());
+      assertEquals(400, send(ops, "PUT", "/admin/loggers/" + "a".repeat(201), WRITE,
+          "{\"level\":\"INFO\"}").statusCode());
+      assertEquals(400, send(ops, "PUT", "/admin/loggers/a%0Ab", WRITE,
+          "{\"level\":\"INFO\"}").statusCode());
+      assertEquals(405, send(ops, "POST", put, WRITE, "{}").statusCode());
+      assertEquals(401, send(ops, "GET", "/admin/loggers", null, null).statusCode());
+
+      HttpResponse<String> inherit = send(ops, "PUT", put, WRITE, "{\"level\":null}");
+      assertEquals(200, inherit.statusCode(), inherit.body());
+      assertFalse(logger.isDebugEnabled(), "back to its parent's WARN");
+    }
+  }
 }
