@@ -66,6 +66,29 @@ public record KafkaFailure(Kind kind, String detail) {
     return new KafkaFailure(kind, clean(deepest(named).toString()));
   }
 
+  /**
+   * This failure read again knowing what listens at the bootstrap address ({@link ListenerProbe}):
+   * no answer from a port that closes at a TLS hello while TLS is configured, or from a TLS port
+   * while it is not, is a TLS fault; from a refused port, nothing listens. Any other failure, or
+   * answer, stays as it is.
+   *
+   * @param tlsConfigured whether {@code security.protocol} is SSL or SASL_SSL
+   */
+  public KafkaFailure given(boolean tlsConfigured, ListenerProbe.Answer answer, String address) {
+    if (kind != Kind.NO_ANSWER) {
+      return this;
+    }
+    return switch (answer) {
+      case NOT_TLS -> tlsConfigured ? new KafkaFailure(Kind.TLS, "the listener at " + address
+          + " closed the connection at the TLS hello: it is not a TLS listener") : this;
+      case TLS -> tlsConfigured ? this : new KafkaFailure(Kind.TLS, "the listener at " + address
+          + " speaks TLS, and security.protocol is not SSL or SASL_SSL");
+      case REFUSED -> new KafkaFailure(Kind.NO_ANSWER, "nothing listens at " + address
+          + ": the connection was refused");
+      case UNKNOWN -> this;
+    };
+  }
+
   private static Kind kindOf(Throwable t) {
     if (t instanceof SaslAuthenticationException) {
       return Kind.SASL_AUTHENTICATION;

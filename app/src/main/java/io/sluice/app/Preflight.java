@@ -33,11 +33,21 @@ public final class Preflight {
       admin.describeCluster().clusterId().get(6, TimeUnit.SECONDS);
     } catch (Exception e) {
       KafkaFailure failure = KafkaFailure.of(e);
+      if (failure.kind() == KafkaFailure.Kind.NO_ANSWER) {
+        failure = failure.given(tls(config), ListenerProbe.probe(bootstrap, 2000),
+            bootstrap.split(",")[0].trim());
+      }
       if (failure.configurationFault()) {
         throw new ConfigException(failure.message(bootstrap), e);
       }
       throw new Unreachable(failure.message(bootstrap));
     }
+  }
+
+  /** Whether the Kafka clients are configured to speak TLS. */
+  private static boolean tls(SluiceConfig config) {
+    String protocol = config.kafka().properties().getOrDefault("security.protocol", "PLAINTEXT");
+    return protocol.equalsIgnoreCase("SSL") || protocol.equalsIgnoreCase("SASL_SSL");
   }
 
   public static void redis(SluiceConfig config) {

@@ -90,4 +90,26 @@ class KafkaFailureTest {
     assertTrue(f.detail().length() <= KafkaFailure.MAX_DETAIL + 3, f.detail());
     assertFalse(f.detail().contains("\n") || f.detail().contains("\u001b"), f.detail());
   }
+
+  @Test
+  @DisplayName("a timeout read with the listener probe: TLS hello refused while TLS is configured, or a TLS port without it, is TLS; a refused port is nothing listening")
+  void timeoutGivenTheProbe() {
+    KafkaFailure timedOut = KafkaFailure.of(new TimeoutException("Timed out waiting for a node"));
+
+    KafkaFailure tlsOnPlain = timedOut.given(true, ListenerProbe.Answer.NOT_TLS, AT);
+    assertEquals(KafkaFailure.Kind.TLS, tlsOnPlain.kind());
+    assertTrue(tlsOnPlain.configurationFault());
+    assertTrue(tlsOnPlain.message(AT).contains("it is not a TLS listener"), tlsOnPlain.message(AT));
+    KafkaFailure plainOnTls = timedOut.given(false, ListenerProbe.Answer.TLS, AT);
+    assertEquals(KafkaFailure.Kind.TLS, plainOnTls.kind());
+    assertTrue(plainOnTls.message(AT).contains("speaks TLS"), plainOnTls.message(AT));
+    KafkaFailure refused = timedOut.given(true, ListenerProbe.Answer.REFUSED, AT);
+    assertEquals(KafkaFailure.Kind.NO_ANSWER, refused.kind());
+    assertTrue(refused.message(AT).contains("nothing listens at kafka-1:9093"), refused.message(AT));
+    assertEquals(timedOut, timedOut.given(true, ListenerProbe.Answer.TLS, AT), "TLS spoken both sides");
+    assertEquals(timedOut, timedOut.given(false, ListenerProbe.Answer.NOT_TLS, AT));
+    assertEquals(timedOut, timedOut.given(true, ListenerProbe.Answer.UNKNOWN, AT));
+    KafkaFailure sasl = KafkaFailure.of(new SaslAuthenticationException("no"));
+    assertEquals(sasl, sasl.given(true, ListenerProbe.Answer.NOT_TLS, AT), "a cause the client named stays");
+  }
 }
