@@ -5,8 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
-import ch.qos.logback.core.ConsoleAppender;
-import ch.qos.logback.core.encoder.Encoder;
+import ch.qos.logback.core.OutputStreamAppender;
 import io.sluice.config.LoggingConfig;
 import io.sluice.schemas.event.EventLog;
 import java.util.ArrayList;
@@ -55,23 +54,16 @@ public final class Logging {
   }
 
   /**
-   * Gives every console appender of the root logger the layout of {@code format}: {@code json}
-   * ({@link JsonLineEncoder}) or {@code text}. Lines already written stay as they were.
+   * Switches the jar's encoder ({@link LineEncoder}) on the root's appenders to {@code format}.
+   * An appender with an encoder of its own (a file named by {@code -Dlogback.configurationFile})
+   * keeps it: that file decides.
    */
   static void useFormat(LoggerContext context, String format) {
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     for (Iterator<Appender<ILoggingEvent>> it = root.iteratorForAppenders(); it.hasNext(); ) {
-      if (it.next() instanceof ConsoleAppender<ILoggingEvent> console) {
-        boolean json = console.getEncoder() instanceof JsonLineEncoder;
-        if (json != format.equals("json")) {
-          Encoder<ILoggingEvent> encoder = format.equals("json") ? new JsonLineEncoder()
-              : TextLines.encoder();
-          encoder.setContext(context);
-          encoder.start();
-          console.stop();
-          console.setEncoder(encoder);
-          console.start();
-        }
+      if (it.next() instanceof OutputStreamAppender<ILoggingEvent> out
+          && out.getEncoder() instanceof LineEncoder lines) {
+        lines.setFormat(format);
       }
     }
   }

@@ -39,7 +39,6 @@ final class ChildDispatcher implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:TieredStopAtLevel=1",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
         "-cp", System.getProperty("java.class.path"),
         DispatcherChild.class.getName(), config.toString()));
     env.forEach((k, v) -> command.add(k + "=" + v));

@@ -9,14 +9,14 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.status.Status;
+import ch.qos.logback.core.status.StatusUtil;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.LoggingConfig;
 import io.sluice.config.SluiceConfig;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
@@ -53,32 +53,46 @@ class LoggingTest {
     Level before = sluice.getLevel();
     try {
       Logging.apply(new LoggingConfig(Optional.of("json"), Optional.of("ERROR"), Optional.empty()));
-      assertTrue(console(context).getEncoder() instanceof JsonLineEncoder);
+      assertEquals("json", encoder(context).getFormat());
       assertEquals(Level.ERROR, sluice.getLevel());
       assertFalse(LoggerFactory.getLogger("io.sluice.x").isWarnEnabled());
     } finally {
       Logging.apply(new LoggingConfig(Optional.of("text"), Optional.empty(), Optional.empty()));
       sluice.setLevel(before);
     }
-    assertFalse(console(context).getEncoder() instanceof JsonLineEncoder);
+    assertEquals("text", encoder(context).getFormat());
   }
 
   @Test
-  @DisplayName("the jar's logback.xml uses the text pattern Logging switches back to")
-  void textPatternIsLogbackXmls() throws IOException {
-    try (InputStream in = getClass().getResourceAsStream("/logback.xml")) {
-      String xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      assertTrue(xml.contains("<pattern>" + TextLines.PATTERN.replace("%n", "%n</pattern>")), xml);
+  @DisplayName("the jar's logback.xml loads without a warning (else Logback prints its own status on every start), text by default, JSON with SLUICE_LOGGING__FORMAT=json, libraries at WARN")
+  void jarConfiguration() throws Exception {
+    for (String format : new String[] {null, "json"}) {
+      LoggerContext context = new LoggerContext();
+      if (format != null) {
+        context.putProperty("SLUICE_LOGGING__FORMAT", format);
+      }
+      JoranConfigurator joran = new JoranConfigurator();
+      joran.setContext(context);
+      joran.doConfigure(getClass().getResource("/logback.xml"));
+
+      assertEquals(Status.INFO, new StatusUtil(context).getHighestLevel(0),
+          context.getStatusManager().getCopyOfStatusList().toString());
+      assertEquals(format == null ? "text" : "json", encoder(context).getFormat());
+      assertEquals(Level.WARN, context.getLogger("org.apache.kafka.clients").getEffectiveLevel());
+      assertEquals(Level.WARN, context.getLogger("io.lettuce.core").getEffectiveLevel());
+      assertEquals(Level.INFO, context.getLogger("io.sluice.dispatcher").getEffectiveLevel());
+      assertEquals(Level.INFO, context.getLogger("sluice.events").getEffectiveLevel());
+      context.stop();
     }
   }
 
-  private static ConsoleAppender<ILoggingEvent> console(LoggerContext context) {
+  private static LineEncoder encoder(LoggerContext context) {
     var it = context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders();
     while (it.hasNext()) {
-      if (it.next() instanceof ConsoleAppender<ILoggingEvent> c) {
-        return c;
+      if (it.next() instanceof ConsoleAppender<ILoggingEvent> c && c.getEncoder() instanceof LineEncoder e) {
+        return e;
       }
     }
-    throw new AssertionError("no console appender on the root");
+    throw new AssertionError("no console appender with the jar's encoder on the root");
   }
 }

@@ -93,8 +93,19 @@ public final class ChaosRun {
             Integer.toString(kafkaPort), Integer.toString(freePort()))));
     // The transaction coordinator at INFO: after a restart it skips the markers of a partition it
     // finds no leader for ("likely deleted"), which leaves a hanging transaction, and it says so
-    // only at INFO.
-    brokerCommand.add(1, "-Dorg.slf4j.simpleLogger.log.kafka.coordinator.transaction=info");
+    // only at INFO. The rest at WARN, as the jar's logback.xml has the libraries.
+    Path brokerLogging = work.resolve("broker-logback.xml");
+    Files.writeString(brokerLogging, """
+        <configuration>
+          <appender name="text" class="ch.qos.logback.core.ConsoleAppender">
+            <target>System.err</target>
+            <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{1}: %msg%n</pattern></encoder>
+          </appender>
+          <logger name="kafka.coordinator.transaction" level="INFO"/>
+          <root level="WARN"><appender-ref ref="text"/></root>
+        </configuration>
+        """);
+    brokerCommand.add(1, "-Dlogback.configurationFile=" + brokerLogging);
     ChildJvm broker = new ChildJvm("broker", brokerCommand, work.resolve("broker.log"));
     ScheduledExecutorService supervisor = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "chaos-supervisor");

@@ -1,5 +1,6 @@
 package io.sluice.lab.cli;
 
+import io.sluice.schemas.event.EventLog;
 import io.sluice.app.cli.Sluice;
 import io.sluice.app.Preflight;
 import io.sluice.lab.bench.BenchRun;
@@ -44,6 +45,9 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // A benchmark must not measure a console: the event lines (one per event) are written at DEBUG,
+    // shown only if sluice.events is turned to DEBUG (docs/operations.md, "Logs").
+    EventLog.writeAt("DEBUG");
     List<String> unknown = new ArrayList<>(scenarios);
     unknown.removeAll(BenchRun.names());
     if (!unknown.isEmpty()) {

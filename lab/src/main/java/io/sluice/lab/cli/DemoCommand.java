@@ -1,5 +1,6 @@
 package io.sluice.lab.cli;
 
+import io.sluice.schemas.event.EventLog;
 import io.sluice.app.cli.Sluice;
 import io.sluice.app.Preflight;
 import io.sluice.lab.demo.DemoReport;
@@ -44,6 +45,9 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    // The demo prints its own figures: the event lines (one per event) are written at DEBUG,
+    // shown only if sluice.events is turned to DEBUG (docs/operations.md, "Logs").
+    EventLog.writeAt("DEBUG");
     if (durationSeconds < 4) {
       System.err.println("--duration must be at least 4 seconds, got " + durationSeconds);
       return Sluice.BAD_INPUT;
