@@ -1,5 +1,6 @@
 package io.sluice.app;
 
+import io.sluice.app.logging.Logging;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
 import java.io.IOException;
@@ -102,6 +103,9 @@ public final class ConfigWatcher implements AutoCloseable {
     }
     if (outcome instanceof LiveConfig.Outcome.Applied applied) {
       LOG.info("configuration reloaded from {}: changed {}", file, applied.changed());
+      if (applied.changed().contains("logging")) {
+        Logging.apply(live.get().logging());
+      }
     } else if (outcome instanceof LiveConfig.Outcome.Rejected rejected) {
       LOG.error("configuration in {} not reloaded, the running one stays: {}", file,
           rejected.reason());

@@ -76,6 +76,22 @@ class ConfigWatcherTest {
   }
 
   @Test
+  void aSavedLoggingLevelIsAppliedWithoutARestart() throws Exception {
+    org.slf4j.Logger sluice = org.slf4j.LoggerFactory.getLogger("io.sluice.app.watched");
+    ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger)
+        org.slf4j.LoggerFactory.getLogger("io.sluice");
+    ch.qos.logback.classic.Level before = root.getLevel();
+    try {
+      save(FILE + "logging: { level: DEBUG }\n");
+
+      assertEquals(new LiveConfig.Outcome.Applied(List.of("logging")), nextOutcome());
+      assertTrue(sluice.isDebugEnabled(), "io.sluice at DEBUG");
+    } finally {
+      root.setLevel(before);
+    }
+  }
+
+  @Test
   void aBrokenSaveKeepsTheRunningConfigurationAndSaysWhichField() throws Exception {
     save(FILE.replace("capacity: 10", "capacity: -3"));
 

@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * client is held by that object for its life: changing it without a restart would leave a
  * configuration that says one thing while the process does another, which is worse than refusing.
  *
- * <p>Reloadable: {@code tiers}, {@code defaultTier}, {@code tenants}, and per provider its
+ * <p>Reloadable: {@code logging}, {@code tiers}, {@code defaultTier}, {@code tenants}, and per provider its
  * {@code rate}, {@code shadow}, {@code maxCost} and {@code quotas} (and any limit a provider
  * declares). Restart only: {@code kafka}, {@code redis}, {@code ladder}, {@code maxAttempts},
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
@@ -75,6 +75,7 @@ public final class ReloadScope {
    */
   public static List<String> reloaded(SluiceConfig running, SluiceConfig next) {
     List<String> fields = new ArrayList<>();
+    differs(fields, "logging", running.logging(), next.logging());
     differs(fields, "defaultTier", running.defaultTier(), next.defaultTier());
     for (String tier : union(running.tiers().keySet(), next.tiers().keySet())) {
       differs(fields, "tiers." + tier, running.tiers().get(tier), next.tiers().get(tier));
