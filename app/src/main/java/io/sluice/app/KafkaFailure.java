@@ -129,7 +129,7 @@ public record KafkaFailure(Kind kind, String detail) {
           + "cluster.\n  Grant it (ACLs; see docs/operations.md) or use another principal.";
       case CLIENT_CONFIG -> "Kafka's client refused the configuration of " + at + ".\n"
           + "  Check kafka.properties.";
-      case NO_ANSWER -> at + " did not answer.\n"
+      case NO_ANSWER -> "Kafka is not reachable at " + bootstrap + ": it did not answer.\n"
           + "  Start a broker there (for example `docker compose up -d kafka` from the Sluice "
           + "repository), or point Sluice at yours with kafka.bootstrap in the config file or "
           + "SLUICE_KAFKA__BOOTSTRAP=host:port.\n"
