@@ -9,8 +9,6 @@ import io.sluice.app.logging.Logging;
 import io.sluice.dispatcher.pause.OperatorText;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The admin API's log levels, for {@link AdminApi} (which has already checked the client and the
@@ -45,20 +43,19 @@ final class LoggerRoutes {
     String method = exchange.getRequestMethod();
     try {
       if (method.equals("GET")) {
-        respond(exchange, 200, name == null ? all() : one(Logging.level(name)));
+        AdminApi.respond(exchange, 200, name == null ? all() : one(Logging.level(name)));
       } else if (method.equals("PUT") && name != null) {
         if (!write) {
-          respond(exchange, 403, error("setting a log level needs admin.writeToken"));
+          AdminApi.respond(exchange, 403,
+              AdminApi.error("setting a log level needs admin.writeToken"));
         } else {
-          respond(exchange, 200, one(Logging.set(name, level(exchange))));
+          AdminApi.respond(exchange, 200, one(Logging.set(name, level(exchange))));
         }
       } else {
-        exchange.getResponseHeaders().set("Allow", name == null ? "GET" : "GET, PUT");
-        respond(exchange, 405, error("method " + OperatorText.clean(method, 20)
-            + " not allowed"));
+        AdminApi.notAllowed(exchange, name == null ? "GET" : "GET, PUT");
       }
     } catch (IllegalArgumentException e) {
-      respond(exchange, 400, error(OperatorText.clean(e.getMessage(), 300)));
+      AdminApi.respond(exchange, 400, AdminApi.error(OperatorText.clean(e.getMessage(), 300)));
     }
     return true;
   }
@@ -95,20 +92,5 @@ final class LoggerRoutes {
           + AdminApi.MAX_BODY + " bytes like {\"level\": \"DEBUG\"}");
     }
     return level.isNull() ? null : level.textValue();
-  }
-
-  private static ObjectNode error(String message) {
-    return JSON.createObjectNode().put("error", message);
-  }
-
-  private static void respond(HttpExchange exchange, int code, ObjectNode body)
-      throws IOException {
-    byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
   }
 }
