@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>The URL is the tenant's configured endpoint, never the event's; a tenant without one has its
  * event dead-lettered {@code no_endpoint} without a call. The consumer thread owns this class;
  * the lanes' results arrive on the clients' threads and touch only an endpoint's health (under
- * its own monitor) and its lane (under the lane's).
+ * its own monitor) and its lane (under the lane's). No code holds the health's monitor while
+ * taking the lane's: a firing slot holds the lane's and asks the health.
  */
 final class TenantEndpoints {
   private static final Logger LOG = LoggerFactory.getLogger(TenantEndpoints.class);
@@ -72,10 +73,16 @@ final class TenantEndpoints {
   /** A live endpoint: its lane, its health, what it was made from. */
   private record Live(EndpointLanes.Key key, TenantEndpoint endpoint, ProviderLane lane,
       EndpointHealth health, ProviderEndpoints settings) {
+    /**
+     * Nothing queued or in flight, and not disabled. The health's monitor is let go before the
+     * lane's is taken: a firing slot holds the lane's and asks the health ({@link #mayCall}).
+     */
     boolean idle() {
+      boolean disabled;
       synchronized (health) {
-        return !health.disabled() && lane.idle();
+        disabled = health.disabled();
       }
+      return !disabled && lane.idle();
     }
 
     boolean mayCall(long nowMillis) {
