@@ -27,9 +27,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Endpoints per tenant: one provider, {@code endpoints: perTenant}, and 20 tenants each with its
  * own endpoint, each a strict mock (no burst) enforcing its own limit: 10 given the provider's
- * 4/s toward a limit of 5/s, 10 overriding it with 3/s toward a limit of 4/s. A 21st endpoint answers 500 to everything and is disabled; a 22nd
- * tenant has no endpoint. Every endpoint is paced at its own rate, none answers 429, the failing
- * one slows none of the others, and every call is signed with the provider's secret.
+ * 4/s toward a limit of 5/s, 10 overriding it with 3/s toward a limit of 4/s. A 21st endpoint
+ * answers 500 to everything: it is disabled, and once it answers again its probe enables it. A
+ * 22nd tenant has no endpoint. Every endpoint is paced at its own rate, none answers 429, the
+ * failing one slows none of the others, and every call is signed with the provider's secret.
  */
 @ExtendWith(RealServers.class)
 class EndpointsPerTenantIT {
@@ -136,6 +137,12 @@ class EndpointsPerTenantIT {
         int failingCalls = failing.callCount();
         assertTrue(failingCalls < 2 * EVENTS, "the disabled endpoint was left alone: "
             + failingCalls + " calls");
+
+        // It recovers: its next probe (within probeAfter, 3 s) is answered, and it is enabled.
+        failing.reset();
+        Await.until("the recovered endpoint enabled by its probe", Duration.ofSeconds(8),
+            () -> tally.get("endpointEnabled:" + hooks), n -> n >= 1);
+        assertEquals(200, failing.calls().get(0).status(), "the probe, answered");
       } finally {
         for (AutoCloseable c : closing) {
           c.close();
