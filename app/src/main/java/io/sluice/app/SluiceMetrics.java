@@ -190,6 +190,16 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   @Override
+  public void endpointDisabled(String provider) {
+    counter("sluice_dispatch_endpoint_disabled", "provider", p(provider)).inc();
+  }
+
+  @Override
+  public void endpointEnabled(String provider) {
+    counter("sluice_dispatch_endpoint_enabled", "provider", p(provider)).inc();
+  }
+
+  @Override
   public void slotWasted(String provider, String reason) {
     counter("sluice_dispatch_slots_wasted", "provider", p(provider), "reason", reason).inc();
   }

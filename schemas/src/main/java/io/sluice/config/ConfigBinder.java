@@ -159,8 +159,9 @@ final class ConfigBinder {
         : limits.isEmpty() ? PLACEHOLDER_RATE
         : new Rate(limits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
             .mapToDouble(ProviderLimit::amount).findFirst().orElse(1));
+    ProviderEndpoints endpoints = endpoints(node, path);
     return new ProviderConfig(
-        url(node.path("url").asText(), Problem.join(path, "url")),
+        providerUrl(node, path, endpoints.perTenant()),
         rate,
         integer(node, "maxInFlight", ConfigDefaults.MAX_IN_FLIGHT),
         duration(node, "timeout", ConfigDefaults.TIMEOUT, path),
@@ -174,7 +175,73 @@ final class ConfigBinder {
             node.has("learn") ? node.get("learn").asBoolean() : ConfigDefaults.LEARN,
             number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
             duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)),
-        new ProviderRequestBinder(problems, env).bind(node, path));
+        new ProviderRequestBinder(problems, env).bind(node, path),
+        endpoints);
+  }
+
+  /** Settings only a per-tenant provider takes; given to a provider with one URL, a mistake. */
+  private static final List<String> PER_TENANT_ONLY = List.of("totalRate", "allowedHosts",
+      "allowPrivateNetworks", "disableAfter", "probeAfter", "whileDisabled");
+
+  /** {@code endpoints: perTenant} and the settings that go with it ({@link ProviderEndpoints}). */
+  private ProviderEndpoints endpoints(JsonNode node, String path) {
+    boolean perTenant = "perTenant".equals(text(node, "endpoints", null));
+    if (!perTenant) {
+      for (String field : PER_TENANT_ONLY) {
+        if (node.has(field)) {
+          problems.add(new Problem(Problem.join(path, field), "applies to per-tenant endpoints "
+              + "only; add endpoints: perTenant, or remove it"));
+        }
+      }
+      return ProviderEndpoints.SINGLE;
+    }
+    List<String> hosts = new ArrayList<>();
+    node.path("allowedHosts").forEach(h -> hosts.add(h.asText()));
+    JsonNode whileDisabled = node.get("whileDisabled");
+    return new ProviderEndpoints(true,
+        node.has("totalRate") ? java.util.Optional.of(
+            rate(node.get("totalRate").asText(), Problem.join(path, "totalRate")))
+            : java.util.Optional.empty(),
+        hosts,
+        node.has("allowPrivateNetworks") ? node.get("allowPrivateNetworks").asBoolean()
+            : ConfigDefaults.ALLOW_PRIVATE_NETWORKS,
+        duration(node, "disableAfter", ConfigDefaults.DISABLE_AFTER, path),
+        duration(node, "probeAfter", ConfigDefaults.PROBE_AFTER, path),
+        whileDisabled == null ? ConfigDefaults.WHILE_DISABLED
+            : ProviderEndpoints.WhileDisabled.fromCode(whileDisabled.asText()));
+  }
+
+  /** The provider's one URL (the schema requires it unless each tenant has its own endpoint). */
+  private URI providerUrl(JsonNode node, String path, boolean perTenant) {
+    if (perTenant && !node.has("url")) {
+      return URI.create("http://invalid");
+    }
+    return url(node.path("url").asText(), Problem.join(path, "url"));
+  }
+
+  /**
+   * A tenant's endpoints: a URL alone ({@code hooks: https://...}), or a URL with the endpoint's
+   * own {@code rate} or {@code limits} ({@code hooks: {url: ..., rate: 5/s}}).
+   */
+  private Map<String, TenantEndpoint> endpointsOf(JsonNode node, String path) {
+    Map<String, TenantEndpoint> endpoints = new LinkedHashMap<>();
+    node.properties().forEach(e -> {
+      String at = Problem.join(path, e.getKey());
+      JsonNode value = e.getValue();
+      if (value.isTextual()) {
+        endpoints.put(e.getKey(), new TenantEndpoint(url(value.asText(), at)));
+        return;
+      }
+      List<ProviderLimit> limits = value.has("rate") || value.has("limits")
+          ? new ProviderLimitsBinder(problems).bind(value, at) : List.of();
+      if (value.has("rate")) {
+        limits = List.of(ProviderLimit.rate(rate(value.get("rate").asText(),
+            Problem.join(at, "rate")).perSecond()));
+      }
+      endpoints.put(e.getKey(), new TenantEndpoint(
+          url(value.path("url").asText(), Problem.join(at, "url")), limits));
+    });
+    return endpoints;
   }
 
   /**
@@ -191,7 +258,8 @@ final class ConfigBinder {
           quotas(tenant.path("quotas"), Problem.join(path, "quotas")),
           tenant.has("shadow") ? tenant.get("shadow").asBoolean() : ConfigDefaults.SHADOW,
           tenant.has("overall") ? quota(tenant.get("overall"), Problem.join(path, "overall")) : null,
-          rules(tenant.path("rules"), Problem.join(path, "rules"))));
+          rules(tenant.path("rules"), Problem.join(path, "rules")),
+          endpointsOf(tenant.path("endpoints"), Problem.join(path, "endpoints"))));
     });
     return tenants;
   }

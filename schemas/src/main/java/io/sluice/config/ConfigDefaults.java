@@ -40,6 +40,15 @@ public final class ConfigDefaults {
   public static final double LEARNED_FLOOR = 0.1;
   /** The longest one answer holds a provider ({@link AnswerBounds#maxRetryAfter}). */
   public static final Duration MAX_RETRY_AFTER = Duration.ofMinutes(5);
+  /** Per-tenant endpoints may not be internal addresses ({@link ProviderEndpoints}). */
+  public static final boolean ALLOW_PRIVATE_NETWORKS = false;
+  /** An endpoint failing this long without a success is disabled ({@link ProviderEndpoints}). */
+  public static final Duration DISABLE_AFTER = Duration.ofMinutes(5);
+  /** A disabled endpoint is probed after this cool-off ({@link ProviderEndpoints}). */
+  public static final Duration PROBE_AFTER = Duration.ofMinutes(1);
+  /** A disabled endpoint's events wait ({@link ProviderEndpoints}). */
+  public static final ProviderEndpoints.WhileDisabled WHILE_DISABLED =
+      ProviderEndpoints.WhileDisabled.WAIT;
 
   public static final int HTTP_PORT = 8080;
   public static final String HTTP_BIND = "127.0.0.1";

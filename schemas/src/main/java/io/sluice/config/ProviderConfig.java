@@ -23,6 +23,8 @@ import java.util.Map;
  *                       learned limits, the longest Retry-After honoured (null: the defaults)
  * @param request        how calls are made (method, content type, headers, credential, signing)
  *                       and what of an answer is kept; its secrets show as {@code ***}
+ * @param endpoints      its one {@code url}, or each tenant's own endpoint ({@code endpoints:
+ *                       perTenant}) with the guard and automatic disabling that go with them
  */
 public record ProviderConfig(
     URI url,
@@ -36,14 +38,25 @@ public record ProviderConfig(
     Map<String, Quota> quotas,
     List<ProviderLimit> limits,
     AnswerBounds answers,
-    ProviderRequest request) {
+    ProviderRequest request,
+    ProviderEndpoints endpoints) {
   public ProviderConfig {
+    endpoints = endpoints == null ? ProviderEndpoints.SINGLE : endpoints;
     answers = answers == null ? AnswerBounds.DEFAULT : answers;
     request = request == null ? ProviderRequest.DEFAULT : request;
     forwardHeaders = forwardHeaders == null ? List.of() : List.copyOf(forwardHeaders);
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
     limits = limits == null || limits.isEmpty()
         ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
+  }
+
+  /** A provider with one URL, making its calls as {@code request} says. */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits, AnswerBounds answers,
+      ProviderRequest request) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, answers, request, null);
   }
 
   /** A provider with these limits, plain calls and the default bounds on its answers. */
@@ -68,6 +81,19 @@ public record ProviderConfig(
       Map<String, Quota> quotas) {
     this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
         null, null, null);
+  }
+
+  /** Whether each tenant's calls go to the tenant's own endpoint ({@code endpoints: perTenant}). */
+  public boolean perTenant() {
+    return endpoints.perTenant();
+  }
+
+  /** This provider calling {@code endpoint} with {@code limits}: one endpoint's destination. */
+  public ProviderConfig toward(URI endpoint, List<ProviderLimit> endpointLimits) {
+    double rate = endpointLimits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
+        .mapToDouble(ProviderLimit::amount).findFirst().orElse(this.rate.perSecond());
+    return new ProviderConfig(endpoint, new Rate(rate), maxInFlight, timeout, onRedisDown, shadow,
+        forwardHeaders, maxCost, quotas, endpointLimits, answers, request, endpoints);
   }
 
   /**

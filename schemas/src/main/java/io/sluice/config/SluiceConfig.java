@@ -92,6 +92,16 @@ public record SluiceConfig(
     return Optional.ofNullable(entry == null ? null : entry.overall());
   }
 
+  /**
+   * The tenant's own endpoint toward a per-tenant provider ({@code endpoints: perTenant}); empty
+   * when the tenant has none (its events toward that provider are dead-lettered
+   * {@code no_endpoint}) or the provider has one URL for all.
+   */
+  public Optional<TenantEndpoint> endpointOf(String provider, String tenant) {
+    TenantConfig t = tenants.get(tenant);
+    return Optional.ofNullable(t == null ? null : t.endpoints().get(provider));
+  }
+
   /** The tier-wide budget of the tenant's tier toward the provider, if the tier has one. */
   public Optional<Quota> tierBudgetOf(String provider, String tenant) {
     return tierOf(tenant).map(tiers::get).map(t -> t.budgets().get(provider));

@@ -11,12 +11,22 @@ import java.util.Map;
  *                null when none
  * @param rules   per-attribute rules by name (an expensive action per hour, say), each charged by
  *                the events it matches; never null
+ * @param endpoints the tenant's own endpoint toward each per-tenant provider, by provider name
+ *                  ({@code endpoints: perTenant}); never null
  */
 public record TenantConfig(
-    String tier, Map<String, Quota> quotas, boolean shadow, Quota overall, Map<String, QuotaRule> rules) {
+    String tier, Map<String, Quota> quotas, boolean shadow, Quota overall, Map<String, QuotaRule> rules,
+    Map<String, TenantEndpoint> endpoints) {
   public TenantConfig {
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
     rules = rules == null ? Map.of() : Map.copyOf(rules);
+    endpoints = endpoints == null ? Map.of() : Map.copyOf(endpoints);
+  }
+
+  /** A tenant with no endpoint of its own. */
+  public TenantConfig(String tier, Map<String, Quota> quotas, boolean shadow, Quota overall,
+      Map<String, QuotaRule> rules) {
+    this(tier, quotas, shadow, overall, rules, Map.of());
   }
 
   /** A tenant with one bucket per provider (no tenant-wide budget, no per-attribute rule). */

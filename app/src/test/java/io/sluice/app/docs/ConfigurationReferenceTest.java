@@ -29,7 +29,7 @@ class ConfigurationReferenceTest {
     void everySettingOfTheSchemaHasARowWithItsDefault() {
         String page = ConfigurationReference.generate();
         assertTrue(page.contains("| `gate.maxLease` | `64` |"), "a nested setting and its default");
-        assertTrue(page.contains("| `providers.<provider>.url` (required) |"), "a map's entries, required marked");
+        assertTrue(page.contains("| `providers.<provider>.quotas` (required) |"), "a map's entries, required marked");
         assertTrue(page.contains("| `providers.<provider>.limits[].per` |"), "a list's entries");
         assertTrue(page.contains("| `tenants.<tenant>.tier` |"), "a tenant id placeholder");
         assertTrue(page.contains("| `tiers.<tier>.weight` |"), "a key named by the map's own words");

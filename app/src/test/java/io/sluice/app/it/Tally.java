@@ -40,6 +40,16 @@ final class Tally implements DispatchListener {
   }
 
   @Override
+  public void endpointDisabled(String provider) {
+    add("endpointDisabled:" + provider);
+  }
+
+  @Override
+  public void endpointEnabled(String provider) {
+    add("endpointEnabled:" + provider);
+  }
+
+  @Override
   public String toString() {
     return new java.util.TreeMap<>(counts).toString();
   }

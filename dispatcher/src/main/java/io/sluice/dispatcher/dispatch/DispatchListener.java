@@ -39,10 +39,19 @@ public interface DispatchListener extends LimitLearner.Listener {
    * bank slots, so the provider's capacity for that slot is gone. {@code reason}: {@code late}
    * (it could only be used more than half an interval late), {@code paused} (the provider's
    * Retry-After, or the lane closing), {@code empty} (nothing left to send: the queue was drained,
-   * by a revocation for example) or {@code dearer} (the event picked costs more than the slot
-   * reserved).
+   * by a revocation for example), {@code dearer} (the event picked costs more than the slot
+   * reserved) or {@code disabled} (a tenant's endpoint is disabled, or has its one probe out).
    */
   default void slotWasted(String provider, String reason) {}
+
+  /**
+   * A tenant's endpoint of {@code provider} was disabled after failing for its
+   * {@code disableAfter} (or its probe failed); its events wait or are dead-lettered.
+   */
+  default void endpointDisabled(String provider) {}
+
+  /** A disabled endpoint of {@code provider} answered its probe: it is called again. */
+  default void endpointEnabled(String provider) {}
 
   DispatchListener NONE = new DispatchListener() {};
 }

@@ -137,6 +137,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
+  /** The lanes of tenants' own endpoints (providers with {@code endpoints: perTenant}). */
+  private final TenantEndpoints endpoints;
+  /** The configuration now (a reload replaces it): which endpoint each tenant has. */
+  private volatile SluiceConfig current;
   private final Map<String, Provider> providers;
   /** The partitions owned now, their offsets and their last confirmed commits. */
   private final OwnedPartitions owned = new OwnedPartitions();
@@ -226,12 +230,21 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       weights.put(t.getKey(), t.getValue().weight());
     }
     int buffers = 0;
+    this.current = config;
+    this.endpoints = new TenantEndpoints(new TenantEndpoints.Parts(this.providers, leak, learner,
+        timer, this::settle, this::cannotFit,
+        (e, detail) -> deadNow(e, Reason.ENDPOINT_DISABLED, detail), listener, clock, nanoTime,
+        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize()), weights);
     for (Map.Entry<String, ProviderConfig> p : config.providers().entrySet()) {
       Provider provider = providers.get(p.getKey());
       if (provider == null) {
         throw new IllegalArgumentException("no provider implementation for " + p.getKey());
       }
       ProviderConfig pc = p.getValue();
+      if (pc.perTenant()) {
+        buffers += d.bufferSize(); // its endpoints' lanes are opened by their first events
+        continue;
+      }
       // A lease outlives its slot by the call's timeout and a second: a call still running then
       // has been given up by the HTTP client.
       long leaseMicros = TimeUnit.NANOSECONDS.toMicros(pc.timeout().toNanos()) + 1_000_000;
@@ -247,7 +260,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.intake = new RecordIntake(new ReadyRecordCheck(config));
     // Records read but not settled are held in memory (queued, in flight, or being written); past
     // this many the consumer pauses until settlements catch up.
-    this.held = new ReadBudget(lanes.keySet(), 2 * buffers + 1000, d.bufferBytes());
+    this.held = new ReadBudget(config.providers().keySet(), 2 * buffers + 1000, d.bufferBytes());
     // A partition pauses after a few dozen arrivals in a row met a full buffer (a poll brings up to
     // 500), for at most the ladder's smallest step.
     this.overflowPause = new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos());
@@ -267,6 +280,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     for (ProviderLane lane : lanes.values()) {
       lane.reweigh(weights);
     }
+    endpoints.reweigh(weights);
+    current = next;
     intake = new RecordIntake(new ReadyRecordCheck(next));
     learner.bound(answerBounds(next));
   }
@@ -299,6 +314,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         commits.commitIfDue();
         logDeliveries(deliveries.takeIfDue(clock.millis()));
         applyBackpressure();
+        endpoints.tick(clock.millis());
       }
     } catch (WakeupException e) {
       if (running.get()) {
@@ -321,6 +337,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Map<String, Integer> buffered() {
     Map<String, Integer> depths = new LinkedHashMap<>();
     lanes.forEach((name, lane) -> depths.put(name, lane.queued()));
+    depths.putAll(endpoints.queued());
     return depths;
   }
 
@@ -328,6 +345,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   public Map<String, Integer> inFlight() {
     Map<String, Integer> calls = new LinkedHashMap<>();
     lanes.forEach((name, lane) -> calls.put(name, lane.inFlight()));
+    calls.putAll(endpoints.inFlight());
     return calls;
   }
 
@@ -424,20 +442,24 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // Judged before this entry is counted: does its provider's share have room for it?
     boolean fits = held.fits(entry);
     held.hold(entry);
-    // Every configured provider has a lane, and the check dead-letters any other (EventRules).
-    ProviderLane lane = lanes.get(entry.event().provider());
+    String provider = entry.event().provider();
     if (!fits) {
-      overflow(lane, entry, "provider " + lane.name() + " holds its share of "
-          + "dispatcher.bufferBytes");
-      overflowPause.overflowed(tp, lane.name(), nanoTime.getAsLong());
+      ProviderLane own = lanes.get(provider);
+      overflow(provider, own == null ? 0 : own.drainPerSecond(), entry, "provider " + provider
+          + " holds its share of dispatcher.bufferBytes");
+      overflowPause.overflowed(tp, provider, nanoTime.getAsLong());
       return;
     }
-    if (pauses.get().holds(entry.event().provider(), entry.event().tenant())) {
+    if (pauses.get().holds(provider, entry.event().tenant())) {
       holdPaused(entry);
       return;
     }
+    ProviderLane lane = laneFor(entry);
+    if (lane == null) {
+      return; // settled without a lane: no endpoint, a disabled one, or no lane free
+    }
     Optional<DispatchEntry> evicted = lane.offer(entry);
-    evicted.ifPresent(e -> overflow(lane, e,
+    evicted.ifPresent(e -> overflow(provider, lane.drainPerSecond(), e,
         "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
             + " events)"));
     if (evicted.isPresent()) {
@@ -454,13 +476,59 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * answer may pause it, and so the longest a pace its answers lowered may be taken to last.
    * Not an attempt: the provider never saw it.
    */
-  private void overflow(ProviderLane lane, DispatchEntry entry, String why) {
+  private void overflow(String provider, double drainPerSecond, DispatchEntry entry, String why) {
     long wait = LaneSchedule.overflowWaitMillis(config.dispatcher().bufferSize(),
-        lane.drainPerSecond(), config.ladder().get(0).toMillis(),
-        learner.bounds(lane.name()).maxRetryAfterMillis());
+        drainPerSecond, config.ladder().get(0).toMillis(),
+        learner.bounds(provider).maxRetryAfterMillis());
     writer.defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait,
         entry.attempts());
-    listener.deferred(lane.name(), entry.tier(), Reason.OVERFLOW);
+    listener.deferred(provider, entry.tier(), Reason.OVERFLOW);
+  }
+
+  /**
+   * The lane an entry goes to: its provider's, or for a per-tenant provider its tenant's
+   * endpoint's ({@link TenantEndpoints}). Null when the entry was settled instead: dead-lettered
+   * ({@code no_endpoint}, {@code endpoint_disabled}) or deferred (every endpoint lane busy).
+   */
+  private ProviderLane laneFor(DispatchEntry entry) {
+    String provider = entry.event().provider();
+    ProviderLane own = lanes.get(provider);
+    if (own != null) {
+      return own;
+    }
+    SluiceConfig now = current;
+    ProviderConfig pc = now.providers().get(provider);
+    if (pc == null || !pc.perTenant()) {
+      deadNow(entry, Reason.UNKNOWN_PROVIDER, "provider " + provider + " has no lane on this "
+          + "dispatcher (added by a reload: it starts with the next start)");
+      return null;
+    }
+    TenantEndpoints.Route route = endpoints.route(entry, pc, now);
+    if (route instanceof TenantEndpoints.Queue q) {
+      return q.lane();
+    }
+    if (route instanceof TenantEndpoints.Dead dead) {
+      deadNow(entry, dead.reason(), dead.detail());
+      return null;
+    }
+    long wait = config.ladder().get(0).toMillis();
+    writer.defer(entry, Reason.OVERFLOW, ((TenantEndpoints.Full) route).detail() + "; back in "
+        + "about " + wait + " ms", wait, entry.attempts());
+    listener.deferred(provider, entry.tier(), Reason.OVERFLOW);
+    return null;
+  }
+
+  /** The provider's lanes and the live lanes of tenants' endpoints. */
+  private List<ProviderLane> allLanes() {
+    List<ProviderLane> all = new ArrayList<>(lanes.values());
+    all.addAll(endpoints.lanes());
+    return all;
+  }
+
+  /** Events queued in the lane of this name (a provider's, or a tenant's endpoint's). */
+  private int queuedOf(String lane) {
+    ProviderLane own = lanes.get(lane);
+    return own != null ? own.queued() : endpoints.queuedOf(lane);
   }
 
   /**
@@ -488,8 +556,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // New arrivals are held as they are read; what was queued before a change is looked at once.
     if (!rules.equals(pausesApplied)) {
       pausesApplied = rules;
-      for (ProviderLane lane : lanes.values()) {
-        if (!rules.concerning(lane.name()).isEmpty()) {
+      for (ProviderLane lane : allLanes()) {
+        if (!rules.concerning(EndpointListener.provider(lane.name())).isEmpty()) {
           lane.drop(e -> rules.holds(e.event().provider(), e.event().tenant()))
               .forEach(this::holdPaused);
         }
@@ -499,9 +567,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     sorted.expired().forEach(e -> deadNow(e, Reason.EXPIRED,
         "deadline " + e.event().deadline() + " passed while paused"));
     for (DispatchEntry e : sorted.resumed()) {
-      ProviderLane lane = lanes.get(e.event().provider());
-      lane.offer(e).ifPresent(evicted -> overflow(lane, evicted, "provider " + lane.name()
-          + " buffer full (" + config.dispatcher().bufferSize() + " events)"));
+      ProviderLane lane = laneFor(e);
+      if (lane != null) {
+        lane.offer(e).ifPresent(evicted -> overflow(e.event().provider(), lane.drainPerSecond(),
+            evicted, "provider " + lane.name() + " buffer full ("
+                + config.dispatcher().bufferSize() + " events)"));
+      }
     }
     heldByPause = paused.heldByProvider();
   }
@@ -557,14 +628,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       } else {
         writer.delivered(entry, d.status(), entry.attempts() + 1);
       }
-      listener.delivered(lane.name(), entry.tier());
+      listener.delivered(entry.event().provider(), entry.tier());
     } else if (verdict instanceof Verdict.Retry r) {
       writer.defer(entry, r.reason(), r.detail(), r.waitMillis(), r.attempts(), status(result));
-      listener.deferred(lane.name(), entry.tier(), r.reason());
+      listener.deferred(entry.event().provider(), entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts(), status(result));
-      listener.dead(lane.name(), entry.tier(), dead.reason());
+      listener.dead(entry.event().provider(), entry.tier(), dead.reason());
     }
     // Every answer may announce the provider's limits; one saying nothing remains holds the
     // provider (for every instance, through the leak) without cutting its rate. After the
@@ -617,7 +688,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     Set<TopicPartition> assigned = owned.partitions();
     overflowPause.retainOnly(assigned);
     Set<TopicPartition> want = readingHeld ? new HashSet<>(assigned)
-        : overflowPause.paused(nanoTime.getAsLong(), name -> lanes.get(name).queued(),
+        : overflowPause.paused(nanoTime.getAsLong(), this::queuedOf,
             config.dispatcher().bufferSize() / 2);
     want.retainAll(assigned);
     Set<TopicPartition> paused = consumer.paused();
@@ -630,10 +701,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   }
 
   private void stopCleanly() {
-    lanes.values().forEach(ProviderLane::close);
+    List<ProviderLane> all = allLanes();
+    all.forEach(ProviderLane::close);
     long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
     try {
-      while (lanes.values().stream().anyMatch(l -> l.inFlight() > 0)
+      while (all.stream().anyMatch(l -> l.inFlight() > 0)
           && nanoTime.getAsLong() - deadline < 0) {
         applySettlements();
         // Shutdown only: wait for the last calls to come back, checking every 10 ms.
@@ -648,6 +720,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     } finally {
       writer.close();
       timer.shutdownNow();
+      endpoints.close();
       closeQuietly(consumer::close);
       closeQuietly(producer::close);
       providers.values().forEach(p -> closeQuietly(p::close));
@@ -655,8 +728,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   }
 
   private void stopAbruptly() {
-    lanes.values().forEach(ProviderLane::close);
+    allLanes().forEach(ProviderLane::close);
     timer.shutdownNow();
+    endpoints.close();
     closeQuietly(() -> producer.close(Duration.ZERO));
     closeQuietly(() -> consumer.close(Duration.ZERO));
     providers.values().forEach(p -> closeQuietly(p::close));
@@ -698,14 +772,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
      */
     private void handOver(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
-      for (ProviderLane lane : lanes.values()) {
+      for (ProviderLane lane : allLanes()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
       paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);
       long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(
           Math.min(HAND_OVER_CALLS_MILLIS, longestTimeoutMillis() + 500));
       try {
-        for (ProviderLane lane : lanes.values()) {
+        for (ProviderLane lane : allLanes()) {
           if (!lane.awaitCalls(gone, deadline)) {
             LOG.info("dispatcher: calls of {} still in flight at the hand-over; the next owner may call "
                 + "them again", gone);
@@ -733,7 +807,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     private void forget(Collection<TopicPartition> partitions) {
       Set<TopicPartition> gone = Set.copyOf(partitions);
       owned.forget(partitions, takeover::lost);
-      for (ProviderLane lane : lanes.values()) {
+      for (ProviderLane lane : allLanes()) {
         lane.drop(e -> gone.contains(e.partition())).forEach(held::release);
       }
       paused.removeIf(e -> gone.contains(e.partition())).forEach(held::release);

@@ -385,9 +385,18 @@ public final class LimitLearner {
     this.bounds = Map.copyOf(byProvider);
   }
 
-  /** {@code provider}'s bounds, the defaults for one not configured. */
+  /**
+   * {@code provider}'s bounds, the defaults for one not configured. A tenant's endpoint, named
+   * {@code provider/tenant}, has its provider's (provider names have no {@code /}).
+   */
   public AnswerBounds bounds(String provider) {
-    return bounds.getOrDefault(provider, AnswerBounds.DEFAULT);
+    AnswerBounds own = bounds.get(provider);
+    if (own != null) {
+      return own;
+    }
+    int slash = provider.indexOf('/');
+    return slash < 0 ? AnswerBounds.DEFAULT
+        : bounds.getOrDefault(provider.substring(0, slash), AnswerBounds.DEFAULT);
   }
 
   /**

@@ -90,6 +90,8 @@ public final class HttpProvider implements Provider {
   private final Clock clock;
   /** The provider's OAuth2 tokens; null unless its auth is oauth2. */
   private final OAuth2Tokens tokens;
+  /** Whether closing this closes the tokens: not for a tenant's endpoint ({@link #toward}). */
+  private final boolean ownsTokens;
 
   public HttpProvider(ProviderConfig config, HttpClient client) {
     this(config, client, Clock.systemUTC());
@@ -105,6 +107,7 @@ public final class HttpProvider implements Provider {
 
   private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
     this.tokens = (OAuth2Tokens) tokens;
+    this.ownsTokens = true;
     this.base = config.url();
     this.timeout = config.timeout();
     this.shape = config.request();
@@ -171,6 +174,30 @@ public final class HttpProvider implements Provider {
     this(config, client, clock, (Object) tokens);
   }
 
+  /** The same provider calling {@code endpoint}, for {@link #toward}. */
+  private HttpProvider(HttpProvider from, URI endpoint) {
+    this.base = endpoint;
+    this.timeout = from.timeout;
+    this.forward = from.forward;
+    this.client = from.client;
+    this.shape = from.shape;
+    this.authHeader = from.authHeader;
+    this.signer = from.signer;
+    this.clock = from.clock;
+    this.tokens = from.tokens;
+    this.ownsTokens = false;
+  }
+
+  /**
+   * This provider calling a tenant's own endpoint ({@code endpoints: perTenant}): the same client,
+   * credential, signing secrets and request shape, another base URL. Cheap (no client is built);
+   * closing it leaves this provider's token fetcher running.
+   */
+  @Override
+  public HttpProvider toward(URI endpoint) {
+    return new HttpProvider(this, endpoint);
+  }
+
   /** Empty while calls can be made; else why not (no OAuth2 token), with no secret in it. */
   public Optional<String> problem() {
     return tokens == null ? Optional.empty() : tokens.problem();
@@ -178,7 +205,7 @@ public final class HttpProvider implements Provider {
 
   @Override
   public void close() {
-    if (tokens != null) {
+    if (tokens != null && ownsTokens) {
       tokens.close();
     }
   }

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import java.net.URI;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -13,6 +14,15 @@ import java.util.concurrent.CompletionStage;
  */
 public interface Provider extends AutoCloseable {
   CompletionStage<ProviderResult> call(ProviderCall call);
+
+  /**
+   * This provider calling a tenant's own endpoint ({@code endpoints: perTenant}) instead of its
+   * configured URL; the endpoint comes from the configuration, never from an event. An in-process
+   * handler has no URL: it is itself.
+   */
+  default Provider toward(URI endpoint) {
+    return this;
+  }
 
   @Override
   default void close() {}

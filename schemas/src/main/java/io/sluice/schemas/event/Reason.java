@@ -27,7 +27,11 @@ public enum Reason {
    * Deferred, no attempt spent: the provider's OAuth2 token is being fetched (its endpoint down,
    * or a 401 asked for a new one).
    */
-  CREDENTIAL_UNAVAILABLE("credential_unavailable");
+  CREDENTIAL_UNAVAILABLE("credential_unavailable"),
+  /** The event's tenant has no endpoint toward its per-tenant provider ({@code endpoints: perTenant}). */
+  NO_ENDPOINT("no_endpoint"),
+  /** The tenant's endpoint was disabled after failing, and its provider says {@code whileDisabled: dead_letter}. */
+  ENDPOINT_DISABLED("endpoint_disabled");
 
   private final String code;
 

@@ -135,6 +135,12 @@ public final class ProviderLane implements AutoCloseable {
   private Map<String, Double> configuredWeights;
   /** The weights the fair queue uses now: the configured ones, or this instance's {@link GlobalShare}. */
   private Map<String, Double> appliedWeights;
+  /**
+   * Whether a call may start now, asked as each slot fires with an event for it: a tenant's
+   * endpoint that is disabled, or has its one probe out, says no ({@code EndpointHealth}), and
+   * the slot goes unused ({@code disabled}). Always yes for a provider's own lane.
+   */
+  private volatile java.util.function.BooleanSupplier mayCall = () -> true;
   /** A publication of busy tenants is out. */
   private boolean sharing;
   private long lastShareNanos = Long.MIN_VALUE / 2;
@@ -394,6 +400,16 @@ public final class ProviderLane implements AutoCloseable {
     later(this::kick, TimeUnit.MILLISECONDS.toNanos(millis));
   }
 
+  /** Asks {@code gate} before each call ({@link #mayCall}); set once, before the first offer. */
+  public void gate(java.util.function.BooleanSupplier gate) {
+    this.mayCall = gate;
+  }
+
+  /** Nothing queued and nothing in flight: the lane may be retired. */
+  public synchronized boolean idle() {
+    return queue.isEmpty() && schedule.inFlight() == 0;
+  }
+
   /** Claims slots if there is work for them and room in flight. Called after every change. */
   void kick() {
     shareBusyTenants();
@@ -573,6 +589,8 @@ public final class ProviderLane implements AutoCloseable {
         wasted = "empty";
       } else if (queue.peek().map(e -> e.event().cost() > slot.maxCost()).orElse(false)) {
         wasted = "dearer";
+      } else if (!mayCall.getAsBoolean()) {
+        wasted = "disabled";
       }
       if (wasted == null) {
         next = queue.poll().orElse(null);

@@ -1,0 +1,305 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.config.Durations;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.ProviderEndpoints;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantEndpoint;
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.endpoint.EndpointHealth;
+import io.sluice.dispatcher.endpoint.EndpointLanes;
+import io.sluice.dispatcher.endpoint.GuardedEndpoint;
+import io.sluice.dispatcher.feedback.LearningLimitSource;
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.event.Reason;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lanes of tenants' own endpoints ({@code endpoints: perTenant}): one {@link ProviderLane} per
+ * busy (provider, tenant), named {@code provider/tenant}, so each endpoint has its own leak in
+ * Redis (shared by every instance, as a provider's is), its own {@code maxInFlight}, learned
+ * limits, Retry-After pause and queue: one slow, failing or rate-limited endpoint holds back no
+ * other. Lanes are opened by an endpoint's first event and retired idle ({@link EndpointLanes});
+ * each endpoint's {@link EndpointHealth} disables it after failing for {@code disableAfter} and
+ * lets one probe through after {@code probeAfter}.
+ *
+ * <p>The URL is the tenant's configured endpoint, never the event's; a tenant without one has its
+ * event dead-lettered {@code no_endpoint} without a call. The consumer thread owns this class;
+ * the lanes' results arrive on the clients' threads and touch only an endpoint's health (under
+ * its own monitor) and its lane (under the lane's). No code holds the health's monitor while
+ * taking the lane's: a firing slot holds the lane's and asks the health.
+ */
+final class TenantEndpoints {
+  private static final Logger LOG = LoggerFactory.getLogger(TenantEndpoints.class);
+  /**
+   * Live endpoint lanes per instance at most. A lane at rest is its fair queue, its schedule and a
+   * few maps, a few KiB; 2,000 plans for 1,000 busy endpoints with room for as many finishing.
+   */
+  static final int MAX_LANES = 2_000;
+  /** A lane with nothing queued or in flight for this long is retired (its Redis keys expire). */
+  static final long IDLE_MILLIS = 60_000;
+  private static final long RETIRE_EVERY_MILLIS = 1_000;
+
+  /** What to do with an event of a per-tenant provider. */
+  sealed interface Route {}
+
+  /** Queue it in this lane. */
+  record Queue(ProviderLane lane) implements Route {}
+
+  /** Dead-letter it, without a call. */
+  record Dead(Reason reason, String detail) implements Route {}
+
+  /** Every lane is busy: defer it round the ladder, no attempt spent. */
+  record Full(String detail) implements Route {}
+
+  /** A live endpoint: its lane, its health, what it was made from. */
+  private record Live(EndpointLanes.Key key, TenantEndpoint endpoint, ProviderLane lane,
+      EndpointHealth health, ProviderEndpoints settings) {
+    /**
+     * Nothing queued or in flight, and not disabled. The health's monitor is let go before the
+     * lane's is taken: a firing slot holds the lane's and asks the health ({@link #mayCall}).
+     */
+    boolean idle() {
+      boolean disabled;
+      synchronized (health) {
+        disabled = health.disabled();
+      }
+      return !disabled && lane.idle();
+    }
+
+    boolean mayCall(long nowMillis) {
+      synchronized (health) {
+        return health.mayCall(nowMillis);
+      }
+    }
+
+    /** Disabled, and its probe not due: an event for it now would be dead-lettered. */
+    boolean refuses(long nowMillis) {
+      synchronized (health) {
+        return health.state() == EndpointHealth.State.PROBING
+            || health.state() == EndpointHealth.State.DISABLED
+            && nowMillis - health.probeAtMillis() < 0;
+      }
+    }
+  }
+
+  /** What a lane needs from the dispatcher. */
+  record Parts(Map<String, Provider> providers, LeakyBucket leak, LimitLearner learner,
+      ScheduledExecutorService timer, ProviderLane.ResultHandler settle,
+      BiConsumer<DispatchEntry, String> cannotFit, BiConsumer<DispatchEntry, String> disabledDead,
+      DispatchListener listener, Clock clock, LongSupplier nanoTime, long lookaheadMicros,
+      int bufferSize) {}
+
+  private final Parts parts;
+  private final DispatchListener listener;
+  private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
+  /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
+  private ExecutorService lookups;
+  private Map<String, Double> weights;
+  private long lastRetired;
+  private volatile Map<String, Integer> queued = Map.of();
+  private volatile Map<String, Integer> inFlight = Map.of();
+
+  TenantEndpoints(Parts parts, Map<String, Double> weights) {
+    this.parts = parts;
+    this.listener = new EndpointListener(parts.listener());
+    this.weights = Map.copyOf(weights);
+  }
+
+  /** Where an event of the per-tenant provider {@code provider} goes. */
+  Route route(DispatchEntry entry, ProviderConfig provider, SluiceConfig config) {
+    String name = entry.event().provider();
+    String tenant = entry.event().tenant();
+    Optional<TenantEndpoint> endpoint = config.endpointOf(name, tenant);
+    if (endpoint.isEmpty()) {
+      return new Dead(Reason.NO_ENDPOINT, "tenant " + tenant + " has no endpoint toward " + name
+          + " (tenants." + tenant + ".endpoints." + name + ")");
+    }
+    EndpointLanes.Key key = new EndpointLanes.Key(name, tenant);
+    long now = parts.clock().millis();
+    Optional<Live> found = live.get(key);
+    if (found.isPresent() && !found.get().endpoint().equals(endpoint.get()) && found.get().idle()) {
+      // The endpoint was changed by a reload: its next lane calls the new one. (A busy lane
+      // finishes what it holds toward the old one first.)
+      retire(live.retireIdle(Long.MAX_VALUE, l -> l.key().equals(key)));
+    }
+    EndpointLanes.Opened<Live> opened = live.open(key, now, Live::idle,
+        () -> open(key, provider, endpoint.get()));
+    opened.retired().ifPresent(l -> retire(List.of(l)));
+    if (opened.full()) {
+      return new Full(MAX_LANES + " endpoints are busy on this instance");
+    }
+    Live lane = opened.lane().get();
+    if (provider.endpoints().whileDisabled() == ProviderEndpoints.WhileDisabled.DEAD_LETTER
+        && lane.refuses(now)) {
+      return new Dead(Reason.ENDPOINT_DISABLED, disabledDetail(name, tenant));
+    }
+    return new Queue(lane.lane());
+  }
+
+  private Live open(EndpointLanes.Key key, ProviderConfig provider, TenantEndpoint endpoint) {
+    ProviderConfig toward = provider.toward(endpoint.url(), endpoint.limitsUnder(provider));
+    Provider base = parts.providers().get(key.provider()).toward(endpoint.url());
+    Provider calls = provider.endpoints().allowPrivateNetworks() ? base
+        : new GuardedEndpoint(base, endpoint.url().getHost(), GuardedEndpoint.Resolver.SYSTEM,
+            lookups());
+    EndpointHealth health = new EndpointHealth(provider.endpoints().disableAfter().toMillis(),
+        provider.endpoints().probeAfter().toMillis());
+    long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
+    LimitSource limits = new LearningLimitSource(key.laneName(),
+        LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner());
+    Live[] self = new Live[1];
+    ProviderLane lane = new ProviderLane(
+        new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
+            parts.lookaheadMicros(), weights, parts.bufferSize()),
+        new ProviderLane.Calls(limits, calls, parts.leak()),
+        new ProviderLane.Hooks(parts.timer(),
+            (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
+            parts.cannotFit(), parts.nanoTime()));
+    Live made = new Live(key, endpoint, lane, health, provider.endpoints());
+    self[0] = made;
+    lane.gate(() -> made.mayCall(parts.clock().millis()));
+    return made;
+  }
+
+  /** A call of an endpoint came back: its health first, then the dispatcher's settlement. */
+  private void settled(Live e, DispatchEntry entry, ProviderResult result, long claimedAt) {
+    EndpointHealth.Change change;
+    synchronized (e.health()) {
+      change = e.health().take(result, parts.clock().millis());
+    }
+    String lane = e.key().laneName();
+    long probe = e.settings().probeAfter().toMillis();
+    if (change == EndpointHealth.Change.DISABLED || change == EndpointHealth.Change.PROBE_FAILED) {
+      if (change == EndpointHealth.Change.DISABLED) {
+        LOG.warn("{}: endpoint disabled, its calls failed for {} or more (last: {}); events {} "
+            + "until it answers a probe in {}", lane, Durations.format(e.settings().disableAfter()),
+            failure(result), waitOrDead(e.settings()), Durations.format(e.settings().probeAfter()));
+      } else {
+        LOG.warn("{}: endpoint probe failed ({}); disabled for another {}", lane, failure(result),
+            Durations.format(e.settings().probeAfter()));
+      }
+      listener.endpointDisabled(lane);
+      e.lane().hold(probe);
+      if (e.settings().whileDisabled() == ProviderEndpoints.WhileDisabled.DEAD_LETTER) {
+        String detail = disabledDetail(e.key().provider(), e.key().tenant());
+        e.lane().drop(x -> true).forEach(x -> parts.disabledDead().accept(x, detail));
+      }
+    } else if (change == EndpointHealth.Change.ENABLED) {
+      LOG.info("{}: endpoint enabled again: it answered", lane);
+      listener.endpointEnabled(lane);
+    }
+    parts.settle().handle(e.lane(), entry, result, claimedAt);
+  }
+
+  private static String failure(ProviderResult r) {
+    if (r instanceof ProviderResult.Answered a) {
+      return "status " + a.status();
+    }
+    return r instanceof ProviderResult.TimedOut ? "timed out" : "no connection";
+  }
+
+  private static String waitOrDead(ProviderEndpoints settings) {
+    return settings.whileDisabled() == ProviderEndpoints.WhileDisabled.WAIT ? "wait"
+        : "are dead-lettered endpoint_disabled";
+  }
+
+  private static String disabledDetail(String provider, String tenant) {
+    return "the endpoint of tenant " + tenant + " toward " + provider + " is disabled (it kept "
+        + "failing; whileDisabled: dead_letter)";
+  }
+
+  /** Retires idle lanes, once a second; refreshes the gauges. Consumer thread. */
+  void tick(long nowMillis) {
+    if (nowMillis - lastRetired < RETIRE_EVERY_MILLIS) {
+      return;
+    }
+    lastRetired = nowMillis;
+    retire(live.retireIdle(nowMillis, Live::idle));
+    Map<String, Integer> q = new HashMap<>();
+    Map<String, Integer> f = new HashMap<>();
+    for (Live l : live.lanes()) {
+      q.merge(l.key().provider(), l.lane().queued(), Integer::sum);
+      f.merge(l.key().provider(), l.lane().inFlight(), Integer::sum);
+    }
+    queued = Map.copyOf(q);
+    inFlight = Map.copyOf(f);
+  }
+
+  private void retire(List<Live> lanes) {
+    lanes.forEach(l -> l.lane().close());
+  }
+
+  /** Every live endpoint lane. */
+  List<ProviderLane> lanes() {
+    List<ProviderLane> lanes = new ArrayList<>();
+    live.lanes().forEach(l -> lanes.add(l.lane()));
+    return lanes;
+  }
+
+  /** Events queued in the lane named {@code laneName}, 0 if it is not live. */
+  int queuedOf(String laneName) {
+    int slash = laneName.indexOf('/');
+    if (slash < 0) {
+      return 0;
+    }
+    return live.get(new EndpointLanes.Key(laneName.substring(0, slash),
+        laneName.substring(slash + 1))).map(l -> l.lane().queued()).orElse(0);
+  }
+
+  /** Events queued per per-tenant provider, as of the last tick (gauges, any thread). */
+  Map<String, Integer> queued() {
+    return queued;
+  }
+
+  /** Calls in flight per per-tenant provider, as of the last tick (gauges, any thread). */
+  Map<String, Integer> inFlight() {
+    return inFlight;
+  }
+
+  /** Live lanes now. */
+  int size() {
+    return live.size();
+  }
+
+  void reweigh(Map<String, Double> next) {
+    weights = Map.copyOf(next);
+    live.lanes().forEach(l -> l.lane().reweigh(weights));
+  }
+
+  private ExecutorService lookups() {
+    if (lookups == null) {
+      lookups = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "sluice-endpoint-lookup");
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return lookups;
+  }
+
+  /** Stops the lookups (the lanes are closed with the others). */
+  void close() {
+    if (lookups != null) {
+      lookups.shutdownNow();
+    }
+  }
+}

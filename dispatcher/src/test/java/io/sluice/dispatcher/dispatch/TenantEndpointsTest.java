@@ -1,0 +1,144 @@
+package io.sluice.dispatcher.dispatch;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.dispatch.lane.ManualTimer;
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.feedback.LimitLearner;
+import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderCall;
+import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
+import io.sluice.testkit.FakeClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where a per-tenant provider's events go, on a fake clock with the in-process leak: the
+ * tenant's own endpoint, a dead letter without a call when it has none, and, with
+ * {@code whileDisabled: dead_letter}, a dead letter while its endpoint is disabled.
+ */
+class TenantEndpointsTest {
+  private final FakeClock clock = FakeClock.atMillis(1_000_000);
+  private final ManualTimer timer = new ManualTimer(clock);
+  private final SluiceConfig config = ConfigLoader.parse("""
+      tiers: { std: { weight: 1 } }
+      defaultTier: std
+      providers:
+        hooks:
+          endpoints: perTenant
+          allowPrivateNetworks: true
+          rate: 10/s
+          disableAfter: 1s
+          probeAfter: 5s
+          whileDisabled: dead_letter
+          quotas: { std: { capacity: 10, refill: 1/s } }
+      tenants:
+        acme: { endpoints: { hooks: "http://127.0.0.1:9/acme" } }
+      """, Map.of());
+  private final ProviderConfig hooks = config.providers().get("hooks");
+  /** The endpoint each call went to. */
+  private final List<URI> calledAt = new ArrayList<>();
+  private final List<Reason> deadLettered = new ArrayList<>();
+  private final List<ProviderResult> settled = new ArrayList<>();
+
+  /** The provider as configured; each endpoint's copy records where it was called and fails. */
+  private final Provider provider = new Provider() {
+    @Override
+    public CompletionStage<ProviderResult> call(ProviderCall call) {
+      throw new AssertionError("the provider's own URL is never called");
+    }
+
+    @Override
+    public Provider toward(URI endpoint) {
+      return call -> {
+        calledAt.add(endpoint);
+        return CompletableFuture.completedFuture(new ProviderResult.Answered(503, null));
+      };
+    }
+  };
+
+  private final TenantEndpoints endpoints = new TenantEndpoints(new TenantEndpoints.Parts(
+      Map.of("hooks", provider),
+      new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+      LimitLearner.local(DispatchListener.NONE), timer,
+      (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
+      (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
+      clock::nanos, 100_000, 100), Map.of("std", 1.0));
+
+  @Test
+  void shouldDeadLetterTheEventOfATenantWithoutAnEndpointWithoutACall() {
+    TenantEndpoints.Route route = endpoints.route(entry("e1", "nobody"), hooks, config);
+
+    assertEquals(new TenantEndpoints.Dead(Reason.NO_ENDPOINT, "tenant nobody has no endpoint "
+        + "toward hooks (tenants.nobody.endpoints.hooks)"), route);
+    assertEquals(0, endpoints.size(), "no lane for it");
+  }
+
+  @Test
+  void shouldCallTheTenantsOwnEndpointAndDeadLetterItsEventsOnceItIsDisabled() {
+    ProviderLane lane = queue("e0");
+    assertEquals("hooks/acme", lane.name());
+    timer.advance(Duration.ZERO);
+    assertEquals(List.of(URI.create("http://127.0.0.1:9/acme")), calledAt);
+
+    // Three events every 200 ms toward an endpoint taking two a second... and answering 503.
+    int offered = 1;
+    TenantEndpoints.Route route = null;
+    for (int step = 1; step <= 10; step++) {
+      for (int k = 0; k < 3; k++) {
+        route = endpoints.route(entry("e" + offered, "acme"), hooks, config);
+        if (route instanceof TenantEndpoints.Queue q) {
+          q.lane().offer(entry("e" + offered, "acme"));
+          offered++;
+        }
+      }
+      timer.advance(Duration.ofMillis(200));
+    }
+
+    assertEquals(new TenantEndpoints.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
+        + "toward hooks is disabled (it kept failing; whileDisabled: dead_letter)"), route,
+        "disabled after 1 s of 503s: new events are dead-lettered without a call");
+    assertEquals(offered, calledAt.size() + deadLettered.size(),
+        "those queued when it was disabled were dead-lettered too");
+    assertEquals(0, lane.queued());
+    int calls = calledAt.size();
+    timer.advance(Duration.ofSeconds(4));
+    assertEquals(calls, calledAt.size(), "no call while disabled");
+
+    timer.advance(Duration.ofSeconds(2));
+    queue("probe");
+    timer.advance(Duration.ofMillis(200));
+    assertEquals(calls + 1, calledAt.size(), "its probe, once due, is one call");
+  }
+
+  private ProviderLane queue(String id) {
+    TenantEndpoints.Route route = endpoints.route(entry(id, "acme"), hooks, config);
+    ProviderLane lane = assertInstanceOf(TenantEndpoints.Queue.class, route, id).lane();
+    lane.offer(entry(id, "acme"));
+    return lane;
+  }
+
+  private static DispatchEntry entry(String id, String tenant) {
+    String json = "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\"hooks\"}";
+    return new DispatchEntry(new TopicPartition("ready", 0), 0, 1, tenant.getBytes(UTF_8),
+        json.getBytes(UTF_8), new RecordHeaders(), new WorkEvent(id, tenant, "hooks", 1, null,
+        null, null, Map.of()), "std", 0, null);
+  }
+}
