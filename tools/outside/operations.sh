@@ -156,7 +156,7 @@ stamp replay-2 "$t"; log "replayed twice"
 sleep_until 60
 t=$(now_ms); rc=0
 sluice tenants set grow --tier free --quota quota-api=10,8/s > "$W/logs/tenants-set.log" 2>&1 || rc=$?
-stamp tenants-set "$t" "\"exit\":$rc"; log "raised grow's quota on quota-api to 8/s (exit $rc)"
+stamp tenants-set "$t" "\"exit\":$rc,\"returned\":$(now_ms)"; log "raised grow's quota on quota-api to 8/s (exit $rc)"
 
 # 4. /live while Redis is down
 sleep_until 90
