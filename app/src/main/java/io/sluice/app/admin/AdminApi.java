@@ -30,6 +30,7 @@ import java.util.function.Supplier;
  *       (provider or tenant or both) and {@code POST /admin/resume} with the same scope: as
  *       {@code sluice pause} and {@code sluice resume}; need the write token. The pause is made
  *       {@code by "admin-api@<client address>"}.</li>
+ *   <li>{@code GET /admin/dlq} and {@code POST /admin/dlq/replay}: {@link DeadLetterRoutes}.</li>
  * </ul>
  *
  * <p>Refusals, in this order: 403 for a client on another host unless {@code admin.allowRemote};
@@ -53,6 +54,7 @@ public final class AdminApi implements HttpHandler {
   private final Supplier<SluiceConfig> config;
   private final StatusSource status;
   private final PauseStore pauses;
+  private final DeadLetterRoutes deadLetters;
 
   public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
       PauseStore pauses) {
@@ -61,6 +63,7 @@ public final class AdminApi implements HttpHandler {
     this.config = config;
     this.status = status;
     this.pauses = pauses;
+    this.deadLetters = DeadLetterRoutes.of(config, java.time.Clock.systemUTC());
   }
 
   @Override
@@ -140,20 +143,21 @@ public final class AdminApi implements HttpHandler {
           }
           respond(exchange, 200, out);
         }
+        case "/admin/dlq", "/admin/dlq/replay" -> deadLetters.serve(exchange, access);
         default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause "
             + "or POST /admin/resume"));
       }
     }
   }
 
-  private static void notAllowed(HttpExchange exchange, String allow) throws IOException {
+  static void notAllowed(HttpExchange exchange, String allow) throws IOException {
     exchange.getResponseHeaders().set("Allow", allow);
     respond(exchange, 405, error("method " + OperatorText.clean(exchange.getRequestMethod(), 20)
         + " not allowed"));
   }
 
   /** The body as a JSON object, at most {@link #MAX_BODY} bytes. */
-  private static JsonNode body(HttpExchange exchange) throws IOException {
+  static JsonNode body(HttpExchange exchange) throws IOException {
     byte[] bytes;
     try (InputStream in = exchange.getRequestBody()) {
       bytes = in.readNBytes(MAX_BODY + 1);
@@ -175,7 +179,7 @@ public final class AdminApi implements HttpHandler {
   }
 
   /** A string field, or null when absent or null; anything else is refused. */
-  private static String text(JsonNode body, String field) {
+  static String text(JsonNode body, String field) {
     JsonNode v = body.get(field);
     if (v == null || v.isNull()) {
       return null;
@@ -186,7 +190,7 @@ public final class AdminApi implements HttpHandler {
     return v.textValue();
   }
 
-  private static Map<String, String> query(String raw) {
+  static Map<String, String> query(String raw) {
     Map<String, String> out = new HashMap<>();
     if (raw == null || raw.length() > MAX_BODY) {
       return out;
@@ -217,14 +221,15 @@ public final class AdminApi implements HttpHandler {
     }
   }
 
-  private static ObjectNode error(String message) {
+  static ObjectNode error(String message) {
     return JSON.createObjectNode().put("error", message);
   }
 
-  private static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
+  static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {
     byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     exchange.sendResponseHeaders(code, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);
