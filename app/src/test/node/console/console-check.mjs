@@ -31,12 +31,38 @@ try {
   await card.waitFor();
   seen.access = await page.textContent('#access');
   seen.urlAfterLogin = page.url();
+  // Meanwhile (the calls take a few seconds to flow): a read-token session sees the providers
+  // with writes disabled, and a wrong token is refused.
+  const others = (async () => {
+    // A read-token session sees the providers, with writes disabled.
+    const reader = await (await browser.newContext()).newPage();
+    await reader.goto(BASE_URL + '/console/');
+    await reader.fill('#token', READ_TOKEN);
+    await reader.click('#login-button');
+    const readCard = reader.locator(`.card[data-provider="${PROVIDER}"]`);
+    await readCard.waitFor();
+    seen.readAccess = await reader.textContent('#access');
+    seen.readPauseDisabled = await readCard.locator('button.pause').isDisabled();
+    await reader.click('button[data-tab="dlq"]');
+    seen.readReplayDisabled = await reader.locator('#dlq-preview').isDisabled();
+    await reader.context().close(); // it polls the status every second; the writer's is enough
+
+    // A wrong token is refused, and says so.
+    const stranger = await (await browser.newContext()).newPage();
+    await stranger.goto(BASE_URL + '/console/');
+    await stranger.fill('#token', 'not-the-token');
+    await stranger.click('#login-button');
+    await stranger.waitForFunction(() => document.getElementById('login-error').textContent !== '');
+    seen.wrongToken = await stranger.textContent('#login-error');
+    await stranger.context().close();
+  })();
   // Calls flowing, as the console computes them from two samples a second apart.
   await page.waitForFunction((p) => {
     const t = document.querySelector(`.card[data-provider="${p}"] .figures`).textContent;
     const m = /calls\/s ([0-9.]+)/.exec(t);
     return m && Number(m[1]) > 0;
   }, PROVIDER, { timeout: 8000 });
+  await others;
   step('calls shown');
 
   seen.pauseClickedAt = Date.now();
@@ -50,7 +76,8 @@ try {
   await page.waitForFunction((p) => /calls\/s 0\.0 /.test(
     document.querySelector(`.card[data-provider="${p}"] .figures`).textContent), PROVIDER, { timeout: 4000 });
   seen.zeroShownAt = Date.now();
-  await page.waitForTimeout(1500); // the time watched with no call, not a wait for anything
+  // The time watched with no call (2.5 s from the press), not a wait for anything.
+  await page.waitForTimeout(Math.max(0, seen.pauseClickedAt + 2500 - Date.now()));
   seen.resumeClickedAt = Date.now();
   await card.locator('button.resume').click();
   await page.waitForSelector(`.card[data-provider="${PROVIDER}"][data-state="running"]`);
@@ -103,25 +130,6 @@ try {
   seen.tokenAfterSignOut = await page.evaluate(() => sessionStorage.getItem('sluice.adminToken'));
   seen.problems = problems;
 
-  // A read-token session sees the providers, with writes disabled.
-  const reader = await (await browser.newContext()).newPage();
-  await reader.goto(BASE_URL + '/console/');
-  await reader.fill('#token', READ_TOKEN);
-  await reader.click('#login-button');
-  const readCard = reader.locator(`.card[data-provider="${PROVIDER}"]`);
-  await readCard.waitFor();
-  seen.readAccess = await reader.textContent('#access');
-  seen.readPauseDisabled = await readCard.locator('button.pause').isDisabled();
-  await reader.click('button[data-tab="dlq"]');
-  seen.readReplayDisabled = await reader.locator('#dlq-preview').isDisabled();
-
-  // A wrong token is refused, and says so.
-  const stranger = await (await browser.newContext()).newPage();
-  await stranger.goto(BASE_URL + '/console/');
-  await stranger.fill('#token', 'not-the-token');
-  await stranger.click('#login-button');
-  await stranger.waitForFunction(() => document.getElementById('login-error').textContent !== '');
-  seen.wrongToken = await stranger.textContent('#login-error');
 } finally {
   await browser.close();
 }

@@ -289,8 +289,10 @@
   function drawShares(bar, legend, byTier) {
     const entries = Object.entries(byTier).sort((a, b) => b[1] - a[1]);
     const sum = entries.reduce((a, [, v]) => a + v, 0);
-    const tiers = Object.keys(state.tierColour || (state.tierColour = {}));
-    for (const [tier] of entries) if (!state.tierColour[tier]) state.tierColour[tier] = TIER_COLOURS[tiers.length % TIER_COLOURS.length];
+    const colours = state.tierColour || (state.tierColour = {});
+    for (const [tier] of entries) {
+      if (!colours[tier]) colours[tier] = TIER_COLOURS[Object.keys(colours).length % TIER_COLOURS.length];
+    }
     bar.replaceChildren(...entries.map(([tier, v]) => el('span', {
       style: { width: (100 * v / sum).toFixed(2) + '%', background: state.tierColour[tier] }, title: tier,
     })));

@@ -80,6 +80,7 @@ class ConsoleBrowserIT {
     env.put("CONSOLE_WRITE", WRITE);
     env.put("CONSOLE_READ", READ);
     SluiceConfig config = ConfigLoader.parse("""
+        ladder: [1s]
         tiers: { pro: { weight: 3 }, free: { weight: 1 } }
         defaultTier: free
         providers:
@@ -91,6 +92,7 @@ class ConsoleBrowserIT {
         admin: { readToken: "${env:CONSOLE_READ}", writeToken: "${env:CONSOLE_WRITE}" }
         """.formatted(provider, partner.getAddress().getPort()), env);
     // As `sluice topics create` makes them: the replay ledger's topic too.
+    long t0 = System.nanoTime();
     try (TopicAdmin admin = new TopicAdmin(config)) {
       admin.create(1, (short) 1);
     }
@@ -102,10 +104,14 @@ class ConsoleBrowserIT {
           : "free", provider));
     }
     Pipeline.produceReady(kafka, topics, events);
+    long tProduced = System.nanoTime();
     try (SluiceApp app = SluiceApp.start(config, EnumSet.of(SluiceApp.Role.DISPATCHER), null,
         new MetricRegistry(), 0)) {
+      long started = System.nanoTime();
       JsonNode seen = browse("http://127.0.0.1:" + app.httpPort(), provider);
-      System.out.println("console: " + seen);
+      System.out.printf("console: topics and events %.1f s, the dispatcher's start %.1f s, the "
+          + "browser %.1f s: %s%n", (tProduced - t0) / 1e9, (started - tProduced) / 1e9,
+          (System.nanoTime() - started) / 1e9, seen);
       long pausedAt = seen.get("pauseClickedAt").asLong();
       long resumedAt = seen.get("resumeClickedAt").asLong();
       List<Long> calls = new ArrayList<>(arrivals);
