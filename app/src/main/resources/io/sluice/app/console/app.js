@@ -468,13 +468,13 @@
         ? 'This Sluice has no tenant registry on its admin API (GET /admin/tenants answered 404).' : errorText(r);
       return;
     }
-    const items = Array.isArray(r.body) ? r.body : (r.body.tenants || []);
-    $('tenant-message').textContent = items.length + ' tenants';
+    const items = Array.isArray(r.body.tenants) ? r.body.tenants : [];
+    $('tenant-message').textContent = items.length + ' tenants' + (r.body.truncated ? ' (more: narrow the prefix)' : '');
     $('tenant-matches').replaceChildren(...items.map((t) => {
-      const id = typeof t === 'string' ? t : t.tenant;
-      const b = el('button', { type: 'button', text: String(id) });
+      const id = String(t.tenant);
+      const b = el('button', { type: 'button', text: id });
       b.addEventListener('click', () => { $('tenant-id').value = id; findTenant(new Event('submit')); });
-      return el('li', {}, b, typeof t === 'object' && t.tier ? ' ' + t.tier : null);
+      return el('li', {}, b, ' ' + (t.tier || '') + ' (' + (t.source || '') + ')');
     }));
   }
 
@@ -496,15 +496,20 @@
     $('tenant-tier').value = t.tier || '';
     $('tenant-shadow').checked = !!t.shadow;
     $('tenant-quotas').tBodies[0].replaceChildren(...Object.entries(t.quotas || {}).map(([p, q]) => quotaRow(p, q)));
-    $('tenant-meta').textContent = exists ? 'source ' + (t.source || '-') + ' · updated by ' + (t.updatedBy || '-') + ' at ' + (t.updatedAt || '-') : '';
-    $('tenant-delete').disabled = !state.write || !exists;
+    $('tenant-meta').textContent = exists ? 'source ' + (t.source || '-') + ' · updated by ' + (t.updatedBy || '-') + ' at ' + (t.updatedAt || '-')
+      + (t.note ? ' · ' + t.note : '') : '';
+    // Only a registry record can be deleted; the file's entry and the default tier stay.
+    $('tenant-delete').disabled = !state.write || t.source !== 'registry';
     for (const i of $('tenant-edit').querySelectorAll('input')) i.disabled = !state.write;
     $('tenant-edit').hidden = false;
     $('tenant-audit').replaceChildren();
     if (exists) {
       const a = await api('GET', tenantPath(t.tenant) + '/audit');
-      const entries = a.status === 200 ? (Array.isArray(a.body) ? a.body : (a.body.audit || a.body.entries || [])) : [];
-      $('tenant-audit').replaceChildren(...entries.map((x) => el('li', { text: typeof x === 'string' ? x : JSON.stringify(x) })));
+      const changes = a.status === 200 && a.body && Array.isArray(a.body.changes) ? a.body.changes : [];
+      $('tenant-audit').replaceChildren(...changes.map((c) => el('li', {
+        text: (c.at || '') + ' ' + (c.by || '') + ': ' + (c.before ? JSON.stringify(c.before) : 'none')
+          + ' → ' + (c.after ? JSON.stringify(c.after) : 'deleted'),
+      })));
     }
   }
 
@@ -516,11 +521,12 @@
       if (!p) continue;
       quotas[p] = { capacity: Number(row.querySelector('.q-capacity').value), refill: row.querySelector('.q-refill').value.trim() };
     }
-    const body = { tenant: state.tenant.id, tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked };
+    // The whole record: tier, quotas and shadow (the registry refuses other fields).
+    const body = { tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked };
     const r = await api('PUT', tenantPath(state.tenant.id), body);
     $('tenant-message').textContent = r.status === 200 || r.status === 201 ? 'saved ' + state.tenant.id
       : noRegistry(r) ? 'This Sluice has no tenant registry (PUT answered 404).' : 'not saved: ' + errorText(r);
-    if (r.status === 200 || r.status === 201) editTenant(r.body && r.body.tenant ? r.body : body, true);
+    if (r.status === 200 || r.status === 201) editTenant(r.body && r.body.tenant ? r.body : Object.assign({ tenant: state.tenant.id, source: 'registry' }, body), true);
   }
 
   async function deleteTenant() {
