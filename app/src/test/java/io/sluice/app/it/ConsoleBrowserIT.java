@@ -18,6 +18,7 @@ import io.sluice.dispatcher.pause.PauseStore;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
 import java.io.File;
 import java.io.IOException;
@@ -26,6 +27,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -114,6 +116,8 @@ class ConsoleBrowserIT {
           (System.nanoTime() - started) / 1e9, seen);
       long pausedAt = seen.get("pauseClickedAt").asLong();
       long resumedAt = seen.get("resumeClickedAt").asLong();
+      Await.until("a call after Resume", Duration.ofSeconds(5),
+          () -> arrivals.stream().anyMatch(t -> t >= resumedAt));
       List<Long> calls = new ArrayList<>(arrivals);
       long lastBeforeResume = calls.stream().filter(t -> t < resumedAt).mapToLong(t -> t).max()
           .orElseThrow();
@@ -125,7 +129,10 @@ class ConsoleBrowserIT {
       assertTrue(lastBeforeResume < pausedAt + 1000, "the provider got a call "
           + (lastBeforeResume - pausedAt) + " ms after Pause was pressed");
       assertTrue(resumedAt - pausedAt > 2000, "watched long enough: " + (resumedAt - pausedAt));
-      assertTrue(calls.stream().anyMatch(t -> t >= resumedAt), "calls again after Resume");
+      long firstAfter = calls.stream().filter(t -> t >= resumedAt).mapToLong(t -> t).min()
+          .orElseThrow();
+      assertTrue(firstAfter < resumedAt + 2000, "calls again within 2 s of Resume: "
+          + (firstAfter - resumedAt) + " ms");
       assertEquals("paused", seen.get("badgeWhilePaused").asText());
       assertTrue(seen.get("pauseReasonShown").asText().contains("ConsoleBrowserIT <b>watching</b>"),
           "the reason, as text: " + seen);
