@@ -32,6 +32,8 @@ import java.util.function.Supplier;
  *       {@code sluice pause} and {@code sluice resume}; need the write token. The pause is made
  *       {@code by "admin-api@<client address>"}.</li>
  *   <li>{@code /admin/tenants...}: the tenant registry, {@link TenantRoutes}.</li>
+ *   <li>{@code GET /admin/dlq} and {@code POST /admin/dlq/replay}: {@link DeadLetterRoutes}.</li>
+ *   <li>{@code GET /admin/loggers[/NAME]} and {@code PUT /admin/loggers/NAME}: {@link LoggerRoutes}.</li>
  * </ul>
  *
  * <p>Refusals, in this order: 403 for a client on another host unless {@code admin.allowRemote};
@@ -57,6 +59,7 @@ public final class AdminApi implements HttpHandler {
   private final PauseStore pauses;
   /** Null when this API serves no tenant registry. */
   private final TenantRoutes tenants;
+  private final DeadLetterRoutes deadLetters;
 
   public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
       PauseStore pauses) {
@@ -71,6 +74,7 @@ public final class AdminApi implements HttpHandler {
     this.config = config;
     this.status = status;
     this.pauses = pauses;
+    this.deadLetters = DeadLetterRoutes.of(config, java.time.Clock.systemUTC());
   }
 
   @Override
@@ -155,8 +159,9 @@ public final class AdminApi implements HttpHandler {
           }
           respond(exchange, 200, out);
         }
+        case "/admin/dlq", "/admin/dlq/replay" -> deadLetters.serve(exchange, access);
         default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause, "
-            + "POST /admin/resume or /admin/tenants"));
+            + "POST /admin/resume, /admin/tenants, /admin/dlq or /admin/loggers"));
       }
     }
   }
@@ -189,7 +194,7 @@ public final class AdminApi implements HttpHandler {
   }
 
   /** A string field, or null when absent or null; anything else is refused. */
-  private static String text(JsonNode body, String field) {
+  static String text(JsonNode body, String field) {
     JsonNode v = body.get(field);
     if (v == null || v.isNull()) {
       return null;
@@ -242,6 +247,7 @@ public final class AdminApi implements HttpHandler {
     byte[] bytes = (body.toString() + "\n").getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
     exchange.sendResponseHeaders(code, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);

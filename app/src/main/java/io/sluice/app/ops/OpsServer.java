@@ -32,7 +32,8 @@ import java.util.function.Supplier;
  *       for Kafka or Redis, so a liveness probe or restart policy can use it.</li>
  * </ul>
  * and, when given, the admin API under {@code /admin/} ({@code io.sluice.app.admin.AdminApi},
- * which answers its own paths, methods and tokens). Anything else is 404; other methods than GET
+ * which answers its own paths, methods and tokens) with the web console beside it at
+ * {@code /console/} ({@link ConsoleFiles}). Anything else is 404; other methods than GET
  * and HEAD are 405.
  *
  * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
@@ -123,6 +124,7 @@ public final class OpsServer implements AutoCloseable {
     report(server, "/live", liveness);
     if (admin != null) {
       server.createContext("/admin/", admin);
+      server.createContext("/console", new ConsoleFiles());
     }
     server.start();
     return new OpsServer(server, executor);
