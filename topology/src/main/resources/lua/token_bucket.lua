@@ -172,9 +172,13 @@ do
       names[#names + 1] = KEYS[i]
     end
   end
-  local got = redis.call('MGET', unpack(names))
-  for i, name in ipairs(names) do
-    markers[name] = tonumber(got[i]) or false
+  -- (In slices: unpack passes at most a few thousand values at once.)
+  for from = 1, #names, 512 do
+    local to = math.min(#names, from + 511)
+    local got = redis.call('MGET', unpack(names, from, to))
+    for i = from, to do
+      markers[names[i]] = tonumber(got[i - from + 1]) or false
+    end
   end
 end
 
