@@ -46,14 +46,8 @@ import java.util.function.Consumer;
 final class PendingEvents {
   /** Calls sent in one batch. */
   static final int BATCH = 64;
-  /**
-   * Events waiting before the thread waits for the oldest: sixteen batches out at once. A
-   * million quiet tenants' events were held back by round trips, not by Redis (redis-server was
-   * busy about a tenth of the time while the stream threads parked for answers with four
-   * batches out); a deeper queue costs only memory (events already read) and a longer wait at
-   * the commit, which routes them all anyway.
-   */
-  static final int MAX_WAITING = 16 * BATCH;
+  /** Events waiting before the thread waits for the oldest. */
+  static final int MAX_WAITING = 4 * BATCH;
 
   /** An event as the queue sees it: decided, or waiting for a call, or for its bucket's call. */
   abstract static class Event {

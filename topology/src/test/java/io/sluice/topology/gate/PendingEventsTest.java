@@ -1,7 +1,6 @@
 package io.sluice.topology.gate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -144,54 +143,6 @@ class PendingEventsTest {
     for (int i = 0; i < PendingEvents.BATCH; i++) {
       assertEquals("e" + i, routed.get(i));
     }
-  }
-
-  /**
-   * Quiet tenants' calls are limited by round trips, not by Redis: the thread keeps up to
-   * MAX_WAITING events (sixteen full batches) out before it waits for the oldest. A store that
-   * answers nothing until told: 1,024 events of new tenants go out in sixteen calls, none routed
-   * and the thread not waiting; answered, they are routed in order.
-   */
-  @Test
-  void shouldKeepSixteenBatchesOutBeforeTheThreadWaitsForTheOldest() {
-    CompletableFuture<Void> answer = new CompletableFuture<>();
-    TokenBucketStore held = new TokenBucketStore() {
-      @Override
-      public CompletionStage<Acquisition> acquire(BucketKey key, BucketSpec spec, AcquireRequest request) {
-        return acquireBatch(List.of(new BucketCall(key, spec, request))).thenApply(l -> l.get(0));
-      }
-
-      @Override
-      public CompletionStage<List<Acquisition>> acquireBatch(List<BucketCall> calls) {
-        batches.add(calls.size());
-        return answer.thenApply(v -> {
-          List<Acquisition> answers = new ArrayList<>();
-          calls.forEach(c -> answers.add(memory.acquire(c.key(), c.spec(), c.request()).toCompletableFuture().join()));
-          return answers;
-        });
-      }
-    };
-    GateLimiter slow = new GateLimiter(held, new RedisCircuit(1000, 1000, s -> {}),
-        clock::nanos, Duration.ofSeconds(5), Duration.ZERO, 0, (k, n) -> {});
-    PendingEvents queue = new PendingEvents(slow, null, e -> routed.add(((Event) e).name));
-    int events = 16 * PendingEvents.BATCH;
-    assertEquals(events, PendingEvents.MAX_WAITING);
-
-    assertTimeoutPreemptively(Duration.ofSeconds(4), () -> {
-      for (int i = 0; i < events; i++) {
-        Event e = new Event("e" + i, "quiet-" + i);
-        e.calls(slow.begin(e.key, SPEC, 1, false, false));
-        queue.add(e);
-      }
-    }, "the thread waited for an answer with fewer than MAX_WAITING events out");
-    assertEquals(java.util.Collections.nCopies(16, PendingEvents.BATCH), batches);
-    assertEquals(List.of(), routed);
-
-    answer.complete(null);
-    queue.drainAll();
-    assertEquals(events, routed.size());
-    assertEquals("e0", routed.get(0));
-    assertEquals("e" + (events - 1), routed.get(events - 1));
   }
 
   @Test
