@@ -150,8 +150,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       for (int i = 0; i < c.buckets().size(); i++) {
         levels.add(Double.parseDouble((String) reply.get(o + 3 + i)));
       }
-      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), Long.parseLong((String) reply.get(o + 1)),
-          Long.parseLong((String) reply.get(o + 2)), levels));
+      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), whole(reply.get(o + 1)),
+          whole(reply.get(o + 2)), levels));
       o += 3 + c.buckets().size();
     }
     return answers;
@@ -188,13 +188,18 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       answers.add(new Acquisition(
           ((Long) reply.get(o)).intValue(),
           Double.parseDouble((String) reply.get(o + 1)),
-          Long.parseLong((String) reply.get(o + 2)),
-          Long.parseLong((String) reply.get(o + 3)),
-          (Long) reply.get(o + 4),
-          Long.parseLong((String) reply.get(o + 5)),
-          Long.parseLong((String) reply.get(o + 6))));
+          whole(reply.get(o + 2)),
+          whole(reply.get(o + 3)),
+          whole(reply.get(o + 4)),
+          whole(reply.get(o + 5)),
+          whole(reply.get(o + 6))));
     }
     return answers;
+  }
+
+  /** A whole number of the script's answer: an integer reply, or a string of digits. */
+  static long whole(Object value) {
+    return value instanceof Long l ? l : Long.parseLong((String) value);
   }
 
 }

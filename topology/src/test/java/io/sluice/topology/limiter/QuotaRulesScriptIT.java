@@ -99,6 +99,54 @@ class QuotaRulesScriptIT {
     };
   }
 
+  /**
+   * Events of one call that share buckets (a tier budget every event charges, tenants seen more
+   * than once): each is decided as if alone, in order, at the call's one Redis time (the math,
+   * event by event), and each bucket is left as its last charge left it, written once per call
+   * rather than once per event.
+   */
+  @Test
+  void shouldDecideEventsSharingBucketsInOneCallAsIfOneByOne() throws Exception {
+    String run = "shared-" + System.nanoTime();
+    BucketSpec own = new BucketSpec(3, 1, 0);
+    RuleBucket tier = new RuleBucket("tier", RuleKeys.tierBudget(run, "a-api"), new BucketSpec(10, 5, 0));
+    List<TokenBucketStore.RulesCall> calls = new ArrayList<>();
+    for (int e = 0; e < 8; e++) {
+      RuleBucket tenant = new RuleBucket("provider", RuleKeys.provider(run + "-t" + e % 3, "a-api"), own);
+      calls.add(new TokenBucketStore.RulesCall(List.of(tenant, tier), 1 + e % 2));
+    }
+    long writesBefore = on.commandCalls("hset");
+    List<RulesAcquisition> got = on.store().acquireAllBatch(calls).toCompletableFuture().get(5, TimeUnit.SECONDS);
+    long writes = on.commandCalls("hset") - writesBefore;
+
+    Map<String, QuotaRulesMath.Level> mirror = new java.util.HashMap<>();
+    int granted = 0;
+    for (int e = 0; e < calls.size(); e++) {
+      List<RuleBucket> rules = calls.get(e).buckets();
+      QuotaRulesMath.Step math = QuotaRulesMath.acquire(
+          rules.stream().map(r -> mirror.get(r.redisKey())).toList(),
+          rules.stream().map(RuleBucket::spec).toList(), calls.get(e).need(), got.get(e).nowMicros(), 0);
+      for (int i = 0; i < rules.size(); i++) {
+        if (math.next().get(i) != null) {
+          mirror.put(rules.get(i).redisKey(), math.next().get(i));
+        }
+      }
+      RulesAcquisition m = math.acquisition();
+      assertEquals(got.get(0).nowMicros(), got.get(e).nowMicros(), "one Redis time per call");
+      assertEquals(m.granted(), got.get(e).granted(), "event " + e);
+      assertEquals(m.levels(), got.get(e).levels(), "event " + e);
+      assertEquals(m.waitMicros(), got.get(e).waitMicros(), "event " + e);
+      granted += m.granted() > 0 ? 1 : 0;
+    }
+    assertTrue(granted > 0 && granted < calls.size(), "some events paid, some refused: " + granted);
+    for (Map.Entry<String, QuotaRulesMath.Level> b : mirror.entrySet()) {
+      Map<String, String> stored = on.redis().hgetall(b.getKey());
+      assertEquals(b.getValue().tokens(), Double.parseDouble(stored.get("tokens")), b.getKey());
+      assertEquals(b.getValue().updatedMicros(), Long.parseLong(stored.get("ts")), b.getKey());
+    }
+    assertEquals(mirror.size(), writes, "each charged bucket written once: three tenants and the tier");
+  }
+
   /** Every rule of a tenant hashes to the tenant's slot, so one script can charge them together in a cluster. */
   @Test
   void shouldChargeATenantsRulesTogetherInARedisCluster() throws Exception {

@@ -54,6 +54,16 @@ record StoreOnRedis(RedisClient client, StatefulRedisConnection<String, String> 
     return connection.sync();
   }
 
+  /** Times redis-server ran {@code command} (scripts' commands included), from INFO commandstats. */
+  long commandCalls(String command) {
+    for (String line : redis().info("commandstats").split("\\r?\\n")) {
+      if (line.startsWith("cmdstat_" + command + ":calls=")) {
+        return Long.parseLong(line.substring(line.indexOf('=') + 1, line.indexOf(',')));
+      }
+    }
+    return 0;
+  }
+
   @Override
   public void close() {
     connection.close();
