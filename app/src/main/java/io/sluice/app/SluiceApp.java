@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.app.admin.AdminApi;
 import io.sluice.app.admin.LagWatcher;
+import io.sluice.app.admin.StatusCache;
 import io.sluice.app.admin.StatusReader;
 import io.sluice.app.ops.OpsServer;
 import io.sluice.dispatcher.pause.PauseStore;
@@ -233,10 +234,11 @@ public final class SluiceApp implements AutoCloseable {
       stopOrder.add(1, lag);
       lag.groups().forEach((group, topics) -> topics.forEach(topic -> metrics.gauge(
           () -> lag.lag(group, topic), "sluice_consumer_lag", "group", group, "topic", topic)));
+      // Consoles poll the status each second: its Kafka parts are read once for all of them.
+      StatusCache statusParts = StatusCache.shared(live::get, kafkaAdmin, Clock.systemUTC());
       AdminApi admin = new AdminApi(config.admin(), live::get, (provider, tenant) -> {
-        ObjectNode status = new StatusReader(live.get(), redis.commands(), kafkaAdmin,
-            () -> StatusReader.deadLetterReader(live.get()), Clock.systemUTC())
-            .read(provider, tenant);
+        ObjectNode status = new StatusReader(live.get(), redis.commands(), statusParts,
+            Clock.systemUTC()).read(provider, tenant);
         status.set("instance", instanceStatus());
         return status;
       }, new PauseStore(redis.commands()),

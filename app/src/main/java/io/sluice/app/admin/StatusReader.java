@@ -47,7 +47,9 @@ import org.apache.kafka.common.TopicPartition;
  * Each part that fails to read says so in {@code "errors"} and the rest is still shown.
  *
  * <p>Bounds: at most {@value #MAX_DEAD_LETTERS} dead letters are read (beyond, the counts say
- * {@code "truncated": true}); each request to Redis or Kafka waits {@link #TIMEOUT} at most.
+ * {@code "truncated": true}); each request to Redis or Kafka waits {@link #TIMEOUT} at most. The
+ * Kafka parts may come from a {@link StatusCache} shared by an instance's requests (each then says
+ * when it was read, {@code "asOf"}).
  */
 public final class StatusReader {
   /** Most dead letters read for the last hour's counts. */
@@ -60,19 +62,28 @@ public final class StatusReader {
 
   private final SluiceConfig config;
   private final RedisScriptingAsyncCommands<String, String> redis;
-  private final Admin admin;
-  private final Supplier<Consumer<byte[], byte[]>> dlqReader;
+  private final StatusCache kafka;
   private final Clock clock;
 
   /**
+   * A reader that reads everything anew (a one-off {@code sluice status}).
+   *
    * @param dlqReader a consumer without a group (assigned, never committing), closed after use
    */
   public StatusReader(SluiceConfig config, RedisScriptingAsyncCommands<String, String> redis,
       Admin admin, Supplier<Consumer<byte[], byte[]>> dlqReader, Clock clock) {
+    this(config, redis, StatusCache.uncached(() -> config, admin, dlqReader, clock), clock);
+  }
+
+  /**
+   * A reader whose Kafka parts (consumer lag, the last hour's dead letters) come from
+   * {@code kafka}, shared by the requests of an instance ({@code GET /admin/status}).
+   */
+  public StatusReader(SluiceConfig config, RedisScriptingAsyncCommands<String, String> redis,
+      StatusCache kafka, Clock clock) {
     this.config = config;
     this.redis = redis;
-    this.admin = admin;
-    this.dlqReader = dlqReader;
+    this.kafka = kafka;
     this.clock = clock;
   }
 
@@ -95,16 +106,8 @@ public final class StatusReader {
     out.set("providers", providers(provider, pauses, errors));
     ArrayNode all = out.putArray("pauses");
     pauses.all().forEach(p -> all.add(pause(p)));
-    try {
-      out.set("waiting", waiting());
-    } catch (RuntimeException e) {
-      errors.put("waiting", message(e));
-    }
-    try {
-      out.set("deadLettersLastHour", deadLetters());
-    } catch (RuntimeException e) {
-      errors.put("deadLettersLastHour", message(e));
-    }
+    kafka.waiting().into(out, errors, "waiting");
+    kafka.deadLetters().into(out, errors, "deadLettersLastHour");
     tenant.ifPresent(t -> {
       try {
         out.set("tenant", tenant(t, provider));
@@ -155,7 +158,7 @@ public final class StatusReader {
   }
 
   /** Events waiting per topic (the lag of the group that reads it), and per group and topic. */
-  private ObjectNode waiting() {
+  static ObjectNode waiting(SluiceConfig config, Admin admin) {
     ObjectNode out = JSON.createObjectNode();
     ArrayNode lags = out.putArray("lag");
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
@@ -190,7 +193,8 @@ public final class StatusReader {
   }
 
   /** The dead letters written in the last hour, counted by reason (at most MAX_DEAD_LETTERS read). */
-  private ObjectNode deadLetters() {
+  static ObjectNode deadLetters(SluiceConfig config,
+      Supplier<Consumer<byte[], byte[]>> dlqReader, Clock clock) {
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
     ObjectNode out = JSON.createObjectNode();
     Map<String, Long> byReason = new TreeMap<>();
@@ -329,7 +333,7 @@ public final class StatusReader {
     }
   }
 
-  private static String message(RuntimeException e) {
+  static String message(RuntimeException e) {
     return io.sluice.dispatcher.pause.OperatorText.clean(String.valueOf(e.getMessage()), 300);
   }
 }

@@ -29,12 +29,12 @@ public final class KafkaReachability implements HealthCheck, AutoCloseable {
 
   private final Admin admin;
   private final Duration timeout;
-  private final CachedResult cached;
+  private final CachedResult<HealthCheck.Result> cached;
 
   private KafkaReachability(Admin admin, Duration timeout, Duration cacheFor, LongSupplier nanoClock) {
     this.admin = admin;
     this.timeout = timeout;
-    this.cached = new CachedResult(cacheFor, nanoClock, this::probe);
+    this.cached = new CachedResult<>(cacheFor, nanoClock, this::probe);
   }
 
   /** A check of {@code bootstrap} with a 2 s timeout and a 1 s cache. Does not connect yet. */

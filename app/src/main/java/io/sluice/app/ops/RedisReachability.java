@@ -27,7 +27,7 @@ public final class RedisReachability implements HealthCheck {
 
   private final Supplier<? extends CompletionStage<String>> ping;
   private final Duration timeout;
-  private final CachedResult cached;
+  private final CachedResult<HealthCheck.Result> cached;
 
   /**
    * @param ping      sends one PING; may throw, or return a stage that fails or never completes
@@ -39,7 +39,7 @@ public final class RedisReachability implements HealthCheck {
       Duration cacheFor, LongSupplier nanoClock) {
     this.ping = ping;
     this.timeout = timeout;
-    this.cached = new CachedResult(cacheFor, nanoClock, this::probe);
+    this.cached = new CachedResult<>(cacheFor, nanoClock, this::probe);
   }
 
   /** Pings through an existing Lettuce connection (standalone or cluster async commands). */

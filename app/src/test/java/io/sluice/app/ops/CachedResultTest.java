@@ -11,7 +11,8 @@ class CachedResultTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final AtomicInteger probes = new AtomicInteger();
 
-  private final CachedResult cached = new CachedResult(Duration.ofSeconds(1), nanos::get,
+  private final CachedResult<HealthCheck.Result> cached = new CachedResult<>(Duration.ofSeconds(1),
+      nanos::get,
       () -> HealthCheck.Result.reachable("probe " + probes.incrementAndGet()));
 
   @Test
@@ -31,10 +32,11 @@ class CachedResultTest {
 
   @Test
   void shouldCountThePeriodFromWhenTheProbeFinished() {
-    CachedResult slow = new CachedResult(Duration.ofSeconds(1), nanos::get, () -> {
-      nanos.addAndGet(Duration.ofSeconds(2).toNanos()); // the probe itself takes 2 s (a timeout)
-      return HealthCheck.Result.unreachable("probe " + probes.incrementAndGet());
-    });
+    CachedResult<HealthCheck.Result> slow = new CachedResult<>(Duration.ofSeconds(1), nanos::get,
+        () -> {
+          nanos.addAndGet(Duration.ofSeconds(2).toNanos()); // the probe takes 2 s (a timeout)
+          return HealthCheck.Result.unreachable("probe " + probes.incrementAndGet());
+        });
     slow.get();
     nanos.addAndGet(Duration.ofMillis(500).toNanos());
     assertEquals("probe 1", slow.get().detail());
@@ -42,9 +44,18 @@ class CachedResultTest {
 
   @Test
   void shouldProbeEveryTimeWithAZeroPeriod() {
-    CachedResult uncached = new CachedResult(Duration.ZERO, nanos::get,
+    CachedResult<HealthCheck.Result> uncached = new CachedResult<>(Duration.ZERO, nanos::get,
         () -> HealthCheck.Result.reachable("probe " + probes.incrementAndGet()));
     uncached.get();
     assertEquals("probe 2", uncached.get().detail());
+  }
+
+  @Test
+  void shouldSayHowOldTheAnswerIsFromWhenItsProbeFinished() {
+    assertEquals(Duration.ZERO, cached.aged().age());
+    nanos.addAndGet(Duration.ofMillis(700).toNanos());
+    assertEquals(new CachedResult.Aged<>(cached.get(), Duration.ofMillis(700)), cached.aged());
+    nanos.addAndGet(Duration.ofMillis(300).toNanos());
+    assertEquals(Duration.ZERO, cached.aged().age(), "probed again: a fresh answer");
   }
 }
