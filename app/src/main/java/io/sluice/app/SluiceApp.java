@@ -25,6 +25,7 @@ import io.sluice.app.admin.StatusReader;
 import io.sluice.app.ops.OpsServer;
 import io.sluice.dispatcher.pause.PauseStore;
 import io.sluice.app.ops.PausesHealth;
+import io.sluice.app.ops.TenantRegistryHealth;
 import io.sluice.app.ops.RedisReachability;
 import io.sluice.app.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
@@ -168,6 +169,8 @@ public final class SluiceApp implements AutoCloseable {
           Gate::isRunning);
       metrics.redisCircuit("gate", () -> latest.get().circuit());
       circuits.add(new CircuitHealth("gateRedisCircuit", () -> latest.get().circuit().status()));
+      metrics.tenantRegistryStale(() -> latest.get().tenantRegistry().stale());
+      circuits.add(new TenantRegistryHealth(() -> latest.get().tenantRegistry(), Clock.systemUTC()));
       states.put("gate", () -> gate.status(g -> {
         KafkaStreams.State s = g.streams().state();
         return s.isRunningOrRebalancing() || s == KafkaStreams.State.CREATED

@@ -333,6 +333,14 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
     gauge(held, "sluice_dispatch_paused_held", "provider", provider);
   }
 
+  /**
+   * {@code sluice_gate_tenant_registry_stale}: 1 while the gate's view of the tenant registry is
+   * stale (no read of its changes for 5 s: the tenants kept stay in force as last read), else 0.
+   */
+  public void tenantRegistryStale(java.util.function.BooleanSupplier stale) {
+    gauge(() -> stale.getAsBoolean() ? 1 : 0, "sluice_gate_tenant_registry_stale");
+  }
+
   // ---- Redis circuits
 
   /**

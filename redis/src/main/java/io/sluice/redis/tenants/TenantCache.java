@@ -191,6 +191,11 @@ public final class TenantCache {
     return !polled || nowNanos - lastPollNanos > STALE_AFTER.toNanos();
   }
 
+  /** When the last poll succeeded (the {@link #apply} caller's nanoseconds); empty before the first. */
+  public java.util.OptionalLong lastPollNanos() {
+    return polled ? java.util.OptionalLong.of(lastPollNanos) : java.util.OptionalLong.empty();
+  }
+
   /** The registry version whose changes have been applied; -1 before the first poll. */
   public long version() {
     return version;

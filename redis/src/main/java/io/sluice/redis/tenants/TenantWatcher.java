@@ -114,6 +114,23 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
     return cache.stale(nanoTime.getAsLong());
   }
 
+  /**
+   * What this watcher holds, for {@code /health}: whether it is {@link #stale}, how long ago the
+   * registry's changes were last read (empty: never since start), the version read then, and the
+   * tenants kept (in force as read, however old).
+   */
+  public record View(boolean stale, java.util.Optional<Duration> sinceLastRead, long version,
+      int kept) {}
+
+  /** The registry as this watcher follows it now. */
+  public View view() {
+    long now = nanoTime.getAsLong();
+    java.util.OptionalLong last = cache.lastPollNanos();
+    return new View(cache.stale(now), last.isPresent()
+        ? java.util.Optional.of(Duration.ofNanos(now - last.getAsLong()))
+        : java.util.Optional.empty(), cache.version(), cache.size());
+  }
+
   CompletionStage<Void> poll() {
     synchronized (this) {
       if (polling) {

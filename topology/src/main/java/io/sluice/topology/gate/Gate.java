@@ -191,6 +191,11 @@ public final class Gate implements AutoCloseable {
     return redis.circuit();
   }
 
+  /** The tenant registry as this gate follows it, for {@code /health} and {@code /metrics}. */
+  public TenantWatcher.View tenantRegistry() {
+    return tenants.view();
+  }
+
   /** This instance's share of each quota under the {@code local} onRedisDown policy. */
   public double localShare() {
     return GateInstances.share(streams);

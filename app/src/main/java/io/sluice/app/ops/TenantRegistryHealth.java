@@ -1,0 +1,62 @@
+package io.sluice.app.ops;
+
+import io.sluice.redis.tenants.TenantCache;
+import io.sluice.redis.tenants.TenantWatcher;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.function.Supplier;
+
+/**
+ * The tenant registry as this gate follows it, as a {@code /health} entry ({@code tenantRegistry}).
+ * Informational: a stale registry never makes an instance unready or not live (the gate goes on
+ * deciding, with what it keeps and the file; taking the instance away would stop admitting
+ * everyone for the sake of a few changed quotas).
+ *
+ * <p>{@code "detail"}, as the watcher's {@link TenantWatcher.View} says:
+ * <ul>
+ *   <li>{@code "read 1 s ago (version 17); 3 tenants kept"};</li>
+ *   <li>{@code "stale since 2026-11-26T20:00:05Z (last read 2026-11-26T20:00:00Z, 12 s ago): the
+ *       3 tenants kept stay in force as read at version 17; other tenants are decided by the
+ *       file"}, once no read succeeded for {@link TenantCache#STALE_AFTER};</li>
+ *   <li>{@code "stale: not read since this gate started: every tenant is decided by the file"}.</li>
+ * </ul>
+ * Pure: the clock is passed in.
+ */
+public final class TenantRegistryHealth implements HealthCheck {
+  private final Supplier<TenantWatcher.View> view;
+  private final Clock clock;
+
+  /**
+   * @param view  the running gate's view of the registry
+   * @param clock the wall clock, for the times in the detail
+   */
+  public TenantRegistryHealth(Supplier<TenantWatcher.View> view, Clock clock) {
+    this.view = view;
+    this.clock = clock;
+  }
+
+  @Override
+  public String name() {
+    return "tenantRegistry";
+  }
+
+  @Override
+  public Result check() {
+    TenantWatcher.View v = view.get();
+    if (v.sinceLastRead().isEmpty()) {
+      return Result.reachable("stale: not read since this gate started: every tenant is decided"
+          + " by the file");
+    }
+    Duration ago = v.sinceLastRead().get();
+    if (!v.stale()) {
+      return Result.reachable("read " + ago.toSeconds() + " s ago (version " + v.version() + "); "
+          + v.kept() + " tenants kept");
+    }
+    Instant last = clock.instant().minus(ago).truncatedTo(ChronoUnit.SECONDS);
+    return Result.reachable("stale since " + last.plus(TenantCache.STALE_AFTER) + " (last read "
+        + last + ", " + ago.toSeconds() + " s ago): the " + v.kept() + " tenants kept stay in"
+        + " force as read at version " + v.version() + "; other tenants are decided by the file");
+  }
+}
