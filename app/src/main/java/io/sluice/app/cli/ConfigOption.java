@@ -6,15 +6,18 @@ import io.sluice.config.SluiceConfig;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** The {@code --config FILE} option every server command shares, with SLUICE_* overrides. */
-final class ConfigOption {
+/**
+ * The {@code --config FILE} option every command that reads the file shares (a picocli
+ * {@code @Mixin}), with SLUICE_* overrides and the file's {@code logging:} settings applied.
+ */
+public final class ConfigOption {
   @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
       description = "The YAML configuration (see the README); SLUICE_A__B environment variables "
           + "override its fields.")
   Path file;
 
   /** Loads the file and applies its {@code logging:} settings. */
-  SluiceConfig load() {
+  public SluiceConfig load() {
     SluiceConfig config = ConfigLoader.load(file, System.getenv());
     Logging.apply(config.logging());
     return config;

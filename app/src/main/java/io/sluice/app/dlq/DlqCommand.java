@@ -2,11 +2,10 @@ package io.sluice.app.dlq;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.sluice.app.Preflight;
-import io.sluice.config.ConfigLoader;
+import io.sluice.app.cli.ConfigOption;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.Topics;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -33,9 +32,8 @@ public final class DlqCommand {
 
   /** The options list and replay share: config, filters, limit, timeout, output. */
   static final class Filters {
-    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
-        description = "The YAML configuration; SLUICE_A__B environment variables override it.")
-    Path config;
+    @Mixin
+    ConfigOption config;
 
     @Option(names = "--reason", paramLabel = "R", description = "Only this sluice-reason code.")
     String reason;
@@ -76,8 +74,13 @@ public final class DlqCommand {
       }
     }
 
+    /** The file as every command reads it: SLUICE_* overrides, its {@code logging:} applied. */
+    SluiceConfig config() {
+      return config.load();
+    }
+
     SluiceConfig load() {
-      SluiceConfig c = ConfigLoader.load(config, System.getenv());
+      SluiceConfig c = config();
       Preflight.kafka(c);
       return c;
     }
