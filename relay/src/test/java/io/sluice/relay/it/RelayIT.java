@@ -48,10 +48,14 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -66,24 +70,30 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * broker, the relay and the reader share this JVM's clock).
  */
 @ExtendWith(RealServers.class)
+@Execution(ExecutionMode.CONCURRENT) // each case has its own topics and group; they mostly wait
 class RelayIT {
   private static final int PARTITIONS = 3;
   private static final Duration ARRIVAL_DEADLINE = Duration.ofSeconds(30);
 
-  private ThreadDeaths threadDeaths;
+  /** The one lock every case takes: shared by the wait-bound ones, alone by the 250 ms one. */
+  private static final String TIMING = "relay-timing";
 
-  @BeforeEach
-  void watchThreads() {
+  /** One watcher for the class: the default handler is process-wide, and the cases run at once. */
+  private static ThreadDeaths threadDeaths;
+
+  @BeforeAll
+  static void watchThreads() {
     threadDeaths = ThreadDeaths.watch();
   }
 
-  @AfterEach
-  void noRelayThreadDied() {
+  @AfterAll
+  static void noRelayThreadDied() {
     threadDeaths.close();
     assertEquals(List.of(), threadDeaths.deaths(), "threads that died of an uncaught exception");
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("releases thousands of interleaved waits never before their not-before, loses none, and promptly")
   void shouldReleaseEveryRecordAtOrAfterItsNotBeforeAndLoseNone(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -132,6 +142,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("hops a wait longer than the largest step down the ladder, each stay no longer than its step, and releases it at its not-before")
   void shouldHopALongWaitDownTheLadderAndReleaseItAtItsNotBefore(KafkaBroker broker) throws Exception {
     // A 4.5 s wait on [100ms, 400ms, 1s]: 1s -> 1s -> 1s -> 1s, a stay of at most 1 s on each but
@@ -173,6 +184,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a partition paused on a head due in 5 s does not hold back records due now in other partitions")
   void shouldReleaseDueRecordsOfOtherPartitionsWhileOneIsPaused(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -213,6 +225,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ_WRITE) // 250 ms: alone
   @DisplayName("releases a paused record promptly when it falls due even while nothing else flows")
   void shouldReleaseAPausedRecordPromptlyWhenNothingElseFlows(KafkaBroker broker) throws Exception {
     // A resumed partition is fetched with the next fetch request; while the relay's other
@@ -241,6 +254,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("loses nothing and releases nothing early while relays join and leave")
   void shouldLoseNothingAndReleaseNothingEarlyAcrossRebalances(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -295,6 +309,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a relay that released records ahead of earlier ones in their partition is replaced by one that releases the rest once, none twice")
   void shouldReleaseTheRestOnceWhenARelayThatReleasedOutOfOrderIsReplaced(KafkaBroker broker) throws Exception {
     // One step, 5 s: every wait below it shares the step's partitions, so waits of 4 s and of
@@ -336,6 +351,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a relay that dies between produce and commit is replaced without losing a record, releasing one early, or releasing one twice")
   void shouldLoseNothingAndReleaseNothingTwiceWhenARelayDiesBeforeCommitting(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -389,6 +405,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("dead-letters a record without sluice-return-to with a reason, and goes on with the partition")
   void shouldDeadLetterARecordWithoutReturnToAndNotBlockItsPartition(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
@@ -428,6 +445,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a relay whose host clock is 5 s ahead releases paid records no earlier than their not-before on Redis's clock")
   void shouldJudgeNotBeforesOnRedissClockWhenTheHostClockIsAhead(KafkaBroker broker, RedisServerProcess redis) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
@@ -466,6 +484,7 @@ class RelayIT {
   }
 
   @Test
+  @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("dead-letters malformed and forged records (bad not-before, no value, a return-to Sluice never returns to) and never produces where a forged header says")
   void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker) throws Exception {
     Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
