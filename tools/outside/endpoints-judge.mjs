@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 const dir = process.argv[2];
 const lines = (file) => readFileSync(file, "utf8").split("\n").filter(Boolean);
 const steps = Object.fromEntries(lines(`${dir}/steps.jsonl`).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
-const { endpoints, rate, duration, faults } = steps.load;
+const { endpoints, rate, sluiceRate, duration, faults } = steps.load;
 const calls = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l)).filter((c) => c.endpoint);
 const faulty = new Set(faults ? [1, 2] : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
@@ -25,7 +25,7 @@ for (let e = 1; e <= endpoints; e++) {
   rates.push({ e, calls: ok.length, rate: ok.length > 1 ? (ok.length - 1) / ((ok.at(-1) - ok[0]) / 1000) : 0 });
 }
 const values = rates.map((r) => r.rate);
-const slowest = [...rates].sort((a, b) => a.rate - b.rate).slice(0, 5);
+const slowest = [...rates].sort((a, b) => a.rate - b.rate).slice(0, 5).map((r) => ({ ...r, rate: fmt(r.rate) }));
 const total = lines(`${dir}/produced.json`).length ? JSON.parse(readFileSync(`${dir}/produced.json`, "utf8")) : {};
 const span = (calls.at(-1)?.t ?? 0) - (calls[0]?.t ?? 0);
 
@@ -60,7 +60,7 @@ const verdicts = [
 ];
 
 const report = {
-  endpoints, rate, duration, calls: calls.length, callsPerSecond: Math.round(calls.length / (span / 1000)),
+  endpoints, rate, sluiceRate, duration, calls: calls.length, callsPerSecond: Math.round(calls.length / (span / 1000)),
   accepted: count((c) => c.verdict === "accepted"),
   ratePerEndpoint: { min: fmt(Math.min(...values)), p01: fmt(quantile(values, 0.01)), median: fmt(quantile(values, 0.5)),
     max: fmt(Math.max(...values)) },

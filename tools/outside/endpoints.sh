@@ -4,15 +4,16 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
-#       [--rate 2] [--duration 120] [--no-faults] [--work DIR]
+#       [--rate 2] [--sluice-rate R] [--duration 120] [--no-faults] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
 # serving the --endpoints endpoints (/e/1 .. /e/N on one port, endpoints-peer.mjs), each allowing
 # --rate calls in any sliding second and no burst (429 + Retry-After beyond) and verifying every
 # call with the npm `standardwebhooks` library. Sluice has one provider, `hooks`, with
-# `endpoints: perTenant` at --rate each, signing with a whsec read from a `${file:}` secret;
-# tenants t1..tN each have their endpoint (and up to --configured tenants have one, never sent to).
+# `endpoints: perTenant` at --sluice-rate each (96% of --rate unless given: a strict limit leaves
+# no room for a call's jitter, and LeakPrecisionIT holds 0.96 L), signing with a whsec read
+# from a `${file:}` secret; tenants t1..tN each have their endpoint (and up to --configured tenants have one, never sent to).
 # kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
 # seconds, so every endpoint has a backlog from its first call to its last.
 # Unless --no-faults, at half the duration endpoint 1 starts answering after 10 s (Sluice's
@@ -27,6 +28,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ENDPOINTS=1000
 CONFIGURED=""
 RATE=2
+SLUICE_RATE=""   # Sluice's rate toward each endpoint; 96% of --rate unless given
 DURATION=120
 FAULTS=true
 WORK=""
@@ -35,14 +37,16 @@ while [ $# -gt 0 ]; do
     --endpoints) ENDPOINTS=$2; shift 2 ;;
     --configured) CONFIGURED=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
+    --sluice-rate) SLUICE_RATE=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 CONFIGURED=${CONFIGURED:-$ENDPOINTS}
+SLUICE_RATE=${SLUICE_RATE:-$(python3 -c "print(round($RATE * 0.96, 3))")}
 [ "$CONFIGURED" -ge "$ENDPOINTS" ] || { echo "--configured must be at least --endpoints" >&2; exit 2; }
 W=${WORK:-$ROOT/target/outside/endpoints-$(date -u +%Y%m%dT%H%M%SZ)}
 APP_JAR=$ROOT/app/target/sluice.jar
@@ -103,7 +107,7 @@ providers:
   hooks:
     endpoints: perTenant
     allowPrivateNetworks: true
-    rate: $RATE/s
+    rate: $SLUICE_RATE/s
     timeout: 2s
     disableAfter: 10s
     probeAfter: 10s
@@ -156,7 +160,7 @@ PIDS+=($!); PID_kcat=$!
    node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
 PIDS+=($!); PID_produce=$!
 START=$(date +%s)
-stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"faults\":$FAULTS"
+stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"faults\":$FAULTS"
 log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $((2 * RATE))"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
