@@ -59,9 +59,24 @@ const verdicts = [
     produced > 0 && lost.length === 0],
 ];
 
+// Where the 429s fell: among an endpoint's first three calls (a cold lane), within 5 s before
+// and 3 s after a measure's full GC (`jcmd GC.run` stalls the JVM; the calls due meanwhile go
+// late, the next ones on time), or elsewhere.
+const firstThree = new Set();
+for (let e = 1; e <= endpoints; e++) byEndpoint[e].slice(0, 3).forEach((c) => firstThree.add(c));
+const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]?.t).filter(Boolean);
+const rejected = calls.filter((c) => c.status === 429);
+const nearGc = (c) => gcs.some((g) => c.t >= g - 5000 && c.t <= g + 3000);
+const rateLimited = {
+  coldLane: rejected.filter((c) => firstThree.has(c)).length,
+  nearFullGc: rejected.filter((c) => !firstThree.has(c) && nearGc(c)).length,
+  elsewhere: rejected.filter((c) => !firstThree.has(c) && !nearGc(c)).length,
+  endpoints: new Set(rejected.map((c) => c.endpoint)).size,
+};
+
 const report = {
   endpoints, rate, sluiceRate, duration, calls: calls.length, callsPerSecond: Math.round(calls.length / (span / 1000)),
-  accepted: count((c) => c.verdict === "accepted"),
+  accepted: count((c) => c.verdict === "accepted"), rateLimited,
   ratePerEndpoint: { min: fmt(Math.min(...values)), p01: fmt(quantile(values, 0.01)), median: fmt(quantile(values, 0.5)),
     max: fmt(Math.max(...values)) },
   slowest, deadLetters: dlq.length, reasons, lostSample: lost.slice(0, 5),

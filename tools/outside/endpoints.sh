@@ -193,7 +193,7 @@ kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f '%s\n' > "$W/outco
 kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%h\t%s\n' > "$W/dlq.txt" 2>/dev/null || true
 cleanup
 
-set +e   # a failing verdict is reported below, not by the ERR trap
+set +e; trap - ERR   # a failing verdict is reported below, not by the ERR trap
 node "$W/node/endpoints-judge.mjs" "$W" | tee -a "$W/logs/endpoints.log"
 VERDICT=${PIPESTATUS[0]}
 set -e
