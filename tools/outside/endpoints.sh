@@ -4,7 +4,8 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
-#       [--rate 2] [--sluice-rate R] [--duration 120] [--no-faults] [--work DIR]
+#       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
+#       [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
@@ -13,7 +14,8 @@
 # call with the npm `standardwebhooks` library. Sluice has one provider, `hooks`, with
 # `endpoints: perTenant` at --sluice-rate each (96% of --rate unless given: a strict limit leaves
 # no room for a call's jitter, and LeakPrecisionIT holds 0.96 L), signing with a whsec read
-# from a `${file:}` secret; tenants t1..tN each have their endpoint (and up to --configured tenants have one, never sent to).
+# from a `${file:}` secret. With --window-margin, Sluice is also told each endpoint's limit,
+# `limits: [{rate: R}, {calls: RATE, per: 1s, window: sliding, margin: MS}]`. Tenants t1..tN each have their endpoint (and up to --configured tenants have one, never sent to).
 # kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
 # seconds, so every endpoint has a backlog from its first call to its last.
 # Unless --no-faults, at half the duration endpoint 1 starts answering after 10 s (Sluice's
@@ -29,6 +31,7 @@ ENDPOINTS=1000
 CONFIGURED=""
 RATE=2
 SLUICE_RATE=""   # Sluice's rate toward each endpoint; 96% of --rate unless given
+MARGIN=""        # with --window-margin MS, the endpoint's limit is declared to Sluice as well
 DURATION=120
 FAULTS=true
 WORK=""
@@ -38,10 +41,11 @@ while [ $# -gt 0 ]; do
     --configured) CONFIGURED=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
     --sluice-rate) SLUICE_RATE=$2; shift 2 ;;
+    --window-margin) MARGIN=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -107,7 +111,9 @@ providers:
   hooks:
     endpoints: perTenant
     allowPrivateNetworks: true
-    rate: $SLUICE_RATE/s
+    $(if [ -n "$MARGIN" ]; then
+        echo "limits: [{ rate: $SLUICE_RATE/s }, { calls: $RATE, per: 1s, window: sliding, margin: ${MARGIN}ms }]"
+      else echo "rate: $SLUICE_RATE/s"; fi)
     timeout: 2s
     disableAfter: 10s
     probeAfter: 10s
@@ -129,10 +135,10 @@ PIDS+=($!); PID_sluice=$!
 wait_for 180 "sluice run ready" curl -sf "http://127.0.0.1:$HTTP/ready"
 log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured, $ENDPOINTS endpoints at $PEER/e/1..$ENDPOINTS"
 
-heap() {   # heap STEP: the sluice JVM's heap used after a full GC, in KiB
+heap() {   # heap STEP: the sluice JVM's live set, the tenured generation after a full GC, KiB
   jcmd "$PID_sluice" GC.run > /dev/null
   jcmd "$PID_sluice" GC.heap_info > "$W/logs/heap-$1.txt"
-  awk '/generation/ { for (i = 1; i <= NF; i++) if ($i == "used") { sub(/K,?/, "", $(i + 1)); s += $(i + 1) } }
+  awk '/tenured generation/ { for (i = 1; i <= NF; i++) if ($i == "used") { sub(/K,?/, "", $(i + 1)); s += $(i + 1) } }
        END { print s }' "$W/logs/heap-$1.txt"
 }
 keys() {   # keys STEP: Redis's keys, counted by pattern (a tenant's number as *)
@@ -160,7 +166,7 @@ PIDS+=($!); PID_kcat=$!
    node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
 PIDS+=($!); PID_produce=$!
 START=$(date +%s)
-stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"faults\":$FAULTS"
+stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS"
 log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $((2 * RATE))"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
