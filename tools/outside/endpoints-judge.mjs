@@ -8,7 +8,9 @@ const dir = process.argv[2];
 const lines = (file) => readFileSync(file, "utf8").split("\n").filter(Boolean);
 const steps = Object.fromEntries(lines(`${dir}/steps.jsonl`).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
 const { endpoints, rate, sluiceRate, duration, faults } = steps.load;
-const calls = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l)).filter((c) => c.endpoint);
+const record = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l));
+const calls = record.filter((c) => c.endpoint);
+const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
 const faulty = new Set(faults ? [1, 2] : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
 for (const c of calls) byEndpoint[c.endpoint].push(c);
@@ -59,7 +61,8 @@ const verdicts = [
     produced > 0 && lost.length === 0],
 ];
 
-// Where the 429s fell: among an endpoint's first three calls (a cold lane), within 5 s before
+// Where the 429s fell: within a second of a stall of the endpoints' own process (counted
+// apart, the other counts include them); among an endpoint's first three calls (a cold lane), within 5 s before
 // and 3 s after a measure's full GC (`jcmd GC.run` stalls the JVM; the calls due meanwhile go
 // late, the next ones on time), or elsewhere.
 const firstThree = new Set();
@@ -67,7 +70,11 @@ for (let e = 1; e <= endpoints; e++) byEndpoint[e].slice(0, 3).forEach((c) => fi
 const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]?.t).filter(Boolean);
 const rejected = calls.filter((c) => c.status === 429);
 const nearGc = (c) => gcs.some((g) => c.t >= g - 5000 && c.t <= g + 3000);
+// A stall is reported at the end of the second it happened in.
+const nearStall = (c) => stalls.some((s) => c.t >= s.t - 1000 && c.t <= s.t + 1000);
 const rateLimited = {
+  afterEndpointStall: rejected.filter(nearStall).length,
+  endpointStalls: { count: stalls.length, longestMs: Math.max(0, ...stalls.map((s) => s.stallMs)) },
   coldLane: rejected.filter((c) => firstThree.has(c)).length,
   nearFullGc: rejected.filter((c) => !firstThree.has(c) && nearGc(c)).length,
   elsewhere: rejected.filter((c) => !firstThree.has(c) && !nearGc(c)).length,

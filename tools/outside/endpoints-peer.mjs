@@ -11,7 +11,12 @@
 // switch adds {t, modes}.
 // One record line per call: {t, path, endpoint, status, verdict, id}; verdict is accepted,
 // rate_limited, refused (the signature), slow or failing; a call to no endpoint is 404 unknown.
+// A call's t is when this process handles it: when its own event loop stalls, calls queue in the
+// kernel and are then handled close together. Each second in which the loop was held up more
+// than 20 ms adds {t, stallMs} (the longest delay seen), so a 429 can be told from the
+// endpoint's own stall.
 import { readFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Webhook } from "standardwebhooks";
 import { env, nowMs, serve, SlidingWindow } from "./peer.mjs";
 
@@ -54,3 +59,11 @@ process.on("SIGUSR2", () => {
   modes = readModes();
   write({ t: nowMs(), modes });
 });
+
+const loop = monitorEventLoopDelay({ resolution: 5 });
+loop.enable();
+setInterval(() => {
+  const stallMs = loop.max / 1e6;
+  if (stallMs > 20) write({ t: nowMs(), stallMs: Math.round(stallMs) });
+  loop.reset();
+}, 1000).unref();
