@@ -15,14 +15,16 @@
 # `endpoints: perTenant` at --sluice-rate each (96% of --rate unless given: a strict limit leaves
 # no room for a call's jitter, and LeakPrecisionIT holds 0.96 L), signing with a whsec read
 # from a `${file:}` secret. With --window-margin, Sluice is also told each endpoint's limit,
-# `limits: [{rate: R}, {calls: RATE, per: 1s, window: sliding, margin: MS}]`. Tenants t1..tN each have their endpoint (and up to --configured tenants have one, never sent to).
+# `limits: [{rate: R}, {calls: RATE, per: 1s, window: sliding, margin: MS}]`. Tenants t1..tN
+# each have their endpoint (and up to --configured tenants have one, never sent to).
 # kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
 # seconds, so every endpoint has a backlog from its first call to its last.
 # Unless --no-faults, at half the duration endpoint 1 starts answering after 10 s (Sluice's
 # timeout is 2 s) and endpoint 2 answers 500 (both disabled automatically, then probed); both
 # answer again at the end of the load. The heap of the sluice JVM (after `jcmd GC.run`) and
 # Redis's keys are read with every endpoint busy (at the end of the load) and after the lanes have
-# gone idle (every event settled, then 70 s: lanes retire after 60 s idle).
+# gone idle (every event settled, then 70 s: lanes retire after 60 s idle). The endpoints'
+# process records its own stalls: on a loaded machine they, not Sluice, may bunch calls up.
 # Exit 0 when every verdict of endpoints-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 
@@ -45,7 +47,7 @@ while [ $# -gt 0 ]; do
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
