@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
