@@ -93,9 +93,12 @@ log "broker $BROKER, redis-server :$REDIS_PORT"
 
 # --- the endpoints, one Node.js process
 echo '{}' > "$W/modes.json"
+# The endpoints judge calls by when they handle them: ahead of the rest of the machine (where
+# allowed), so that their own stalls bunch up fewer of the calls Sluice spaced.
+PEER_NICE=(); if nice -n -10 true 2>/dev/null; then PEER_NICE=(nice -n -10); fi
 (cd "$W/node" && exec env ENDPOINTS="$ENDPOINTS" RATE="$RATE" SECRET_FILE="$W/secrets/whsec" \
    MODES_FILE="$W/modes.json" RECORD_FILE="$W/records/endpoints.jsonl" PORT_FILE="$W/endpoints.port" \
-   node endpoints-peer.mjs) > "$W/logs/endpoints-peer.log" 2>&1 &
+   "${PEER_NICE[@]}" node endpoints-peer.mjs) > "$W/logs/endpoints-peer.log" 2>&1 &
 PIDS+=($!); PID_peer=$!
 wait_for 10 "the endpoints" test -s "$W/endpoints.port"
 PEER=http://127.0.0.1:$(cat "$W/endpoints.port")
