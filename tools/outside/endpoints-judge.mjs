@@ -1,0 +1,129 @@
+// Judges a run of endpoints.sh from the endpoints' own record, the steps it stamped and the
+// topics kcat read back. Prints the figures and one line per verdict; exits 1 when one fails.
+//
+//   node endpoints-judge.mjs WORK_DIR
+import { readFileSync } from "node:fs";
+
+const dir = process.argv[2];
+const lines = (file) => readFileSync(file, "utf8").split("\n").filter(Boolean);
+const steps = Object.fromEntries(lines(`${dir}/steps.jsonl`).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
+const { endpoints, rate, sluiceRate, duration, faults } = steps.load;
+const record = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l));
+const calls = record.filter((c) => c.endpoint);
+const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
+const faulty = new Set(faults ? [1, 2] : []);
+const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
+for (const c of calls) byEndpoint[c.endpoint].push(c);
+const count = (pred) => calls.filter(pred).length;
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+const fmt = (x) => x.toFixed(3);
+
+// Rates: each healthy endpoint from its first accepted call to its last (it has a backlog all
+// along: its load is 25% above its rate until the load ends, then it drains).
+const rates = [];
+for (let e = 1; e <= endpoints; e++) {
+  if (faulty.has(e)) continue;
+  const ok = byEndpoint[e].filter((c) => c.verdict === "accepted").map((c) => c.t).sort((a, b) => a - b);
+  rates.push({ e, calls: ok.length, rate: ok.length > 1 ? (ok.length - 1) / ((ok.at(-1) - ok[0]) / 1000) : 0 });
+}
+const values = rates.map((r) => r.rate);
+const slowest = [...rates].sort((a, b) => a.rate - b.rate).slice(0, 5).map((r) => ({ ...r, rate: fmt(r.rate) }));
+const total = lines(`${dir}/produced.json`).length ? JSON.parse(readFileSync(`${dir}/produced.json`, "utf8")) : {};
+const span = (calls.at(-1)?.t ?? 0) - (calls[0]?.t ?? 0);
+
+// Every event in sluice.outcomes or sluice.dlq, by id.
+const idOf = (l) => (l.match(/"id"\s*:\s*"([^"]+)"/) ?? [])[1];
+const settledIds = new Set([...lines(`${dir}/outcomes.txt`), ...lines(`${dir}/dlq.txt`)].map(idOf));
+const dlq = lines(`${dir}/dlq.txt`);
+const reasons = {};
+for (const l of dlq) {
+  const r = (l.match(/sluice-reason=([a-z_0-9]+)/) ?? [])[1] ?? "?";
+  reasons[r] = (reasons[r] ?? 0) + 1;
+}
+let produced = 0;
+const lost = [];
+for (const [key, n] of Object.entries(total)) {
+  const tenant = key.split(":")[1];
+  for (let i = 0; i < n; i++) {
+    produced++;
+    const id = `hooks-${tenant}-${String(i).padStart(6, "0")}`;
+    if (!settledIds.has(id)) lost.push(id);
+  }
+}
+
+const verdicts = [
+  [`0 answers 429 (${count((c) => c.status === 429)})`, count((c) => c.status === 429) === 0],
+  [`every call's signature verified by standardwebhooks (${count((c) => c.verdict === "refused")} refused of ${calls.length})`,
+    count((c) => c.verdict === "refused") === 0 && calls.length > 0],
+  [`each endpoint's accepted rate while it has a backlog >= 95% of ${rate}/s (lowest ${fmt(Math.min(...values))}/s)`,
+    values.length > 0 && Math.min(...values) >= 0.95 * rate],
+  [`0 lost: every event in sluice.outcomes or sluice.dlq (${produced} produced, ${lost.length} in neither)`,
+    produced > 0 && lost.length === 0],
+];
+
+// Where the 429s fell: within a second of a stall of the endpoints' own process (counted
+// apart, the other counts include them); among an endpoint's first three calls (a cold lane), within 5 s before
+// and 3 s after a measure's full GC (`jcmd GC.run` stalls the JVM; the calls due meanwhile go
+// late, the next ones on time), or elsewhere.
+const firstThree = new Set();
+for (let e = 1; e <= endpoints; e++) byEndpoint[e].slice(0, 3).forEach((c) => firstThree.add(c));
+const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]?.t).filter(Boolean);
+const rejected = calls.filter((c) => c.status === 429);
+const nearGc = (c) => gcs.some((g) => c.t >= g - 5000 && c.t <= g + 3000);
+// A stall is reported at the end of the second it happened in.
+const nearStall = (c) => stalls.some((s) => c.t >= s.t - 1000 && c.t <= s.t + 1000);
+const rateLimited = {
+  afterEndpointStall: rejected.filter(nearStall).length,
+  endpointStalls: { count: stalls.length, longestMs: Math.max(0, ...stalls.map((s) => s.stallMs)) },
+  coldLane: rejected.filter((c) => firstThree.has(c)).length,
+  nearFullGc: rejected.filter((c) => !firstThree.has(c) && nearGc(c)).length,
+  elsewhere: rejected.filter((c) => !firstThree.has(c) && !nearGc(c)).length,
+  endpoints: new Set(rejected.map((c) => c.endpoint)).size,
+};
+
+const report = {
+  endpoints, rate, sluiceRate, duration, calls: calls.length, callsPerSecond: Math.round(calls.length / (span / 1000)),
+  accepted: count((c) => c.verdict === "accepted"), rateLimited,
+  ratePerEndpoint: { min: fmt(Math.min(...values)), p01: fmt(quantile(values, 0.01)), median: fmt(quantile(values, 0.5)),
+    max: fmt(Math.max(...values)) },
+  slowest, deadLetters: dlq.length, reasons, lostSample: lost.slice(0, 5),
+  measures: ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]),
+};
+
+if (faults) {
+  // The others' rates in the 60 s before the faults and after them (5 s in), while every
+  // healthy endpoint still has a backlog (until the load ends).
+  const f = steps.faults.t;
+  const end = steps["load-end"].t;
+  const w = Math.min(f - steps.load.t - 15000, end - f - 5000);
+  const inWindow = (c, a, b) => c.verdict === "accepted" && !faulty.has(c.endpoint) && c.t >= a && c.t < b;
+  const before = count((c) => inWindow(c, f - w, f)) / (w / 1000);
+  const after = count((c) => inWindow(c, f + 5000, f + 5000 + w)) / (w / 1000);
+  const of = (e) => byEndpoint[e].filter((c) => c.t >= f && c.t < end);
+  const failing = of(2);
+  const late = failing.filter((c) => c.t >= f + 15000);   // past disableAfter (10 s) and a call
+  const gaps = late.slice(1).map((c, i) => Math.round((c.t - late[i].t) / 1000));
+  const mended = steps.mended.t;
+  const enabled = (e) => byEndpoint[e].find((c) => c.t >= mended && c.verdict === "accepted");
+  report.faults = {
+    windowSeconds: Math.round(w / 1000), othersBefore: before.toFixed(2), othersAfter: after.toFixed(2),
+    change: `${(((after - before) / before) * 100).toFixed(2)}%`,
+    slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps,
+    enabledAfterMended: [1, 2].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
+  };
+  verdicts.push(
+    [`the others' calls/s unchanged within 2% by a slow and a failing endpoint (${before.toFixed(2)} -> ${after.toFixed(2)})`,
+      Math.abs(after - before) <= 0.02 * before],
+    [`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps})`,
+      failing.length > 0 && gaps.every((g) => g >= 9)],
+    ["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))],
+  );
+}
+
+console.log(JSON.stringify(report, null, 1));
+let ok = true;
+for (const [what, holds] of verdicts) {
+  console.log(`${holds ? "PASS" : "FAIL"}  ${what}`);
+  ok &&= holds;
+}
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Issue 23's check from outside: endpoints per tenant on the jars a user builds, every part a
+# process of its own, judged from the endpoints' own record and the topics (docs/providers.md).
+#
+#   mvn -B -ntp -q -DskipTests package
+#   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
+#       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
+#       [--work DIR]
+#
+# Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
+# redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
+# serving the --endpoints endpoints (/e/1 .. /e/N on one port, endpoints-peer.mjs), each allowing
+# --rate calls in any sliding second and no burst (429 + Retry-After beyond) and verifying every
+# call with the npm `standardwebhooks` library. Sluice has one provider, `hooks`, with
+# `endpoints: perTenant` at --sluice-rate each (96% of --rate unless given: a strict limit leaves
+# no room for a call's jitter, and LeakPrecisionIT holds 0.96 L), signing with a whsec read
+# from a `${file:}` secret. With --window-margin, Sluice is also told each endpoint's limit,
+# `limits: [{rate: R}, {calls: RATE, per: 1s, window: sliding, margin: MS}]`. Tenants t1..tN
+# each have their endpoint (and up to --configured tenants have one, never sent to).
+# kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
+# seconds, so every endpoint has a backlog from its first call to its last.
+# Unless --no-faults, at half the duration endpoint 1 starts answering after 10 s (Sluice's
+# timeout is 2 s) and endpoint 2 answers 500 (both disabled automatically, then probed); both
+# answer again at the end of the load. The heap of the sluice JVM (after `jcmd GC.run`) and
+# Redis's keys are read with every endpoint busy (at the end of the load) and after the lanes have
+# gone idle (every event settled, then 70 s: lanes retire after 60 s idle). The endpoints'
+# process records its own stalls: on a loaded machine they, not Sluice, may bunch calls up.
+# Exit 0 when every verdict of endpoints-judge.mjs holds. Everything started is stopped on any exit.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ENDPOINTS=1000
+CONFIGURED=""
+RATE=2
+SLUICE_RATE=""   # Sluice's rate toward each endpoint; 96% of --rate unless given
+MARGIN=""        # with --window-margin MS, the endpoint's limit is declared to Sluice as well
+DURATION=120
+FAULTS=true
+WORK=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --endpoints) ENDPOINTS=$2; shift 2 ;;
+    --configured) CONFIGURED=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --sluice-rate) SLUICE_RATE=$2; shift 2 ;;
+    --window-margin) MARGIN=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
+    --no-faults) FAULTS=false; shift ;;
+    --work) WORK=$2; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+CONFIGURED=${CONFIGURED:-$ENDPOINTS}
+SLUICE_RATE=${SLUICE_RATE:-$(python3 -c "print(round($RATE * 0.96, 3))")}
+[ "$CONFIGURED" -ge "$ENDPOINTS" ] || { echo "--configured must be at least --endpoints" >&2; exit 2; }
+W=${WORK:-$ROOT/target/outside/endpoints-$(date -u +%Y%m%dT%H%M%SZ)}
+APP_JAR=$ROOT/app/target/sluice.jar
+LAB_JAR=$ROOT/lab/target/sluice-lab.jar
+for jar in "$APP_JAR" "$LAB_JAR"; do
+  [ -f "$jar" ] || { echo "$jar is missing: run mvn -B -ntp -q -DskipTests package first" >&2; exit 2; }
+done
+for tool in java jcmd node npm kcat redis-server redis-cli python3 curl; do
+  command -v $tool >/dev/null || { echo "$tool is not on the PATH" >&2; exit 2; }
+done
+
+mkdir -p "$W"/{logs,records,secrets,node,broker,redis}
+chmod 700 "$W/secrets"
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$W/logs/endpoints.log"; }
+now_ms() { date +%s%3N; }
+stamp() { echo "{\"step\":\"$1\",\"t\":$(now_ms)${2:+,$2}}" >> "$W/steps.jsonl"; }
+
+# shellcheck source=lib.sh
+source "$ROOT/tools/outside/lib.sh"
+echo "whsec_$(head -c 32 /dev/urandom | base64 -w0)" > "$W/secrets/whsec"
+
+cp "$ROOT"/dispatcher/src/test/node/standardwebhooks/package{,-lock}.json "$ROOT"/tools/outside/*.mjs "$W/node/"
+(cd "$W/node" && npm ci --no-audit --no-fund --ignore-scripts --silent) > "$W/logs/npm.log" 2>&1
+log "standardwebhooks $(node -p 'require(process.argv[1]).version' "$W/node/node_modules/standardwebhooks/package.json") installed from the pinned lock; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- servers
+KAFKA_PORT=$(free_port); CONTROLLER_PORT=$(free_port); REDIS_PORT=$(free_port)
+BROKER=localhost:$KAFKA_PORT
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$W/redis" \
+  > "$W/logs/redis.log" 2>&1 &
+PIDS+=($!)
+java -Xmx768m -XX:+UseSerialGC -cp "$LAB_JAR" io.sluice.embedded.StandaloneKafkaBroker \
+  "$W/broker" "$KAFKA_PORT" "$CONTROLLER_PORT" > "$W/logs/broker.log" 2>&1 &
+PIDS+=($!)
+wait_for 10 "redis-server" redis-cli -p "$REDIS_PORT" ping
+wait_for 90 "the Kafka broker" kcat -b "$BROKER" -L -m 2
+log "broker $BROKER, redis-server :$REDIS_PORT"
+
+# --- the endpoints, one Node.js process
+echo '{}' > "$W/modes.json"
+# The endpoints judge calls by when they handle them: ahead of the rest of the machine (where
+# allowed), so that their own stalls bunch up fewer of the calls Sluice spaced.
+PEER_NICE=(); if nice -n -10 true 2>/dev/null; then PEER_NICE=(nice -n -10); fi
+(cd "$W/node" && exec env ENDPOINTS="$ENDPOINTS" RATE="$RATE" SECRET_FILE="$W/secrets/whsec" \
+   MODES_FILE="$W/modes.json" RECORD_FILE="$W/records/endpoints.jsonl" PORT_FILE="$W/endpoints.port" \
+   "${PEER_NICE[@]}" node endpoints-peer.mjs) > "$W/logs/endpoints-peer.log" 2>&1 &
+PIDS+=($!); PID_peer=$!
+wait_for 10 "the endpoints" test -s "$W/endpoints.port"
+PEER=http://127.0.0.1:$(cat "$W/endpoints.port")
+
+# --- Sluice: one provider, an endpoint per tenant
+{
+  cat <<EOF
+kafka: { bootstrap: "$BROKER", topicPrefix: "sluice." }
+redis: { uri: "redis://127.0.0.1:$REDIS_PORT" }
+ladder: [1s, 5s, 30s]
+maxAttempts: 20
+tiers: { free: { weight: 1 } }
+defaultTier: free
+providers:
+  hooks:
+    endpoints: perTenant
+    allowPrivateNetworks: true
+    $(if [ -n "$MARGIN" ]; then
+        echo "limits: [{ rate: $SLUICE_RATE/s }, { calls: $RATE, per: 1s, window: sliding, margin: ${MARGIN}ms }]"
+      else echo "rate: $SLUICE_RATE/s"; fi)
+    timeout: 2s
+    disableAfter: 10s
+    probeAfter: 10s
+    whileDisabled: wait
+    signing:
+      standardWebhooks:
+        secrets: ["\${file:$W/secrets/whsec}"]
+    quotas: { free: { capacity: 1000, refill: 100/s } }
+http: { port: 0 }
+tenants:
+EOF
+  for i in $(seq "$CONFIGURED"); do echo "  t$i: { endpoints: { hooks: \"$PEER/e/$i\" } }"; done
+} > "$W/sluice.yaml"
+SLUICE=(java -Xmx768m -XX:+UseSerialGC -jar "$APP_JAR")
+"${SLUICE[@]}" topics create --config "$W/sluice.yaml" --partitions 2 --replicas 1 > "$W/logs/topics.log" 2>&1
+HTTP=$(free_port)
+SLUICE_HTTP__PORT=$HTTP "${SLUICE[@]}" run --config "$W/sluice.yaml" > "$W/logs/sluice.log" 2>&1 &
+PIDS+=($!); PID_sluice=$!
+wait_for 180 "sluice run ready" curl -sf "http://127.0.0.1:$HTTP/ready"
+log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured, $ENDPOINTS endpoints at $PEER/e/1..$ENDPOINTS"
+
+heap() {   # heap STEP: the sluice JVM's live set, the tenured generation after a full GC, KiB
+  jcmd "$PID_sluice" GC.run > /dev/null
+  jcmd "$PID_sluice" GC.heap_info > "$W/logs/heap-$1.txt"
+  awk '/tenured generation/ { for (i = 1; i <= NF; i++) if ($i == "used") { sub(/K,?/, "", $(i + 1)); s += $(i + 1) } }
+       END { print s }' "$W/logs/heap-$1.txt"
+}
+keys() {   # keys STEP: Redis's keys, counted by pattern (a tenant's number as *)
+  redis-cli -p "$REDIS_PORT" --scan | sed -E 's/\{~[^}]*\}:marker/{~*}:marker/; s/([/{:])t[0-9]+/\1t*/g' | sort | uniq -c \
+    | sort -rn > "$W/logs/keys-$1.txt"
+  redis-cli -p "$REDIS_PORT" dbsize
+}
+measure() {   # measure STEP
+  local kib dbsize
+  kib=$(heap "$1"); dbsize=$(keys "$1")
+  curl -s "http://127.0.0.1:$HTTP/metrics" > "$W/logs/metrics-$1.txt" || true
+  stamp "measure-$1" "\"heapKiB\":$kib,\"dbsize\":$dbsize,\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+  log "$1: heap used after a full GC $((kib / 1024)) MiB, Redis $dbsize keys, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  head -12 "$W/logs/keys-$1.txt" | sed "s/^/    /" | tee -a "$W/logs/endpoints.log"
+}
+measure ready
+
+# --- load: every tenant a burst of 2 x rate, then rate + 25% for DURATION seconds
+LOAD=$(python3 -c "print($RATE * 1.25)")
+RATES=$(for i in $(seq "$ENDPOINTS"); do printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" $((2 * RATE)); done)
+mkfifo "$W/events.fifo"
+kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.fifo" > "$W/logs/kcat-produce.log" 2>&1 &
+PIDS+=($!); PID_kcat=$!
+(cd "$W/node" && exec env RATES="${RATES%,}" DURATION="$DURATION" BURST=0 COUNT_FILE="$W/produced.json" \
+   node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
+PIDS+=($!); PID_produce=$!
+START=$(date +%s)
+stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS"
+log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $((2 * RATE))"
+sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
+
+if $FAULTS; then
+  sleep_until $((DURATION / 2))
+  echo '{"1": "slow", "2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"
+  stamp faults; log "endpoint 1 answers after 10 s, endpoint 2 answers 500"
+fi
+wait "$PID_produce"; wait "$PID_kcat"
+stamp load-end
+measure busy
+if $FAULTS; then
+  echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"
+  stamp mended; log "endpoints 1 and 2 answer again"
+fi
+PRODUCED=$(node -p 'Object.values(require(process.argv[1])).reduce((a, b) => a + b)' "$W/produced.json")
+log "produced $PRODUCED events"
+settled() {
+  local n
+  n=$( (kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f 'x\n'
+        kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f 'x\n') 2>/dev/null | wc -l)
+  [ "$n" -ge "$PRODUCED" ]
+}
+wait_for 900 "every event settled (outcome or dead letter)" settled
+stamp settled; log "every event settled after $(( $(date +%s) - START ))s"
+sleep 70
+measure idle
+
+kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f '%s\n' > "$W/outcomes.txt" 2>/dev/null || true
+kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%h\t%s\n' > "$W/dlq.txt" 2>/dev/null || true
+cleanup
+
+set +e; trap - ERR   # a failing verdict is reported below, not by the ERR trap
+node "$W/node/endpoints-judge.mjs" "$W" | tee -a "$W/logs/endpoints.log"
+VERDICT=${PIPESTATUS[0]}
+set -e
+HITS=$(grep -rFao -f <(sed 's/^whsec_//' "$W/secrets/whsec") "$W/logs" "$W/records" "$W"/*.txt | wc -l || true)
+log "the signing key in any log, record or topic: $HITS"
+[ "$HITS" -eq 0 ] || VERDICT=1
+log "work directory $W; verdict $([ "$VERDICT" -eq 0 ] && echo PASS || echo FAIL)"
+exit "$VERDICT"
