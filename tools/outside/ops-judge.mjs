@@ -97,12 +97,20 @@ figures.live = { readings: live.length, statuses: live.reduce((m, r) => ({ ...m,
 check("/live 200 on both instances throughout the Redis outage",
   live.length >= 90 && live.every((r) => r.status === "200"), JSON.stringify(figures.live.statuses));
 
-// the strict providers were never overrun
+// the strict providers were never overrun, but while Redis was away and for 5 s after: then each
+// instance paces its share of the rate on its own clock (onRedisDown: local), and the two
+// instances' calls are not spaced against each other (docs/guarantees.md)
+const outage = [step["redis-down"].t, step["redis-up"].t + 5000];
 for (const [name, limit] of [["paced-api", 20], ["flaky-api", 20], ["quota-api", 50]]) {
   const cs = calls(name);
-  const refused = cs.filter((c) => c.status === 429).length;
-  figures[name] = { calls: cs.length, status429: refused, mostInAnySecond: mostInWindow(cs.filter((c) => c.status !== 429), 1000) };
-  check(`0 429s at ${name} (allows ${limit} in any second)`, refused === 0, `${refused}`);
+  const refused = cs.filter((c) => c.status === 429);
+  const inOutage = refused.filter((c) => c.t >= outage[0] && c.t < outage[1]).length;
+  figures[name] = {
+    calls: cs.length, status429: refused.length, status429DuringRedisOutage: inOutage,
+    mostInAnySecond: mostInWindow(cs.filter((c) => c.status !== 429), 1000),
+  };
+  check(`0 429s at ${name} (allows ${limit} in any second) outside the Redis outage`,
+    refused.length - inOutage === 0, `${refused.length - inOutage} (and ${inOutage} during it)`);
 }
 
 writeFileSync(`${dir}/figures.json`, JSON.stringify(figures, null, 2));
