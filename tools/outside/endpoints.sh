@@ -79,17 +79,7 @@ cp "$ROOT"/dispatcher/src/test/node/standardwebhooks/package{,-lock}.json "$ROOT
 log "standardwebhooks $(node -p 'require(process.argv[1]).version' "$W/node/node_modules/standardwebhooks/package.json") installed from the pinned lock; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- servers
-KAFKA_PORT=$(free_port); CONTROLLER_PORT=$(free_port); REDIS_PORT=$(free_port)
-BROKER=localhost:$KAFKA_PORT
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$W/redis" \
-  > "$W/logs/redis.log" 2>&1 &
-PIDS+=($!)
-java -Xmx768m -XX:+UseSerialGC -cp "$LAB_JAR" io.sluice.embedded.StandaloneKafkaBroker \
-  "$W/broker" "$KAFKA_PORT" "$CONTROLLER_PORT" > "$W/logs/broker.log" 2>&1 &
-PIDS+=($!)
-wait_for 10 "redis-server" redis-cli -p "$REDIS_PORT" ping
-wait_for 90 "the Kafka broker" kcat -b "$BROKER" -L -m 2
-log "broker $BROKER, redis-server :$REDIS_PORT"
+start_servers
 
 # --- the endpoints, one Node.js process
 echo '{}' > "$W/modes.json"
@@ -204,10 +194,7 @@ kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f '%s\n' > "$W/outco
 kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%h\t%s\n' > "$W/dlq.txt" 2>/dev/null || true
 cleanup
 
-set +e; trap - ERR   # a failing verdict is reported below, not by the ERR trap
-node "$W/node/endpoints-judge.mjs" "$W" | tee -a "$W/logs/endpoints.log"
-VERDICT=${PIPESTATUS[0]}
-set -e
+judge "$W/logs/endpoints.log" node "$W/node/endpoints-judge.mjs" "$W"
 HITS=$(grep -rFao -f <(sed 's/^whsec_//' "$W/secrets/whsec") "$W/logs" "$W/records" "$W"/*.txt | wc -l || true)
 log "the signing key in any log, record or topic: $HITS"
 [ "$HITS" -eq 0 ] || VERDICT=1

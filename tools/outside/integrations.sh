@@ -78,17 +78,7 @@ cp "$ROOT"/dispatcher/src/test/node/standardwebhooks/package{,-lock}.json "$ROOT
 log "standardwebhooks $(node -p 'require(process.argv[1]).version' "$W/node/node_modules/standardwebhooks/package.json") installed from the pinned lock"
 
 # --- servers
-KAFKA_PORT=$(free_port); CONTROLLER_PORT=$(free_port); REDIS_PORT=$(free_port)
-BROKER=localhost:$KAFKA_PORT
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$W/redis" \
-  > "$W/logs/redis.log" 2>&1 &
-PIDS+=($!)
-java -Xmx768m -XX:+UseSerialGC -cp "$LAB_JAR" io.sluice.embedded.StandaloneKafkaBroker \
-  "$W/broker" "$KAFKA_PORT" "$CONTROLLER_PORT" > "$W/logs/broker.log" 2>&1 &
-PIDS+=($!)
-wait_for 10 "redis-server" redis-cli -p "$REDIS_PORT" ping
-wait_for 90 "the Kafka broker" kcat -b "$BROKER" -L -m 2
-log "broker $BROKER (pid ${PIDS[1]}), redis-server :$REDIS_PORT (pid ${PIDS[0]})"
+start_servers
 
 # --- outside peers
 peer() {   # peer NAME SCRIPT ENV...: a Node.js process; its port lands in $W/NAME.port
@@ -215,10 +205,7 @@ log "read $(wc -l < "$W/topics/list") topics"
 cleanup
 
 # --- judge from the peers' records and the topics
-set +e   # a failing verdict is reported below, not by the ERR trap
-node "$W/node/judge.mjs" "$W" "$MIN_SIGNED" | tee -a "$W/logs/integrations.log"
-VERDICT=${PIPESTATUS[0]}
-set -e
+judge "$W/logs/integrations.log" node "$W/node/judge.mjs" "$W" "$MIN_SIGNED"
 
 # every secret, as is and as the forms that could leak (a whsec's key alone, the Basic header)
 {

@@ -30,3 +30,38 @@ wait_for() {   # wait_for SECONDS WHAT COMMAND...
     sleep 0.2
   done
 }
+
+# start_redis: redis-server on $REDIS_PORT, its data in $W/redis (with its append-only file when
+# REDIS_APPENDONLY=yes, so that a restart finds it again), its pid in PID_redis.
+start_redis() {
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly "${REDIS_APPENDONLY:-no}" \
+    --dir "$W/redis" >> "$W/logs/redis.log" 2>&1 &
+  PID_redis=$!
+  PIDS+=($PID_redis)
+  wait_for 10 "redis-server" redis-cli -p "$REDIS_PORT" ping
+}
+
+# start_servers: redis-server and a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker) on
+# free ports; sets REDIS_PORT, BROKER (host:port) and PID_broker.
+start_servers() {
+  local kafka_port controller_port
+  kafka_port=$(free_port); controller_port=$(free_port); REDIS_PORT=$(free_port)
+  BROKER=localhost:$kafka_port
+  start_redis
+  java -Xmx768m -XX:+UseSerialGC -cp "$LAB_JAR" io.sluice.embedded.StandaloneKafkaBroker \
+    "$W/broker" "$kafka_port" "$controller_port" > "$W/logs/broker.log" 2>&1 &
+  PID_broker=$!
+  PIDS+=($PID_broker)
+  wait_for 90 "the Kafka broker" kcat -b "$BROKER" -L -m 2
+  log "broker $BROKER (pid $PID_broker), redis-server :$REDIS_PORT (pid $PID_redis)"
+}
+
+# judge LOG COMMAND...: runs a judge, its output also appended to LOG; its exit code in VERDICT
+# (a failing verdict is reported by the caller, not by the ERR trap).
+judge() {
+  local log_file=$1; shift
+  set +e; trap - ERR
+  "$@" | tee -a "$log_file"
+  VERDICT=${PIPESTATUS[0]}
+  set -e; trap 'log "FAILED at line $LINENO: $BASH_COMMAND"' ERR
+}

@@ -53,21 +53,8 @@ secret() { head -c 24 /dev/urandom | base64 -w0 | tr '+/' '-_' | tr -d '='; }
 cp "$ROOT"/tools/outside/*.mjs "$W/node/"
 
 # --- servers
-KAFKA_PORT=$(free_port); CONTROLLER_PORT=$(free_port); REDIS_PORT=$(free_port)
-BROKER=localhost:$KAFKA_PORT
-start_redis() {
-  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly yes --dir "$W/redis" \
-    >> "$W/logs/redis.log" 2>&1 &
-  PID_redis=$!
-  PIDS+=($PID_redis)
-  wait_for 10 "redis-server" redis-cli -p "$REDIS_PORT" ping
-}
-start_redis
-java -Xmx768m -XX:+UseSerialGC -cp "$LAB_JAR" io.sluice.embedded.StandaloneKafkaBroker \
-  "$W/broker" "$KAFKA_PORT" "$CONTROLLER_PORT" > "$W/logs/broker.log" 2>&1 &
-PIDS+=($!)
-wait_for 90 "the Kafka broker" kcat -b "$BROKER" -L -m 2
-log "broker $BROKER, redis-server :$REDIS_PORT"
+REDIS_APPENDONLY=yes
+start_servers
 
 # --- the providers
 echo broken > "$W/flaky.mode"
@@ -190,10 +177,7 @@ for name in one two; do
 done
 cleanup
 
-set +e   # a failing verdict is reported below, not by the ERR trap
-node "$W/node/ops-judge.mjs" "$W" | tee -a "$W/logs/operations.log"
-VERDICT=${PIPESTATUS[0]}
-set -e
+judge "$W/logs/operations.log" node "$W/node/ops-judge.mjs" "$W"
 HITS=$(grep -rFao -e "$OPS_READ_TOKEN" -e "$OPS_WRITE_TOKEN" "$W/logs" "$W/records" "$W"/*.json "$W"/*.txt | wc -l || true)
 log "admin tokens in any log, record or output: $HITS"
 [ "$HITS" -eq 0 ] || VERDICT=1
