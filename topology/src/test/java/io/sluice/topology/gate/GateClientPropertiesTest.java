@@ -52,6 +52,19 @@ class GateClientPropertiesTest {
   }
 
   @Test
+  void shouldTakeKafkaFivesDefaultForGlobalProcessingErrorsSoThatStartingLogsNoWarningAboutIt() {
+    SluiceConfig config = ConfigLoader.parse("""
+        tiers: { free: { weight: 1 } }
+        providers:
+          p: { url: "http://localhost:1", rate: 1/s, quotas: { free: { capacity: 1, refill: 1/s } } }
+        """, Map.of());
+
+    StreamsConfig streams = new StreamsConfig(Gate.properties(config, Map.of()));
+
+    assertEquals(true, streams.getBoolean(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG));
+  }
+
+  @Test
   void shouldHandAKilledGatesPartitionsOverWithinTheShortSessionTimeout() {
     SluiceConfig config = ConfigLoader.parse("""
         tiers: { free: { weight: 1 } }
