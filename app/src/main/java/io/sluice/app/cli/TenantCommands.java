@@ -46,14 +46,13 @@ final class TenantCommands {
   @Command(name = "get", mixinStandardHelpOptions = true,
       description = "Show a tenant as the gate decides it, and where that comes from.")
   static final class Get implements Callable<Integer> {
-    @Mixin ConfigOption config;
-    @Parameters(index = "0", paramLabel = "TENANT") String tenant;
+    @Mixin TenantArgument target;
     @Option(names = "--json", description = "Print JSON (as GET /admin/tenants/{id}).") boolean json;
 
     @Override
     public Integer call() {
-      SluiceConfig c = config.load();
-      String id = checked(() -> TenantInput.checkId(tenant));
+      SluiceConfig c = target.config.load();
+      String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
       }
@@ -73,8 +72,7 @@ final class TenantCommands {
       description = "Write a tenant's record. What you do not give keeps its value (the record's, "
           + "else the file's entry); a --quota replaces that provider's quota only.")
   static final class Set implements Callable<Integer> {
-    @Mixin ConfigOption config;
-    @Parameters(index = "0", paramLabel = "TENANT") String tenant;
+    @Mixin TenantArgument target;
     @Option(names = "--tier", paramLabel = "TIER", description = "A configured tier.") String tier;
     @Option(names = "--quota", paramLabel = "PROVIDER=CAPACITY,REFILL",
         description = "A quota toward a provider, like payments-api=60,20/s (repeatable).")
@@ -86,8 +84,8 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = config.load();
-      String id = checked(() -> TenantInput.checkId(tenant));
+      SluiceConfig c = target.config.load();
+      String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
       }
@@ -114,13 +112,12 @@ final class TenantCommands {
       description = "Remove a tenant's record: its entry in the file, else the default tier, "
           + "decides again.")
   static final class Delete implements Callable<Integer> {
-    @Mixin ConfigOption config;
-    @Parameters(index = "0", paramLabel = "TENANT") String tenant;
+    @Mixin TenantArgument target;
 
     @Override
     public Integer call() {
-      SluiceConfig c = config.load();
-      String id = checked(() -> TenantInput.checkId(tenant));
+      SluiceConfig c = target.config.load();
+      String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
       }
@@ -170,14 +167,13 @@ final class TenantCommands {
   @Command(name = "audit", mixinStandardHelpOptions = true,
       description = "Show a tenant's last changes (at most 100, newest first): who, when, before, after.")
   static final class Audit implements Callable<Integer> {
-    @Mixin ConfigOption config;
-    @Parameters(index = "0", paramLabel = "TENANT") String tenant;
+    @Mixin TenantArgument target;
     @Option(names = "--json", description = "Print JSON (as GET /admin/tenants/{id}/audit).") boolean json;
 
     @Override
     public Integer call() {
-      SluiceConfig c = config.load();
-      String id = checked(() -> TenantInput.checkId(tenant));
+      SluiceConfig c = target.config.load();
+      String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
       }
@@ -227,6 +223,17 @@ final class TenantCommands {
   }
 
   /** The value, or null (and why, on standard error) when it is refused. */
+  /** The configuration file and the tenant named on the command line: every per-tenant command's start. */
+  static final class TenantArgument {
+    @Mixin ConfigOption config;
+    @Parameters(index = "0", paramLabel = "TENANT") String tenant;
+
+    /** The tenant's id as the registry keeps it, or null after printing why it is refused. */
+    String id() {
+      return checked(() -> TenantInput.checkId(tenant));
+    }
+  }
+
   private static <T> T checked(java.util.function.Supplier<T> check) {
     try {
       return check.get();
