@@ -343,6 +343,10 @@
 
   function renderBacklog(s) {
     const waiting = s.waiting || {};
+    // The lag is read from Kafka at most every 2 s and shared by every caller (StatusCache): say
+    // when, so a figure that stopped moving is not mistaken for a backlog that stopped moving.
+    $('stages-as-of').textContent = waiting.asOf
+      ? 'read from Kafka at ' + new Date(waiting.asOf).toLocaleTimeString() : 'not read yet';
     fill($('stages').tBodies[0], Object.entries(waiting.byStage || {}).map(([k, v]) => [k, String(v)]));
     fill($('lag').tBodies[0], (waiting.lag || []).map((l) => [l.group, l.topic, String(l.records)]));
     const inst = s.instance || {};
