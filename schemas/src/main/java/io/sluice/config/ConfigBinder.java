@@ -25,13 +25,20 @@ final class ConfigBinder {
   private final List<Problem> problems = new ArrayList<>();
   /** What {@code ${env:NAME}} secrets are read from. */
   private final Map<String, String> env;
+  /** Whether providers' credentials must be readable ({@link ConfigLoader#loadForOperator}). */
+  private final boolean credentialsNeeded;
 
   ConfigBinder() {
     this(Map.of());
   }
 
   ConfigBinder(Map<String, String> env) {
+    this(env, true);
+  }
+
+  ConfigBinder(Map<String, String> env, boolean credentialsNeeded) {
     this.env = env;
+    this.credentialsNeeded = credentialsNeeded;
   }
 
   List<Problem> problems() {
@@ -175,7 +182,7 @@ final class ConfigBinder {
             node.has("learn") ? node.get("learn").asBoolean() : ConfigDefaults.LEARN,
             number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
             duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)),
-        new ProviderRequestBinder(problems, env).bind(node, path),
+        new ProviderRequestBinder(problems, env, credentialsNeeded).bind(node, path),
         endpoints);
   }
 

@@ -46,23 +46,43 @@ public final class ConfigLoader {
 
   /** Loads a configuration file, with {@code env} (usually {@code System.getenv()}) on top. */
   public static SluiceConfig load(Path yamlFile, Map<String, String> env) {
-    String yaml;
+    return parse(read(yamlFile), env, yamlFile.toString(), true);
+  }
+
+  private static String read(Path yamlFile) {
     try {
-      yaml = Files.readString(yamlFile);
+      return Files.readString(yamlFile);
     } catch (NoSuchFileException e) {
       throw new ConfigException("config file " + yamlFile + " does not exist");
     } catch (IOException e) {
       throw new ConfigException("cannot read config file " + yamlFile + ": " + e, e);
     }
-    return parse(yaml, env, yamlFile.toString());
+  }
+
+  /**
+   * {@link #load} for the operator's commands ({@code topics}, {@code status}, {@code pause},
+   * {@code dlq}, {@code tenants}, {@code produce}), which never call a provider: a provider's
+   * credential ({@code auth}, {@code signing}, {@code tls} passwords) whose variable is unset or
+   * whose file is missing is kept unread instead of stopping the command, and TLS stores are not
+   * opened, so an operator's shell needs Kafka's and Redis's settings, not every partner's
+   * secret. Everything else is checked as strictly as {@link #load}.
+   */
+  public static SluiceConfig loadForOperator(Path yamlFile, Map<String, String> env) {
+    return parse(read(yamlFile), env, yamlFile.toString(), false);
   }
 
   /** Parses configuration text, with {@code env} on top. */
   public static SluiceConfig parse(String yaml, Map<String, String> env) {
-    return parse(yaml, env, "config");
+    return parse(yaml, env, "config", true);
   }
 
-  private static SluiceConfig parse(String yaml, Map<String, String> env, String source) {
+  /** {@link #parse} as {@link #loadForOperator} reads a file. */
+  static SluiceConfig parseForOperator(String yaml, Map<String, String> env) {
+    return parse(yaml, env, "config", false);
+  }
+
+  private static SluiceConfig parse(String yaml, Map<String, String> env, String source,
+      boolean credentialsNeeded) {
     ObjectNode tree = readTree(yaml, source);
     ConfigSchema schema = ConfigSchema.get();
     EnvOverrides overrides = new EnvOverrides(schema);
@@ -71,7 +91,7 @@ public final class ConfigLoader {
     withoutNulls(tree);
     fail(overrides, schema.validate(tree), tree);
 
-    ConfigBinder binder = new ConfigBinder(env);
+    ConfigBinder binder = new ConfigBinder(env, credentialsNeeded);
     SluiceConfig config = binder.bind(tree);
     List<Problem> problems = new ArrayList<>(binder.problems());
     problems.addAll(new ConfigChecks().check(config));

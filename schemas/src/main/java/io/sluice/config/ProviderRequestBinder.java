@@ -20,10 +20,14 @@ import java.util.Map;
 final class ProviderRequestBinder {
   private final List<Problem> problems;
   private final Map<String, String> env;
+  /** False for the operator's commands, which never call a provider ({@link ConfigLoader#loadForOperator}). */
+  private final boolean credentialsNeeded;
 
-  ProviderRequestBinder(List<Problem> problems, Map<String, String> env) {
+  ProviderRequestBinder(List<Problem> problems, Map<String, String> env,
+      boolean credentialsNeeded) {
     this.problems = problems;
     this.env = env;
+    this.credentialsNeeded = credentialsNeeded;
   }
 
   ProviderRequest bind(JsonNode provider, String path) {
@@ -57,8 +61,8 @@ final class ProviderRequestBinder {
   }
 
   private void check(Path store, Secret password, String path) {
-    if (store == null) {
-      return;
+    if (store == null || !credentialsNeeded) {
+      return; // an operator's command never opens a TLS store
     }
     try (java.io.InputStream in = java.nio.file.Files.newInputStream(store)) {
       java.security.KeyStore.getInstance("PKCS12").load(in, password.value().toCharArray());
@@ -115,6 +119,10 @@ final class ProviderRequestBinder {
     for (int i = 0; i < secrets.size(); i++) {
       String at = Problem.index(path, i);
       Secret secret = secret(secrets.get(i), at);
+      if (!secret.isRead()) {
+        bound.add(secret);
+        continue;
+      }
       try {
         WebhookSecret.key(secret.value());
       } catch (IllegalArgumentException e) {
@@ -136,6 +144,9 @@ final class ProviderRequestBinder {
     try {
       return Secret.resolve(node.asText(), env);
     } catch (IllegalArgumentException e) {
+      if (!credentialsNeeded && Secret.isReference(node.asText())) {
+        return Secret.unread(node.asText());
+      }
       problems.add(new Problem(path, e.getMessage()));
       return Secret.literal("whsec_" + "A".repeat(32));
     }

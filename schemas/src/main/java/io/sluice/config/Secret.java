@@ -90,6 +90,20 @@ public final class Secret {
     return new Secret("${file:" + name + "}", read(file), file, nanoClock);
   }
 
+  /**
+   * A reference kept without reading it, for a command that never puts a provider's credential
+   * on the wire ({@link ConfigLoader#loadForOperator}): {@link #value} refuses, naming the
+   * reference, so a code path that did need it fails loudly instead of sending a placeholder.
+   */
+  static Secret unread(String reference) {
+    return new Secret(reference, null, null, System::nanoTime);
+  }
+
+  /** Whether the secret was read ({@link #unread} ones were not). */
+  public boolean isRead() {
+    return value != null;
+  }
+
   /** Whether {@code text} is a {@code ${env:NAME}} or {@code ${file:PATH}} reference. */
   public static boolean isReference(String text) {
     return REFERENCE.matcher(text).matches();
@@ -97,6 +111,10 @@ public final class Secret {
 
   /** The secret's text; a file's is read again when {@link #RECHECK} has passed. */
   public String value() {
+    if (value == null) {
+      throw new IllegalStateException(reference + " was not read: the command that loaded this "
+          + "configuration does not call providers");
+    }
     if (file != null) {
       long now = nanoClock.getAsLong();
       if (now - readAtNanos >= RECHECK.toNanos()) {

@@ -215,4 +215,34 @@ class ProviderRequestConfigTest {
     assertTrue(m.contains("providers.partner.tls"), m);
     assertTrue(m.contains("keyStorePassword"), m);
   }
+
+  @Test
+  void shouldLetAnOperatorsCommandLoadWithoutProvidersCredentialsButNeverSendAPlaceholder() {
+    String yaml = provider("""
+        auth: { bearer: "${env:PARTNER_TOKEN}" }
+        signing: { standardWebhooks: { secrets: ["${env:WHSEC_NEW}"] } }
+        tls: { keyStore: /nowhere/client.p12, keyStorePassword: "${file:/nowhere/password}" }
+        """);
+
+    refused(yaml, Map.of());
+    SluiceConfig operator = ConfigLoader.parseForOperator(yaml, Map.of());
+
+    ProviderRequest request = operator.providers().get("partner").request();
+    Secret token = assertInstanceOf(ProviderAuth.Bearer.class, request.auth()).token();
+    assertFalse(token.isRead());
+    IllegalStateException e = assertThrows(IllegalStateException.class, token::value);
+    assertTrue(e.getMessage().startsWith("${env:PARTNER_TOKEN} was not read"), e.getMessage());
+    assertThrows(IllegalStateException.class, () -> request.signingSecrets().get(0).value());
+  }
+
+  @Test
+  void shouldStillRefuseAnOperatorsConfigurationForEverythingButUnreadableCredentials() {
+    String m = assertThrows(ConfigException.class, () -> ConfigLoader.parseForOperator(provider("""
+        auth: { bearer: "${env:PARTNER_TOKEN" }
+        signing: { standardWebhooks: { secrets: ["whsec_c2hvcnQ="] } }
+        """), Map.of())).getMessage();
+
+    assertTrue(m.contains("providers.partner.auth.bearer: expected ${env:NAME}"), m);
+    assertTrue(m.contains("providers.partner.signing.standardWebhooks.secrets[0]"), m);
+  }
 }

@@ -22,4 +22,14 @@ public final class ConfigOption {
     Logging.apply(config.logging());
     return config;
   }
+
+  /**
+   * Loads the file for a command that never calls a provider: providers' credentials that
+   * cannot be read are left unread ({@link ConfigLoader#loadForOperator}).
+   */
+  public SluiceConfig loadForOperator() {
+    SluiceConfig config = ConfigLoader.loadForOperator(file, System.getenv());
+    Logging.apply(config.logging());
+    return config;
+  }
 }

@@ -110,7 +110,7 @@ final class PauseCommands {
   }
 
   private static int pause(ConfigOption option, String provider, String tenant, String reason) {
-    SluiceConfig config = option.load();
+    SluiceConfig config = option.loadForOperator();
     PauseRequest request = checked(config, provider, tenant, reason);
     if (request == null) {
       return Sluice.BAD_INPUT;
@@ -128,7 +128,7 @@ final class PauseCommands {
   }
 
   private static int resume(ConfigOption option, String provider, String tenant) {
-    SluiceConfig config = option.load();
+    SluiceConfig config = option.loadForOperator();
     PauseRequest request = checked(config, provider, tenant, null);
     if (request == null) {
       return Sluice.BAD_INPUT;

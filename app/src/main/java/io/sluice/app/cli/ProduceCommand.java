@@ -27,7 +27,7 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    SluiceConfig c = config.load();
+    SluiceConfig c = config.loadForOperator();
     Preflight.kafka(c);
     Topics topics = new Topics(c.kafka().topicPrefix(), c.ladder());
     try (BufferedReader in = file == null

@@ -39,7 +39,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    SluiceConfig c = config.load();
+    SluiceConfig c = config.loadForOperator();
     if (provider != null && !c.providers().containsKey(provider)) {
       System.err.println("no provider \"" + io.sluice.dispatcher.pause.OperatorText.clean(provider, 60)
           + "\" is configured; configured: " + String.join(", ", c.providers().keySet()));

@@ -51,7 +51,7 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = target.config.load();
+      SluiceConfig c = target.config.loadForOperator();
       String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
@@ -84,7 +84,7 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = target.config.load();
+      SluiceConfig c = target.config.loadForOperator();
       String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
@@ -116,7 +116,7 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = target.config.load();
+      SluiceConfig c = target.config.loadForOperator();
       String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
@@ -143,7 +143,7 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = config.load();
+      SluiceConfig c = config.loadForOperator();
       String p = checked(() -> TenantInput.checkPrefix(prefix));
       if (p == null || limit < 1 || limit > TenantRegistry.MAX_LIST) {
         if (p != null) {
@@ -172,7 +172,7 @@ final class TenantCommands {
 
     @Override
     public Integer call() {
-      SluiceConfig c = target.config.load();
+      SluiceConfig c = target.config.loadForOperator();
       String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;

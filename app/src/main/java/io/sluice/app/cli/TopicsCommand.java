@@ -31,7 +31,7 @@ final class TopicsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    SluiceConfig c = config.load();
+    SluiceConfig c = config.loadForOperator();
     Preflight.kafka(c);
     try (TopicAdmin admin = new TopicAdmin(c)) {
       switch (action) {

@@ -76,7 +76,7 @@ public final class DlqCommand {
 
     /** The file as every command reads it: SLUICE_* overrides, its {@code logging:} applied. */
     SluiceConfig config() {
-      return config.load();
+      return config.loadForOperator();
     }
 
     SluiceConfig load() {
