@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.ProviderLimit;
 import io.sluice.config.Quota;
 import io.sluice.config.Rate;
+import io.sluice.config.TenantEndpoint;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.HashMap;
@@ -15,7 +17,8 @@ import java.util.Optional;
 
 /**
  * The registry's JSON, one form for Redis, the admin API and {@code sluice tenants --json}:
- * <pre>{"tier":"pro","quotas":{"payments-api":{"capacity":60,"refill":"20/s"}},"shadow":false}</pre>
+ * <pre>{"tier":"pro","quotas":{"payments-api":{"capacity":60,"refill":"20/s"}},"shadow":false,
+ *  "endpoints":{"hooks":{"url":"https://hooks.acme.example/in","rate":"5/s"}}}</pre>
  * A refill is written per second ({@code 600/m} reads back as {@code 10/s}), in plain digits so
  * that {@link Rate#parse} reads it back exactly.
  *
@@ -25,7 +28,7 @@ import java.util.Optional;
  */
 public final class TenantCodec {
   /** Longest stored value read. */
-  static final int MAX_VALUE_CHARS = 8_000;
+  static final int MAX_VALUE_CHARS = 16_000;
   /** Longest "who" kept. */
   public static final int MAX_WHO = 100;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +51,13 @@ public final class TenantCodec {
       one.put("refill", rate(q.refill()));
     });
     out.put("shadow", record.shadow());
+    ObjectNode endpoints = out.putObject("endpoints");
+    new java.util.TreeMap<>(record.endpoints()).forEach((provider, e) -> {
+      ObjectNode one = endpoints.putObject(provider);
+      one.put("url", e.url().toString());
+      e.limits().stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).findFirst()
+          .ifPresent(l -> one.put("rate", rate(new Rate(l.amount()))));
+    });
     return out;
   }
 
@@ -127,8 +137,37 @@ public final class TenantCodec {
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+    Map<String, TenantEndpoint> endpoints = new HashMap<>();
+    JsonNode e = json.path("endpoints");
+    if (!e.isMissingNode() && !e.isObject()) {
+      return Optional.empty();
+    }
+    try {
+      for (Iterator<Map.Entry<String, JsonNode>> it = e.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> one = it.next();
+        endpoints.put(one.getKey(), endpoint(one.getValue()));
+      }
+    } catch (IllegalArgumentException | java.net.URISyntaxException bad) {
+      return Optional.empty();
+    }
     return Optional.of(new TenantRecord(json.path("tier").textValue(), quotas,
-        json.path("shadow").asBoolean(false)));
+        json.path("shadow").asBoolean(false), endpoints));
+  }
+
+  /**
+   * An endpoint as {@link #json} writes it: an absolute http or https URL with a host (whether
+   * its provider may have it is asked where it is used: {@link TenantRecord#endpointOf}).
+   */
+  private static TenantEndpoint endpoint(JsonNode json) throws java.net.URISyntaxException {
+    java.net.URI url = new java.net.URI(json.path("url").asText(""));
+    String scheme = String.valueOf(url.getScheme()).toLowerCase(java.util.Locale.ROOT);
+    if (url.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
+      throw new IllegalArgumentException("not an endpoint");
+    }
+    return json.path("rate").isTextual()
+        ? new TenantEndpoint(url, java.util.List.of(ProviderLimit.rate(
+            Rate.parse(json.path("rate").textValue()).perSecond())))
+        : new TenantEndpoint(url);
   }
 
   /** Who wrote a change: printable ASCII, at most {@value #MAX_WHO} characters; never null. */

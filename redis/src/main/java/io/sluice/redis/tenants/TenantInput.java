@@ -5,6 +5,7 @@ import io.sluice.config.Quota;
 import io.sluice.config.Rate;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
+import io.sluice.config.TenantEndpoint;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -17,13 +18,15 @@ import java.util.regex.Pattern;
  * is written: operator input is hostile until bounded, whether typed on a command line or sent to
  * the admin API. Every refusal is a {@link Refused} whose message starts with the field it is about
  * ({@code tenant}, {@code tier}, {@code shadow}, {@code quotas.<provider>}, {@code
- * quotas.<provider>.capacity}, {@code quotas.<provider>.refill}).
+ * quotas.<provider>.capacity}, {@code quotas.<provider>.refill}, {@code endpoints.<provider>} and
+ * its {@code .url} and {@code .rate}: {@link EndpointInput}).
  *
  * <p>Bounds: a tenant id as events have it (1 to {@value #MAX_ID} of {@code A-Z a-z 0-9 . _ : -});
  * a configured tier; quotas only toward configured providers (so at most one per provider); a
  * capacity above 0 and at most {@value #MAX_CAPACITY} cost units; a refill as the file writes it
  * ({@link Rate#parse}: {@code 20/s}, {@code 600/m}, {@code 10/h}), at most {@value #MAX_REFILL}
- * per second; any text read at most {@value #MAX_TEXT} characters.
+ * per second; any text read at most {@value #MAX_TEXT} characters; endpoints as
+ * {@link EndpointInput} bounds them.
  */
 public final class TenantInput {
   /** Longest tenant id, as in {@code WorkEvent.tenant}. */
@@ -32,6 +35,8 @@ public final class TenantInput {
   public static final double MAX_CAPACITY = 1e9;
   /** Largest refill, in cost units per second. */
   public static final double MAX_REFILL = 1e9;
+  /** {@link #MAX_REFILL} as written in messages. */
+  static final String MAX_REFILL_TEXT = "1000000000";
   /** Longest text looked at (a quota spec, a rate, a tier). */
   static final int MAX_TEXT = 100;
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_ID + "}");
@@ -76,14 +81,38 @@ public final class TenantInput {
    */
   public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, String tier,
       List<String> quotas, Boolean shadow) {
-    String t = tier != null ? tier : current != null ? current.tier() : config.defaultTier();
+    return fromCommandLine(config, current, new Changes(tier, quotas, shadow, null, null));
+  }
+
+  /**
+   * What a {@code tenants set} command line gives; null or empty: unchanged.
+   *
+   * @param endpoints       {@code provider=url} or {@code provider=url,rate=5/s} ({@link EndpointInput})
+   * @param removeEndpoints providers whose registry endpoint goes (the file's applies again)
+   */
+  public record Changes(String tier, List<String> quotas, Boolean shadow, List<String> endpoints,
+      List<String> removeEndpoints) {
+    public Changes {
+      quotas = quotas == null ? List.of() : List.copyOf(quotas);
+      endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
+      removeEndpoints = removeEndpoints == null ? List.of() : List.copyOf(removeEndpoints);
+    }
+  }
+
+  /**
+   * {@link #fromCommandLine(SluiceConfig, TenantRecord, String, List, Boolean)} with endpoints: an
+   * endpoint given for a provider replaces that provider's only; one removed must be in
+   * {@code current}'s record (the file's endpoints are changed in the file).
+   */
+  public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, Changes given) {
+    String t = given.tier() != null ? given.tier() : current != null ? current.tier() : config.defaultTier();
     if (t == null) {
       throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
           + " there is no defaultTier (give --tier)");
     }
     checkTier(config, t);
     Map<String, Quota> out = new TreeMap<>(current == null ? Map.of() : current.quotas());
-    for (String spec : quotas == null ? List.<String>of() : quotas) {
+    for (String spec : given.quotas()) {
       String s = bounded("quotas", spec);
       int eq = s.indexOf('=');
       int comma = s.indexOf(',', eq + 1);
@@ -95,13 +124,28 @@ public final class TenantInput {
       out.put(provider, quota(provider, number(s.substring(eq + 1, comma).strip(), provider),
           s.substring(comma + 1)));
     }
-    return new TenantRecord(t, out, shadow != null ? shadow : current != null && current.shadow());
+    Map<String, TenantEndpoint> endpoints =
+        new TreeMap<>(current == null ? Map.of() : current.endpoints());
+    for (String provider : given.removeEndpoints()) {
+      if (endpoints.remove(provider) == null) {
+        throw new Refused("endpoints." + shown(provider).replace("\"", ""), "the tenant has no"
+            + " endpoint toward it in the registry (one in the file is changed in the file)");
+      }
+    }
+    for (String spec : given.endpoints()) {
+      Map.Entry<String, TenantEndpoint> e = EndpointInput.fromCommandLine(config, spec);
+      endpoints.put(e.getKey(), e.getValue());
+    }
+    EndpointInput.checkCount(endpoints);
+    return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
+        : current != null && current.shadow(), endpoints);
   }
 
   /**
    * The record of an admin API body, {@code {"tier":..., "quotas":{P:{"capacity":N,
-   * "refill":"20/s"}}, "shadow":bool}}: the whole record (tier required; no quotas and no shadow
-   * mean none and false). Unknown fields are refused, so that a typo is not silently ignored.
+   * "refill":"20/s"}}, "shadow":bool, "endpoints":{P:"https://..." | {"url":..., "rate":"5/s"}}}}:
+   * the whole record (tier required; no quotas, no shadow and no endpoints mean none, false and
+   * none). Unknown fields are refused, so that a typo is not silently ignored.
    */
   public static TenantRecord fromJson(SluiceConfig config, JsonNode body) {
     if (body == null || !body.isObject()) {
@@ -109,8 +153,8 @@ public final class TenantInput {
     }
     for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
       String field = it.next();
-      if (!List.of("tier", "quotas", "shadow").contains(field)) {
-        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow)");
+      if (!List.of("tier", "quotas", "shadow", "endpoints").contains(field)) {
+        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow, endpoints)");
       }
     }
     JsonNode tier = body.get("tier");
@@ -140,7 +184,8 @@ public final class TenantInput {
             one.path("refill").textValue()));
       }
     }
-    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false));
+    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false),
+        EndpointInput.fromJson(config, body.get("endpoints")));
   }
 
   /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */

@@ -3,26 +3,38 @@ package io.sluice.redis.tenants;
 import io.sluice.config.Quota;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
+import io.sluice.config.TenantEndpoint;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A tenant as the registry holds it: what an operator may change while Sluice runs. It replaces
  * the tenant's tier, quotas and shadow flag from the YAML file as a whole (a provider the record
  * gives no quota for gets the record's tier's quota, not the file's tenant override); the file's
  * per-attribute {@code rules} and {@code overall} budget of the tenant still apply, as the registry
- * does not hold them.
+ * does not hold them. Its endpoints are laid over the file's one provider at a time
+ * ({@link #endpointOf}): a provider the record gives no endpoint for keeps the file's.
  *
- * @param tier   a configured tier (checked when written, {@link TenantInput}; a record whose tier a
- *               later reload removed is ignored, {@link #effective})
- * @param quotas per-provider overrides of the tier's quota; never null (immutable, so that the
- *               entry {@link #effective} builds per event shares it instead of copying it)
- * @param shadow the tenant's events are decided and counted, never held back
+ * @param tier      a configured tier (checked when written, {@link TenantInput}; a record whose
+ *                  tier a later reload removed is ignored, {@link #effective})
+ * @param quotas    per-provider overrides of the tier's quota; never null (immutable, so that the
+ *                  entry {@link #effective} builds per event shares it instead of copying it)
+ * @param shadow    the tenant's events are decided and counted, never held back
+ * @param endpoints the tenant's own endpoint toward per-tenant providers, by provider, set in the
+ *                  registry ({@link EndpointInput}); never null
  */
-public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shadow) {
+public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shadow,
+    Map<String, TenantEndpoint> endpoints) {
   public TenantRecord {
     Objects.requireNonNull(tier, "tier");
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
+    endpoints = endpoints == null ? Map.of() : Map.copyOf(endpoints);
+  }
+
+  /** A record with no endpoint of its own. */
+  public TenantRecord(String tier, Map<String, Quota> quotas, boolean shadow) {
+    this(tier, quotas, shadow, Map.of());
   }
 
   /**
@@ -33,7 +45,7 @@ public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shado
    */
   public static TenantConfig effective(SluiceConfig config, String tenant, TenantRecord registered) {
     TenantConfig file = config.tenants().get(tenant);
-    if (registered == null || !config.tiers().containsKey(registered.tier())) {
+    if (!inForce(config, registered)) {
       return file;
     }
     return file == null
@@ -42,8 +54,39 @@ public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shado
             file.overall(), file.rules());
   }
 
-  /** The file's entry as a record (its rules and overall budget aside). */
+  /**
+   * Where the tenant's calls toward the per-tenant provider {@code provider} go: the endpoint
+   * {@code registered} gives it, if the record is in force and the endpoint still passes the
+   * configuration's checks ({@link EndpointInput#refusal}: a reload may have narrowed
+   * {@code allowedHosts}, and what is read from Redis is hostile); else the file's
+   * ({@link SluiceConfig#endpointOf}); empty when neither has one.
+   */
+  public static Optional<TenantEndpoint> endpointOf(SluiceConfig config, String provider,
+      String tenant, TenantRecord registered) {
+    if (inForce(config, registered)) {
+      TenantEndpoint own = registered.endpoints().get(provider);
+      if (own != null && EndpointInput.refusal(config, provider, own).isEmpty()) {
+        return Optional.of(own);
+      }
+    }
+    return config.endpointOf(provider, tenant);
+  }
+
+  /** Whether {@code registered} decides its tenant: there is one, and its tier is configured. */
+  private static boolean inForce(SluiceConfig config, TenantRecord registered) {
+    return registered != null && config.tiers().containsKey(registered.tier());
+  }
+
+  /**
+   * The file's entry as a record (its rules and overall budget aside): its tier, quotas and
+   * shadow flag. Not its endpoints: those stay the file's, under whatever the registry sets.
+   */
   public static TenantRecord of(TenantConfig file) {
     return new TenantRecord(file.tier(), file.quotas(), file.shadow());
+  }
+
+  /** This record with {@code next} as its endpoints. */
+  public TenantRecord withEndpoints(Map<String, TenantEndpoint> next) {
+    return new TenantRecord(tier, quotas, shadow, next);
   }
 }
