@@ -155,6 +155,27 @@ class TenantCliIT {
   }
 
   @Test
+  void anOverallBudgetAndRulesAreSetAndRemoved() throws Exception {
+    String p = config.provider();
+    JsonNode set = json(sluice("tenants", "set", acme, "--overall", "100,50/s", "--rule",
+        "refunds=5,10/h,provider=" + p + ",path=refunds", "--json"));
+    assertEquals(100, set.path("overall").path("capacity").asInt());
+    assertEquals(10.0 / 3600, io.sluice.config.Rate.parse(set.path("rules").path("refunds")
+        .path("refill").asText()).perSecond(), 1e-12, "written per second");
+    assertEquals("refunds", set.path("rules").path("refunds").path("path").asText());
+    CliRun get = sluice("tenants", "get", acme);
+    assertTrue(get.out().contains("overall 100,50/s, rules refunds=5,"), get.output());
+
+    JsonNode removed = json(sluice("tenants", "set", acme, "--overall", "none", "--remove-rule",
+        "refunds", "--json"));
+    assertTrue(removed.path("overall").isNull());
+    assertTrue(removed.path("rules").isEmpty());
+    CliRun bad = sluice("tenants", "set", acme, "--rule", "all=5,1/s");
+    assertEquals(2, bad.exitCode(), bad.output());
+    assertTrue(bad.err().startsWith("rules.all: matches every event"), bad.output());
+  }
+
+  @Test
   void badInputIsRefusedNamingTheFieldAndNothingIsWritten() {
     String p = config.provider();
     CliRun tier = sluice("tenants", "set", acme, "--tier", "gold");

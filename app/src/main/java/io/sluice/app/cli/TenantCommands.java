@@ -89,6 +89,16 @@ final class TenantCommands {
         description = "Remove the registry's endpoint toward PROVIDER: the file's applies again "
             + "(repeatable).")
     List<String> removeEndpoints;
+    @Option(names = "--overall", paramLabel = "CAPACITY,REFILL|none",
+        description = "The tenant's budget across all providers, like 100,50/s; none: no budget. "
+            + "Replaces the file's overall and rules with the record's.")
+    String overall;
+    @Option(names = "--rule", paramLabel = "NAME=CAPACITY,REFILL[,provider=P][,path=X][,attribute=A,equals=V]",
+        description = "A per-attribute rule, like refunds=5,10/h,provider=payments-api,path=refunds "
+            + "(repeatable). Replaces the file's overall and rules with the record's.")
+    List<String> rules;
+    @Option(names = "--remove-rule", paramLabel = "NAME", description = "Remove a rule (repeatable).")
+    List<String> removeRules;
     @Option(names = "--json", description = "Print JSON (as PUT /admin/tenants/{id}).") boolean json;
 
     @Override
@@ -101,7 +111,8 @@ final class TenantCommands {
       TenantRecord current = TenantInput.current(c, id, withRegistry(c, r -> r.get(id)).tenant()
           .map(StoredTenant::record).orElse(null));
       TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, current,
-          new TenantInput.Changes(tier, quotas, shadow, endpoints, removeEndpoints)));
+          new TenantInput.Changes(tier, quotas, shadow, endpoints, removeEndpoints, rules,
+              removeRules, overall)));
       if (record == null) {
         return Sluice.BAD_INPUT;
       }
@@ -242,6 +253,24 @@ final class TenantCommands {
             ? ",rate=" + e.getValue().path("rate").asText() : "")));
     if (!endpoints.isEmpty()) {
       out.append(", endpoints ").append(String.join(" ", endpoints));
+    }
+    if (record.has("overall") || record.has("rules")) {
+      JsonNode o = record.path("overall");
+      out.append(", overall ").append(o.isObject() ? o.path("capacity").asText() + ","
+          + o.path("refill").asText() : "none");
+      List<String> rules = new java.util.ArrayList<>();
+      record.path("rules").fields().forEachRemaining(e -> {
+        StringBuilder r = new StringBuilder(e.getKey()).append('=')
+            .append(e.getValue().path("capacity").asText()).append(',')
+            .append(e.getValue().path("refill").asText());
+        for (String c : List.of("provider", "path", "attribute", "equals")) {
+          if (e.getValue().has(c)) {
+            r.append(',').append(c).append('=').append(e.getValue().path(c).asText());
+          }
+        }
+        rules.add(r.toString());
+      });
+      out.append(", rules ").append(rules.isEmpty() ? "none" : String.join(" ", rules));
     }
     return out.toString();
   }

@@ -491,8 +491,10 @@
   }
 
   async function editTenant(t, exists) {
-    // The registry's endpoints are not edited here; a save keeps them (a PUT sends the whole record).
-    state.tenant = { id: String(t.tenant), exists, endpoints: t.endpoints || {} };
+    // The registry's endpoints, overall budget and rules are not edited here; a save keeps them
+    // (a PUT sends the whole record; no overall and no rules leave the file's in force).
+    state.tenant = { id: String(t.tenant), exists, endpoints: t.endpoints || {},
+      budgets: 'overall' in t || 'rules' in t ? { overall: t.overall === undefined ? null : t.overall, rules: t.rules || {} } : null };
     $('tenant-title').textContent = 'Tenant ' + t.tenant;
     $('tenant-tier').value = t.tier || '';
     $('tenant-shadow').checked = !!t.shadow;
@@ -524,8 +526,8 @@
       quotas[p] = { capacity: Number(row.querySelector('.q-capacity').value), refill: row.querySelector('.q-refill').value.trim() };
     }
     // The whole record: tier, quotas and shadow (the registry refuses other fields).
-    const body = { tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked,
-      endpoints: state.tenant.endpoints };
+    const body = Object.assign({ tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked,
+      endpoints: state.tenant.endpoints }, state.tenant.budgets || {});
     const r = await api('PUT', tenantPath(state.tenant.id), body);
     $('tenant-message').textContent = r.status === 200 || r.status === 201 ? 'saved ' + state.tenant.id
       : noRegistry(r) ? 'This Sluice has no tenant registry (PUT answered 404).' : 'not saved: ' + errorText(r);

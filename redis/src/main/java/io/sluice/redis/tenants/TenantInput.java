@@ -89,13 +89,29 @@ public final class TenantInput {
    *
    * @param endpoints       {@code provider=url} or {@code provider=url,rate=5/s} ({@link EndpointInput})
    * @param removeEndpoints providers whose registry endpoint goes (the file's applies again)
+   * @param rules           {@code name=capacity,refill[,provider=P][,path=X][,attribute=A,equals=V]}
+   *                        ({@link BudgetInput})
+   * @param removeRules     names of rules that go
+   * @param overall         {@code capacity,refill}, or {@code none}
    */
   public record Changes(String tier, List<String> quotas, Boolean shadow, List<String> endpoints,
-      List<String> removeEndpoints) {
+      List<String> removeEndpoints, List<String> rules, List<String> removeRules, String overall) {
     public Changes {
       quotas = quotas == null ? List.of() : List.copyOf(quotas);
       endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
       removeEndpoints = removeEndpoints == null ? List.of() : List.copyOf(removeEndpoints);
+      rules = rules == null ? List.of() : List.copyOf(rules);
+      removeRules = removeRules == null ? List.of() : List.copyOf(removeRules);
+    }
+
+    /** Changes of the tier, quotas, shadow flag and endpoints only. */
+    public Changes(String tier, List<String> quotas, Boolean shadow, List<String> endpoints,
+        List<String> removeEndpoints) {
+      this(tier, quotas, shadow, endpoints, removeEndpoints, null, null, null);
+    }
+
+    boolean budgets() {
+      return !rules.isEmpty() || !removeRules.isEmpty() || overall != null;
     }
   }
 
@@ -121,8 +137,8 @@ public final class TenantInput {
             + " got " + shown(s));
       }
       String provider = checkProvider(config, s.substring(0, eq).strip());
-      out.put(provider, quota(provider, number(s.substring(eq + 1, comma).strip(), provider),
-          s.substring(comma + 1)));
+      out.put(provider, quota("quotas." + provider, number(s.substring(eq + 1, comma).strip(),
+          "quotas." + provider + ".capacity"), s.substring(comma + 1)));
     }
     Map<String, TenantEndpoint> endpoints =
         new TreeMap<>(current == null ? Map.of() : current.endpoints());
@@ -137,8 +153,29 @@ public final class TenantInput {
       endpoints.put(e.getKey(), e.getValue());
     }
     EndpointInput.checkCount(endpoints);
+    TenantBudgets budgets = current == null ? null : current.budgets();
+    if (given.budgets()) {
+      budgets = budgets(config, budgets == null ? TenantBudgets.NONE : budgets, given);
+    }
     return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
-        : current != null && current.shadow(), endpoints);
+        : current != null && current.shadow(), endpoints, budgets);
+  }
+
+  /** {@code current} with the rules and overall budget {@code given} changes. */
+  private static TenantBudgets budgets(SluiceConfig config, TenantBudgets current, Changes given) {
+    Map<String, io.sluice.config.QuotaRule> rules = new TreeMap<>(current.rules());
+    for (String name : given.removeRules()) {
+      if (rules.remove(name) == null) {
+        throw new Refused("rules." + shown(name).replace("\"", ""), "the tenant has no such rule");
+      }
+    }
+    for (String spec : given.rules()) {
+      Map.Entry<String, io.sluice.config.QuotaRule> rule = BudgetInput.rule(config, spec);
+      rules.put(rule.getKey(), rule.getValue());
+    }
+    BudgetInput.checkCount(rules);
+    return new TenantBudgets(given.overall() != null ? BudgetInput.overall(given.overall())
+        : current.overall(), rules);
   }
 
   /**
@@ -153,8 +190,9 @@ public final class TenantInput {
     }
     for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
       String field = it.next();
-      if (!List.of("tier", "quotas", "shadow", "endpoints").contains(field)) {
-        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow, endpoints)");
+      if (!List.of("tier", "quotas", "shadow", "endpoints", "overall", "rules").contains(field)) {
+        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow, endpoints,"
+            + " overall, rules)");
       }
     }
     JsonNode tier = body.get("tier");
@@ -180,12 +218,12 @@ public final class TenantInput {
         if (!one.isObject() || !one.path("capacity").isNumber() || !one.path("refill").isTextual()) {
           throw new Refused(at, "expected {\"capacity\": NUMBER, \"refill\": \"20/s\"}");
         }
-        quotas.put(provider, quota(provider, one.path("capacity").doubleValue(),
+        quotas.put(provider, quota(at, one.path("capacity").doubleValue(),
             one.path("refill").textValue()));
       }
     }
     return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false),
-        EndpointInput.fromJson(config, body.get("endpoints")));
+        EndpointInput.fromJson(config, body.get("endpoints")), BudgetInput.fromJson(config, body));
   }
 
   /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */
@@ -212,8 +250,8 @@ public final class TenantInput {
     return provider;
   }
 
-  private static Quota quota(String provider, double capacity, String refill) {
-    String at = "quotas." + provider;
+  /** A quota at {@code at} ({@code quotas.<provider>}, {@code overall}, {@code rules.<name>}), checked. */
+  static Quota quota(String at, double capacity, String refill) {
     if (!(capacity > 0) || capacity > MAX_CAPACITY) {
       throw new Refused(at + ".capacity", "expected a number above 0 and at most "
           + (long) MAX_CAPACITY + ", got " + capacity);
@@ -231,15 +269,16 @@ public final class TenantInput {
     return new Quota(capacity, rate);
   }
 
-  private static double number(String text, String provider) {
+  /** A capacity at {@code field}, as a number (checked with its quota). */
+  static double number(String text, String field) {
     try {
-      return Double.parseDouble(bounded("quotas." + provider + ".capacity", text));
+      return Double.parseDouble(bounded(field, text));
     } catch (NumberFormatException e) {
-      throw new Refused("quotas." + provider + ".capacity", "expected a number, got " + shown(text));
+      throw new Refused(field, "expected a number, got " + shown(text));
     }
   }
 
-  private static String bounded(String field, String text) {
+  static String bounded(String field, String text) {
     if (text == null || text.length() > MAX_TEXT) {
       throw new Refused(field, text == null ? "missing" : "longer than " + MAX_TEXT + " characters");
     }
