@@ -117,7 +117,10 @@ final class TenantEndpoints {
   private final Parts parts;
   private final DispatchListener listener;
   private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
-  /** Lanes toward an endpoint changed while they were busy: no new events, closed once idle. */
+  /**
+   * Lanes toward an endpoint changed while they were busy: no new events, closed once idle; at
+   * most {@value #MAX_LANES} (beyond, the changed endpoint's events are deferred until some drain).
+   */
   private final List<Live> retiring = new ArrayList<>();
   /** The tenants' registry records (their endpoints over the file's). */
   private final TenantLookup registry;
@@ -156,10 +159,14 @@ final class TenantEndpoints {
     if (found.isPresent() && !found.get().endpoint().equals(endpoint.get())) {
       // The endpoint was changed (the registry, a reload): the next lane calls the new one. A
       // busy lane finishes what it holds toward the old one first, taking nothing more.
-      live.remove(key);
       if (found.get().lane().idle()) {
+        live.remove(key);
         retire(List.of(found.get()));
+      } else if (retiring.size() >= MAX_LANES) {
+        // Bounded like the live lanes: endpoints changed faster than their old lanes drain.
+        return new Full(MAX_LANES + " lanes are finishing toward changed endpoints on this instance");
       } else {
+        live.remove(key);
         retiring.add(found.get());
       }
     }

@@ -185,6 +185,28 @@ class TenantEndpointsTest {
     assertEquals(List.of(next), endpoints.lanes());
   }
 
+  @Test
+  void shouldDeferTheEventsOfAChangedEndpointOnceTooManyOldLanesAreStillFinishing() {
+    int n = TenantEndpoints.MAX_LANES;
+    for (int i = 0; i < n; i++) {
+      registry.put("t" + i, record("http://127.0.0.1:9/old"));
+      for (int k = 0; k < 2; k++) {
+        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("a" + i + k, "t" + i),
+            hooks, config)).lane().offer(entry("a" + i + k, "t" + i));
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      registry.put("t" + i, record("http://127.0.0.1:9/new"));
+      assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("b" + i, "t" + i), hooks,
+          config)).lane().offer(entry("b" + i, "t" + i));
+    }
+    assertEquals(n, endpoints.retiring(), "every old lane still holds an event");
+
+    registry.put("t0", record("http://127.0.0.1:9/newer"));
+    assertInstanceOf(TenantEndpoints.Full.class, endpoints.route(entry("c", "t0"), hooks, config),
+        "no more lanes finishing apart than live ones: deferred, no attempt spent");
+  }
+
   private static TenantRecord record(String url) {
     return new TenantRecord("std", Map.of(), false,
         Map.of("hooks", new TenantEndpoint(URI.create(url))));
