@@ -1,6 +1,7 @@
 package io.sluice.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -117,6 +118,61 @@ class TenantCliIT {
     JsonNode back = json(sluice("tenants", "get", listed, "--json"));
     assertEquals("yaml", back.path("source").asText());
     assertEquals("enterprise", back.path("tier").asText());
+  }
+
+  @Test
+  void anEndpointIsSetChangedAndRemovedAndABadOneIsRefusedWithoutItsQuery() throws Exception {
+    String text = java.nio.file.Files.readString(config.file());
+    java.nio.file.Files.writeString(config.file(), text.replace("providers:\n", """
+        providers:
+          hooks:
+            endpoints: perTenant
+            allowedHosts: ["*.customers.example"]
+            rate: 2/s
+            quotas: { free: { capacity: 2, refill: 1/s }, pro: { capacity: 2, refill: 1/s },
+                      enterprise: { capacity: 2, refill: 1/s } }
+        """));
+    String url = "https://acme.customers.example/in?token=s3cret";
+
+    JsonNode set = json(sluice("tenants", "set", acme, "--endpoint", "hooks=" + url + ",rate=5/s",
+        "--json"));
+    assertEquals(url, set.path("endpoints").path("hooks").path("url").asText());
+    assertEquals("5/s", set.path("endpoints").path("hooks").path("rate").asText());
+    CliRun get = sluice("tenants", "get", acme);
+    assertTrue(get.out().contains("endpoints hooks=" + url + ",rate=5/s"), get.output());
+
+    CliRun http = sluice("tenants", "set", acme, "--endpoint",
+        "hooks=http://acme.customers.example/in?token=s3cret");
+    assertEquals(2, http.exitCode(), http.output());
+    assertTrue(http.err().startsWith("endpoints.hooks.url: expected https"), http.output());
+    assertFalse(http.output().contains("s3cret"), http.output());
+
+    json(sluice("tenants", "set", acme, "--remove-endpoint", "hooks", "--json"));
+    assertTrue(json(sluice("tenants", "get", acme, "--json")).path("endpoints").isEmpty());
+    CliRun again = sluice("tenants", "set", acme, "--remove-endpoint", "hooks");
+    assertEquals(2, again.exitCode(), again.output());
+    assertTrue(again.err().startsWith("endpoints.hooks: the tenant has no endpoint"), again.output());
+  }
+
+  @Test
+  void anOverallBudgetAndRulesAreSetAndRemoved() throws Exception {
+    String p = config.provider();
+    JsonNode set = json(sluice("tenants", "set", acme, "--overall", "100,50/s", "--rule",
+        "refunds=5,10/h,provider=" + p + ",path=refunds", "--json"));
+    assertEquals(100, set.path("overall").path("capacity").asInt());
+    assertEquals(10.0 / 3600, io.sluice.config.Rate.parse(set.path("rules").path("refunds")
+        .path("refill").asText()).perSecond(), 1e-12, "written per second");
+    assertEquals("refunds", set.path("rules").path("refunds").path("path").asText());
+    CliRun get = sluice("tenants", "get", acme);
+    assertTrue(get.out().contains("overall 100,50/s, rules refunds=5,"), get.output());
+
+    JsonNode removed = json(sluice("tenants", "set", acme, "--overall", "none", "--remove-rule",
+        "refunds", "--json"));
+    assertTrue(removed.path("overall").isNull());
+    assertTrue(removed.path("rules").isEmpty());
+    CliRun bad = sluice("tenants", "set", acme, "--rule", "all=5,1/s");
+    assertEquals(2, bad.exitCode(), bad.output());
+    assertTrue(bad.err().startsWith("rules.all: matches every event"), bad.output());
   }
 
   @Test

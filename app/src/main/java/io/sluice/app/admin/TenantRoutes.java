@@ -31,8 +31,9 @@ import java.util.function.Supplier;
  *   <li>{@code GET /admin/tenants/{id}}: the tenant ({@link #view}); 404 when neither the registry
  *       nor the file has it and there is no default tier;</li>
  *   <li>{@code PUT /admin/tenants/{id}} with {@code {"tier":..., "quotas":{P:{"capacity":N,
- *       "refill":"20/s"}}, "shadow":bool}} (the whole record, {@link TenantInput#fromJson}): writes
- *       it and answers the tenant; 400 naming the bad field;</li>
+ *       "refill":"20/s"}}, "shadow":bool, "endpoints":{P:{"url":..., "rate":"5/s"}}}} (the whole
+ *       record, {@link TenantInput#fromJson}): writes it and answers the tenant; 400 naming the bad
+ *       field;</li>
  *   <li>{@code DELETE /admin/tenants/{id}}: removes the record, {@code {"deleted":true}}; the file
  *       and the default tier decide again; 404 when there was none;</li>
  *   <li>{@code GET /admin/tenants/{id}/audit}: {@code {"changes":[{"at","by","before","after"}]}},
@@ -154,11 +155,14 @@ public final class TenantRoutes {
   }
 
   /**
-   * A tenant as the gate decides it: {@code {"tenant", "tier", "quotas", "shadow", "source",
-   * "updatedBy", "updatedAt"}}; {@code source} is {@code registry} (its record), {@code yaml} (the
-   * file's entry) or {@code default} (the default tier); {@code quotas} are the tenant's own
-   * overrides of its tier's quotas. Null when the tenant is unknown (no record, no entry, no
-   * default tier).
+   * A tenant as the gate decides it: {@code {"tenant", "tier", "quotas", "shadow", "endpoints",
+   * "source", "updatedBy", "updatedAt"}}, and {@code "fileEndpoints"} when the file gives it
+   * endpoints; {@code source} is {@code registry} (its record), {@code yaml} (the file's entry) or
+   * {@code default} (the default tier); {@code quotas} are the tenant's own overrides of its
+   * tier's quotas; {@code endpoints} are the registry's (as a {@code PUT} gives them), each over
+   * the file's toward the same provider ({@code fileEndpoints}, provider to URL). URLs are shown
+   * as given, query included: this is for the holders of the admin tokens (or of Redis). Null
+   * when the tenant is unknown (no record, no entry, no default tier).
    */
   public static ObjectNode view(SluiceConfig c, String id, Optional<StoredTenant> stored) {
     ObjectNode out = JSON.createObjectNode();
@@ -179,6 +183,10 @@ public final class TenantRoutes {
       return null;
     }
     out.setAll(TenantCodec.json(record));
+    if (file != null && !file.endpoints().isEmpty()) {
+      ObjectNode fileEndpoints = out.putObject("fileEndpoints");
+      new java.util.TreeMap<>(file.endpoints()).forEach((p, e) -> fileEndpoints.put(p, e.url().toString()));
+    }
     out.put("source", source);
     out.put("updatedBy", stored.map(StoredTenant::by).orElse(null));
     out.put("updatedAt", stored.map(s -> s.at().toString()).orElse(null));

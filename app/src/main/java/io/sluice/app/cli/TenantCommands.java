@@ -38,8 +38,9 @@ final class TenantCommands {
   private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(10);
 
   @Command(name = "tenants", mixinStandardHelpOptions = true,
-      description = "Change tenants while Sluice runs: tier, quotas and shadow mode in Redis, "
-          + "over the YAML file's entries, followed by every gate within seconds.",
+      description = "Change tenants while Sluice runs: tier, quotas, shadow mode and endpoints in "
+          + "Redis, over the YAML file's entries, followed by every gate and dispatcher within "
+          + "seconds.",
       subcommands = {Get.class, Set.class, Delete.class, ListTenants.class, Audit.class})
   static final class TenantsCommand {}
 
@@ -70,7 +71,7 @@ final class TenantCommands {
 
   @Command(name = "set", mixinStandardHelpOptions = true,
       description = "Write a tenant's record. What you do not give keeps its value (the record's, "
-          + "else the file's entry); a --quota replaces that provider's quota only.")
+          + "else the file's entry); a --quota or --endpoint replaces that provider's only.")
   static final class Set implements Callable<Integer> {
     @Mixin TenantArgument target;
     @Option(names = "--tier", paramLabel = "TIER", description = "A configured tier.") String tier;
@@ -80,6 +81,24 @@ final class TenantCommands {
     @Option(names = "--shadow", paramLabel = "true|false", arity = "1",
         description = "Shadow mode: decide and count the tenant's events, never hold them back.")
     Boolean shadow;
+    @Option(names = "--endpoint", paramLabel = "PROVIDER=URL[,rate=RATE]",
+        description = "The tenant's endpoint toward a provider with endpoints: perTenant, over "
+            + "the file's, like hooks=https://hooks.acme.example/in,rate=5/s (repeatable).")
+    List<String> endpoints;
+    @Option(names = "--remove-endpoint", paramLabel = "PROVIDER",
+        description = "Remove the registry's endpoint toward PROVIDER: the file's applies again "
+            + "(repeatable).")
+    List<String> removeEndpoints;
+    @Option(names = "--overall", paramLabel = "CAPACITY,REFILL|none",
+        description = "The tenant's budget across all providers, like 100,50/s; none: no budget. "
+            + "Replaces the file's overall and rules with the record's.")
+    String overall;
+    @Option(names = "--rule", paramLabel = "NAME=CAPACITY,REFILL[,provider=P][,path=X][,attribute=A,equals=V]",
+        description = "A per-attribute rule, like refunds=5,10/h,provider=payments-api,path=refunds "
+            + "(repeatable). Replaces the file's overall and rules with the record's.")
+    List<String> rules;
+    @Option(names = "--remove-rule", paramLabel = "NAME", description = "Remove a rule (repeatable).")
+    List<String> removeRules;
     @Option(names = "--json", description = "Print JSON (as PUT /admin/tenants/{id}).") boolean json;
 
     @Override
@@ -91,7 +110,9 @@ final class TenantCommands {
       }
       TenantRecord current = TenantInput.current(c, id, withRegistry(c, r -> r.get(id)).tenant()
           .map(StoredTenant::record).orElse(null));
-      TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, current, tier, quotas, shadow));
+      TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, current,
+          new TenantInput.Changes(tier, quotas, shadow, endpoints, removeEndpoints, rules,
+              removeRules, overall)));
       if (record == null) {
         return Sluice.BAD_INPUT;
       }
@@ -203,6 +224,12 @@ final class TenantCommands {
           .append(view.path("updatedAt").asText());
     }
     out.append(')');
+    if (view.has("fileEndpoints")) {
+      List<String> file = new java.util.ArrayList<>();
+      view.path("fileEndpoints").fields().forEachRemaining(e -> file.add(e.getKey() + "="
+          + e.getValue().asText()));
+      out.append("; the file's endpoints ").append(String.join(" ", file));
+    }
     if (view.has("note")) {
       out.append("; ").append(view.path("note").asText());
     }
@@ -219,7 +246,33 @@ final class TenantCommands {
     record.path("quotas").fields().forEachRemaining(e -> quotas.add(e.getKey() + "="
         + e.getValue().path("capacity").asText() + "," + e.getValue().path("refill").asText()));
     out.append(", quotas ").append(quotas.isEmpty() ? "the tier's" : String.join(" ", quotas));
-    return out.append(", shadow ").append(record.path("shadow").asBoolean()).toString();
+    out.append(", shadow ").append(record.path("shadow").asBoolean());
+    List<String> endpoints = new java.util.ArrayList<>();
+    record.path("endpoints").fields().forEachRemaining(e -> endpoints.add(e.getKey() + "="
+        + e.getValue().path("url").asText() + (e.getValue().has("rate")
+            ? ",rate=" + e.getValue().path("rate").asText() : "")));
+    if (!endpoints.isEmpty()) {
+      out.append(", endpoints ").append(String.join(" ", endpoints));
+    }
+    if (record.has("overall") || record.has("rules")) {
+      JsonNode o = record.path("overall");
+      out.append(", overall ").append(o.isObject() ? o.path("capacity").asText() + ","
+          + o.path("refill").asText() : "none");
+      List<String> rules = new java.util.ArrayList<>();
+      record.path("rules").fields().forEachRemaining(e -> {
+        StringBuilder r = new StringBuilder(e.getKey()).append('=')
+            .append(e.getValue().path("capacity").asText()).append(',')
+            .append(e.getValue().path("refill").asText());
+        for (String c : List.of("provider", "path", "attribute", "equals")) {
+          if (e.getValue().has(c)) {
+            r.append(',').append(c).append('=').append(e.getValue().path(c).asText());
+          }
+        }
+        rules.add(r.toString());
+      });
+      out.append(", rules ").append(rules.isEmpty() ? "none" : String.join(" ", rules));
+    }
+    return out.toString();
   }
 
   /** The value, or null (and why, on standard error) when it is refused. */

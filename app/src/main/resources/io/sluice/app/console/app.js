@@ -495,12 +495,16 @@
   }
 
   async function editTenant(t, exists) {
-    state.tenant = { id: String(t.tenant), exists };
+    // The registry's endpoints, overall budget and rules are not edited here; a save keeps them
+    // (a PUT sends the whole record; no overall and no rules leave the file's in force).
+    state.tenant = { id: String(t.tenant), exists, endpoints: t.endpoints || {},
+      budgets: 'overall' in t || 'rules' in t ? { overall: t.overall === undefined ? null : t.overall, rules: t.rules || {} } : null };
     $('tenant-title').textContent = 'Tenant ' + t.tenant;
     $('tenant-tier').value = t.tier || '';
     $('tenant-shadow').checked = !!t.shadow;
     $('tenant-quotas').tBodies[0].replaceChildren(...Object.entries(t.quotas || {}).map(([p, q]) => quotaRow(p, q)));
     $('tenant-meta').textContent = exists ? 'source ' + (t.source || '-') + ' · updated by ' + (t.updatedBy || '-') + ' at ' + (t.updatedAt || '-')
+      + (Object.keys(t.endpoints || {}).length ? ' · endpoints in the registry (kept on save): ' + Object.keys(t.endpoints).join(', ') : '')
       + (t.note ? ' · ' + t.note : '') : '';
     // Only a registry record can be deleted; the file's entry and the default tier stay.
     $('tenant-delete').disabled = !state.write || t.source !== 'registry';
@@ -526,7 +530,8 @@
       quotas[p] = { capacity: Number(row.querySelector('.q-capacity').value), refill: row.querySelector('.q-refill').value.trim() };
     }
     // The whole record: tier, quotas and shadow (the registry refuses other fields).
-    const body = { tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked };
+    const body = Object.assign({ tier: $('tenant-tier').value.trim(), quotas, shadow: $('tenant-shadow').checked,
+      endpoints: state.tenant.endpoints }, state.tenant.budgets || {});
     const r = await api('PUT', tenantPath(state.tenant.id), body);
     $('tenant-message').textContent = r.status === 200 || r.status === 201 ? 'saved ' + state.tenant.id
       : noRegistry(r) ? 'This Sluice has no tenant registry (PUT answered 404).' : 'not saved: ' + errorText(r);

@@ -50,8 +50,13 @@ class TenantRoutesIT {
           url: http://127.0.0.1:1/
           rate: 10/s
           quotas: { pro: { capacity: 10, refill: 1/s }, free: { capacity: 2, refill: 1/s } }
+        hooks:
+          endpoints: perTenant
+          allowedHosts: ["*.customers.example"]
+          rate: 2/s
+          quotas: { pro: { capacity: 10, refill: 1/s }, free: { capacity: 2, refill: 1/s } }
       tenants:
-        initech: { tier: free }
+        initech: { tier: free, endpoints: { hooks: "https://initech.customers.example/file" } }
       """, Map.of());
   private final HttpClient http = HttpClient.newHttpClient();
   private final String acme = "acme-" + UUID.randomUUID().toString().substring(0, 8);
@@ -140,6 +145,33 @@ class TenantRoutesIT {
     JsonNode all = ok(send("GET", "/admin/tenants?limit=1", READ, null));
     assertEquals(1, all.path("tenants").size());
     assertTrue(all.path("truncated").asBoolean());
+  }
+
+  @Test
+  void endpointsAreWrittenShownAsGivenToTheTokensHoldersAndRefusedNamingTheField() throws Exception {
+    String url = "https://acme.customers.example/in?token=s3cret";
+    JsonNode put = ok(send("PUT", "/admin/tenants/" + acme, WRITE, "{\"tier\":\"pro\","
+        + "\"endpoints\":{\"hooks\":{\"url\":\"" + url + "\",\"rate\":\"5/s\"}}}"));
+    JsonNode endpoints = JSON.readTree("{\"hooks\":{\"url\":\"" + url + "\",\"rate\":\"5/s\"}}");
+    assertEquals(endpoints, put.path("endpoints"));
+    assertEquals(endpoints, ok(send("GET", "/admin/tenants/" + acme, READ, null)).path("endpoints"));
+    assertEquals(endpoints, ok(send("GET", "/admin/tenants/" + acme + "/audit", READ, null))
+        .path("changes").get(0).path("after").path("endpoints"), "the audit trail has it too");
+    assertEquals("https://initech.customers.example/file", ok(send("GET",
+        "/admin/tenants/initech", READ, null)).path("fileEndpoints").path("hooks").asText(),
+        "the file's endpoints are shown beside the registry's");
+
+    HttpResponse<String> http = send("PUT", "/admin/tenants/" + acme, WRITE, "{\"tier\":\"pro\","
+        + "\"endpoints\":{\"hooks\":\"http://acme.customers.example/in?token=s3cret\"}}");
+    assertEquals(400, http.statusCode(), http.body());
+    assertTrue(JSON.readTree(http.body()).path("error").asText()
+        .startsWith("endpoints.hooks.url: expected https"), http.body());
+    assertFalse(http.body().contains("s3cret"), "a refusal never shows a URL's query");
+    HttpResponse<String> host = send("PUT", "/admin/tenants/" + acme, WRITE, "{\"tier\":\"pro\","
+        + "\"endpoints\":{\"payments-api\":\"https://acme.customers.example/in\"}}");
+    assertEquals(400, host.statusCode(), host.body());
+    assertTrue(JSON.readTree(host.body()).path("error").asText()
+        .startsWith("endpoints.payments-api: not a provider with endpoints: perTenant"), host.body());
   }
 
   @Test

@@ -234,7 +234,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.endpoints = new TenantEndpoints(new TenantEndpoints.Parts(this.providers, leak, learner,
         timer, this::settle, this::cannotFit,
         (e, detail) -> deadNow(e, Reason.ENDPOINT_DISABLED, detail), listener, clock, nanoTime,
-        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize()), weights);
+        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize()), weights,
+        wiring.tenants());
     for (Map.Entry<String, ProviderConfig> p : config.providers().entrySet()) {
       Provider provider = providers.get(p.getKey());
       if (provider == null) {

@@ -17,6 +17,9 @@ import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.SlotMarkers;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRegistry;
+import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
@@ -25,6 +28,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.slf4j.Logger;
@@ -48,10 +52,18 @@ public final class DispatcherService implements AutoCloseable {
   private final AdminTopicIdentity identity;
   /** The operator's pauses as this instance last read them. */
   private final PauseWatcher pauses;
+  /** The tenant registry's endpoints, followed when a provider has {@code endpoints: perTenant}. */
+  private final Optional<TenantWatcher> tenants;
+  /**
+   * Tenants whose records one dispatcher keeps: 20,000 plans for 10,000 configured endpoints with
+   * 1,000 busy, about 8 MB of heap at the most; beyond, the least recently used are looked up again.
+   */
+  static final int TENANTS_KEPT = 20_000;
 
   private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
-      AdminTopicIdentity identity, PauseWatcher pauses) {
+      AdminTopicIdentity identity, PauseWatcher pauses, Optional<TenantWatcher> tenants) {
     this.pauses = pauses;
+    this.tenants = tenants;
     this.dispatcher = dispatcher;
     this.redis = redis;
     this.unfollow = unfollow;
@@ -113,6 +125,12 @@ public final class DispatcherService implements AutoCloseable {
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
     // The operator's pauses, read from Redis every 250 ms.
     PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()));
+    // The tenants' endpoints set in the registry, followed within a second: only when some
+    // provider has endpoints per tenant (else no poll at all).
+    Optional<TenantWatcher> tenants = config.providers().values().stream()
+        .anyMatch(io.sluice.config.ProviderConfig::perTenant)
+        ? Optional.of(TenantWatcher.start(new TenantRegistry(redis.commands()), TENANTS_KEPT))
+        : Optional.empty();
     // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
     AdminTopicIdentity identity = AdminTopicIdentity.create(config, clientId + "-ids",
         Duration.ofSeconds(2));
@@ -121,11 +139,12 @@ public final class DispatcherService implements AutoCloseable {
         .withDeliveredLog(new RedisDeliveredLog(redis.commands(), config.dispatcher().groupId(), identity))
         .withLearner(learner)
         .withLimitSources(name -> new ConfiguredLimits(live, name))
-        .withPauses(pauses::current));
+        .withPauses(pauses::current)
+        .withTenants(tenants.<TenantLookup>map(t -> t).orElse(TenantLookup.NONE)));
     Runnable unfollow = live.onChange(dispatcher::reload);
     self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity,
-        pauses);
+        pauses, tenants);
     service.thread.start();
     return service;
   }
@@ -193,6 +212,7 @@ public final class DispatcherService implements AutoCloseable {
     }
     owned.values().forEach(Provider::close);
     pauses.close();
+    tenants.ifPresent(TenantWatcher::close);
     identity.close();
     redis.close();
   }

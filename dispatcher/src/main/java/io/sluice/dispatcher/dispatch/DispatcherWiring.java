@@ -9,6 +9,7 @@ import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.provider.Provider;
+import io.sluice.redis.tenants.TenantLookup;
 import java.time.Clock;
 import java.util.Map;
 import java.util.function.Function;
@@ -36,6 +37,9 @@ import org.apache.kafka.clients.producer.Producer;
  * @param limitSources the configured limits of each provider, by name, asked on every claim
  * @param pauses       the operators' pauses in force, asked on every turn of the consumer loop (a
  *                     {@link io.sluice.dispatcher.pause.PauseWatcher}'s cache in the application)
+ * @param tenants      the tenants' registry records, whose endpoints come before the file's (a
+ *                     {@link io.sluice.redis.tenants.TenantWatcher} in the application; by default
+ *                     none, every endpoint is the file's)
  */
 public record DispatcherWiring(
     SluiceConfig config,
@@ -48,7 +52,8 @@ public record DispatcherWiring(
     Clock clock,
     DispatchListener listener,
     Function<String, LimitSource> limitSources,
-    Supplier<PauseRules> pauses) {
+    Supplier<PauseRules> pauses,
+    TenantLookup tenants) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -57,30 +62,36 @@ public record DispatcherWiring(
     return new DispatcherWiring(config, consumer, producer, providers, leak, DeliveredLog.NONE,
         LimitLearner.local(listener), clock, listener,
         name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
-        () -> PauseRules.NONE);
+        () -> PauseRules.NONE, TenantLookup.NONE);
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources, pauses);
+        listener, limitSources, pauses, tenants);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources, pauses);
+        clock, listener, limitSources, pauses, tenants);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources, pauses);
+        clock, listener, sources, pauses, tenants);
   }
 
   /** This wiring with {@code rules} giving the pauses in force. */
   public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, rules);
+        clock, listener, limitSources, rules, tenants);
+  }
+
+  /** This wiring with {@code registry} giving the tenants' registry records (their endpoints). */
+  public DispatcherWiring withTenants(TenantLookup registry) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, pauses, registry);
   }
 }

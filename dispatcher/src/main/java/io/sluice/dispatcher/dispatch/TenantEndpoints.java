@@ -16,6 +16,8 @@ import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -41,8 +43,12 @@ import org.slf4j.LoggerFactory;
  * each endpoint's {@link EndpointHealth} disables it after failing for {@code disableAfter} and
  * lets one probe through after {@code probeAfter}.
  *
- * <p>The URL is the tenant's configured endpoint, never the event's; a tenant without one has its
- * event dead-lettered {@code no_endpoint} without a call. The consumer thread owns this class;
+ * <p>The URL is the tenant's endpoint, never the event's: the one its registry record gives
+ * ({@link TenantLookup}, a cache fed by the registry's changes), else the file's
+ * ({@link TenantRecord#endpointOf}); a tenant without one has its event dead-lettered
+ * {@code no_endpoint} without a call. When a tenant's endpoint changes (a {@code tenants set}, a
+ * reload), its next event opens a lane toward the new one; the lane toward the old one takes no
+ * more events, finishes what it holds, and is closed once idle. The consumer thread owns this class;
  * the lanes' results arrive on the clients' threads and touch only an endpoint's health (under
  * its own monitor) and its lane (under the lane's). No code holds the health's monitor while
  * taking the lane's: a firing slot holds the lane's and asks the health.
@@ -111,6 +117,13 @@ final class TenantEndpoints {
   private final Parts parts;
   private final DispatchListener listener;
   private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
+  /**
+   * Lanes toward an endpoint changed while they were busy: no new events, closed once idle; at
+   * most {@value #MAX_LANES} (beyond, the changed endpoint's events are deferred until some drain).
+   */
+  private final List<Live> retiring = new ArrayList<>();
+  /** The tenants' registry records (their endpoints over the file's). */
+  private final TenantLookup registry;
   /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
   private ExecutorService lookups;
   private Map<String, Double> weights;
@@ -119,7 +132,12 @@ final class TenantEndpoints {
   private volatile Map<String, Integer> inFlight = Map.of();
 
   TenantEndpoints(Parts parts, Map<String, Double> weights) {
+    this(parts, weights, TenantLookup.NONE);
+  }
+
+  TenantEndpoints(Parts parts, Map<String, Double> weights, TenantLookup registry) {
     this.parts = parts;
+    this.registry = registry;
     this.listener = new EndpointListener(parts.listener());
     this.weights = Map.copyOf(weights);
   }
@@ -128,18 +146,29 @@ final class TenantEndpoints {
   Route route(DispatchEntry entry, ProviderConfig provider, SluiceConfig config) {
     String name = entry.event().provider();
     String tenant = entry.event().tenant();
-    Optional<TenantEndpoint> endpoint = config.endpointOf(name, tenant);
+    Optional<TenantEndpoint> endpoint = TenantRecord.endpointOf(config, name, tenant,
+        registry.registered(tenant));
     if (endpoint.isEmpty()) {
       return new Dead(Reason.NO_ENDPOINT, "tenant " + tenant + " has no endpoint toward " + name
-          + " (tenants." + tenant + ".endpoints." + name + ")");
+          + " (tenants." + tenant + ".endpoints." + name + ", or sluice tenants set " + tenant
+          + " --endpoint " + name + "=URL)");
     }
     EndpointLanes.Key key = new EndpointLanes.Key(name, tenant);
     long now = parts.clock().millis();
     Optional<Live> found = live.get(key);
-    if (found.isPresent() && !found.get().endpoint().equals(endpoint.get()) && found.get().idle()) {
-      // The endpoint was changed by a reload: its next lane calls the new one. (A busy lane
-      // finishes what it holds toward the old one first.)
-      retire(live.retireIdle(Long.MAX_VALUE, l -> l.key().equals(key)));
+    if (found.isPresent() && !found.get().endpoint().equals(endpoint.get())) {
+      // The endpoint was changed (the registry, a reload): the next lane calls the new one. A
+      // busy lane finishes what it holds toward the old one first, taking nothing more.
+      if (found.get().lane().idle()) {
+        live.remove(key);
+        retire(List.of(found.get()));
+      } else if (retiring.size() >= MAX_LANES) {
+        // Bounded like the live lanes: endpoints changed faster than their old lanes drain.
+        return new Full(MAX_LANES + " lanes are finishing toward changed endpoints on this instance");
+      } else {
+        live.remove(key);
+        retiring.add(found.get());
+      }
     }
     EndpointLanes.Opened<Live> opened = live.open(key, now, Live::idle,
         () -> open(key, provider, endpoint.get()));
@@ -234,9 +263,14 @@ final class TenantEndpoints {
     }
     lastRetired = nowMillis;
     retire(live.retireIdle(nowMillis, Live::idle));
+    // A lane toward a changed endpoint is closed once it holds nothing, disabled or not: no
+    // event comes to it any more, so waiting for a probe would only keep it for ever.
+    List<Live> done = new ArrayList<>();
+    retiring.removeIf(l -> l.lane().idle() && done.add(l));
+    retire(done);
     Map<String, Integer> q = new HashMap<>();
     Map<String, Integer> f = new HashMap<>();
-    for (Live l : live.lanes()) {
+    for (Live l : all()) {
       q.merge(l.key().provider(), l.lane().queued(), Integer::sum);
       f.merge(l.key().provider(), l.lane().inFlight(), Integer::sum);
     }
@@ -248,11 +282,22 @@ final class TenantEndpoints {
     lanes.forEach(l -> l.lane().close());
   }
 
-  /** Every live endpoint lane. */
+  /** Every live endpoint lane, those finishing toward a changed endpoint included. */
   List<ProviderLane> lanes() {
     List<ProviderLane> lanes = new ArrayList<>();
-    live.lanes().forEach(l -> lanes.add(l.lane()));
+    all().forEach(l -> lanes.add(l.lane()));
     return lanes;
+  }
+
+  private List<Live> all() {
+    List<Live> all = new ArrayList<>(live.lanes());
+    all.addAll(retiring);
+    return all;
+  }
+
+  /** Lanes finishing toward an endpoint that changed while they were busy. */
+  int retiring() {
+    return retiring.size();
   }
 
   /** Events queued in the lane named {@code laneName}, 0 if it is not live. */
@@ -282,7 +327,7 @@ final class TenantEndpoints {
 
   void reweigh(Map<String, Double> next) {
     weights = Map.copyOf(next);
-    live.lanes().forEach(l -> l.lane().reweigh(weights));
+    all().forEach(l -> l.lane().reweigh(weights));
   }
 
   private ExecutorService lookups() {

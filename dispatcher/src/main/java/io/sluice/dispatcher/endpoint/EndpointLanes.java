@@ -131,6 +131,15 @@ public final class EndpointLanes<L> {
     return retired;
   }
 
+  /**
+   * Takes the endpoint's lane out, busy or not, for the caller to finish and close (its endpoint
+   * changed: the next event opens a new lane); empty when it has none.
+   */
+  public Optional<L> remove(Key key) {
+    Live<L> found = live.remove(key);
+    return Optional.ofNullable(found == null ? null : found.lane);
+  }
+
   /** Every live lane. */
   public Collection<L> lanes() {
     List<L> lanes = new ArrayList<>(live.size());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantEndpoint;
 import io.sluice.dispatcher.dispatch.lane.ManualTimer;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.feedback.LimitLearner;
@@ -15,12 +16,14 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.testkit.FakeClock;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +60,10 @@ class TenantEndpointsTest {
   private final List<URI> calledAt = new ArrayList<>();
   private final List<Reason> deadLettered = new ArrayList<>();
   private final List<ProviderResult> settled = new ArrayList<>();
+  /** The status every endpoint answers. */
+  private int status = 503;
+  /** The tenants' registry records, as a dispatcher's watcher would give them. */
+  private final Map<String, TenantRecord> registry = new HashMap<>();
 
   /** The provider as configured; each endpoint's copy records where it was called and fails. */
   private final Provider provider = new Provider() {
@@ -69,7 +76,7 @@ class TenantEndpointsTest {
     public Provider toward(URI endpoint) {
       return call -> {
         calledAt.add(endpoint);
-        return CompletableFuture.completedFuture(new ProviderResult.Answered(503, null));
+        return CompletableFuture.completedFuture(new ProviderResult.Answered(status, null));
       };
     }
   };
@@ -80,14 +87,15 @@ class TenantEndpointsTest {
       LimitLearner.local(DispatchListener.NONE), timer,
       (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
       (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
-      clock::nanos, 100_000, 100), Map.of("std", 1.0));
+      clock::nanos, 100_000, 100), Map.of("std", 1.0), registry::get);
 
   @Test
   void shouldDeadLetterTheEventOfATenantWithoutAnEndpointWithoutACall() {
     TenantEndpoints.Route route = endpoints.route(entry("e1", "nobody"), hooks, config);
 
     assertEquals(new TenantEndpoints.Dead(Reason.NO_ENDPOINT, "tenant nobody has no endpoint "
-        + "toward hooks (tenants.nobody.endpoints.hooks)"), route);
+        + "toward hooks (tenants.nobody.endpoints.hooks, or sluice tenants set nobody --endpoint "
+        + "hooks=URL)"), route);
     assertEquals(0, endpoints.size(), "no lane for it");
   }
 
@@ -128,6 +136,82 @@ class TenantEndpointsTest {
     assertEquals(calls + 1, calledAt.size(), "its probe, once due, is one call");
   }
 
+  @Test
+  void shouldCallTheEndpointTheRegistryGivesOverTheFilesAndTheFilesOnceItIsRemoved() {
+    status = 200;
+    registry.put("acme", record("http://127.0.0.1:9/registry"));
+    registry.put("nobody", record("http://127.0.0.1:9/nobody"));
+
+    queue("e1");
+    endpoints.route(entry("e2", "nobody"), hooks, config);
+    timer.advance(Duration.ofMillis(100));
+    assertEquals(List.of(URI.create("http://127.0.0.1:9/registry")), calledAt,
+        "the registry's endpoint, not the file's");
+
+    registry.remove("acme");
+    registry.remove("nobody");
+    queue("e3");
+    timer.advance(Duration.ofMillis(200));
+    assertEquals(URI.create("http://127.0.0.1:9/acme"), calledAt.get(calledAt.size() - 1),
+        "its record gone: the file's");
+    assertInstanceOf(TenantEndpoints.Dead.class, endpoints.route(entry("e4", "nobody"), hooks,
+        config), "no record and nothing in the file: no_endpoint");
+  }
+
+  @Test
+  void shouldSendTheNextEventToAChangedEndpointWhileTheOldLaneFinishesWhatItHolds() {
+    status = 200;
+    registry.put("acme", record("http://127.0.0.1:9/old"));
+    ProviderLane old = queue("e0");
+    for (int i = 1; i < 5; i++) {
+      queue("e" + i);
+    }
+    timer.advance(Duration.ZERO);
+    assertEquals(1, calledAt.size(), "10/s: one now, four queued behind it");
+
+    registry.put("acme", record("http://127.0.0.1:9/new"));
+    ProviderLane next = queue("e5");
+    assertEquals(1, endpoints.retiring(), "the old lane still holds four");
+    assertEquals("hooks/acme", next.name(), "the same endpoint's lane: its leak is shared");
+    timer.advance(Duration.ofSeconds(1));
+
+    long toOld = calledAt.stream().filter(URI.create("http://127.0.0.1:9/old")::equals).count();
+    assertEquals(5, toOld, "what was queued toward the old endpoint went there");
+    assertEquals(URI.create("http://127.0.0.1:9/new"), calledAt.get(calledAt.size() - 1),
+        "the event after the change went to the new one");
+    assertEquals(0, old.queued());
+    endpoints.tick(clock.millis());
+    assertEquals(0, endpoints.retiring(), "the old lane is closed once idle");
+    assertEquals(List.of(next), endpoints.lanes());
+  }
+
+  @Test
+  void shouldDeferTheEventsOfAChangedEndpointOnceTooManyOldLanesAreStillFinishing() {
+    int n = TenantEndpoints.MAX_LANES;
+    for (int i = 0; i < n; i++) {
+      registry.put("t" + i, record("http://127.0.0.1:9/old"));
+      for (int k = 0; k < 2; k++) {
+        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("a" + i + k, "t" + i),
+            hooks, config)).lane().offer(entry("a" + i + k, "t" + i));
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      registry.put("t" + i, record("http://127.0.0.1:9/new"));
+      assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("b" + i, "t" + i), hooks,
+          config)).lane().offer(entry("b" + i, "t" + i));
+    }
+    assertEquals(n, endpoints.retiring(), "every old lane still holds an event");
+
+    registry.put("t0", record("http://127.0.0.1:9/newer"));
+    assertInstanceOf(TenantEndpoints.Full.class, endpoints.route(entry("c", "t0"), hooks, config),
+        "no more lanes finishing apart than live ones: deferred, no attempt spent");
+  }
+
+  private static TenantRecord record(String url) {
+    return new TenantRecord("std", Map.of(), false,
+        Map.of("hooks", new TenantEndpoint(URI.create(url))));
+  }
+
   private ProviderLane queue(String id) {
     TenantEndpoints.Route route = endpoints.route(entry(id, "acme"), hooks, config);
     ProviderLane lane = assertInstanceOf(TenantEndpoints.Queue.class, route, id).lane();
@@ -135,7 +219,7 @@ class TenantEndpointsTest {
     return lane;
   }
 
-  private static DispatchEntry entry(String id, String tenant) {
+  static DispatchEntry entry(String id, String tenant) {
     String json = "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\"hooks\"}";
     return new DispatchEntry(new TopicPartition("ready", 0), 0, 1, tenant.getBytes(UTF_8),
         json.getBytes(UTF_8), new RecordHeaders(), new WorkEvent(id, tenant, "hooks", 1, null,

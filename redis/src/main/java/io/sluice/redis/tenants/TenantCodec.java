@@ -4,8 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.ProviderLimit;
 import io.sluice.config.Quota;
+import io.sluice.config.QuotaRule;
 import io.sluice.config.Rate;
+import io.sluice.config.TenantEndpoint;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.HashMap;
@@ -15,7 +18,8 @@ import java.util.Optional;
 
 /**
  * The registry's JSON, one form for Redis, the admin API and {@code sluice tenants --json}:
- * <pre>{"tier":"pro","quotas":{"payments-api":{"capacity":60,"refill":"20/s"}},"shadow":false}</pre>
+ * <pre>{"tier":"pro","quotas":{"payments-api":{"capacity":60,"refill":"20/s"}},"shadow":false,
+ *  "endpoints":{"hooks":{"url":"https://hooks.acme.example/in","rate":"5/s"}}}</pre>
  * A refill is written per second ({@code 600/m} reads back as {@code 10/s}), in plain digits so
  * that {@link Rate#parse} reads it back exactly.
  *
@@ -25,7 +29,7 @@ import java.util.Optional;
  */
 public final class TenantCodec {
   /** Longest stored value read. */
-  static final int MAX_VALUE_CHARS = 8_000;
+  static final int MAX_VALUE_CHARS = 16_000;
   /** Longest "who" kept. */
   public static final int MAX_WHO = 100;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,18 +41,50 @@ public final class TenantCodec {
     ObjectNode out = JSON.createObjectNode();
     out.put("tier", record.tier());
     ObjectNode quotas = out.putObject("quotas");
-    new java.util.TreeMap<>(record.quotas()).forEach((provider, q) -> {
-      ObjectNode one = quotas.putObject(provider);
-      double c = q.capacity();
-      if (c == Math.rint(c) && Math.abs(c) < 1e15) {
-        one.put("capacity", (long) c);
-      } else {
-        one.put("capacity", c);
-      }
-      one.put("refill", rate(q.refill()));
-    });
+    new java.util.TreeMap<>(record.quotas()).forEach((provider, q) -> quota(quotas.putObject(provider), q));
     out.put("shadow", record.shadow());
+    ObjectNode endpoints = out.putObject("endpoints");
+    new java.util.TreeMap<>(record.endpoints()).forEach((provider, e) -> {
+      ObjectNode one = endpoints.putObject(provider);
+      one.put("url", e.url().toString());
+      e.limits().stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).findFirst()
+          .ifPresent(l -> one.put("rate", rate(new Rate(l.amount()))));
+    });
+    TenantBudgets budgets = record.budgets();
+    if (budgets != null) {
+      if (budgets.overall() == null) {
+        out.putNull("overall");
+      } else {
+        quota(out.putObject("overall"), budgets.overall());
+      }
+      ObjectNode rules = out.putObject("rules");
+      new java.util.TreeMap<>(budgets.rules()).forEach((name, r) -> {
+        ObjectNode one = rules.putObject(name);
+        putIfGiven(one, "provider", r.provider());
+        putIfGiven(one, "path", r.path());
+        putIfGiven(one, "attribute", r.attribute());
+        putIfGiven(one, "equals", r.equals());
+        quota(one, r.quota());
+      });
+    }
     return out;
+  }
+
+  private static void putIfGiven(ObjectNode out, String field, String value) {
+    if (value != null) {
+      out.put(field, value);
+    }
+  }
+
+  /** {@code "capacity"} (a whole number when it is one) and {@code "refill"} into {@code one}. */
+  private static void quota(ObjectNode one, Quota q) {
+    double c = q.capacity();
+    if (c == Math.rint(c) && Math.abs(c) < 1e15) {
+      one.put("capacity", (long) c);
+    } else {
+      one.put("capacity", c);
+    }
+    one.put("refill", rate(q.refill()));
   }
 
   /** A rate as {@code N/s} in plain digits ({@code 20/s}, {@code 0.5/s}). */
@@ -121,14 +157,82 @@ public final class TenantCodec {
     try {
       for (Iterator<Map.Entry<String, JsonNode>> it = q.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        quotas.put(e.getKey(), new Quota(e.getValue().path("capacity").asDouble(),
-            Rate.parse(e.getValue().path("refill").asText())));
+        quotas.put(e.getKey(), quota(e.getValue()));
       }
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
+    Map<String, TenantEndpoint> endpoints = new HashMap<>();
+    JsonNode e = json.path("endpoints");
+    if (!e.isMissingNode() && !e.isObject()) {
+      return Optional.empty();
+    }
+    try {
+      for (Iterator<Map.Entry<String, JsonNode>> it = e.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> one = it.next();
+        endpoints.put(one.getKey(), endpoint(one.getValue()));
+      }
+    } catch (IllegalArgumentException | java.net.URISyntaxException bad) {
+      return Optional.empty();
+    }
+    TenantBudgets budgets;
+    try {
+      budgets = budgets(json);
+    } catch (IllegalArgumentException | NullPointerException bad) {
+      return Optional.empty();
+    }
     return Optional.of(new TenantRecord(json.path("tier").textValue(), quotas,
-        json.path("shadow").asBoolean(false)));
+        json.path("shadow").asBoolean(false), endpoints, budgets));
+  }
+
+  /** A quota as {@link #json} writes it: {@code {"capacity":N,"refill":"R"}}. */
+  private static Quota quota(JsonNode json) {
+    return new Quota(json.path("capacity").asDouble(), Rate.parse(json.path("refill").asText()));
+  }
+
+  /** The budgets a record holds, or null when it holds none (neither overall nor rules). */
+  private static TenantBudgets budgets(JsonNode json) {
+    if (!json.has("overall") && !json.has("rules")) {
+      return null;
+    }
+    JsonNode o = json.path("overall");
+    Quota overall = o.isObject() ? quota(o) : null;
+    Map<String, QuotaRule> rules = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = json.path("rules").fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      JsonNode r = e.getValue();
+      QuotaRule rule = new QuotaRule(text(r, "provider"), text(r, "path"), text(r, "attribute"),
+          text(r, "equals"), quota(r));
+      // What the gate relies on (BudgetInput checks it when written): a name fit for a key, a
+      // condition, and an attribute only with the value it must have.
+      BudgetInput.name(e.getKey());
+      if (rule.provider() == null && rule.path() == null && rule.attribute() == null
+          || (rule.attribute() == null) != (rule.equals() == null)) {
+        throw new IllegalArgumentException("not a rule");
+      }
+      rules.put(e.getKey(), rule);
+    }
+    return new TenantBudgets(overall, rules);
+  }
+
+  private static String text(JsonNode json, String field) {
+    return json.path(field).isTextual() ? json.path(field).textValue() : null;
+  }
+
+  /**
+   * An endpoint as {@link #json} writes it: an absolute http or https URL with a host (whether
+   * its provider may have it is asked where it is used: {@link TenantRecord#endpointOf}).
+   */
+  private static TenantEndpoint endpoint(JsonNode json) throws java.net.URISyntaxException {
+    java.net.URI url = new java.net.URI(json.path("url").asText(""));
+    String scheme = String.valueOf(url.getScheme()).toLowerCase(java.util.Locale.ROOT);
+    if (url.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
+      throw new IllegalArgumentException("not an endpoint");
+    }
+    return json.path("rate").isTextual()
+        ? new TenantEndpoint(url, java.util.List.of(ProviderLimit.rate(
+            Rate.parse(json.path("rate").textValue()).perSecond())))
+        : new TenantEndpoint(url);
   }
 
   /** Who wrote a change: printable ASCII, at most {@value #MAX_WHO} characters; never null. */

@@ -5,6 +5,7 @@ import io.sluice.config.Quota;
 import io.sluice.config.Rate;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
+import io.sluice.config.TenantEndpoint;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -17,13 +18,15 @@ import java.util.regex.Pattern;
  * is written: operator input is hostile until bounded, whether typed on a command line or sent to
  * the admin API. Every refusal is a {@link Refused} whose message starts with the field it is about
  * ({@code tenant}, {@code tier}, {@code shadow}, {@code quotas.<provider>}, {@code
- * quotas.<provider>.capacity}, {@code quotas.<provider>.refill}).
+ * quotas.<provider>.capacity}, {@code quotas.<provider>.refill}, {@code endpoints.<provider>} and
+ * its {@code .url} and {@code .rate}: {@link EndpointInput}).
  *
  * <p>Bounds: a tenant id as events have it (1 to {@value #MAX_ID} of {@code A-Z a-z 0-9 . _ : -});
  * a configured tier; quotas only toward configured providers (so at most one per provider); a
  * capacity above 0 and at most {@value #MAX_CAPACITY} cost units; a refill as the file writes it
  * ({@link Rate#parse}: {@code 20/s}, {@code 600/m}, {@code 10/h}), at most {@value #MAX_REFILL}
- * per second; any text read at most {@value #MAX_TEXT} characters.
+ * per second; any text read at most {@value #MAX_TEXT} characters; endpoints as
+ * {@link EndpointInput} bounds them.
  */
 public final class TenantInput {
   /** Longest tenant id, as in {@code WorkEvent.tenant}. */
@@ -32,6 +35,8 @@ public final class TenantInput {
   public static final double MAX_CAPACITY = 1e9;
   /** Largest refill, in cost units per second. */
   public static final double MAX_REFILL = 1e9;
+  /** {@link #MAX_REFILL} as written in messages. */
+  static final String MAX_REFILL_TEXT = "1000000000";
   /** Longest text looked at (a quota spec, a rate, a tier). */
   static final int MAX_TEXT = 100;
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1," + MAX_ID + "}");
@@ -76,14 +81,54 @@ public final class TenantInput {
    */
   public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, String tier,
       List<String> quotas, Boolean shadow) {
-    String t = tier != null ? tier : current != null ? current.tier() : config.defaultTier();
+    return fromCommandLine(config, current, new Changes(tier, quotas, shadow, null, null));
+  }
+
+  /**
+   * What a {@code tenants set} command line gives; null or empty: unchanged.
+   *
+   * @param endpoints       {@code provider=url} or {@code provider=url,rate=5/s} ({@link EndpointInput})
+   * @param removeEndpoints providers whose registry endpoint goes (the file's applies again)
+   * @param rules           {@code name=capacity,refill[,provider=P][,path=X][,attribute=A,equals=V]}
+   *                        ({@link BudgetInput})
+   * @param removeRules     names of rules that go
+   * @param overall         {@code capacity,refill}, or {@code none}
+   */
+  public record Changes(String tier, List<String> quotas, Boolean shadow, List<String> endpoints,
+      List<String> removeEndpoints, List<String> rules, List<String> removeRules, String overall) {
+    public Changes {
+      quotas = quotas == null ? List.of() : List.copyOf(quotas);
+      endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
+      removeEndpoints = removeEndpoints == null ? List.of() : List.copyOf(removeEndpoints);
+      rules = rules == null ? List.of() : List.copyOf(rules);
+      removeRules = removeRules == null ? List.of() : List.copyOf(removeRules);
+    }
+
+    /** Changes of the tier, quotas, shadow flag and endpoints only. */
+    public Changes(String tier, List<String> quotas, Boolean shadow, List<String> endpoints,
+        List<String> removeEndpoints) {
+      this(tier, quotas, shadow, endpoints, removeEndpoints, null, null, null);
+    }
+
+    boolean budgets() {
+      return !rules.isEmpty() || !removeRules.isEmpty() || overall != null;
+    }
+  }
+
+  /**
+   * {@link #fromCommandLine(SluiceConfig, TenantRecord, String, List, Boolean)} with endpoints: an
+   * endpoint given for a provider replaces that provider's only; one removed must be in
+   * {@code current}'s record (the file's endpoints are changed in the file).
+   */
+  public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, Changes given) {
+    String t = given.tier() != null ? given.tier() : current != null ? current.tier() : config.defaultTier();
     if (t == null) {
       throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
           + " there is no defaultTier (give --tier)");
     }
     checkTier(config, t);
     Map<String, Quota> out = new TreeMap<>(current == null ? Map.of() : current.quotas());
-    for (String spec : quotas == null ? List.<String>of() : quotas) {
+    for (String spec : given.quotas()) {
       String s = bounded("quotas", spec);
       int eq = s.indexOf('=');
       int comma = s.indexOf(',', eq + 1);
@@ -92,16 +137,52 @@ public final class TenantInput {
             + " got " + shown(s));
       }
       String provider = checkProvider(config, s.substring(0, eq).strip());
-      out.put(provider, quota(provider, number(s.substring(eq + 1, comma).strip(), provider),
-          s.substring(comma + 1)));
+      out.put(provider, quota("quotas." + provider, number(s.substring(eq + 1, comma).strip(),
+          "quotas." + provider + ".capacity"), s.substring(comma + 1)));
     }
-    return new TenantRecord(t, out, shadow != null ? shadow : current != null && current.shadow());
+    Map<String, TenantEndpoint> endpoints =
+        new TreeMap<>(current == null ? Map.of() : current.endpoints());
+    for (String provider : given.removeEndpoints()) {
+      if (endpoints.remove(provider) == null) {
+        throw new Refused("endpoints." + shown(provider).replace("\"", ""), "the tenant has no"
+            + " endpoint toward it in the registry (one in the file is changed in the file)");
+      }
+    }
+    for (String spec : given.endpoints()) {
+      Map.Entry<String, TenantEndpoint> e = EndpointInput.fromCommandLine(config, spec);
+      endpoints.put(e.getKey(), e.getValue());
+    }
+    EndpointInput.checkCount(endpoints);
+    TenantBudgets budgets = current == null ? null : current.budgets();
+    if (given.budgets()) {
+      budgets = budgets(config, budgets == null ? TenantBudgets.NONE : budgets, given);
+    }
+    return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
+        : current != null && current.shadow(), endpoints, budgets);
+  }
+
+  /** {@code current} with the rules and overall budget {@code given} changes. */
+  private static TenantBudgets budgets(SluiceConfig config, TenantBudgets current, Changes given) {
+    Map<String, io.sluice.config.QuotaRule> rules = new TreeMap<>(current.rules());
+    for (String name : given.removeRules()) {
+      if (rules.remove(name) == null) {
+        throw new Refused("rules." + shown(name).replace("\"", ""), "the tenant has no such rule");
+      }
+    }
+    for (String spec : given.rules()) {
+      Map.Entry<String, io.sluice.config.QuotaRule> rule = BudgetInput.rule(config, spec);
+      rules.put(rule.getKey(), rule.getValue());
+    }
+    BudgetInput.checkCount(rules);
+    return new TenantBudgets(given.overall() != null ? BudgetInput.overall(given.overall())
+        : current.overall(), rules);
   }
 
   /**
    * The record of an admin API body, {@code {"tier":..., "quotas":{P:{"capacity":N,
-   * "refill":"20/s"}}, "shadow":bool}}: the whole record (tier required; no quotas and no shadow
-   * mean none and false). Unknown fields are refused, so that a typo is not silently ignored.
+   * "refill":"20/s"}}, "shadow":bool, "endpoints":{P:"https://..." | {"url":..., "rate":"5/s"}}}}:
+   * the whole record (tier required; no quotas, no shadow and no endpoints mean none, false and
+   * none). Unknown fields are refused, so that a typo is not silently ignored.
    */
   public static TenantRecord fromJson(SluiceConfig config, JsonNode body) {
     if (body == null || !body.isObject()) {
@@ -109,8 +190,9 @@ public final class TenantInput {
     }
     for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
       String field = it.next();
-      if (!List.of("tier", "quotas", "shadow").contains(field)) {
-        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow)");
+      if (!List.of("tier", "quotas", "shadow", "endpoints", "overall", "rules").contains(field)) {
+        throw new Refused(shown(field), "unknown field (expected tier, quotas, shadow, endpoints,"
+            + " overall, rules)");
       }
     }
     JsonNode tier = body.get("tier");
@@ -136,11 +218,12 @@ public final class TenantInput {
         if (!one.isObject() || !one.path("capacity").isNumber() || !one.path("refill").isTextual()) {
           throw new Refused(at, "expected {\"capacity\": NUMBER, \"refill\": \"20/s\"}");
         }
-        quotas.put(provider, quota(provider, one.path("capacity").doubleValue(),
+        quotas.put(provider, quota(at, one.path("capacity").doubleValue(),
             one.path("refill").textValue()));
       }
     }
-    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false));
+    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false),
+        EndpointInput.fromJson(config, body.get("endpoints")), BudgetInput.fromJson(config, body));
   }
 
   /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */
@@ -167,8 +250,8 @@ public final class TenantInput {
     return provider;
   }
 
-  private static Quota quota(String provider, double capacity, String refill) {
-    String at = "quotas." + provider;
+  /** A quota at {@code at} ({@code quotas.<provider>}, {@code overall}, {@code rules.<name>}), checked. */
+  static Quota quota(String at, double capacity, String refill) {
     if (!(capacity > 0) || capacity > MAX_CAPACITY) {
       throw new Refused(at + ".capacity", "expected a number above 0 and at most "
           + (long) MAX_CAPACITY + ", got " + capacity);
@@ -186,15 +269,16 @@ public final class TenantInput {
     return new Quota(capacity, rate);
   }
 
-  private static double number(String text, String provider) {
+  /** A capacity at {@code field}, as a number (checked with its quota). */
+  static double number(String text, String field) {
     try {
-      return Double.parseDouble(bounded("quotas." + provider + ".capacity", text));
+      return Double.parseDouble(bounded(field, text));
     } catch (NumberFormatException e) {
-      throw new Refused("quotas." + provider + ".capacity", "expected a number, got " + shown(text));
+      throw new Refused(field, "expected a number, got " + shown(text));
     }
   }
 
-  private static String bounded(String field, String text) {
+  static String bounded(String field, String text) {
     if (text == null || text.length() > MAX_TEXT) {
       throw new Refused(field, text == null ? "missing" : "longer than " + MAX_TEXT + " characters");
     }

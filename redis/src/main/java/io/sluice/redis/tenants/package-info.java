@@ -1,12 +1,14 @@
 /**
- * The tenant registry: tenants' tiers, quotas and shadow flags changed while Sluice runs, kept in
- * Redis over the YAML file's entries, and followed by every gate (see docs/tenants.md).
+ * The tenant registry: tenants' tiers, quotas, shadow flags, overall budgets, rules and endpoints
+ * changed while Sluice runs, kept in Redis over the YAML file's entries, and followed by every gate
+ * and (for endpoints) every dispatcher with a per-tenant provider (see docs/tenants.md).
  *
  * <ul>
  *   <li>{@link io.sluice.redis.tenants.TenantRecord} what a record holds and how it overrides the
- *       file ({@code effective}); {@link io.sluice.redis.tenants.TenantInput} operator input,
- *       checked against the configuration and bounded; {@link io.sluice.redis.tenants.TenantCodec}
- *       its JSON.</li>
+ *       file ({@code effective}, {@code endpointOf}); {@link io.sluice.redis.tenants.TenantInput}
+ *       operator input, checked against the configuration and bounded, with
+ *       {@link io.sluice.redis.tenants.EndpointInput} for endpoints and {@code BudgetInput} for
+ *       rules; {@link io.sluice.redis.tenants.TenantCodec} its JSON.</li>
  *   <li>{@link io.sluice.redis.tenants.TenantCache}: the pure decisions of a gate's copy (what is
  *       kept, when to ask Redis, what a change forgets, Redis down).</li>
  *   <li>{@link io.sluice.redis.tenants.TenantRegistry} (Redis, {@code lua/tenants.lua}) and

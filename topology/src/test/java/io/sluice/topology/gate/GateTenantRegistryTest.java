@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.Quota;
+import io.sluice.config.QuotaRule;
 import io.sluice.config.Rate;
 import io.sluice.config.SluiceConfig;
 import io.sluice.redis.RedisCircuit;
+import io.sluice.redis.tenants.TenantBudgets;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.HeaderNames;
@@ -32,7 +34,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The gate decides a tenant by its registry record when it has one (tier, quotas, shadow), by the
+ * The gate decides a tenant by its registry record when it has one (tier, quotas, shadow, and its
+ * overall budget and rules when it holds them), by the
  * file's entry or the default tier otherwise, and a deleted record hands the tenant back to the
  * file, all at the next event.
  */
@@ -54,6 +57,7 @@ class GateTenantRegistryTest {
             free: { capacity: 1, refill: 1/m }
       tenants:
         acme: { tier: free }
+        initech: { tier: pro, overall: { capacity: 1, refill: 1/m } }
       gate: { leaseTarget: 0ms }
       """;
 
@@ -131,5 +135,28 @@ class GateTenantRegistryTest {
     registry.put("acme", new TenantRecord("free", Map.of(), true));
     send("acme", 3);
     assertEquals(3, readyTiers().size(), "shadow: decided and counted, never held back");
+  }
+
+  @Test
+  void aRecordHoldingBudgetsReplacesTheFilesOverallAndRulesAndOneWithoutKeepsThem() {
+    send("initech", 3);
+    assertEquals(1, readyTiers().size(), "the file's overall budget, capacity 1");
+
+    registry.put("initech", new TenantRecord("pro", Map.of(), false));
+    send("initech", 2);
+    assertEquals(0, readyTiers().size(), "a record holding no budgets keeps the file's (spent)");
+
+    registry.put("initech", new TenantRecord("pro", Map.of(), false, Map.of(), TenantBudgets.NONE));
+    send("initech", 3);
+    // (A tenant with one rule is charged through token_bucket.lua's own key, not the one charged
+    // with other rules, so the quota is found full: as after a reload removing the file's overall.)
+    assertEquals(3, readyTiers().size(), "no overall: the pro quota alone, capacity 3");
+
+    registry.put("initech", new TenantRecord("pro", Map.of("api", new Quota(10, Rate.parse("1/m"))),
+        false, Map.of(), new TenantBudgets(null, Map.of("api-calls",
+            new QuotaRule("api", null, null, null, new Quota(2, Rate.parse("1/m")))))));
+    clock.advance(java.time.Duration.ofMinutes(10));
+    send("initech", 5);
+    assertEquals(2, readyTiers().size(), "the record's rule, capacity 2, under a quota of 10");
   }
 }

@@ -1,0 +1,258 @@
+package io.sluice.redis.tenants;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.config.EndpointHosts;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.ProviderLimit;
+import io.sluice.config.Rate;
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantEndpoint;
+import io.sluice.redis.tenants.TenantInput.Refused;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * A tenant's endpoints as an operator gives them to the registry, checked as the configuration
+ * loader checks the file's ({@code ConfigChecks}) and a little more: every refusal names its field
+ * ({@code endpoints.<provider>}, {@code endpoints.<provider>.url}, {@code endpoints.<provider>.rate}).
+ *
+ * <ul>
+ *   <li>only toward a configured provider with {@code endpoints: perTenant};</li>
+ *   <li>a URL of at most {@value #MAX_URL} characters, absolute, with a host, no user information
+ *       ({@code user:password@}: the provider's {@code auth} is where credentials go) and no
+ *       fragment;</li>
+ *   <li>{@code https}, unless the provider sets {@code allowPrivateNetworks: true} (tests, labs and
+ *       trusted networks, where {@code http} is allowed too);</li>
+ *   <li>a host the provider's {@code allowedHosts} admit, and, unless it allows private networks,
+ *       not an internal address written as such ({@link EndpointHosts#literalRefusal}); a name is
+ *       checked again at every call by what it resolves to, as the file's are;</li>
+ *   <li>an optional {@code rate} of its own, as the file's ({@code 5/s}), at most
+ *       {@value TenantInput#MAX_REFILL_TEXT} per second;</li>
+ *   <li>at most {@value #MAX_ENDPOINTS} endpoints per tenant.</li>
+ * </ul>
+ *
+ * <p>A URL may carry a secret in its query (some webhooks do): a refusal never quotes one, it
+ * shows the URL as {@link #shown} does (no user information, the query as {@code ?...}).
+ */
+public final class EndpointInput {
+  /** Longest endpoint URL. */
+  public static final int MAX_URL = 1_000;
+  /** Most endpoints one tenant's record holds. */
+  public static final int MAX_ENDPOINTS = 8;
+
+  private EndpointInput() {}
+
+  /**
+   * A command line's {@code PROVIDER=URL} or {@code PROVIDER=URL,rate=RATE}
+   * ({@code hooks=https://hooks.acme.example/in,rate=5/s}), checked.
+   */
+  static Map.Entry<String, TenantEndpoint> fromCommandLine(SluiceConfig config, String spec) {
+    if (spec == null || spec.length() > MAX_URL + TenantInput.MAX_TEXT) {
+      throw new Refused("endpoints", spec == null ? "missing"
+          : "longer than " + (MAX_URL + TenantInput.MAX_TEXT) + " characters");
+    }
+    int eq = spec.indexOf('=');
+    if (eq < 1) {
+      throw new Refused("endpoints", "expected PROVIDER=URL or PROVIDER=URL,rate=RATE like "
+          + "hooks=https://hooks.acme.example/in,rate=5/s");
+    }
+    String provider = spec.substring(0, eq).strip();
+    String rest = spec.substring(eq + 1).strip();
+    String rate = null;
+    int comma = rest.lastIndexOf(",rate=");
+    if (comma >= 0 && rest.indexOf(',', comma + 1) < 0) {
+      rate = rest.substring(comma + ",rate=".length()).strip();
+      rest = rest.substring(0, comma).strip();
+    }
+    return Map.entry(perTenant(config, provider), checked(config, provider, rest, rate));
+  }
+
+  /**
+   * An API body's {@code endpoints}: {@code {"hooks": "https://..."}} or
+   * {@code {"hooks": {"url": "https://...", "rate": "5/s"}}}, checked.
+   */
+  static Map<String, TenantEndpoint> fromJson(SluiceConfig config, JsonNode endpoints) {
+    Map<String, TenantEndpoint> out = new TreeMap<>();
+    if (endpoints == null || endpoints.isNull()) {
+      return out;
+    }
+    if (!endpoints.isObject()) {
+      throw new Refused("endpoints", "expected an object of provider to a URL or {url, rate}");
+    }
+    if (endpoints.size() > MAX_ENDPOINTS) {
+      throw tooMany(endpoints.size());
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = endpoints.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String provider = perTenant(config, e.getKey());
+      JsonNode one = e.getValue();
+      String at = "endpoints." + provider;
+      if (one.isTextual()) {
+        out.put(provider, checked(config, provider, one.textValue(), null));
+        continue;
+      }
+      if (!one.isObject() || !one.path("url").isTextual()
+          || one.has("rate") && !one.get("rate").isTextual()) {
+        throw new Refused(at, "expected a URL, or {\"url\": \"https://...\", \"rate\": \"5/s\"}");
+      }
+      for (Iterator<String> f = one.fieldNames(); f.hasNext(); ) {
+        String field = f.next();
+        if (!field.equals("url") && !field.equals("rate")) {
+          throw new Refused(at + "." + TenantInput.shown(field).replace("\"", ""),
+              "unknown field (expected url, rate)");
+        }
+      }
+      out.put(provider, checked(config, provider, one.path("url").textValue(),
+          one.has("rate") ? one.get("rate").textValue() : null));
+    }
+    return out;
+  }
+
+  /** Refused when a tenant would hold more than {@value #MAX_ENDPOINTS} endpoints. */
+  static void checkCount(Map<String, TenantEndpoint> endpoints) {
+    if (endpoints.size() > MAX_ENDPOINTS) {
+      throw tooMany(endpoints.size());
+    }
+  }
+
+  /** {@code provider} when it is a configured per-tenant provider, else refused. */
+  static String perTenant(SluiceConfig config, String provider) {
+    ProviderConfig p = config.providers().get(provider);
+    if (p == null || !p.perTenant()) {
+      String those = config.providers().entrySet().stream()
+          .filter(e -> e.getValue().perTenant()).map(Map.Entry::getKey).sorted()
+          .collect(Collectors.joining(", "));
+      throw new Refused("endpoints." + TenantInput.shown(provider).replace("\"", ""),
+          "not a provider with endpoints: perTenant (those: " + (those.isEmpty() ? "none" : those)
+              + ")");
+    }
+    return provider;
+  }
+
+  /** The endpoint {@code url} (and {@code rate}, null for the provider's) toward {@code provider}, checked. */
+  static TenantEndpoint checked(SluiceConfig config, String provider, String url, String rate) {
+    String at = "endpoints." + provider + ".url";
+    if (url == null || url.isEmpty()) {
+      throw new Refused(at, "missing");
+    }
+    if (url.length() > MAX_URL) {
+      throw new Refused(at, "longer than " + MAX_URL + " characters");
+    }
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      // The text itself is not quoted: it may carry a secret.
+      throw new Refused(at, "not a URL (" + e.getReason() + " at index " + e.getIndex() + ")");
+    }
+    Optional<String> why = problem(config, provider, uri);
+    if (why.isPresent()) {
+      throw new Refused(at, why.get());
+    }
+    List<ProviderLimit> limits = List.of();
+    if (rate != null) {
+      String r = "endpoints." + provider + ".rate";
+      Rate parsed;
+      try {
+        parsed = Rate.parse(rate.length() > TenantInput.MAX_TEXT ? "" : rate);
+      } catch (IllegalArgumentException e) {
+        throw new Refused(r, "expected a rate above zero like 5/s, 300/m or 10/h, got "
+            + TenantInput.shown(rate));
+      }
+      if (parsed.perSecond() > TenantInput.MAX_REFILL) {
+        throw new Refused(r, "at most " + TenantInput.MAX_REFILL_TEXT + "/s, got "
+            + TenantCodec.rate(parsed));
+      }
+      limits = List.of(ProviderLimit.rate(parsed.perSecond()));
+    }
+    return new TenantEndpoint(uri, limits);
+  }
+
+  /**
+   * Why {@code endpoint} may not be {@code provider}'s endpoint under {@code config} now, or
+   * empty: what {@link #checked} refuses of a URL already parsed. Asked again when the dispatcher
+   * resolves a registered endpoint, so a reload that narrows {@code allowedHosts} or drops
+   * {@code perTenant} is followed, and a value written to Redis by anything else is judged.
+   */
+  public static Optional<String> refusal(SluiceConfig config, String provider, TenantEndpoint endpoint) {
+    ProviderConfig p = config.providers().get(provider);
+    if (p == null || !p.perTenant()) {
+      return Optional.of("not a provider with endpoints: perTenant");
+    }
+    return problem(config, provider, endpoint.url());
+  }
+
+  private static Optional<String> problem(SluiceConfig config, String provider, URI uri) {
+    ProviderConfig p = config.providers().get(provider);
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    boolean open = p.endpoints().allowPrivateNetworks();
+    if (uri.toString().length() > MAX_URL) {
+      return Optional.of("longer than " + MAX_URL + " characters");
+    }
+    if (!uri.isAbsolute() || uri.getHost() == null
+        || !(scheme.equals("https") || scheme.equals("http"))) {
+      return Optional.of("expected an absolute https URL with a host, got " + shown(uri));
+    }
+    if (!scheme.equals("https") && !open) {
+      return Optional.of("expected https, got " + shown(uri) + " (http only toward providers "
+          + "with allowPrivateNetworks: true)");
+    }
+    if (uri.getRawUserInfo() != null) {
+      return Optional.of("has user information (user:password@), which is not sent: put "
+          + "credentials in providers." + provider + ".auth");
+    }
+    if (uri.getRawFragment() != null) {
+      return Optional.of("has a fragment (#...), which is never sent: remove it");
+    }
+    String host = uri.getHost();
+    if (!EndpointHosts.allowed(host, p.endpoints().allowedHosts())) {
+      return Optional.of("host \"" + host + "\" is not in providers." + provider
+          + ".allowedHosts (" + String.join(", ", p.endpoints().allowedHosts()) + ")");
+    }
+    if (!open) {
+      Optional<String> why = EndpointHosts.literalRefusal(host);
+      if (why.isPresent()) {
+        return Optional.of("host \"" + host + "\" is " + why.get() + "; per-tenant endpoints may "
+            + "not reach internal addresses unless providers." + provider
+            + ".allowPrivateNetworks is true");
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A URL as logs and refusals may show it: scheme, host, port and path, with no user
+   * information, and the query, which may carry a secret, as {@code ?...}.
+   */
+  public static String shown(URI url) {
+    StringBuilder out = new StringBuilder();
+    if (url.getScheme() != null) {
+      out.append(url.getScheme()).append("://");
+    }
+    if (url.getHost() != null) {
+      out.append(url.getHost());
+      if (url.getPort() >= 0) {
+        out.append(':').append(url.getPort());
+      }
+    }
+    if (url.getRawPath() != null) {
+      out.append(url.getRawPath());
+    }
+    if (url.getRawQuery() != null) {
+      out.append("?...");
+    }
+    String s = out.toString();
+    return "\"" + (s.length() > 120 ? s.substring(0, 120) + "..." : s) + "\"";
+  }
+
+  private static Refused tooMany(int count) {
+    return new Refused("endpoints", "at most " + MAX_ENDPOINTS + " per tenant, got " + count);
+  }
+}
