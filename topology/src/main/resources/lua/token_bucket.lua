@@ -98,25 +98,29 @@ A change of rate (the quota changed: a registry record, a reload):
   rate they still go out as sold. Left in units, a raise would repay them at the new rate before
   selling again (a full horizon of debt at 2/s raised to 8/s: nothing new for 7.5 s), and then
   sell the new rate beside them (10/s for 22 s). So the bucket keeps the rate it last decided at
-  ("rate") while it owes reservations or has an old line, and on a change, as of the stored time:
-  - raised, with reservations sold: they become the old line ("old": its rate and end), running
-    at the rate they were sold at until the last of them, and the level starts at 0 beside it.
-    Until the old line ends the bucket refills at new - old (what the new rate leaves beside
-    it), then at the new rate: from the change on, new events get new - old at once and the two
-    together never more than the new rate, in any window. (A second raise while an old line
-    runs makes one old line of both, at the rate last sold at until the later end: never less
-    than what runs, stricter while the older one outlasts the debt.)
-  - lowered, but not below the old line's rate (or with no old line): the level stays in units,
-    repaid at the new rate beside the old line: later than the old refill would have, so new
-    events still come only once what was sold at the old rate has gone out. With no old line
-    this is the single-rate bucket's rule, as before.
-  - lowered below the old line's rate: everything sold folds back into units, the old line's
-    units still to come with the debt, repaid at the new rate: they are all out before the first
-    new unit is due.
+  ("rate") while it owes reservations or has an old line, and on a change, as of the stored time,
+  takes what was sold as one old line that runs no slower and no shorter than it: the old line
+  and the level's debt (sold at up to the old rate), until the later of the old line's end and
+  the debt's last due time (no later than a reach after now: no reservation is due further from
+  its sale). Then:
+  - the new rate at or above that line's rate (a raise): the level's debt moves into the old
+    line ("old": its rate and end) and the level starts at 0 beside it. Until the old line ends
+    the bucket refills at new - old (what the new rate leaves beside it), then at the new rate:
+    new events get new - old at once, and the two together never more than the new rate in any
+    window. A second change while an old line runs makes one line of both: stricter, never looser.
+  - below it (a cut): all that was sold folds back into units (the old line's units still to
+    come with the debt), repaid at the new rate, and the level is set no higher than the new rate
+    would refill before that line ends: nothing new is due before the last old reservation.
+    Without an old line this is the single-rate bucket's rule, as before. The rate sold at, when
+    above the new one, is kept beside it ("rate": "new top") while the debt lasts, so that a
+    raise after the cut knows how fast what it still owes runs.
   Every live lease's reserved units fell due on the old refill: none of them goes back on release
   (the lease's lead becomes its units). A capacity change is only the cap: room, not tokens.
   A bucket within its quota (level >= 0, no old line) stores neither field: a change then needs
-  nothing (no reservation to keep), and most buckets stay as small as before.
+  nothing (no reservation to keep), and it stays as small as before.
+  Units are whole: an event of the old line is due when its last unit has refilled, so a window
+  that holds one of them beside what the new rate sold may hold up to one such event more than a
+  single bucket at the new rate would (TokenBucketRateChangeProperties).
 
 Shadow mode (a provider or a tenant being tuned, never held back):
   The caller admits every event whatever the answer, so the bucket must not lend it anything:
@@ -166,7 +170,8 @@ Stored fields (all strings):
   sweep    no lease ends before this time (a lower bound; absent when live is 0)
   hold_end no lease ends after this time (absent when live is 0)
   rate     the refill of the last decision, as sent, while the level is negative or an old line
-           runs (absent otherwise; see "A change of rate")
+           runs (absent otherwise; see "A change of rate"); after a cut, "rate top": the rate
+           the debt was sold at, while it lasts
   old      the old line while it runs: "rate end_us" (absent: none)
 
 Returns an array of nine:
@@ -314,21 +319,40 @@ local function decide(kb, km, o)
   end
   -- A change of rate, taken as of the stored time: what was sold keeps its due times and counts
   -- against the new rate.
-  local was = tonumber(stored[9])
+  local was, was_top
+  if stored[9] then
+    local r, tp = string.match(stored[9], '^(%S+) ?(%S*)$')
+    was = tonumber(r)
+    was_top = tonumber(tp) or 0
+  end
+  local top = 0
   if was ~= nil and was ~= refill then
+    -- What was sold, as one old line that runs no slower and no shorter: the old line and the
+    -- level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
+    -- the old line's end and the debt's; reservations fall due within the reach of their sale.
     local debt = math.max(0, -level)
-    if refill < old_rate then
-      -- Below the old line's rate: all that was sold folds back into units, repaid at the new rate.
-      level = math.min(level, 0) - (old_end - ts) * old_rate / 1000000
+    local sold_rate = old_rate
+    local sold_end = math.max(old_end, ts)
+    if debt > 0 then
+      sold_rate = math.max(math.max(was, was_top), old_rate)
+      local debt_end = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
+      sold_end = math.max(sold_end, math.min(debt_end, ts + reach))
+    end
+    if sold_rate > 0 and sold_rate <= refill then
+      -- Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
+      if debt > 0 then
+        level = 0
+      end
+      old_rate = sold_rate
+      old_end = sold_end
+    elseif sold_rate > refill then
+      -- Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
+      -- nothing new is due before the old line would have ended.
+      local units = debt + (old_end - ts) * old_rate / 1000000
+      level = -math.max(units, (sold_end - ts) * refill / 1000000)
+      top = sold_rate
       old_rate = 0
       old_end = 0
-    elseif refill > was and debt > 0 then
-      -- A raise with reservations sold: they run on as the old line, at the rate they were sold
-      -- at, until the last of them (or the old line before, whichever ends later).
-      local debt_end = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
-      old_end = math.max(debt_end, old_end)
-      old_rate = was
-      level = 0
     end
     -- A lease granted before: its reserved units fell due on the old refill; none goes back
     -- (its lead becomes its units).
@@ -341,6 +365,8 @@ local function decide(kb, km, o)
         end
       end
     end
+  elseif was ~= nil then
+    top = was_top
   end
 
   -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
@@ -520,7 +546,11 @@ local function decide(kb, km, o)
   local old = old_end > now
   if level < 0 or old then
     table.insert(fields, 'rate')
-    table.insert(fields, ARGV[o + 2])
+    if level < 0 and top > refill then
+      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.17g', top))
+    else
+      table.insert(fields, ARGV[o + 2])
+    end
   elseif stored[9] then
     redis.call('HDEL', kb, 'rate')
   end

@@ -87,24 +87,38 @@ public final class TokenBucketMath {
 
     // A change of rate, taken as of the stored time (the script's "A change of rate"): what was
     // sold keeps its due times and counts against the new rate.
+    double top = 0;
     if (s.rate() > 0 && s.rate() != rate) {
+      // What was sold, as one old line that runs no slower and no shorter: the old line and the
+      // level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
+      // the old line's end and the debt's; reservations fall due within the reach of their sale.
       double debt = Math.max(0, -level);
-      if (rate < oldRate) {
-        // Below the old line's rate: all that was sold folds back into units, repaid at the new rate.
-        level = Math.min(level, 0) - (oldEnd - ts) * oldRate / 1_000_000;
+      double soldRate = oldRate;
+      long soldEnd = Math.max(oldEnd, ts);
+      if (debt > 0) {
+        soldRate = Math.max(Math.max(s.rate(), s.top()), oldRate);
+        long debtEnd = ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
+        soldEnd = Math.max(soldEnd, Math.min(debtEnd, ts + reachMicros(spec)));
+      }
+      if (soldRate > 0 && soldRate <= rate) {
+        // Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
+        level = debt > 0 ? 0 : level;
+        oldRate = soldRate;
+        oldEnd = soldEnd;
+      } else if (soldRate > rate) {
+        // Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
+        // nothing new is due before the old line would have ended.
+        double units = debt + (oldEnd - ts) * oldRate / 1_000_000;
+        level = -Math.max(units, (soldEnd - ts) * rate / 1_000_000);
+        top = soldRate;
         oldRate = 0;
         oldEnd = 0;
-      } else if (rate > s.rate() && debt > 0) {
-        // A raise with reservations sold: they run on as the old line, at the rate they were sold
-        // at, until the last of them (or the old line before, whichever ends later).
-        long debtEnd = ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
-        oldEnd = Math.max(debtEnd, oldEnd);
-        oldRate = s.rate();
-        level = 0;
       }
       // A lease granted before: its reserved units fell due on the old refill; none goes back.
       leases.replaceAll(l -> new BucketState.HeldLease(l.id(), l.deadlineMicros(), l.units(), l.held(),
           l.grantedMicros(), l.units()));
+    } else if (s.rate() == rate) {
+      top = s.top();
     }
     Refill refill = new Refill(rate, oldRate, oldEnd);
 
@@ -219,7 +233,7 @@ public final class TokenBucketMath {
     boolean old = oldEnd > now;
     return new Step(
         new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd, old ? oldRate : 0, old ? oldEnd : 0),
-        new BucketState(level, ts, storedLine, seq, leases, level < 0 || old ? rate : 0, old ? oldRate : 0,
-            old ? oldEnd : 0));
+        new BucketState(level, ts, storedLine, seq, leases, level < 0 || old ? rate : 0,
+            level < 0 && top > rate ? top : 0, old ? oldRate : 0, old ? oldEnd : 0));
   }
 }

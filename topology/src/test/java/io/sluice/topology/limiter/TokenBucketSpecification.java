@@ -275,9 +275,9 @@ final class TokenBucketSpecification {
           .at(AT_100).due(1000),
       /* 66 */ ask("500 ms on: 40 refilled at 80/s (-40, else -50); the horizon now reaches 500 ms past the old line, at 100/s there: cost 50 fits, due at +1 s", 500, 50, 50, false, 50, -40, 0)
           .at(AT_100).due(1000),
-      /* 67 */ ask("lowered to 50/s within the old line, not below its 20/s: the line stays and the debt (-90, else -100) is repaid at 50 - 20 = 30/s until it ends, then 50/s: cost 1's turn in 1020 ms, as without an old line", 0, 1, 1, false, 0, -90, 1020)
+      /* 67 */ ask("lowered to 50/s within the old line, with debt sold at 100/s: all that was sold folds back into units (-90 and the old line's 10 left: -100), repaid at 50/s: cost 1's turn in 1020 ms, as without an old line", 0, 1, 1, false, 0, -100, 1020)
           .at(AT_50).heldBackLocally(),
-      /* 68 */ ask("lowered to 10/s, below the old line's 20/s: all that was sold folds back into units (-90 and the old line's 10 left: -100), repaid at 10/s: cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
+      /* 68 */ ask("lowered again, to 10/s: -100 repaid at 10/s, cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
           .heldBackLocally(),
       /* 69 */ ask("twenty seconds on, full again", 20_000, 5, 5, false, 5, 10, 0),
       /* 70 */ ask("raised to 100/s with no debt: nothing was sold ahead, so the new rate applies at once: cost 15, 10 of it due by +100 ms", 0, 15, 15, false, 15, 5, 0)
