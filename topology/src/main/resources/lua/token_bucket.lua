@@ -13,7 +13,8 @@ The bucket and its reservations (the model the Java mirror TokenBucketMath follo
   level   tokens in the bucket. It goes NEGATIVE when units are reserved ahead:
           -5 means the next 5 units of refill already belong to events waiting in the delay ladder.
   Unit j (1-based) of a charge made when the level was L is due at
-          now + max(0, (j - L) / refill)   seconds.
+          now + max(0, (j - L) / refill)   seconds
+  (beside an old line, when the refill beside it reaches j - L: see "A change of rate").
   The reservation horizon bounds the debt: a unit may be charged only if it is due within horizon,
   so level never goes below -(refill * horizon) through ordinary charges. An event whose units do
   not fit is not charged; it gets a ticket instead: a place in the bucket's waiting line ("line",
@@ -92,6 +93,35 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
   (run Redis with maxmemory-policy noeviction).
 
+A change of rate (the quota changed: a registry record, a reload):
+  Reservations already sold keep their due times and count against the new rate: at the old
+  rate they still go out as sold. Left in units, a raise would repay them at the new rate before
+  selling again (a full horizon of debt at 2/s raised to 8/s: nothing new for 7.5 s), and then
+  sell the new rate beside them (10/s for 22 s). So the bucket keeps the rate it last decided at
+  ("rate") while it owes reservations or has an old line, and on a change, as of the stored time,
+  takes what was sold as one old line that runs no slower and no shorter than it: the old line
+  and the level's debt (sold at up to the old rate), until the later of the old line's end and
+  the debt's last due time (no later than a reach after now: no reservation is due further from
+  its sale). Then:
+  - the new rate at or above that line's rate (a raise): the level's debt moves into the old
+    line ("old": its rate and end) and the level starts at 0 beside it. Until the old line ends
+    the bucket refills at new - old (what the new rate leaves beside it), then at the new rate:
+    new events get new - old at once, and the two together never more than the new rate in any
+    window. A second change while an old line runs makes one line of both: stricter, never looser.
+  - below it (a cut): all that was sold folds back into units (the old line's units still to
+    come with the debt), repaid at the new rate, and the level is set no higher than the new rate
+    would refill before that line ends: nothing new is due before the last old reservation.
+    Without an old line this is the single-rate bucket's rule, as before. The rate sold at, when
+    above the new one, is kept beside it ("rate": "new top") while the debt lasts, so that a
+    raise after the cut knows how fast what it still owes runs.
+  Every live lease's reserved units fell due on the old refill: none of them goes back on release
+  (the lease's lead becomes its units). A capacity change is only the cap: room, not tokens.
+  A bucket within its quota (level >= 0, no old line) stores neither field: a change then needs
+  nothing (no reservation to keep), and it stays as small as before.
+  Units are whole: an event of the old line is due when its last unit has refilled, so a window
+  that holds one of them beside what the new rate sold may hold up to one such event more than a
+  single bucket at the new rate would (TokenBucketRateChangeProperties).
+
 Shadow mode (a provider or a tenant being tuned, never held back):
   The caller admits every event whatever the answer, so the bucket must not lend it anything:
   an event whose units the bucket holds now (need <= level) is charged as usual (a lease, if
@@ -104,7 +134,7 @@ Shadow mode (a provider or a tenant being tuned, never held back):
 
 One call decides one request or a batch of N (the gate sends its cold tenants' events together):
 request i has KEYS[2i-1], KEYS[2i] and ARGV[10(i-1)+1 .. 10i], laid out as below for i = 1, and
-gets answers [7(i-1)+1 .. 7i]. The requests are decided in order, at one Redis time, each exactly
+gets answers [9(i-1)+1 .. 9i]. The requests are decided in order, at one Redis time, each exactly
 as if it came alone: a batch is only fewer round trips. (In a Redis Cluster every key of one call
 is in one slot: the caller groups requests by slot.)
 
@@ -139,8 +169,12 @@ Stored fields (all strings):
            is due at granted_us + max(0, (i - lead) / refill)
   sweep    no lease ends before this time (a lower bound; absent when live is 0)
   hold_end no lease ends after this time (absent when live is 0)
+  rate     the refill of the last decision, as sent, while the level is negative or an old line
+           runs (absent otherwise; see "A change of rate"); after a cut, "rate top": the rate
+           the debt was sold at, while it lasts
+  old      the old line while it runs: "rate end_us" (absent: none)
 
-Returns an array of seven:
+Returns an array of nine:
   [1] granted      integer: units charged (0: none, see [4])
   [2] level        string: the level before this charge, after refill and release (a decimal)
   [3] now_us       integer: the Redis time of the decision, microseconds
@@ -150,11 +184,47 @@ Returns an array of seven:
   [6] lease_end    integer: that lease's deadline, microseconds (0 when there is none)
   [7] line_end     string: when the event was queued, the end of the line after its places, as
                    stored (microseconds); else "0"
+  [8] old_rate     string: the old line's rate while it runs (a decimal), else "0": the bucket
+                   refills at refill - old_rate until [9], so unit j is due when that refill
+                   reaches it (the Java Refill)
+  [9] old_end      integer: when the old line ends, microseconds (0 when there is none)
 
-The key expires once every lease has ended, the bucket would be full again and its line has
-passed (plus a second): an expired key reads as a full bucket with no leases, exactly what it would
+The key expires once every lease has ended, the bucket would be full again, its line has passed
+and its old line ended (plus a second): an expired key reads as a full bucket with no leases, exactly what it would
 hold by then.
 ]]
+
+-- Units refilled from `from` to `to` at `rate`, beside an old line of `old_rate` until `old_end`
+-- (old_end 0: none; see "A change of rate"). The Java mirror's Refill, in the same order.
+local function gain(rate, old_rate, old_end, from, to)
+  if to <= from then
+    return 0
+  end
+  if old_end > from then
+    local g = (math.min(to, old_end) - from) * (rate - old_rate) / 1000000
+    if to > old_end then
+      g = g + (to - old_end) * rate / 1000000
+    end
+    return g
+  end
+  return (to - from) * rate / 1000000
+end
+
+-- Microseconds from `from` until `units` more have refilled (0 for none), likewise.
+local function wait(rate, old_rate, old_end, from, units)
+  if units <= 0 then
+    return 0
+  end
+  local us_per_unit = 1000000 / rate
+  if old_end > from then
+    local first = (old_end - from) * (rate - old_rate) / 1000000
+    if units <= first then
+      return units * 1000000 / (rate - old_rate)
+    end
+    return (old_end - from) + (units - first) * us_per_unit
+  end
+  return units * us_per_unit
+end
 
 local t = redis.call('TIME')
 local clock = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -201,7 +271,8 @@ local function decide(kb, km, o)
 
   local now = clock
 
-  local stored = redis.call('HMGET', kb, 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live')
+  local stored = redis.call('HMGET', kb, 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live',
+    'rate', 'old')
   local level = tonumber(stored[1])
   local ts = tonumber(stored[2])
   local line = tonumber(stored[3]) or 0
@@ -236,6 +307,68 @@ local function decide(kb, km, o)
     now = ts
   end
 
+  -- The old line, while it runs (see "A change of rate").
+  local old_rate = 0
+  local old_end = 0
+  if stored[10] then
+    local r, e = string.match(stored[10], '^(%S+) (%d+)$')
+    if tonumber(e) > ts then
+      old_rate = tonumber(r)
+      old_end = tonumber(e)
+    end
+  end
+  -- A change of rate, taken as of the stored time: what was sold keeps its due times and counts
+  -- against the new rate.
+  local was, was_top
+  if stored[9] then
+    local r, tp = string.match(stored[9], '^(%S+) ?(%S*)$')
+    was = tonumber(r)
+    was_top = tonumber(tp) or 0
+  end
+  local top = 0
+  if was ~= nil and was ~= refill then
+    -- What was sold, as one old line that runs no slower and no shorter: the old line and the
+    -- level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
+    -- the old line's end and the debt's; reservations fall due within the reach of their sale.
+    local debt = math.max(0, -level)
+    local sold_rate = old_rate
+    local sold_end = math.max(old_end, ts)
+    if debt > 0 then
+      sold_rate = math.max(math.max(was, was_top), old_rate)
+      local debt_end = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
+      sold_end = math.max(sold_end, math.min(debt_end, ts + reach))
+    end
+    if sold_rate > 0 and sold_rate <= refill then
+      -- Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
+      if debt > 0 then
+        level = 0
+      end
+      old_rate = sold_rate
+      old_end = sold_end
+    elseif sold_rate > refill then
+      -- Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
+      -- nothing new is due before the old line would have ended.
+      local units = debt + (old_end - ts) * old_rate / 1000000
+      level = -math.max(units, (sold_end - ts) * refill / 1000000)
+      top = sold_rate
+      old_rate = 0
+      old_end = 0
+    end
+    -- A lease granted before: its reserved units fell due on the old refill; none goes back
+    -- (its lead becomes its units).
+    if live > 0 then
+      local fields = redis.call('HGETALL', kb)
+      for i = 1, #fields, 2 do
+        if string.sub(fields[i], 1, 6) == 'lease:' then
+          local d, k, imm, g = string.match(fields[i + 1], '^(%d+) (%d+) (%d+) (%d+) ')
+          redis.call('HSET', kb, fields[i], d .. ' ' .. k .. ' ' .. imm .. ' ' .. g .. ' ' .. k)
+        end
+      end
+    end
+  elseif was ~= nil then
+    top = was_top
+  end
+
   -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
   -- time, then let the lease go.
   if live > 0 and sweep ~= nil and sweep <= now then
@@ -256,7 +389,7 @@ local function decide(kb, km, o)
     table.sort(ended, function(a, b) return a[1] < b[1] end)
     for _, e in ipairs(ended) do
       if e[1] > ts then
-        level = math.min(capacity - held, level + (e[1] - ts) * refill / 1000000)
+        level = math.min(capacity - held, level + gain(refill, old_rate, old_end, ts, e[1]))
         ts = e[1]
       end
       held = held - e[2]
@@ -267,7 +400,7 @@ local function decide(kb, km, o)
   end
 
   if now > ts then
-    level = math.min(capacity - held, level + (now - ts) * refill / 1000000)
+    level = math.min(capacity - held, level + gain(refill, old_rate, old_end, ts, now))
     ts = now
   end
 
@@ -289,12 +422,13 @@ local function decide(kb, km, o)
       live = live - 1
       local back = math.max(0, imm - used)
       -- Lease unit i is ahead of its due time iff i > lead + (now - granted_at) * refill.
-      local ahead_from = math.floor(tonumber(lead) + (now - tonumber(granted_at)) * refill / 1000000) + 1
+      local since = gain(refill, old_rate, old_end, tonumber(granted_at), now)
+      local ahead_from = math.floor(tonumber(lead) + since) + 1
       local ahead = math.max(0, k - math.max(used, imm, ahead_from - 1))
       -- They go back only while the reservations still end with the lease's last unit: once units
       -- were charged after it, giving them back would sell those units' due times again (the gap
       -- the lease leaves stays in the middle). Then they are lost: stricter, never looser.
-      local lease_end_level = tonumber(lead) - k + (now - tonumber(granted_at)) * refill / 1000000
+      local lease_end_level = tonumber(lead) - k + since
       if level < lease_end_level - 1e-6 then
         ahead = 0
       end
@@ -316,7 +450,7 @@ local function decide(kb, km, o)
 
   -- The most units whose due time is within the horizon: j <= level + refill * horizon.
   -- The epsilon absorbs the rounding of the division so an exact fit is a fit.
-  local fit = math.floor(level + horizon * refill / 1000000 + 1e-9)
+  local fit = math.floor(level + gain(refill, old_rate, old_end, now, now + horizon) + 1e-9)
 
   local granted = 0
   local ticket = 0
@@ -329,23 +463,24 @@ local function decide(kb, km, o)
     if need <= held_now then
       granted = math.min(want, held_now)
     elseif need <= fit then
-      ticket = math.ceil((need - level) * us_per_unit)
+      ticket = math.ceil(wait(refill, old_rate, old_end, now, need - level))
     else
-      local open = now + (need - level) * us_per_unit - horizon
+      local open = now + wait(refill, old_rate, old_end, now, need - level) - horizon
       ticket = math.ceil(math.max(open, line) - now)
     end
   elseif want <= fit then
     granted = want
   elseif need <= fit then
     granted = fit
-  elseif owed or (holder and (need <= math.floor(level + reach * refill / 1000000 + 1e-9)
-      or (need > capacity - held + reach * refill / 1000000 and level >= capacity - held - 1e-9))) then
+  elseif owed or (holder and (need <= math.floor(level + gain(refill, old_rate, old_end, now, now + reach) + 1e-9)
+      or (need > capacity - held + gain(refill, old_rate, old_end, now, now + reach)
+          and level >= capacity - held - 1e-9))) then
     -- (A holder costing more than the bucket could ever fit within the reach, possible only
     -- with a maxCost above capacity + refill * reach, is charged once the bucket is full.)
     granted = need
   else
     -- Not charged. The horizon has room for `need` units at `open`; the line serves in order.
-    local open = now + (need - level) * us_per_unit - horizon
+    local open = now + wait(refill, old_rate, old_end, now, need - level) - horizon
     local turn = math.max(open, line)
     line = turn + want * us_per_unit
     ticket = math.ceil(turn - now)
@@ -406,10 +541,33 @@ local function decide(kb, km, o)
   elseif stored[8] then
     redis.call('HDEL', kb, 'live', 'sweep', 'hold_end')
   end
+  -- The rate while the bucket owes reservations or has an old line (a change of it then matters),
+  -- the old line while it runs; neither otherwise (a bucket within its quota stores no more).
+  local old = old_end > now
+  if level < 0 or old then
+    table.insert(fields, 'rate')
+    if level < 0 and top > refill then
+      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.17g', top))
+    else
+      table.insert(fields, ARGV[o + 2])
+    end
+  elseif stored[9] then
+    redis.call('HDEL', kb, 'rate')
+  end
+  if old then
+    table.insert(fields, 'old')
+    table.insert(fields, string.format('%.17g %.0f', old_rate, old_end))
+  elseif stored[10] then
+    redis.call('HDEL', kb, 'old')
+  end
   redis.call('HSET', kb, unpack(fields))
 
-  -- Full again once every lease has ended and the level has refilled from where it is now.
-  local until_full = (capacity - level) * us_per_unit
+  -- Full again once every lease has ended, the level has refilled from where it is now and the
+  -- old line has ended (a bucket read as missing has none).
+  local until_full = wait(refill, old_rate, old_end, now, capacity - level)
+  if old then
+    until_full = math.max(until_full, old_end - now)
+  end
   if live > 0 then
     until_full = until_full + math.max(0, hold_end - now)
   end
@@ -427,6 +585,13 @@ local function decide(kb, km, o)
   answers[o + 5] = lease_id
   answers[o + 6] = lease_end
   answers[o + 7] = line_end
+  if old then
+    answers[o + 8] = string.format('%.17g', old_rate)
+    answers[o + 9] = old_end
+  else
+    answers[o + 8] = '0'
+    answers[o + 9] = 0
+  end
 end
 
 for i = 1, #KEYS / 2 do

@@ -320,7 +320,7 @@ public final class GateLimiter {
     r.inFlight = false;
     long received = nanoTime.getAsLong();
     p.permit.succeeded();
-    r.known = new KnownLevel(acquisition.levelBefore() - acquisition.granted(), received);
+    r.known = KnownLevel.after(acquisition, received);
     AcquireRequest request = p.call.request();
     int cost = request.need();
 
@@ -533,7 +533,7 @@ public final class GateLimiter {
   private static void note(Remembered r, Answer answer) {
     if (r.known == null || answer.receivedNanos() > r.known.atNanos()) {
       Acquisition a = answer.acquisition();
-      r.known = new KnownLevel(a.levelBefore() - a.granted(), answer.receivedNanos());
+      r.known = KnownLevel.after(a, answer.receivedNanos());
     }
   }
 

@@ -168,7 +168,7 @@ public final class Lease {
   }
 
   private long dueOfUnit(int j) {
-    double wait = (j - grant.levelBefore()) * spec.microsPerUnit();
-    return grant.nowMicros() + (long) Math.ceil(Math.max(0, wait));
+    // (Beside an old line the refill is slower until it ends: the grant says so, Refill.)
+    return grant.dueOfUnit(j, spec);
   }
 }

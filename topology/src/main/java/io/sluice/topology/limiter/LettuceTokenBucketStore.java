@@ -181,10 +181,10 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     return reloads.sum();
   }
 
-  /** The script's answers, seven per request. */
+  /** The script's answers, nine per request. */
   static List<Acquisition> toAcquisitions(List<Object> reply) {
-    List<Acquisition> answers = new ArrayList<>(reply.size() / 7);
-    for (int o = 0; o + 7 <= reply.size(); o += 7) {
+    List<Acquisition> answers = new ArrayList<>(reply.size() / 9);
+    for (int o = 0; o + 9 <= reply.size(); o += 9) {
       answers.add(new Acquisition(
           ((Long) reply.get(o)).intValue(),
           Double.parseDouble((String) reply.get(o + 1)),
@@ -192,7 +192,9 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
           whole(reply.get(o + 3)),
           whole(reply.get(o + 4)),
           whole(reply.get(o + 5)),
-          whole(reply.get(o + 6))));
+          whole(reply.get(o + 6)),
+          Double.parseDouble((String) reply.get(o + 7)),
+          whole(reply.get(o + 8))));
     }
     return answers;
   }

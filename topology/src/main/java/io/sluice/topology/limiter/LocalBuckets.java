@@ -98,7 +98,11 @@ public final class LocalBuckets {
       List<BucketState.HeldLease> leases = heldHere == 0 || held.forMicros() == 0 ? List.of()
           : List.of(new BucketState.HeldLease(0, nowMicros + held.forMicros(), heldHere, heldHere,
               nowMicros, heldHere));
-      state = new BucketState(level * fraction, nowMicros, 0, 0, leases);
+      // An old line (reservations sold before a raise, Refill) runs on at the share's part of its
+      // rate, and the local bucket refills beside it, as Redis's does.
+      long oldLeft = known.oldLeftNanos(nanoTime.getAsLong()) / 1000;
+      state = new BucketState(level * fraction, nowMicros, 0, 0, leases, mine.refillPerSecond(), 0,
+          oldLeft > 0 ? known.oldRate() * fraction : 0, oldLeft > 0 ? nowMicros + oldLeft : 0);
     }
     AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.single(cost);
     TokenBucketMath.Step step = TokenBucketMath.acquire(state, mine, request, nowMicros);
@@ -117,7 +121,7 @@ public final class LocalBuckets {
       return new LimiterDecision.Unavailable("beyond the reservation horizon while Redis is away");
     }
     states.put(key, new Local(step.next(), known));
-    long due = a.nowMicros() + (long) Math.ceil(Math.max(0, (cost - a.levelBefore()) * mine.microsPerUnit()));
+    long due = a.dueOfUnit(cost, mine);
     if (due <= nowMicros) {
       return new LimiterDecision.Admit(nowMillis);
     }

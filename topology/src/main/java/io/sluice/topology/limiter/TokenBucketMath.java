@@ -20,6 +20,11 @@ import java.util.List;
  * ({@link AcquireRequest#shadow()}) only units the bucket holds now are charged: nothing is
  * reserved or queued, and an event that cannot be paid now gets the wait it would have had.
  *
+ * <p>A change of the quota's rate keeps what was sold where it is and counts it against the new
+ * rate: a raise turns the reservations sold into an old line at the old rate, beside which the
+ * bucket refills at the difference until it ends ({@link Refill}); a cut below what runs folds
+ * everything sold back into units at the new rate. The script's "A change of rate" has the rules.
+ *
  * <p>All arithmetic is in doubles, as Lua's numbers are, and in the same order, so the two agree to
  * the last bit.
  */
@@ -76,6 +81,46 @@ public final class TokenBucketMath {
     long now = Math.max(nowMicros, ts);
     List<BucketState.HeldLease> leases = new ArrayList<>(s.leases());
     double held = s.held();
+    double rate = spec.refillPerSecond();
+    double oldRate = s.oldEndMicros() > ts ? s.oldRate() : 0;
+    long oldEnd = s.oldEndMicros() > ts ? s.oldEndMicros() : 0;
+
+    // A change of rate, taken as of the stored time (the script's "A change of rate"): what was
+    // sold keeps its due times and counts against the new rate.
+    double top = 0;
+    if (s.rate() > 0 && s.rate() != rate) {
+      // What was sold, as one old line that runs no slower and no shorter: the old line and the
+      // level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
+      // the old line's end and the debt's; reservations fall due within the reach of their sale.
+      double debt = Math.max(0, -level);
+      double soldRate = oldRate;
+      long soldEnd = Math.max(oldEnd, ts);
+      if (debt > 0) {
+        soldRate = Math.max(Math.max(s.rate(), s.top()), oldRate);
+        long debtEnd = ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
+        soldEnd = Math.max(soldEnd, Math.min(debtEnd, ts + reachMicros(spec)));
+      }
+      if (soldRate > 0 && soldRate <= rate) {
+        // Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
+        level = debt > 0 ? 0 : level;
+        oldRate = soldRate;
+        oldEnd = soldEnd;
+      } else if (soldRate > rate) {
+        // Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
+        // nothing new is due before the old line would have ended.
+        double units = debt + (oldEnd - ts) * oldRate / 1_000_000;
+        level = -Math.max(units, (soldEnd - ts) * rate / 1_000_000);
+        top = soldRate;
+        oldRate = 0;
+        oldEnd = 0;
+      }
+      // A lease granted before: its reserved units fell due on the old refill; none goes back.
+      leases.replaceAll(l -> new BucketState.HeldLease(l.id(), l.deadlineMicros(), l.units(), l.held(),
+          l.grantedMicros(), l.units()));
+    } else if (s.rate() == rate) {
+      top = s.top();
+    }
+    Refill refill = new Refill(rate, oldRate, oldEnd);
 
     // Leases that ended, in deadline order: refill up to each deadline under the cap of the time.
     List<BucketState.HeldLease> ended = new ArrayList<>();
@@ -87,7 +132,7 @@ public final class TokenBucketMath {
     ended.sort(Comparator.comparingLong(BucketState.HeldLease::deadlineMicros));
     for (BucketState.HeldLease e : ended) {
       if (e.deadlineMicros() > ts) {
-        level = Math.min(spec.capacity() - held, level + (e.deadlineMicros() - ts) * spec.refillPerSecond() / 1_000_000);
+        level = Math.min(spec.capacity() - held, level + refill.gain(ts, e.deadlineMicros()));
         ts = e.deadlineMicros();
       }
       held -= e.held();
@@ -95,7 +140,7 @@ public final class TokenBucketMath {
     }
 
     if (now > ts) {
-      level = Math.min(spec.capacity() - held, level + (now - ts) * spec.refillPerSecond() / 1_000_000);
+      level = Math.min(spec.capacity() - held, level + refill.gain(ts, now));
       ts = now;
     }
 
@@ -109,14 +154,14 @@ public final class TokenBucketMath {
       held -= named.held();
       double back = Math.max(0, named.held() - release.used());
       // Lease unit i is ahead of its due time iff i > lead + (now - granted) * refill.
-      double aheadFrom = Math.floor(named.lead() + (now - named.grantedMicros()) * spec.refillPerSecond() / 1_000_000) + 1;
+      double aheadFrom = Math.floor(named.lead() + refill.gain(named.grantedMicros(), now)) + 1;
       double ahead = Math.max(0, named.units() - Math.max(Math.max(release.used(), named.held()), aheadFrom - 1));
       // They go back only while the reservations still end with the lease's last unit: once units
       // were charged after it (a ticket holder, another event), giving them back would move the end
       // of the line back over those units' due times and sell them again, while the lease's unused
       // ones stay a gap in the middle (found by the chaos run: 19 admissions in 9.3 s from a
       // bucket of 4 at 1.5/s). Then they are lost, as if they had fallen due: stricter, never looser.
-      double leaseEndLevel = named.lead() - named.units() + (now - named.grantedMicros()) * spec.refillPerSecond() / 1_000_000;
+      double leaseEndLevel = named.lead() - named.units() + refill.gain(named.grantedMicros(), now);
       if (level < leaseEndLevel - LINE_EPSILON) {
         ahead = 0;
       }
@@ -132,7 +177,7 @@ public final class TokenBucketMath {
     }
 
     double before = level;
-    double fit = Math.floor(level + spec.horizonMicros() * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON);
+    double fit = Math.floor(level + refill.gain(now, now + spec.horizonMicros()) + FIT_EPSILON);
 
     int granted = 0;
     long ticket = 0;
@@ -143,9 +188,9 @@ public final class TokenBucketMath {
       if (request.need() <= heldNow) {
         granted = (int) Math.min(request.want(), heldNow);
       } else if (request.need() <= fit) {
-        ticket = (long) Math.ceil((request.need() - level) * usPerUnit);
+        ticket = (long) Math.ceil(refill.waitMicros(now, request.need() - level));
       } else {
-        double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
+        double open = now + refill.waitMicros(now, request.need() - level) - spec.horizonMicros();
         ticket = (long) Math.ceil(Math.max(open, line) - now);
       }
     } else if (request.want() <= fit) {
@@ -153,14 +198,14 @@ public final class TokenBucketMath {
     } else if (request.need() <= fit) {
       granted = (int) fit;
     } else if (request.owed() || request.holder() && (request.need()
-        <= Math.floor(level + reachMicros(spec) * spec.refillPerSecond() / 1_000_000 + FIT_EPSILON)
-        || request.need() > spec.capacity() - held + reachMicros(spec) * spec.refillPerSecond() / 1_000_000
+        <= Math.floor(level + refill.gain(now, now + reachMicros(spec)) + FIT_EPSILON)
+        || request.need() > spec.capacity() - held + refill.gain(now, now + reachMicros(spec))
             && level >= spec.capacity() - held - FIT_EPSILON)) {
       // A holder within the reach (a late one's units may sit past the horizon), or, costing more
       // than the bucket could ever fit within it, once the bucket is full; owed units always.
       granted = request.need();
     } else {
-      double open = now + (request.need() - level) * usPerUnit - spec.horizonMicros();
+      double open = now + refill.waitMicros(now, request.need() - level) - spec.horizonMicros();
       double turn = Math.max(open, line);
       line = turn + request.want() * usPerUnit;
       ticket = (long) Math.ceil(turn - now);
@@ -183,8 +228,12 @@ public final class TokenBucketMath {
     // rounds half to even, as rint does).
     double storedLine = line > now ? Math.rint(line) : 0;
     long lineEnd = granted == 0 && !request.shadow() && line > now ? (long) storedLine : 0;
+    // The rate is kept while the bucket owes reservations or has an old line (a change of it then
+    // matters), the old line while it runs.
+    boolean old = oldEnd > now;
     return new Step(
-        new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd),
-        new BucketState(level, ts, storedLine, seq, leases));
+        new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd, old ? oldRate : 0, old ? oldEnd : 0),
+        new BucketState(level, ts, storedLine, seq, leases, level < 0 || old ? rate : 0,
+            level < 0 && top > rate ? top : 0, old ? oldRate : 0, old ? oldEnd : 0));
   }
 }

@@ -51,6 +51,17 @@ class LeaseTest {
   }
 
   @Test
+  void shouldHandOutReservedUnitsAtTheRefillBesideAnOldLine() {
+    // Beside an old line at 6/s for 100 ms more (a quota raised from 6/s to 10/s), the bucket
+    // refills at 4/s until the line ends, then at 10/s: from level 0, unit 1 is due at +100 ms
+    // (0.4 by the line's end, then 0.6 at 10/s: +160 ms), unit 2 at +260 ms.
+    Acquisition a = new Acquisition(3, 0, T0, 0, 7, END, 0, 6, T0 + 100_000);
+    Lease lease = new Lease(SPEC, a, 1, USE, SENT, RECEIVED);
+    assertEquals(T0 + 160_000, lease.takeAtGrant().dueMicros(), "at 10/s from the grant it would be +100 ms");
+    assertEquals(T0 + 260_000, lease.take(1, localNanosAfter(10_000)).dueMicros());
+  }
+
+  @Test
   void shouldGiveTheAskersOwnDebtUnitsTheirDueTime() {
     // Level 0.5, an event of cost 3 and no lease: its units are due at +50, +150 and +250 ms.
     Lease.Slot slot = lease(3, 3, 0.5).takeAtGrant();

@@ -65,6 +65,20 @@ class LocalBucketsTest {
   }
 
   @Test
+  @DisplayName("a bucket Redis answered for beside an old line refills beside it, at new - old until it ends, at the instance's share")
+  void startsBesideTheOldLineRedisAnswered() {
+    // Redis's last answer: 3 units reserved beside an old line at 4/s for 2 more seconds (a quota
+    // raised from 4/s to 10/s while reservations sold at 4/s were still owed): it refills at 6/s.
+    Acquisition answer = new Acquisition(1, -2, 0, 0, 0, 0, 0, 4, 2_000_000);
+    KnownLevel known = KnownLevel.after(answer, nanos.get());
+    nanos.addAndGet(500_000_000L);
+    assertEquals(new LimiterDecision.Reserved(NOW + 167), buckets(1).decide(KEY, SPEC, 1, NOW, false, known),
+        "the 3 repaid at 6/s in the half second; the next unit 1/6 s on (refilled at 10/s, it would be admitted at once)");
+    assertEquals(new LimiterDecision.Reserved(NOW + 334), buckets(0.5).decide(KEY, SPEC, 1, NOW, false, known),
+        "at half the share: the line at 2/s and the bucket beside it at 3/s: 1 more unit in 333.3 ms");
+  }
+
+  @Test
   @DisplayName("a new answer from Redis restarts the local bucket from it; the same answer again does not")
   void newAnswerRestartsTheBucket() {
     LocalBuckets local = buckets(1);

@@ -182,11 +182,11 @@ class TokenBucketScriptIT {
       int i = step.releaseStep();
       AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), moved - movedAtAnswer.get(i));
       AcquireRequest toMath = i < 0 ? step.request() : step.request(mathAnswers.get(i), 0);
-      Acquisition a = s.acquire(key, TokenBucketSpecification.SPEC, toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      Acquisition a = s.acquire(key, step.spec(), toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
       if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
         mathLost = a.nowMicros() + moved; // the script found the marker missing at this call
       }
-      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, TokenBucketSpecification.SPEC, toMath,
+      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, step.spec(), toMath,
           a.nowMicros() + moved, mathLost);
       mirror = java.next();
       Acquisition m = java.acquisition();
@@ -200,6 +200,9 @@ class TokenBucketScriptIT {
       assertEquals(mirror.held(), heldIn(hash, key), on + ", units held");
       assertEquals(m.lineEndMicros() == 0 ? 0 : m.lineEndMicros() - m.nowMicros(),
           a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, on + ", line end");
+      assertEquals(m.oldRate(), a.oldRate(), 1e-9, on + ", old line's rate");
+      assertEquals(m.oldEndMicros() == 0 ? 0 : m.oldEndMicros() - m.nowMicros(),
+          a.oldEndMicros() == 0 ? 0 : a.oldEndMicros() - a.nowMicros(), 1, on + ", old line's end");
       redisAnswers.add(a);
       movedAtAnswer.add(moved);
       mathAnswers.add(m);
@@ -226,6 +229,10 @@ class TokenBucketScriptIT {
       String v = field.getValue();
       if (name.equals("ts") || name.equals("line") || name.equals("sweep") || name.equals("hold_end")) {
         hash.hset(key.redisKey(), name, String.format("%.0f", Double.parseDouble(v) - micros));
+      } else if (name.equals("old")) {
+        // "rate end": the old line's end moves.
+        String[] f = v.split(" ");
+        hash.hset(key.redisKey(), name, f[0] + " " + (Long.parseLong(f[1]) - micros));
       } else if (name.startsWith("lease:")) {
         // "deadline units held granted lead": the deadline and the time of the grant move.
         String[] f = v.split(" ");

@@ -46,15 +46,18 @@ class TokenBucketSpecTest {
         lost = step.loss() == TokenBucketSpecification.Loss.SLOT ? now : lost;
       }
       AcquireRequest request = step.releaseStep() < 0 ? step.request() : step.request(answers.get(step.releaseStep()), 0);
-      TokenBucketMath.Step result = TokenBucketMath.acquire(state, TokenBucketSpecification.SPEC, request, now, lost);
+      TokenBucketMath.Step result = TokenBucketMath.acquire(state, step.spec(), request, now, lost);
       Acquisition a = result.acquisition();
       assertEquals(step.expectGranted(), a.granted(), "granted");
       assertEquals(step.expectLevel(), a.levelBefore(), 1e-9, "level");
       assertEquals(step.expectTicketMillis() * 1000, a.ticketMicros(), 1, "ticket");
       assertEquals(a.granted() > step.need(), a.leaseId() > 0, "a lease exactly when units beyond need");
+      if (step.expectDueMillis() >= 0) {
+        assertEquals(step.expectDueMillis() * 1000, a.dueOfUnit(step.need(), step.spec()) - now, 1, "its last unit due");
+      }
       answers.add(a);
       state = result.next();
-      assertTrue(state.level() + state.held() <= TokenBucketSpecification.SPEC.capacity() + 1e-9,
+      assertTrue(state.level() + state.held() <= step.spec().capacity() + 1e-9,
           "level + held never exceeds capacity");
     }
   }
@@ -84,20 +87,21 @@ class TokenBucketSpecTest {
         known = new KnownLevel(step.expectLevel(), nanos[0]);
         redisAnsweredLast = false;
       }
-      LimiterDecision d = local.decide(key, TokenBucketSpecification.SPEC, step.need(), nowMillis, step.shadow(), known);
+      LimiterDecision d = local.decide(key, step.spec(), step.need(), nowMillis, step.shadow(), known);
       if (step.local() != null && step.local().heldBack()) {
         assertInstanceOf(LimiterDecision.Unavailable.class, d, "held back, not charged");
         return;
       }
       long ticketMillis = step.local() == null ? step.expectTicketMillis() : step.local().ticketMillis();
-      long microsPerUnit = (long) TokenBucketSpecification.SPEC.microsPerUnit();
+      long microsPerUnit = (long) step.spec().microsPerUnit();
       if (step.expectGranted() == 0) {
         // Only shadow rows are refused with a time (an enforced one is held back: local()).
         assertEquals(new LimiterDecision.WouldDefer(nowMillis + ticketMillis), d, "the wait it would have had");
       } else if (step.expectLevel() >= step.need()) {
         assertEquals(new LimiterDecision.Admit(nowMillis), d, "admitted now");
       } else {
-        long dueMillis = (long) Math.ceil((step.need() - step.expectLevel()) * microsPerUnit / 1000);
+        long dueMillis = step.expectDueMillis() >= 0 ? (long) Math.ceil(step.expectDueMillis())
+            : (long) Math.ceil((step.need() - step.expectLevel()) * microsPerUnit / 1000);
         assertEquals(new LimiterDecision.Reserved(nowMillis + dueMillis), d, "reserved when its last unit is due");
       }
     }

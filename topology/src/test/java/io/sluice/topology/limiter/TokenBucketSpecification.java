@@ -23,6 +23,12 @@ import java.util.List;
  */
 final class TokenBucketSpecification {
   static final BucketSpec SPEC = new BucketSpec(10, 10, 1_000_000);
+  /** The quota changed (rows 62 on): lowered to 20/s, raised to 100/s or 50/s; its capacity changed. */
+  static final BucketSpec AT_20 = new BucketSpec(10, 20, 1_000_000);
+  static final BucketSpec AT_100 = new BucketSpec(10, 100, 1_000_000);
+  static final BucketSpec AT_50 = new BucketSpec(10, 50, 1_000_000);
+  static final BucketSpec WIDER = new BucketSpec(40, 100, 1_000_000);
+  static final BucketSpec NARROWER = new BucketSpec(5, 100, 1_000_000);
 
   /**
    * @param holdMillis    how long the bucket holds the lease of the units beyond need
@@ -38,7 +44,14 @@ final class TokenBucketSpecification {
 
   record Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
               int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
-              Loss loss, boolean shadow, Local local) {
+              Loss loss, boolean shadow, Local local, BucketSpec spec, double expectDueMillis) {
+
+    Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
+         int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis,
+         Loss loss, boolean shadow, Local local) {
+      this(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, loss, shadow, local, SPEC, -1);
+    }
 
     Step(String why, long advanceMillis, int want, int need, boolean holder, long holdMillis,
          int releaseStep, int releaseUsed, int expectGranted, double expectLevel, long expectTicketMillis) {
@@ -91,7 +104,19 @@ final class TokenBucketSpecification {
 
     private Step locally(Local l) {
       return new Step(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
-          expectLevel, expectTicketMillis, loss, shadow, l);
+          expectLevel, expectTicketMillis, loss, shadow, l, spec, expectDueMillis);
+    }
+
+    /** The same step asked of a bucket of {@code s} (a quota changed: the table's rates below). */
+    Step at(BucketSpec s) {
+      return new Step(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, loss, shadow, local, s, expectDueMillis);
+    }
+
+    /** The same step, its last unit due {@code millis} after the decision. */
+    Step due(double millis) {
+      return new Step(why, advanceMillis, want, need, holder, holdMillis, releaseStep, releaseUsed, expectGranted,
+          expectLevel, expectTicketMillis, loss, shadow, local, spec, millis);
     }
 
     AcquireRequest request() {
@@ -237,7 +262,34 @@ final class TokenBucketSpecification {
       /* 58 */ ask("the holder is 1.5 s late: cost 20 took the horizon meanwhile (10 now, 10 reserved)", 2000, 20, 20, false, 20, 10, 0),
       /* 59 */ ask("the late holder is charged past the horizon, within the reach: its units are due at +1.1..+1.5 s", 0, 5, 5, true, 5, -10, 0),
       /* 60 */ afterLoss("wipe after late holders were charged: the rebuilt bucket owes a full reach (-20, not a horizon: -10), so cost 1's turn is in 1100 ms (else 100 ms, its unit due at +1.1 s: sold twice)", Loss.SLOT, 0, 1, 1, 0, -20, 1100),
-      /* 61 */ ask("a holder beyond the reach is queued again (its turn in 2500 ms), not charged (-35 would outrun the reach)", 0, 15, 15, true, 0, -20, 2500));
+      /* 61 */ ask("a holder beyond the reach is queued again (its turn in 2500 ms), not charged (-35 would outrun the reach)", 0, 15, 15, true, 0, -20, 2500),
+      // A change of quota (rate or capacity, from the registry): what was sold keeps its due times
+      // and counts against the new rate. A raise with reservations sold turns them into an old line
+      // at the old rate until the last of them; the bucket sells new - old beside it at once.
+      /* 62 */ ask("ten seconds on, full again", 10_000, 1, 1, false, 1, 10, 0),
+      /* 63 */ ask("lowered to 20/s with no debt: cost 29 takes all that fits, 9 now and 20 reserved over the next second (a full horizon at 20/s)", 0, 29, 29, false, 29, 9, 0)
+          .at(AT_20).due(1000),
+      /* 64 */ ask("raised to 100/s with that full horizon of debt: the 20 keep their times (an old line at 20/s for 1 s) and new events get 100 - 20 = 80/s at once: cost 1 at 0 (else -20), due in 12.5 ms (else 210 ms, once the debt is repaid at 100/s)", 0, 1, 1, false, 1, 0, 0)
+          .at(AT_100).due(12.5),
+      /* 65 */ ask("cost 79 takes the rest of the horizon at 80/s, its last unit due at +1 s (-1, else -21: units due from +220 ms, 12 a 100 ms with the old line's 2)", 0, 79, 79, false, 79, -1, 0)
+          .at(AT_100).due(1000),
+      /* 66 */ ask("500 ms on: 40 refilled at 80/s (-40, else -50); the horizon now reaches 500 ms past the old line, at 100/s there: cost 50 fits, due at +1 s", 500, 50, 50, false, 50, -40, 0)
+          .at(AT_100).due(1000),
+      /* 67 */ ask("lowered to 50/s within the old line, with debt sold at 100/s: all that was sold folds back into units (-90 and the old line's 10 left: -100), repaid at 50/s: cost 1's turn in 1020 ms, as without an old line", 0, 1, 1, false, 0, -100, 1020)
+          .at(AT_50).heldBackLocally(),
+      /* 68 */ ask("lowered again, to 10/s: -100 repaid at 10/s, cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
+          .heldBackLocally(),
+      /* 69 */ ask("twenty seconds on, full again", 20_000, 5, 5, false, 5, 10, 0),
+      /* 70 */ ask("raised to 100/s with no debt: nothing was sold ahead, so the new rate applies at once: cost 15, 10 of it due by +100 ms", 0, 15, 15, false, 15, 5, 0)
+          .at(AT_100).due(100),
+      /* 71 */ ask("capacity raised to 40: room, not tokens (still -10); cost 90 fits the horizon at 100/s", 0, 90, 90, false, 90, -10, 0)
+          .at(WIDER).due(1000),
+      /* 72 */ ask("capacity lowered to 5: two seconds on, the level has stopped at 5", 2000, 1, 1, false, 1, 5, 0)
+          .at(NARROWER),
+      /* 73 */ ask("cost 104 takes all that fits at 100/s: 4 now, 100 reserved over the next second", 0, 104, 104, false, 104, 4, 0)
+          .at(AT_100).due(1000),
+      /* 74 */ ask("lowered to 10/s with that debt: the 100 keep their times and count against the new rate (repaid at 10/s): cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
+          .heldBackLocally());
 
   private TokenBucketSpecification() {}
 }
