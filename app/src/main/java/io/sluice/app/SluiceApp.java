@@ -210,6 +210,10 @@ public final class SluiceApp implements AutoCloseable {
       circuits.add(new PausesHealth(() -> latest.get().pauses().current(),
           () -> latest.get().dispatcher().heldByPause()));
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
+      if (config.providers().values().stream().anyMatch(io.sluice.config.ProviderConfig::perTenant)) {
+        circuits.add(TenantRegistryHealth.ofDispatcher(
+            () -> latest.get().tenants().orElseThrow().view(), Clock.systemUTC()));
+      }
     }
     HangingTransactionSweeper sweeper = sweepHangingTransactions(config, roles);
     if (sweeper != null) {

@@ -9,7 +9,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.function.Supplier;
 
 /**
- * The tenant registry as this gate follows it, as a {@code /health} entry ({@code tenantRegistry}).
+ * The tenant registry as this gate follows it, as a {@code /health} entry ({@code tenantRegistry});
+ * or as this dispatcher follows it for tenants' endpoints ({@code dispatcherTenantRegistry}, when
+ * a provider has {@code endpoints: perTenant}), the same detail naming the dispatcher.
  * Informational: a stale registry never makes an instance unready or not live (the gate goes on
  * deciding, with what it keeps and the file; taking the instance away would stop admitting
  * everyone for the sake of a few changed quotas).
@@ -25,6 +27,8 @@ import java.util.function.Supplier;
  * Pure: the clock is passed in.
  */
 public final class TenantRegistryHealth implements HealthCheck {
+  private final String name;
+  private final String role;
   private final Supplier<TenantWatcher.View> view;
   private final Clock clock;
 
@@ -33,21 +37,33 @@ public final class TenantRegistryHealth implements HealthCheck {
    * @param clock the wall clock, for the times in the detail
    */
   public TenantRegistryHealth(Supplier<TenantWatcher.View> view, Clock clock) {
+    this("tenantRegistry", "gate", view, clock);
+  }
+
+  private TenantRegistryHealth(String name, String role, Supplier<TenantWatcher.View> view,
+      Clock clock) {
+    this.name = name;
+    this.role = role;
     this.view = view;
     this.clock = clock;
   }
 
+  /** The running dispatcher's view of the registry (its tenants' endpoints), {@code dispatcherTenantRegistry}. */
+  public static TenantRegistryHealth ofDispatcher(Supplier<TenantWatcher.View> view, Clock clock) {
+    return new TenantRegistryHealth("dispatcherTenantRegistry", "dispatcher", view, clock);
+  }
+
   @Override
   public String name() {
-    return "tenantRegistry";
+    return name;
   }
 
   @Override
   public Result check() {
     TenantWatcher.View v = view.get();
     if (v.sinceLastRead().isEmpty()) {
-      return Result.reachable("stale: not read since this gate started: every tenant is decided"
-          + " by the file");
+      return Result.reachable("stale: not read since this " + role + " started: every tenant is"
+          + " decided by the file");
     }
     Duration ago = v.sinceLastRead().get();
     if (!v.stale()) {

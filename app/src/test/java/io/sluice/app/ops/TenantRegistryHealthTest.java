@@ -42,4 +42,15 @@ class TenantRegistryHealthTest {
             "stale: not read since this gate started: every tenant is decided by the file"),
         check(new TenantWatcher.View(true, Optional.empty(), -1, 0)));
   }
+
+  @Test
+  @DisplayName("a dispatcher's view of the registry (its tenants' endpoints) is its own entry")
+  void dispatcher() {
+    TenantRegistryHealth health = TenantRegistryHealth.ofDispatcher(
+        () -> new TenantWatcher.View(true, Optional.empty(), -1, 0), NOW);
+    assertEquals("dispatcherTenantRegistry", health.name());
+    assertEquals(HealthCheck.Result.reachable(
+            "stale: not read since this dispatcher started: every tenant is decided by the file"),
+        health.check());
+  }
 }

@@ -190,6 +190,14 @@ public final class DispatcherService implements AutoCloseable {
     return pauses;
   }
 
+  /**
+   * The tenant registry as this instance follows it for tenants' endpoints ({@code /health});
+   * empty when no provider has {@code endpoints: perTenant}.
+   */
+  public Optional<TenantWatcher> tenants() {
+    return tenants;
+  }
+
   /** The circuit in front of the leak in Redis, for {@code /health}. */
   public RedisCircuit circuit() {
     return redis.circuit();
