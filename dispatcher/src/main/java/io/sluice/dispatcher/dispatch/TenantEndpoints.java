@@ -111,6 +111,8 @@ final class TenantEndpoints {
   private final Parts parts;
   private final DispatchListener listener;
   private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
+  /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
+  private final EndpointTotals totals = new EndpointTotals();
   /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
   private ExecutorService lookups;
   private Map<String, Double> weights;
@@ -170,7 +172,7 @@ final class TenantEndpoints {
     ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
             parts.lookaheadMicros(), weights, parts.bufferSize()),
-        new ProviderLane.Calls(limits, calls, parts.leak()),
+        new ProviderLane.Calls(limits, calls, totals.leakOf(key.provider(), provider, parts.leak())),
         new ProviderLane.Hooks(parts.timer(),
             (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
             parts.cannotFit(), parts.nanoTime()));
@@ -229,6 +231,7 @@ final class TenantEndpoints {
 
   /** Retires idle lanes, once a second; refreshes the gauges. Consumer thread. */
   void tick(long nowMillis) {
+    totals.share(nowMillis, this::lanes, weights);
     if (nowMillis - lastRetired < RETIRE_EVERY_MILLIS) {
       return;
     }

@@ -81,6 +81,13 @@ public final class LaneSchedule {
   private final ClaimAllowance allowance;
   /** The leak's effective rate as its last answer spaced slots (below the configured after 429s); 0 before one. */
   private double leakRatePerSecond;
+  /**
+   * This endpoint lane's part of its provider's total line ({@code TotalShares}), as
+   * {@link ClaimAllowance} keeps a part of a leak: uncapped until a part is given.
+   */
+  private final ClaimAllowance totalAllowance;
+  /** The total line's interval, microseconds; 0 while no part of one is given. */
+  private long totalIntervalMicros;
   /** A claim was held back by the share: wake the lane after this long (0: none). */
   private long shareWaitNanos;
 
@@ -96,6 +103,7 @@ public final class LaneSchedule {
     this.pausedUntilNanos = nowNanos;
     this.claimNotBeforeNanos = nowNanos;
     this.allowance = new ClaimAllowance(nowNanos);
+    this.totalAllowance = new ClaimAllowance(nowNanos);
   }
 
   /**
@@ -206,12 +214,13 @@ public final class LaneSchedule {
     if (wanted <= 0) {
       return 0;
     }
-    wanted = allowance.allows(wanted, nowNanos);
+    wanted = totalAllowance.allows(allowance.allows(wanted, nowNanos), nowNanos);
     if (wanted <= 0) {
-      // This instance has claimed its share of a leak others are busy on: not before one more
-      // slot is its due. Bounded, so a share that changes meanwhile is seen soon.
+      // This instance has claimed its share of a leak others are busy on (or this endpoint its
+      // part of the provider's total): not before one more slot is its due. Bounded, so a share
+      // that changes meanwhile is seen soon.
       long waitNanos = Math.min(MAX_SHARE_WAIT_NANOS, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-          allowance.nanosUntilOne(nowNanos)));
+          Math.max(allowance.nanosUntilOne(nowNanos), totalAllowance.nanosUntilOne(nowNanos))));
       claimNotBeforeNanos = nowNanos + waitNanos;
       shareWaitNanos = waitNanos;
       return 0;
@@ -252,12 +261,29 @@ public final class LaneSchedule {
   void claimedFromShare(int granted, long firstSlotMicros, long intervalMicros,
       long leakNowMicros, long nowNanos) {
     allowance.took(granted, nowNanos);
+    totalAllowance.took(granted, nowNanos);
     if (intervalMicros > 0) {
       leakRatePerSecond = 1e6 / intervalMicros;
     }
     if (granted > 0 && firstSlotMicros - leakNowMicros < intervalMicros) {
       allowance.leakIdle(nowNanos);
     }
+    if (granted > 0 && firstSlotMicros - leakNowMicros < totalIntervalMicros) {
+      // Nobody held the total's next slot either: its capacity goes unused, fill up.
+      totalAllowance.leakIdle(nowNanos);
+    }
+  }
+
+  /**
+   * This endpoint lane's part of its provider's total line is {@code partPerSecond} of
+   * {@code totalPerSecond} calls a second ({@code TotalShares}): it claims no more than that, plus
+   * {@value ClaimAllowance#SLACK} of it, unless a claim finds the total's next slot unheld (its
+   * first slot within one total interval of the leak's now), which fills the allowance up.
+   */
+  void shareTotal(double partPerSecond, double totalPerSecond, long lookaheadNanos,
+      long nowNanos) {
+    totalIntervalMicros = (long) Math.ceil(1e6 / totalPerSecond);
+    totalAllowance.share(partPerSecond / totalPerSecond, totalPerSecond, lookaheadNanos, nowNanos);
   }
 
   /**

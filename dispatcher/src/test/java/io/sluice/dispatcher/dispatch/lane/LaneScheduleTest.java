@@ -365,6 +365,37 @@ class LaneScheduleTest {
     assertEquals(MAX_IN_FLIGHT, lane.claimSlots(10, clock.nanos()));
   }
 
+  @Test
+  void shouldClaimNoMoreThanItsPartOfTheProvidersTotalWhileOthersHoldTheTotalsNextSlots() {
+    warmUp();
+    // 2 of a 40/s total, 2% slack: 2.04 a second, at most 100 ms of it and one more (1.2 slots).
+    lane.shareTotal(2, 40, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "one slot is all the part holds now");
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The joint slot lies 90 ms ahead (the endpoint's interval is 100 ms): others hold the
+    // total's next slots, 25 ms apart.
+    lane.claimedFromShare(1, clock.micros() + 90_000, 100_000, clock.micros(), clock.nanos());
+    assertEquals(0, lane.claimSlots(4, clock.nanos()), "the part is spent");
+    long wait = lane.takeShareWait();
+    assertTrue(wait > 0 && wait <= LaneSchedule.MAX_SHARE_WAIT_NANOS, "wait " + wait);
+    clock.advanceMillis(500);
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "half a second on, one more slot is its due");
+  }
+
+  @Test
+  void shouldTakeTheTotalsUnusedSlotsBeyondItsPart() {
+    warmUp();
+    lane.shareTotal(2, 40, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()));
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The joint slot is 10 ms ahead, within one total interval (25 ms): nobody held the total's
+    // next slot, so its capacity goes unused.
+    lane.claimedFromShare(1, clock.micros() + 10_000, 100_000, clock.micros(), clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "the part refilled: unused capacity is taken");
+  }
+
   private void warmUp() {
     lane.claimSlots(1, clock.nanos());
     long due = grant(1);
