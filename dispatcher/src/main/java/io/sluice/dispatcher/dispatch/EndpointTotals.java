@@ -43,6 +43,17 @@ final class EndpointTotals {
     return new TotalLeak(leak, total);
   }
 
+  /**
+   * A lane of {@code provider} was opened: under a total it uses its slots no later than the
+   * total's spacing allows from its first claim, uncapped until its first part.
+   */
+  void opened(String provider, ProviderLane lane) {
+    ProviderTotal total = totals.get(provider);
+    if (total != null) {
+      lane.shareTotal(total.ratePerSecond(), total.ratePerSecond());
+    }
+  }
+
   /** The total in force for {@code provider}'s new lanes, if it has one (metrics). */
   java.util.Optional<ProviderTotal> totalOf(String provider) {
     return java.util.Optional.ofNullable(totals.get(provider));

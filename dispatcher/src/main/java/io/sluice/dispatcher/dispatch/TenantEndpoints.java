@@ -176,6 +176,7 @@ final class TenantEndpoints {
         new ProviderLane.Hooks(parts.timer(),
             (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
             parts.cannotFit(), parts.nanoTime()));
+    totals.opened(key.provider(), lane);
     Live made = new Live(key, endpoint, lane, health, provider.endpoints());
     self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));

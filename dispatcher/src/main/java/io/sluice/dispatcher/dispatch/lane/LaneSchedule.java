@@ -88,6 +88,8 @@ public final class LaneSchedule {
   private final ClaimAllowance totalAllowance;
   /** The total line's interval, microseconds; 0 while no part of one is given. */
   private long totalIntervalMicros;
+  /** The total line's rate, which sets how late a slot may be used too; 0: none. */
+  private double totalPerSecond;
   /** A claim was held back by the share: wake the lane after this long (0: none). */
   private long shareWaitNanos;
 
@@ -171,8 +173,18 @@ public final class LaneSchedule {
     if (ratePerSecond != this.ratePerSecond || windowMarginNanos != this.windowMarginNanos) {
       this.ratePerSecond = ratePerSecond;
       this.windowMarginNanos = windowMarginNanos;
-      pacer.retune(toleranceNanos(ratePerSecond, windowMarginNanos), slackNanos(ratePerSecond));
+      retunePacer();
     }
+  }
+
+  /**
+   * A slot is used at most half an interval late of the faster line it is a slot of: the lane's
+   * leak, or its provider's total ({@link #shareTotal}), whose slots are those of every endpoint
+   * lane and so lie closer together. The hand-off spacing stays the lane's own.
+   */
+  private void retunePacer() {
+    pacer.retune(toleranceNanos(Math.max(ratePerSecond, totalPerSecond), windowMarginNanos),
+        slackNanos(ratePerSecond));
   }
 
   /** An entry of {@code cost} joined the queue. */
@@ -278,12 +290,18 @@ public final class LaneSchedule {
    * This endpoint lane's part of its provider's total line is {@code partPerSecond} of
    * {@code totalPerSecond} calls a second ({@code TotalShares}): it claims no more than that, plus
    * {@value ClaimAllowance#SLACK} of it, unless a claim finds the total's next slot unheld (its
-   * first slot within one total interval of the leak's now), which fills the allowance up.
+   * first slot within one total interval of the leak's now), which fills the allowance up. A
+   * part of the whole total is no cap. From then on a slot is used at most half a total interval
+   * late: a slot of the total used later crowds the next endpoint's.
    */
   void shareTotal(double partPerSecond, double totalPerSecond, long lookaheadNanos,
       long nowNanos) {
     totalIntervalMicros = (long) Math.ceil(1e6 / totalPerSecond);
     totalAllowance.share(partPerSecond / totalPerSecond, totalPerSecond, lookaheadNanos, nowNanos);
+    if (totalPerSecond != this.totalPerSecond) {
+      this.totalPerSecond = totalPerSecond;
+      retunePacer();
+    }
   }
 
   /**

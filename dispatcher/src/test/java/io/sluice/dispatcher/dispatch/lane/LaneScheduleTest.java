@@ -150,6 +150,18 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldUseNoSlotLaterThanHalfTheTotalsIntervalUnderAProviderTotal() {
+    // A 40/s total: its slots, every endpoint's together, 25 ms apart; half of that is 12.5 ms.
+    lane.shareTotal(40, 40, 100 * MS, clock.nanos());
+    lane.claimSlots(1, clock.nanos());
+    long first = grant(1);
+    assertEquals(new Decision.Drop(13 * MS), lane.slotDue(first + 13 * MS, first, INTERVAL),
+        "13 ms late it could crowd another endpoint's slot of the total");
+    long second = first + INTERVAL;
+    assertEquals(new Decision.Fire(), lane.slotDue(second + 12 * MS, second, INTERVAL));
+  }
+
+  @Test
   void shouldNeverFireASlotEarly() {
     lane.claimSlots(1, clock.nanos());
     answer(1);
