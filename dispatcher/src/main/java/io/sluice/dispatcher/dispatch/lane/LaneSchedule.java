@@ -86,8 +86,8 @@ public final class LaneSchedule {
    * {@link ClaimAllowance} keeps a part of a leak: uncapped until a part is given.
    */
   private final ClaimAllowance totalAllowance;
-  /** The total line's interval, microseconds; 0 while no part of one is given. */
-  private long totalIntervalMicros;
+  /** A part of a provider's total was given ({@link #shareTotal}). */
+  private boolean totalShared;
   /** The total line's rate, which sets how late a slot may be used too; 0: none. */
   private double totalPerSecond;
   /** A claim was held back by the share: wake the lane after this long (0: none). */
@@ -280,8 +280,8 @@ public final class LaneSchedule {
     if (granted > 0 && firstSlotMicros - leakNowMicros < intervalMicros) {
       allowance.leakIdle(nowNanos);
     }
-    if (granted > 0 && firstSlotMicros - leakNowMicros < totalIntervalMicros) {
-      // Nobody held the total's next slot either: its capacity goes unused, fill up.
+    if (granted > 0 && totalShared && firstSlotMicros <= leakNowMicros) {
+      // The joint slot is now: the total's next slot was free before it, its capacity unused.
       totalAllowance.leakIdle(nowNanos);
     }
   }
@@ -289,14 +289,17 @@ public final class LaneSchedule {
   /**
    * This endpoint lane's part of its provider's total line is {@code partPerSecond} of
    * {@code totalPerSecond} calls a second ({@code TotalShares}): it claims no more than that, plus
-   * {@value ClaimAllowance#SLACK} of it, unless a claim finds the total's next slot unheld (its
-   * first slot within one total interval of the leak's now), which fills the allowance up. A
+   * {@value ClaimAllowance#SLACK} of it, unless a claim finds the total idle (its first slot is
+   * the leak's now: nobody held the total's next slot), which fills the allowance up. Only then:
+   * a first slot a little ahead says nothing, since the lanes claim the total's slots up to a
+   * lookahead ahead, each when its own allowance lets it (a looser test, "within one total
+   * interval", refilled lanes whose claims came just after another's and broke the split). A
    * part of the whole total is no cap. From then on a slot is used at most half a total interval
    * late: a slot of the total used later crowds the next endpoint's.
    */
   void shareTotal(double partPerSecond, double totalPerSecond, long lookaheadNanos,
       long nowNanos) {
-    totalIntervalMicros = (long) Math.ceil(1e6 / totalPerSecond);
+    totalShared = true;
     totalAllowance.share(partPerSecond / totalPerSecond, totalPerSecond, lookaheadNanos, nowNanos);
     if (totalPerSecond != this.totalPerSecond) {
       this.totalPerSecond = totalPerSecond;

@@ -402,10 +402,21 @@ class LaneScheduleTest {
     assertEquals(1, lane.claimSlots(4, clock.nanos()));
     lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
     lane.granted(1);
-    // The joint slot is 10 ms ahead, within one total interval (25 ms): nobody held the total's
-    // next slot, so its capacity goes unused.
-    lane.claimedFromShare(1, clock.micros() + 10_000, 100_000, clock.micros(), clock.nanos());
+    // The joint slot is now: nobody held the total's next slot, so its capacity goes unused.
+    lane.claimedFromShare(1, clock.micros(), 100_000, clock.micros(), clock.nanos());
     assertEquals(1, lane.claimSlots(4, clock.nanos()), "the part refilled: unused capacity is taken");
+  }
+
+  @Test
+  void shouldNotTakeASlotALittleAheadForAnIdleTotal() {
+    warmUp();
+    lane.shareTotal(1, 8, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()));
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // 5 ms ahead: another lane holds the total's slot before it.
+    lane.claimedFromShare(1, clock.micros() + 5_000, 125_000, clock.micros(), clock.nanos());
+    assertEquals(0, lane.claimSlots(4, clock.nanos()), "its part of 1/s is spent");
   }
 
   private void warmUp() {
