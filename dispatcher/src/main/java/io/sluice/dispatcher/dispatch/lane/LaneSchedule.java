@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  *       concurrency lease of this lane coming back ends the wait ({@link #leaseReturned}).
  *   <li><b>No more than this instance's share</b> of a leak other instances are busy on too
  *       ({@link ClaimAllowance}, {@link io.sluice.dispatcher.fair.GlobalShare}): that is what
- *       makes weighted fairness hold across instances and not only inside each.
+ *       makes weighted fairness hold across instances and not only inside each; nor, for an
+ *       endpoint lane of a provider with a {@code totalRate}, more than its part of the total
+ *       ({@link #shareTotal}), which is what shares the total by tier weight.
  *   <li><b>Each slot reserves the dearest cost queued</b> when the limits count cost: the event
  *       is picked only when the slot fires, and any queued event may be the one.
  * </ul>
