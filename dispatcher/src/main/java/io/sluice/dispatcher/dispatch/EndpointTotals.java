@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch;
 import io.sluice.config.ProviderConfig;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.endpoint.TotalShares;
+import io.sluice.dispatcher.fair.GlobalShare;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.ProviderTotal;
 import io.sluice.dispatcher.leak.TotalLeak;
@@ -17,19 +18,41 @@ import java.util.function.Supplier;
  * The {@code totalRate} of per-tenant providers on this instance: the joint leak each endpoint
  * lane of such a provider claims from ({@link TotalLeak}), and, every {@value #EVERY_MILLIS} ms,
  * each busy lane's part of the total by tier weight ({@link TotalShares}), which the lane claims
- * no more than ({@link ProviderLane#shareTotal}). The consumer thread owns it.
+ * no more than ({@link ProviderLane#shareTotal}). The consumer thread owns it; answers of the
+ * leak arrive on its client's threads and only replace {@link #heard}.
  *
- * <p>The parts are worked out over this instance's busy lanes. Several instances each share out
- * the whole total among their own lanes, and the total line itself hands its slots to whichever
- * claims first: the bound holds across instances, the split by weight within each.
+ * <p>Across instances as a provider's lane shares its leak ({@link GlobalShare}): every
+ * {@value #EVERY_MILLIS} ms this instance publishes its busy endpoints per tier for the provider
+ * ({@link LeakyBucket#busyTenants}, the hash {@code sluice:v1:{hooks}:busy}, an endpoint being
+ * one tenant) and hears the sums over every instance; it then shares out its part of the total,
+ * {@code instanceShare * totalRate}, among its own lanes by the tiers' local weights. Not heard
+ * from for a second (Redis down or slow): it shares out the whole total, as one alone would.
  */
 final class EndpointTotals {
   /** How often the parts are worked out again, as a lane publishes its busy tenants. */
   static final long EVERY_MILLIS = 250;
+  /** A member not heard from for this long drops out of the sums; an answer this old is stale. */
+  static final long HEARD_TTL_MILLIS = 1_000;
 
   /** Per provider with a total, the one its lanes opened since the last reload claim with. */
   private final Map<String, ProviderTotal> totals = new HashMap<>();
+  /** Where the busy endpoints per tier are published (the dispatcher's leak). */
+  private final LeakyBucket leak;
+  /** This instance, among those publishing. */
+  private final String member = "endpoints-" + java.util.UUID.randomUUID();
+  /** Per provider: the sums over every instance last heard, and when. */
+  private final Map<String, Heard> heard = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Per provider: what was published last (an empty map withdrew this instance). */
+  private final Map<String, Map<String, Integer>> published = new HashMap<>();
+  /** Per lane name: the part given last (for tests and logs). */
+  private final Map<String, Double> parts = new HashMap<>();
   private long lastMillis = Long.MIN_VALUE / 2;
+
+  private record Heard(Map<String, Integer> sums, long atMillis) {}
+
+  EndpointTotals(LeakyBucket leak) {
+    this.leak = leak;
+  }
 
   /** The leak an endpoint lane of {@code provider} claims from: jointly with its total, if any. */
   LeakyBucket leakOf(String provider, ProviderConfig config, LeakyBucket leak) {
@@ -65,6 +88,7 @@ final class EndpointTotals {
       return;
     }
     lastMillis = nowMillis;
+    parts.clear();
     Map<String, List<TotalShares.Demand<ProviderLane>>> busy = new HashMap<>();
     for (ProviderLane lane : lanes.get()) {
       String provider = lane.name().substring(0, Math.max(0, lane.name().indexOf('/')));
@@ -76,9 +100,46 @@ final class EndpointTotals {
           busy.computeIfAbsent(provider, p -> new ArrayList<>())
               .add(new TotalShares.Demand<>(lane, tier, lane.drainPerSecond())));
     }
-    busy.forEach((provider, demands) -> {
+    for (String provider : totals.keySet()) {
+      List<TotalShares.Demand<ProviderLane>> demands = busy.getOrDefault(provider, List.of());
+      Map<String, Integer> local = new HashMap<>();
+      demands.forEach(d -> local.merge(d.tier(), 1, Integer::sum));
+      publish(provider, local, nowMillis);
+      if (demands.isEmpty()) {
+        continue;
+      }
+      Heard h = heard.get(provider);
+      GlobalShare share = h == null || nowMillis - h.atMillis() > HEARD_TTL_MILLIS
+          ? GlobalShare.alone(weights) : GlobalShare.of(weights, local, h.sums());
       double total = totals.get(provider).ratePerSecond();
-      TotalShares.of(total, weights, demands).forEach((lane, part) -> lane.shareTotal(part, total));
-    });
+      TotalShares.of(share.instanceShare() * total, share.localWeights(), demands)
+          .forEach((lane, part) -> {
+            parts.put(lane.name(), part);
+            lane.shareTotal(part, total);
+          });
+    }
+  }
+
+  /** Publishes this instance's busy endpoints per tier (or withdraws it), and keeps the sums. */
+  private void publish(String provider, Map<String, Integer> local, long nowMillis) {
+    if (local.isEmpty() && published.getOrDefault(provider, Map.of()).isEmpty()) {
+      return;
+    }
+    published.put(provider, Map.copyOf(local));
+    try {
+      leak.busyTenants(provider, member, local, HEARD_TTL_MILLIS * 1000)
+          .whenComplete((sums, error) -> {
+            if (error == null) {
+              heard.put(provider, new Heard(Map.copyOf(sums), nowMillis));
+            }
+          });
+    } catch (RuntimeException e) {
+      // Unheard: the next round shares out the whole total, as one alone would.
+    }
+  }
+
+  /** The part last given to the lane named {@code laneName}, if any. */
+  java.util.Optional<Double> partOf(String laneName) {
+    return java.util.Optional.ofNullable(parts.get(laneName));
   }
 }

@@ -112,7 +112,7 @@ final class TenantEndpoints {
   private final DispatchListener listener;
   private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
   /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
-  private final EndpointTotals totals = new EndpointTotals();
+  private final EndpointTotals totals;
   /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
   private ExecutorService lookups;
   private Map<String, Double> weights;
@@ -124,6 +124,7 @@ final class TenantEndpoints {
     this.parts = parts;
     this.listener = new EndpointListener(parts.listener());
     this.weights = Map.copyOf(weights);
+    this.totals = new EndpointTotals(parts.leak());
   }
 
   /** Where an event of the per-tenant provider {@code provider} goes. */
@@ -277,6 +278,11 @@ final class TenantEndpoints {
   /** Calls in flight per per-tenant provider, as of the last tick (gauges, any thread). */
   Map<String, Integer> inFlight() {
     return inFlight;
+  }
+
+  /** The part of its provider's total last given to the lane {@code laneName} (tests). */
+  java.util.Optional<Double> partOf(String laneName) {
+    return totals.partOf(laneName);
   }
 
   /** Live lanes now. */

@@ -11,7 +11,13 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.lane.ManualTimer;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.leak.LeakConfig;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitedClaim;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
+import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.leak.ProviderTotal;
+import io.sluice.dispatcher.leak.SlotClaim;
+import io.sluice.dispatcher.leak.ThrottleDecision;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
@@ -119,6 +125,77 @@ class EndpointTotalsTest {
     assertEquals(0.75, gold / (double) (gold + std), 0.75 * 0.05, "gold's part, by weight: " + steady);
     assertEquals(steady.get("g1"), steady.get("g2"), 2, "equal within a tier: " + steady);
     assertEquals(steady.get("s1"), steady.get("s2"), 2, "equal within a tier: " + steady);
+  }
+
+  @Test
+  @DisplayName("with another instance holding two busy gold endpoints, this one shares out its part of the total")
+  void shouldShareOutOnlyThisInstancesPartOfTheTotal() {
+    LocalLeakyBucket local = new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros);
+    // The sums Redis would answer: this instance's counts and another's two busy gold endpoints.
+    LeakyBucket shared = new LeakyBucket() {
+      @Override
+      public CompletionStage<SlotClaim> claim(String lane, double rate, int wanted, long lookahead) {
+        return local.claim(lane, rate, wanted, lookahead);
+      }
+
+      @Override
+      public CompletionStage<SlotClaim> claim(String lane, double rate, int wanted, long lookahead,
+          ProviderTotal total) {
+        return local.claim(lane, rate, wanted, lookahead, total);
+      }
+
+      @Override
+      public CompletionStage<ThrottleDecision> throttle(String lane, double rate, long retryAfter,
+          long startedAt) {
+        return local.throttle(lane, rate, retryAfter, startedAt);
+      }
+
+      @Override
+      public CompletionStage<SlotClaim> claim(String lane, ProviderLimits limits, LimitedClaim request) {
+        return local.claim(lane, limits, request);
+      }
+
+      @Override
+      public CompletionStage<Void> release(String lane, String leaseId) {
+        return local.release(lane, leaseId);
+      }
+
+      @Override
+      public CompletionStage<Void> settle(String lane, ProviderLimits limits, long slot, long reserved,
+          long actual) {
+        return local.settle(lane, limits, slot, reserved, actual);
+      }
+
+      @Override
+      public CompletionStage<Map<String, Integer>> busyTenants(String provider, String member,
+          Map<String, Integer> busyByTier, long ttlMicros) {
+        Map<String, Integer> sums = new HashMap<>(busyByTier);
+        if (provider.equals("hooks")) {
+          sums.merge("gold", 2, Integer::sum);
+        }
+        return CompletableFuture.completedFuture(sums);
+      }
+    };
+    TenantEndpoints here = new TenantEndpoints(new TenantEndpoints.Parts(Map.of("hooks", provider),
+        shared, LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> {},
+        (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
+        100_000, 1000), Map.of("gold", 3.0, "std", 1.0));
+    Map<String, String> tiers = Map.of("g1", "gold", "g2", "gold", "s1", "std", "s2", "std");
+    int n = 0;
+    for (int k = 0; k < 20; k++) {
+      for (Map.Entry<String, String> t : tiers.entrySet()) {
+        DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
+        assertInstanceOf(TenantEndpoints.Queue.class, here.route(e, hooks, config)).lane().offer(e);
+      }
+    }
+    here.tick(clock.millis());
+    timer.advance(Duration.ofMillis(300));
+    here.tick(clock.millis());
+    // Gold: 4 busy endpoints everywhere, 2 here; std: 2, both here. Of the 8/s, gold's 6/s is
+    // 1.5/s an endpoint wherever it is, std's 2/s 1/s each: this instance takes 5/s of the 8.
+    assertEquals(1.5, here.partOf("hooks/g1").orElseThrow(), 1e-9);
+    assertEquals(1.5, here.partOf("hooks/g2").orElseThrow(), 1e-9);
+    assertEquals(1.0, here.partOf("hooks/s1").orElseThrow(), 1e-9);
   }
 
   private static DispatchEntry entry(String id, String tenant, String tier) {
