@@ -36,6 +36,11 @@ final class EndpointTotals {
 
   /** Per provider with a total, the one its lanes opened since the last reload claim with. */
   private final Map<String, ProviderTotal> totals = new HashMap<>();
+  /**
+   * Per provider whose total a reload removed: its lanes opened before still claim jointly with
+   * it, now each uncapped (a part of the whole), as they would be alone.
+   */
+  private final Map<String, ProviderTotal> removed = new HashMap<>();
   /** Where the busy endpoints per tier are published (the dispatcher's leak). */
   private final LeakyBucket leak;
   /** This instance, among those publishing. */
@@ -57,12 +62,16 @@ final class EndpointTotals {
   /** The leak an endpoint lane of {@code provider} claims from: jointly with its total, if any. */
   LeakyBucket leakOf(String provider, ProviderConfig config, LeakyBucket leak) {
     if (config.endpoints().totalRate().isEmpty()) {
-      totals.remove(provider);
+      ProviderTotal old = totals.remove(provider);
+      if (old != null) {
+        removed.put(provider, old);
+      }
       return leak;
     }
     ProviderTotal total = new ProviderTotal(provider,
         config.endpoints().totalRate().get().perSecond());
     totals.put(provider, total);
+    removed.remove(provider);
     return new TotalLeak(leak, total);
   }
 
@@ -84,7 +93,7 @@ final class EndpointTotals {
 
   /** Gives each busy lane of a provider with a total its part, when due. */
   void share(long nowMillis, Supplier<Collection<ProviderLane>> lanes, Map<String, Double> weights) {
-    if (totals.isEmpty() || nowMillis - lastMillis < EVERY_MILLIS) {
+    if (totals.isEmpty() && removed.isEmpty() || nowMillis - lastMillis < EVERY_MILLIS) {
       return;
     }
     lastMillis = nowMillis;
@@ -92,6 +101,11 @@ final class EndpointTotals {
     Map<String, List<TotalShares.Demand<ProviderLane>>> busy = new HashMap<>();
     for (ProviderLane lane : lanes.get()) {
       String provider = lane.name().substring(0, Math.max(0, lane.name().indexOf('/')));
+      ProviderTotal gone = removed.get(provider);
+      if (gone != null) {
+        parts.put(lane.name(), gone.ratePerSecond());
+        lane.shareTotal(gone.ratePerSecond(), gone.ratePerSecond());
+      }
       if (!totals.containsKey(provider)) {
         continue;
       }

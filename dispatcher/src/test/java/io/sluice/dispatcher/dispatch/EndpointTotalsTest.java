@@ -45,7 +45,7 @@ import org.junit.jupiter.api.Test;
 class EndpointTotalsTest {
   private final FakeClock clock = FakeClock.atMillis(1_000_000);
   private final ManualTimer timer = new ManualTimer(clock);
-  private final SluiceConfig config = ConfigLoader.parse("""
+  private static final String CONFIG = """
       tiers: { gold: { weight: 3 }, std: { weight: 1 } }
       defaultTier: std
       providers:
@@ -60,7 +60,8 @@ class EndpointTotalsTest {
         g2: { tier: gold, endpoints: { hooks: "http://127.0.0.1:9/g2" } }
         s1: { endpoints: { hooks: "http://127.0.0.1:9/s1" } }
         s2: { endpoints: { hooks: "http://127.0.0.1:9/s2" } }
-      """, Map.of());
+      """;
+  private final SluiceConfig config = ConfigLoader.parse(CONFIG, Map.of());
   private final ProviderConfig hooks = config.providers().get("hooks");
   /** Per endpoint, the fake time of each call, in milliseconds. */
   private final Map<String, List<Long>> calls = new HashMap<>();
@@ -196,6 +197,29 @@ class EndpointTotalsTest {
     assertEquals(1.5, here.partOf("hooks/g1").orElseThrow(), 1e-9);
     assertEquals(1.5, here.partOf("hooks/g2").orElseThrow(), 1e-9);
     assertEquals(1.0, here.partOf("hooks/s1").orElseThrow(), 1e-9);
+  }
+
+  @Test
+  @DisplayName("a reload that removes the total lifts the parts of the lanes still claiming with it")
+  void shouldLiftThePartsOnceAReloadRemovedTheTotal() {
+    DispatchEntry g = entry("g", "g1", "gold");
+    DispatchEntry s = entry("s", "s1", "std");
+    for (DispatchEntry e : List.of(g, s)) {
+      for (int k = 0; k < 5; k++) {
+        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(e, hooks, config)).lane()
+            .offer(e);
+      }
+    }
+    endpoints.tick(clock.millis());
+    assertEquals(2.0, endpoints.partOf("hooks/s1").orElseThrow(), 1e-9, "s1's part of 8/s");
+
+    SluiceConfig reloaded = ConfigLoader.parse(CONFIG.replace("totalRate: 8/s", ""), Map.of());
+    DispatchEntry other = entry("o", "g2", "gold");
+    endpoints.route(other, reloaded.providers().get("hooks"), reloaded);
+    timer.advance(Duration.ofMillis(300));
+    endpoints.tick(clock.millis());
+    assertEquals(8.0, endpoints.partOf("hooks/s1").orElseThrow(), 1e-9,
+        "the whole total: no cap left on a lane opened before the reload");
   }
 
   private static DispatchEntry entry(String id, String tenant, String tier) {
