@@ -86,11 +86,6 @@ final class EndpointTotals {
     }
   }
 
-  /** The total in force for {@code provider}'s new lanes, if it has one (metrics). */
-  java.util.Optional<ProviderTotal> totalOf(String provider) {
-    return java.util.Optional.ofNullable(totals.get(provider));
-  }
-
   /** Gives each busy lane of a provider with a total its part, when due. */
   void share(long nowMillis, Supplier<Collection<ProviderLane>> lanes, Map<String, Double> weights) {
     if (totals.isEmpty() && removed.isEmpty() || nowMillis - lastMillis < EVERY_MILLIS) {
