@@ -58,6 +58,14 @@ KEYS[n + 2] the marker of the provider's cluster slot (SlotMarkers: sluice:v1:{~
            to the one lost + lookahead + margin is charged to is full, and concurrency holds
            `amount` leases until lost + lookahead + lease_us. A limit that holds something was
            written after the loss, which no claim does before its window's hold ended.
+ARGV[12 + 5n] total_rate the provider's totalRate (ProviderTotal.java), when the claim is joint:
+           each slot is also one slot of the provider's total line, KEYS[#KEYS]
+           (sluice:v1:{<provider>}:total, a hash of last and ts; the endpoint's keys then carry
+           the provider's tag, sluice:v1:{<provider>}/<tenant>:leak). A joint claim without limits
+           sends n = 0 and empty limit arguments. Its first slot is also at least one total
+           interval (ceil(1e6 / total_rate)) after the total's last (missing: now + lookahead,
+           as the leak's), its slots are the larger interval apart, and the total's last
+           becomes the claim's last; the reply's interval is that joint spacing.
 mode busy (how instances sharing the provider split it by weight; see GlobalShare.java):
 KEYS[1]   the provider's busy hash: sluice:v1:{<provider>}:busy, same hash tag as the leak
 ARGV[2]   member       the publishing lane (one per instance and provider)
@@ -245,6 +253,39 @@ local function us(n)
   return string.format('%.0f', n)
 end
 
+-- The provider's total line (ProviderTotal.java), when given: its rate after the limits'
+-- arguments, its key the last. Only its last slot and its clock are kept.
+local total_rate = nil
+local total_last = nil
+local total_interval = 0
+if mode == 'claim' then
+  total_rate = tonumber(ARGV[12 + 5 * (tonumber(ARGV[7]) or 0)])
+end
+if total_rate ~= nil then
+  local held = redis.call('HMGET', KEYS[#KEYS], 'last', 'ts')
+  total_last = tonumber(held[1])
+  local total_ts = tonumber(held[2])
+  if total_ts ~= nil and total_ts > now then
+    now = total_ts
+  end
+  total_interval = math.ceil(1000000 / (total_rate * 1))
+end
+
+-- A joint claim's first slot is one total interval after the total's last too, and its slots
+-- are the larger of the two intervals apart (LeakMath.claim with a total).
+local function joint(first, interval, lookahead)
+  if total_rate == nil then
+    return first, interval
+  end
+  if total_last == nil then
+    total_last = now + lookahead
+  end
+  if total_last + total_interval > first then
+    first = total_last + total_interval
+  end
+  return first, math.max(interval, total_interval)
+end
+
 local reply
 local factor = factor_at(now)
 local n_limits = tonumber(ARGV[7]) or 0
@@ -262,11 +303,13 @@ if mode == 'claim' and n_limits == 0 then
   if pause ~= nil and pause > first then
     first = pause
   end
+  first, interval = joint(first, interval, lookahead)
   local horizon = now + lookahead
   local granted = 0
   if first <= horizon then
     granted = math.min(wanted, 1 + math.floor((horizon - first) / interval))
     last = first + (granted - 1) * interval
+    total_last = last
   end
   local next_free = first
   if granted > 0 then
@@ -290,6 +333,7 @@ elseif mode == 'claim' then
   if pause ~= nil and pause > first then
     first = pause
   end
+  first, interval = joint(first, interval, lookahead)
   local horizon = now + lookahead
   local marker = KEYS[n_limits + 2]
   local lost = tonumber(redis.call('GET', marker))
@@ -494,6 +538,7 @@ elseif mode == 'claim' then
       table.insert(conc.new, slot)
     end
     last = slot
+    total_last = slot
     granted = granted + 1
     slot = slot + interval
     next_free = slot
@@ -603,5 +648,10 @@ if cut ~= nil then
   matters_until = math.max(matters_until, cut + recovery)
 end
 redis.call('PEXPIRE', KEYS[1], math.ceil((matters_until - now) / 1000) + 3600000)
+if total_rate ~= nil then
+  redis.call('HSET', KEYS[#KEYS], 'last', us(total_last), 'ts', us(now))
+  redis.call('PEXPIRE', KEYS[#KEYS],
+    math.ceil((math.max(now, total_last + total_interval) - now) / 1000) + 3600000)
+end
 
 return reply

@@ -201,6 +201,10 @@ public final class SluiceApp implements AutoCloseable {
             configured);
         metrics.pacedRate(provider, () -> latest.get().dispatcher().learner()
             .ratePerSecond(provider, configured.getAsDouble()));
+        if (config.providers().get(provider).endpoints().totalRate().isPresent()) {
+          DoubleSupplier total = totalRate(live, provider);
+          metrics.totalPacedRate(provider, total::getAsDouble);
+        }
         metrics.credentialReady(provider,
             () -> latest.get().providerProblems().containsKey(provider) ? 0 : 1);
         metrics.paused(provider,
@@ -295,6 +299,15 @@ public final class SluiceApp implements AutoCloseable {
     return () -> {
       ProviderConfig p = live.get().providers().get(provider);
       return p == null ? Double.NaN : p.rate().perSecond();
+    };
+  }
+
+  /** The {@code totalRate} of {@code provider} in force now (NaN if a reload removed it). */
+  static DoubleSupplier totalRate(LiveConfig live, String provider) {
+    return () -> {
+      ProviderConfig p = live.get().providers().get(provider);
+      return p == null || p.endpoints().totalRate().isEmpty() ? Double.NaN
+          : p.endpoints().totalRate().get().perSecond();
     };
   }
 

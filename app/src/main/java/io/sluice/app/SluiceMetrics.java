@@ -316,6 +316,15 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /**
+   * {@code sluice_dispatch_total_paced_rate{provider}}: the rate a per-tenant provider's total
+   * line paces all its endpoints at together ({@code totalRate} as in force; calls per second
+   * across every endpoint and instance). Only for a provider with a {@code totalRate}.
+   */
+  public void totalPacedRate(String provider, Supplier<Number> rate) {
+    gauge(rate, "sluice_dispatch_total_paced_rate", "provider", provider);
+  }
+
+  /**
    * {@code sluice_provider_credential_ready{provider}}: 0 while the provider's calls wait for an
    * OAuth2 token (its token endpoint down, or a 401 being answered with a new token), else 1.
    */

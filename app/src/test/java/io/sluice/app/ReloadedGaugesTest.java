@@ -43,4 +43,21 @@ class ReloadedGaugesTest {
     assertInstanceOf(LiveConfig.Outcome.Applied.class, live.reload(() -> config("20/s")));
     assertEquals(20.0, registry.getGauges().get(gauge).getValue());
   }
+
+  @Test
+  @DisplayName("sluice_dispatch_total_paced_rate shows a per-tenant provider's totalRate in force")
+  void totalPacedRateFollowsReloads() {
+    String perTenant = YAML.replace("url: http://localhost:1/", "endpoints: perTenant");
+    MetricRegistry registry = new MetricRegistry();
+    LiveConfig live = new LiveConfig(ConfigLoader.parse(
+        perTenant.replace("rate: 50/s", "rate: 5/s\n    totalRate: 40/s"), Map.of()));
+    new SluiceMetrics(registry).totalPacedRate("api",
+        SluiceApp.totalRate(live, "api")::getAsDouble);
+    String gauge = MetricNames.name("sluice_dispatch_total_paced_rate", "provider", "api");
+    assertEquals(40.0, registry.getGauges().get(gauge).getValue());
+
+    assertInstanceOf(LiveConfig.Outcome.Applied.class, live.reload(() -> ConfigLoader.parse(
+        perTenant.replace("rate: 50/s", "rate: 5/s\n    totalRate: 30/m"), Map.of())));
+    assertEquals(0.5, registry.getGauges().get(gauge).getValue());
+  }
 }

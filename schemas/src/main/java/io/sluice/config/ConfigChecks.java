@@ -104,13 +104,6 @@ final class ConfigChecks {
             + ConfigSchema.quoted(pattern)));
       }
     }
-    if (endpoints.totalRate().isPresent()) {
-      // Refused rather than ignored: a cap a user writes must hold, and the outer leak shared by
-      // the endpoints' lanes is not built yet (docs/providers.md, "Endpoints per tenant").
-      problems.add(new Problem(Problem.join(path, "totalRate"), "is not enforced yet: a cap "
-          + "across all endpoints is planned (issue 23); remove it, and cap the endpoints with "
-          + "rate or limits meanwhile"));
-    }
     positive(Problem.join(path, "disableAfter"), endpoints.disableAfter());
     positive(Problem.join(path, "probeAfter"), endpoints.probeAfter());
   }

@@ -7,8 +7,8 @@ import java.util.Optional;
 /**
  * Where a provider's calls go: its one {@code url}, or ({@code endpoints: perTenant}) each tenant's
  * own endpoint, {@code tenants.<id>.endpoints.<provider>}. A per-tenant provider's {@code rate} and
- * {@code limits} are each endpoint's (a tenant may override them); {@code totalRate} is to cap
- * them all together (not enforced yet, so {@link ConfigChecks} refuses a configuration giving it).
+ * {@code limits} are each endpoint's (a tenant may override them); {@code totalRate} caps them
+ * all together (the dispatcher's {@code ProviderTotal}).
  *
  * @param perTenant            each tenant's calls go to its own endpoint, never to {@code url}
  * @param totalRate            the most calls per second across all endpoints of the provider

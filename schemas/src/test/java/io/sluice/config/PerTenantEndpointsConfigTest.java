@@ -53,10 +53,19 @@ class PerTenantEndpointsConfigTest {
   }
 
   @Test
-  void shouldRefuseATotalRateUntilItIsEnforced() {
-    assertEquals("providers.hooks.totalRate: is not enforced yet: a cap across all endpoints is "
-        + "planned (issue 23); remove it, and cap the endpoints with rate or limits meanwhile",
-        error("totalRate: 500/s", "https://acme.example/hooks"));
+  void shouldTakeATotalRateAcrossTheEndpoints() {
+    assertEquals(Optional.of(new Rate(500)), load("totalRate: 500/s", "https://acme.example/hooks")
+        .providers().get("hooks").endpoints().totalRate());
+    assertEquals(Optional.of(new Rate(0.5)), load("totalRate: 30/m", "https://acme.example/hooks")
+        .providers().get("hooks").endpoints().totalRate());
+  }
+
+  @Test
+  void shouldRefuseATotalRateThatIsNotAPositiveRate() {
+    assertEquals("providers.hooks.totalRate: expected a rate above zero like \"50/s\", \"600/m\" "
+        + "or \"10/h\", got \"0/s\"", error("totalRate: 0/s", "https://acme.example/hooks"));
+    assertEquals("providers.hooks.totalRate: expected a rate like \"50/s\", \"600/m\" or "
+        + "\"10/h\", got \"lots\"", error("totalRate: lots", "https://acme.example/hooks"));
   }
 
   @Test

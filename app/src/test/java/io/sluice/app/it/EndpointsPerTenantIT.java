@@ -154,6 +154,119 @@ class EndpointsPerTenantIT {
     }
   }
 
+  /**
+   * {@code totalRate}: 20 endpoints each at 5/s (100/s together) under a total of 36/s, all
+   * served by ONE strict mock (at most 40 calls in any sliding second, no burst, over all
+   * endpoints: the total at 0.9 of it, room for a shared test JVM's jitter), ten tenants of tier gold (weight 3) and ten of std (weight 1), every endpoint
+   * backlogged. The provider never answers 429; no endpoint gets more than 5 calls in any second
+   * (its own spacing holds under the total); and over 6 s of the steady state the tiers share the
+   * total by weight, gold 3/4 and std 1/4, each within 5% ({@code TotalShares}).
+   */
+  @Test
+  @DisplayName("a total across 20 endpoints: never over it, each endpoint's spacing kept, tiers by weight")
+  void theTotalCapsEveryEndpointTogetherSharedByTierWeight(KafkaBroker kafka,
+      RedisServerProcess redis) throws Exception {
+    int endpoints = 20;
+    int events = 40;
+    List<AutoCloseable> closing = new ArrayList<>();
+    try (MockProvider strict = MockProvider.start(40, Duration.ZERO)) {
+      String hooks = Providers.uniqueName("hooks");
+      StringBuilder tenants = new StringBuilder();
+      for (int i = 0; i < endpoints; i++) {
+        tenants.append("  t%d: { tier: %s, endpoints: { %s: \"%s/t%d\" } }\n"
+            .formatted(i, tierOf(i), hooks, strict.url(), i));
+      }
+      SluiceConfig config = Pipeline.config("""
+          ladder: [1s, 5s, 30s]
+          maxAttempts: 20
+          tiers: { gold: { weight: 3 }, std: { weight: 1 } }
+          defaultTier: std
+          providers:
+            %s:
+              endpoints: perTenant
+              allowPrivateNetworks: true
+              rate: 5/s
+              totalRate: 36/s
+              maxInFlight: 4
+              timeout: 2s
+              quotas: { gold: { capacity: 10, refill: 1/s }, std: { capacity: 10, refill: 1/s } }
+          tenants:
+          %s""".formatted(hooks, tenants), kafka, redis.uri());
+      Topics topics = Pipeline.createTopics(config, kafka, 2);
+      List<Ready> ready = new ArrayList<>();
+      for (int n = 0; n < events; n++) {
+        for (int i = 0; i < endpoints; i++) {
+          ready.add(new Ready("t" + i + "-" + n, "t" + i, tierOf(i), hooks));
+        }
+      }
+      closing.add(io.sluice.relay.RelayService.start(config, io.sluice.relay.RelayListener.NONE));
+      try (Running d = new Running(config, "dispatcher", Providers.http(config),
+          Providers.redisLeak(config, closing), new Tally())) {
+        Await.until("the dispatcher to own its partitions", Duration.ofSeconds(30),
+            d.dispatcher::assignedPartitions, n -> n == 2);
+        Pipeline.produceReady(kafka, topics, ready);
+        // Every lane warm and running (2 s), then 6 s of the steady state: about 300 calls.
+        Await.until("8 s of calls at the total", Duration.ofSeconds(20), strict::callCount,
+            n -> n >= 2 * 36 + 6 * 36 + 10);
+      } finally {
+        for (AutoCloseable c : closing) {
+          c.close();
+        }
+      }
+      List<MockProvider.Call> calls = strict.calls();
+      long from = calls.get(0).atNanos() + 2_000_000_000L;
+      long to = from + 6_000_000_000L;
+      double gold = 0;
+      double std = 0;
+      int most = 0;
+      Map<String, List<Long>> byEndpoint = new java.util.HashMap<>();
+      for (MockProvider.Call c : calls) {
+        byEndpoint.computeIfAbsent(c.path(), p -> new ArrayList<>()).add(c.atNanos());
+        if (c.atNanos() >= from && c.atNanos() < to) {
+          int i = Integer.parseInt(c.path().substring(c.path().lastIndexOf("/t") + 2));
+          if (tierOf(i).equals("gold")) {
+            gold++;
+          } else {
+            std++;
+          }
+        }
+      }
+      for (List<Long> at : byEndpoint.values()) {
+        most = Math.max(most, mostInAnySecond(at));
+      }
+      int total = mostInAnySecond(calls.stream().map(MockProvider.Call::atNanos).toList());
+      long first = calls.get(0).atNanos();
+      System.out.println("totalRate: 429s at " + calls.stream().filter(c -> c.status() == 429)
+          .map(c -> String.format("%.3f s", (c.atNanos() - first) / 1e9)).toList());
+      System.out.printf("totalRate: %d calls, at most %d in any second over all endpoints and %d "
+          + "at one endpoint; steady 6 s: gold %.2f/s, std %.2f/s (gold's part %.3f), 429s %d%n",
+          calls.size(), total, most, gold / 6, std / 6, gold / (gold + std), strict.rateLimited());
+      assertEquals(0, strict.rateLimited(), "never above 40 in any second at the provider");
+      assertTrue(total <= 40, "at most 40 calls in any second: " + total);
+      assertTrue(most <= 5, "no endpoint above its own 5/s in any second: " + most);
+      assertEquals(0.75, gold / (gold + std), 0.75 * 0.05, "gold's part of the total, by weight");
+      assertEquals(0.25, std / (gold + std), 0.25 * 0.05, "std's part of the total, by weight");
+      assertTrue(gold + std >= 6 * 36 * 0.9, "the total used: " + (gold + std) / 6 + "/s");
+    }
+  }
+
+  /** The most of {@code atNanos} in any half-open second. */
+  private static int mostInAnySecond(List<Long> atNanos) {
+    List<Long> sorted = atNanos.stream().sorted().toList();
+    int most = 0;
+    for (int i = 0, j = 0; i < sorted.size(); i++) {
+      while (sorted.get(i) - sorted.get(j) >= 1_000_000_000L) {
+        j++;
+      }
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
+  }
+
+  private static String tierOf(int i) {
+    return i % 2 == 0 ? "gold" : "std";
+  }
+
   /** Tenants t0..t9 at the provider's 4/s, t10..t19 at their own 3/s. */
   private static int rateOf(int i) {
     return i < ENDPOINTS / 2 ? 4 : 3;

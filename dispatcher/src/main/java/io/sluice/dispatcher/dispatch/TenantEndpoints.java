@@ -124,6 +124,8 @@ final class TenantEndpoints {
   private final List<Live> retiring = new ArrayList<>();
   /** The tenants' registry records (their endpoints over the file's). */
   private final TenantLookup registry;
+  /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
+  private final EndpointTotals totals;
   /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
   private ExecutorService lookups;
   private Map<String, Double> weights;
@@ -140,6 +142,7 @@ final class TenantEndpoints {
     this.registry = registry;
     this.listener = new EndpointListener(parts.listener());
     this.weights = Map.copyOf(weights);
+    this.totals = new EndpointTotals(parts.leak());
   }
 
   /** Where an event of the per-tenant provider {@code provider} goes. */
@@ -199,10 +202,11 @@ final class TenantEndpoints {
     ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
             parts.lookaheadMicros(), weights, parts.bufferSize()),
-        new ProviderLane.Calls(limits, calls, parts.leak()),
+        new ProviderLane.Calls(limits, calls, totals.leakOf(key.provider(), provider, parts.leak())),
         new ProviderLane.Hooks(parts.timer(),
             (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
             parts.cannotFit(), parts.nanoTime()));
+    totals.opened(key.provider(), lane);
     Live made = new Live(key, endpoint, lane, health, provider.endpoints());
     self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));
@@ -258,6 +262,7 @@ final class TenantEndpoints {
 
   /** Retires idle lanes, once a second; refreshes the gauges. Consumer thread. */
   void tick(long nowMillis) {
+    totals.share(nowMillis, this::lanes, weights);
     if (nowMillis - lastRetired < RETIRE_EVERY_MILLIS) {
       return;
     }
@@ -318,6 +323,11 @@ final class TenantEndpoints {
   /** Calls in flight per per-tenant provider, as of the last tick (gauges, any thread). */
   Map<String, Integer> inFlight() {
     return inFlight;
+  }
+
+  /** The part of its provider's total last given to the lane {@code laneName} (tests). */
+  java.util.Optional<Double> partOf(String laneName) {
+    return totals.partOf(laneName);
   }
 
   /** Live lanes now. */

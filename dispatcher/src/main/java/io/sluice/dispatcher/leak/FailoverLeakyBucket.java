@@ -50,6 +50,53 @@ public final class FailoverLeakyBucket implements LeakyBucket {
             error));
   }
 
+  /**
+   * Jointly with the provider's total line ({@link ProviderTotal}); while Redis is down the local
+   * leak keeps both lines, at this instance's share of both rates under {@code local} (the policy
+   * is the provider's).
+   */
+  @Override
+  public CompletionStage<SlotClaim> claim(String lane, double ratePerSecond, int wanted,
+      long lookaheadMicros, ProviderTotal total) {
+    return circuit.call(() -> redis.claim(lane, ratePerSecond, wanted, lookaheadMicros, total))
+        .exceptionallyCompose(error -> {
+          RedisDownPolicy policy = policies.getOrDefault(total.provider(), RedisDownPolicy.LOCAL);
+          double n = Math.max(1, instances.getAsInt());
+          return switch (policy) {
+            case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
+                "Redis is unavailable and " + total.provider() + " is fail_closed", error));
+            case FAIL_OPEN -> local.claim(lane, ratePerSecond, wanted, lookaheadMicros, total);
+            case LOCAL -> local.claim(lane, ratePerSecond / n, wanted, lookaheadMicros,
+                new ProviderTotal(total.provider(), total.ratePerSecond() / n));
+          };
+        });
+  }
+
+  /** Every limit and the provider's total line; while Redis is down, as the limits alone. */
+  @Override
+  public CompletionStage<SlotClaim> claim(String lane, ProviderLimits limits,
+      LimitedClaim request, ProviderTotal total) {
+    return circuit.call(() -> redis.claim(lane, limits, request, total))
+        .thenApply(claim -> {
+          local.redisAnswered(lane);
+          return claim;
+        })
+        .exceptionallyCompose(error -> {
+          RedisDownPolicy policy = policies.getOrDefault(total.provider(), RedisDownPolicy.LOCAL);
+          int n = Math.max(1, instances.getAsInt());
+          if (policy != RedisDownPolicy.FAIL_CLOSED) {
+            local.standingInForRedis(lane);
+          }
+          return switch (policy) {
+            case FAIL_CLOSED -> CompletableFuture.failedFuture(new IllegalStateException(
+                "Redis is unavailable and " + total.provider() + " is fail_closed", error));
+            case FAIL_OPEN -> local.claim(lane, limits.windowsDividedAmong(n), request, total);
+            case LOCAL -> local.claim(lane, limits.dividedAmong(n), request,
+                new ProviderTotal(total.provider(), total.ratePerSecond() / n));
+          };
+        });
+  }
+
   private CompletionStage<SlotClaim> fallback(String provider, double ratePerSecond, int wanted,
       long lookaheadMicros, Throwable cause) {
     RedisDownPolicy policy = policies.getOrDefault(provider, RedisDownPolicy.LOCAL);

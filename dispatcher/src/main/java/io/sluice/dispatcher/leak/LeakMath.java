@@ -125,7 +125,32 @@ public final class LeakMath {
    * @param nowMicros the clock; if it is behind the state's clock, the state's clock is used
    */
   public ClaimStep claim(LeakState state, long nowMicros, double ratePerSecond, int wanted, long lookaheadMicros) {
+    JointStep step = claim(state, null, nowMicros, ratePerSecond, 0, wanted, lookaheadMicros);
+    return new ClaimStep(step.claim(), step.next());
+  }
+
+  /** A joint claim's answer, and the states of the lane's leak and of the provider's total after it. */
+  public record JointStep(SlotClaim claim, LeakState next, LeakState nextTotal) {}
+
+  /**
+   * Claims up to {@code wanted} slots that are each one slot of this leak (an endpoint's, at
+   * {@code ratePerSecond}) AND one slot of the provider's total line (at
+   * {@code totalPerSecond}), taken together at one instant: see "Two lines at once" in
+   * {@link ProviderTotal}. The total line keeps only its last slot and its clock
+   * ({@link LeakState#lastSlotMicros()}, {@link LeakState#clockMicros()}); it is never paused or
+   * cut (a 429 is one endpoint's), and a missing last slot reads as this leak's does.
+   *
+   * <p>The first slot is {@code max(now, last + interval, pause, totalLast + totalInterval)};
+   * the claim's slots are {@code max(interval, totalInterval)} apart, so each is at least one
+   * interval after the previous slot of either line; both lines' last slot becomes the claim's
+   * last. The answer's {@code intervalMicros} is that joint spacing.
+   */
+  public JointStep claim(LeakState state, LeakState total, long nowMicros, double ratePerSecond,
+      double totalPerSecond, int wanted, long lookaheadMicros) {
     requirePositive(ratePerSecond);
+    if (total != null) {
+      requirePositive(totalPerSecond);
+    }
     if (wanted < 1) {
       throw new IllegalArgumentException("wanted must be at least 1, not " + wanted);
     }
@@ -133,19 +158,27 @@ public final class LeakMath {
       throw new IllegalArgumentException("lookahead must not be negative, not " + lookaheadMicros);
     }
     long now = Math.max(nowMicros, state.clockMicros());
+    if (total != null) {
+      now = Math.max(now, total.clockMicros());
+    }
     double factor = factorAt(state, now);
     long interval = intervalMicros(ratePerSecond, factor);
 
-    long last = state.lastSlotMicros();
-    if (last == LeakState.NEVER && memory == Memory.LOSABLE) {
-      // A lost last slot lay at most one lookahead ahead (see the class comment).
-      last = now + lookaheadMicros;
-    }
+    long last = lastOrLost(state, now, lookaheadMicros);
     long first = now;
     if (last != LeakState.NEVER) {
       first = Math.max(first, last + interval);
     }
     first = Math.max(first, state.pausedUntilMicros());
+    long totalLast = LeakState.NEVER;
+    if (total != null) {
+      long totalInterval = intervalMicros(totalPerSecond, 1.0);
+      totalLast = lastOrLost(total, now, lookaheadMicros);
+      if (totalLast != LeakState.NEVER) {
+        first = Math.max(first, totalLast + totalInterval);
+      }
+      interval = Math.max(interval, totalInterval);
+    }
     long horizon = now + lookaheadMicros;
 
     int granted = 0;
@@ -154,12 +187,26 @@ public final class LeakMath {
       // integers this small (a / b is never within 2^-53 of the next integer up).
       granted = (int) Math.min(wanted, 1 + (horizon - first) / interval);
       last = first + (granted - 1) * interval;
+      totalLast = last;
     }
     long nextFree = granted > 0 ? last + interval : first;
     long retryAt = Math.max(now, nextFree - lookaheadMicros);
 
     LeakState next = new LeakState(last, state.cutFactor(), state.cutAtMicros(), state.pausedUntilMicros(), now);
-    return new ClaimStep(new SlotClaim(now, granted, first, interval, retryAt, factor), next);
+    LeakState nextTotal = total == null ? null
+        : new LeakState(totalLast, 1.0, LeakState.NEVER, LeakState.NEVER, now);
+    return new JointStep(new SlotClaim(now, granted, first, interval, retryAt, factor), next,
+        nextTotal);
+  }
+
+  /** The last slot of {@code state}; a missing one, where it could be lost, one lookahead ahead. */
+  long lastOrLost(LeakState state, long now, long lookaheadMicros) {
+    long last = state.lastSlotMicros();
+    if (last == LeakState.NEVER && memory == Memory.LOSABLE) {
+      // A lost last slot lay at most one lookahead ahead (see the class comment).
+      last = now + lookaheadMicros;
+    }
+    return last;
   }
 
   /**

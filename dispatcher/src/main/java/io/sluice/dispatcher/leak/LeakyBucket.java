@@ -58,6 +58,24 @@ public interface LeakyBucket {
   CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits, LimitedClaim request);
 
   /**
+   * {@link #claim(String, double, int, long)}, each slot also one of the provider's total line,
+   * taken at the same instant in the same atomic step ({@link ProviderTotal}).
+   */
+  default CompletionStage<SlotClaim> claim(String lane, double ratePerSecond, int wanted,
+      long lookaheadMicros, ProviderTotal total) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no total line");
+  }
+
+  /**
+   * {@link #claim(String, ProviderLimits, LimitedClaim)}, each slot also one of the provider's
+   * total line, taken at the same instant in the same atomic step ({@link ProviderTotal}).
+   */
+  default CompletionStage<SlotClaim> claim(String lane, ProviderLimits limits,
+      LimitedClaim request, ProviderTotal total) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " has no total line");
+  }
+
+  /**
    * Gives back the concurrency lease a granted slot holds ({@link LimitedClaim#leaseId}), when its
    * call has ended or the slot went unused. A lease never released expires on its own.
    */

@@ -107,16 +107,41 @@ public final class LimitMath {
    */
   public LeakMath.ClaimStep claim(LeakState state, WindowLedger ledger, long nowMicros,
       long lostAtMicros, ProviderLimits limits, LimitedClaim request) {
+    LeakMath.JointStep step = claim(state, null, 0, ledger, nowMicros, lostAtMicros, limits,
+        request);
+    return new LeakMath.ClaimStep(step.claim(), step.next());
+  }
+
+  /**
+   * Claims slots against every limit and, when {@code total} is given, each also one slot of the
+   * provider's total line at {@code totalPerSecond} ({@link LeakMath#claim(LeakState, LeakState,
+   * long, double, double, int, long)}): the first candidate is at least one total interval after
+   * the total's last slot, and the claim's slots are the larger interval apart.
+   *
+   * @param total the provider's total line, or null for none
+   */
+  public LeakMath.JointStep claim(LeakState state, LeakState total, double totalPerSecond,
+      WindowLedger ledger, long nowMicros, long lostAtMicros, ProviderLimits limits,
+      LimitedClaim request) {
     long now = Math.max(nowMicros, state.clockMicros());
+    if (total != null) {
+      now = Math.max(now, total.clockMicros());
+    }
     double factor = leak.factorAt(state, now);
     long interval = LeakMath.intervalMicros(limits.ratePerSecond(), factor);
     long lookahead = request.lookaheadMicros();
-    long last = state.lastSlotMicros();
-    if (last == LeakState.NEVER && leak.memory() == LeakMath.Memory.LOSABLE) {
-      last = now + lookahead;
-    }
+    long last = leak.lastOrLost(state, now, lookahead);
     long first = last == LeakState.NEVER ? now : Math.max(now, last + interval);
     first = Math.max(first, state.pausedUntilMicros());
+    long totalLast = LeakState.NEVER;
+    if (total != null) {
+      long totalInterval = LeakMath.intervalMicros(totalPerSecond, 1.0);
+      totalLast = leak.lastOrLost(total, now, lookahead);
+      if (totalLast != LeakState.NEVER) {
+        first = Math.max(first, totalLast + totalInterval);
+      }
+      interval = Math.max(interval, totalInterval);
+    }
     long horizon = now + lookahead;
     List<ProviderLimit> windows = limits.beyondRate().stream()
         .filter(l -> l.kind() != ProviderLimit.Kind.CONCURRENCY).toList();
@@ -171,6 +196,7 @@ public final class LimitMath {
         ledger.lease(request.leaseId(granted), slot + request.leaseMicros());
       }
       last = slot;
+      totalLast = slot;
       granted++;
       slot += interval;
       nextFree = slot;
@@ -191,8 +217,10 @@ public final class LimitMath {
     }
     LeakState next = new LeakState(last, state.cutFactor(), state.cutAtMicros(),
         state.pausedUntilMicros(), now);
-    return new LeakMath.ClaimStep(new SlotClaim(now, granted, granted > 0 ? first : nextFree,
-        interval, retryAt, factor), next);
+    LeakState nextTotal = total == null ? null
+        : new LeakState(totalLast, 1.0, LeakState.NEVER, LeakState.NEVER, now);
+    return new LeakMath.JointStep(new SlotClaim(now, granted, granted > 0 ? first : nextFree,
+        interval, retryAt, factor), next, nextTotal);
   }
 
   /** The latest of every window's earliest instant at or after {@code slot}. */

@@ -34,6 +34,8 @@ public final class LocalLeakyBucket implements LeakyBucket {
   private final LongSupplier clockMicros;
   private final Map<String, LeakState> states = new HashMap<>();
   private final Map<String, WindowLedger> ledgers = new HashMap<>();
+  /** Per provider with a {@code totalRate}: its total line ({@link ProviderTotal}). */
+  private final Map<String, LeakState> totals = new HashMap<>();
   /** Per provider: the first local claim of limits since Redis last answered for it. */
   private final Map<String, Long> heldSince = new HashMap<>();
   private final LimitMath limitMath;
@@ -72,6 +74,33 @@ public final class LocalLeakyBucket implements LeakyBucket {
         state(provider), clockMicros.getAsLong(), ratePerSecond / share, retryAfterMillis, startedAtMicros);
     states.put(provider, step.next());
     return CompletableFuture.completedFuture(step.decision());
+  }
+
+  /**
+   * Jointly with the provider's total line, kept here per provider ({@link ProviderTotal}), at
+   * this instance's share of both rates.
+   */
+  @Override
+  public synchronized CompletionStage<SlotClaim> claim(String lane, double ratePerSecond,
+      int wanted, long lookaheadMicros, ProviderTotal total) {
+    LeakMath.JointStep step = math.claim(state(lane), totals.getOrDefault(total.provider(),
+            LeakState.EMPTY), clockMicros.getAsLong(), ratePerSecond / share,
+        total.ratePerSecond() / share, wanted, lookaheadMicros);
+    states.put(lane, step.next());
+    totals.put(total.provider(), step.nextTotal());
+    return CompletableFuture.completedFuture(step.claim());
+  }
+
+  @Override
+  public synchronized CompletionStage<SlotClaim> claim(String lane, ProviderLimits limits,
+      LimitedClaim request, ProviderTotal total) {
+    LeakMath.JointStep step = limitMath.claim(state(lane),
+        totals.getOrDefault(total.provider(), LeakState.EMPTY), total.ratePerSecond() / share,
+        ledgers.computeIfAbsent(lane, p -> new WindowLedger()), clockMicros.getAsLong(),
+        heldSince.getOrDefault(lane, 0L), limits.dividedAmong(share), request);
+    states.put(lane, step.next());
+    totals.put(total.provider(), step.nextTotal());
+    return CompletableFuture.completedFuture(step.claim());
   }
 
   /**

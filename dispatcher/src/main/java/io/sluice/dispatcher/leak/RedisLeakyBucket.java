@@ -43,7 +43,23 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * are {@code [A-Za-z0-9._-]}: no braces.
    */
   public static String redisKey(String provider) {
-    return "sluice:v1:{" + provider + "}:leak";
+    return "sluice:v1:" + tagged(provider) + ":leak";
+  }
+
+  /**
+   * A name's part of its keys: {@code {name}}, or the name as it is when it carries its own hash
+   * tag ({@link ProviderTotal#laneKeyName}: {@code {hooks}/acme}, an endpoint lane under a total).
+   */
+  static String tagged(String name) {
+    return name.startsWith("{") ? name : "{" + name + "}";
+  }
+
+  /**
+   * {@code sluice:v1:{provider}:total}: a per-tenant provider's total line ({@link ProviderTotal}),
+   * a hash of {@code last} and {@code ts}, in the cluster slot of its endpoints' keys.
+   */
+  public static String totalKey(String provider) {
+    return "sluice:v1:{" + provider + "}:total";
   }
 
   @Override
@@ -73,18 +89,52 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * amount keeps the record), with the leak's hash tag: one cluster slot for the whole claim.
    */
   public static String limitKey(String provider, io.sluice.config.ProviderLimit limit) {
-    return "sluice:v1:{" + provider + "}:limit:" + limit.id();
+    return "sluice:v1:" + tagged(provider) + ":limit:" + limit.id();
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String lane, double ratePerSecond, int wanted,
+      long lookaheadMicros, ProviderTotal total) {
+    requireRate(ratePerSecond);
+    if (wanted < 1 || lookaheadMicros < 0) {
+      throw new IllegalArgumentException("wanted " + wanted + " must be >= 1, lookahead " + lookaheadMicros + " >= 0");
+    }
+    requireSameSlot(lane, total);
+    // No limits beyond the rate ('0' of them, their arguments empty), then the total's rate.
+    String[] args = {"claim", Double.toString(ratePerSecond),
+        Double.toString(config.minRateFactor()), Long.toString(config.recoveryMicros()),
+        Integer.toString(wanted), Long.toString(lookaheadMicros), "0", "1", "", "0", "",
+        Double.toString(total.ratePerSecond())};
+    calls.increment();
+    return script.run(commands, new String[] {redisKey(lane), totalKey(total.provider())}, args,
+        reloads::increment).thenApply(RedisLeakyBucket::toSlotClaim);
   }
 
   @Override
   public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
       LimitedClaim request) {
+    return claim(provider, limits, request, null);
+  }
+
+  @Override
+  public CompletionStage<SlotClaim> claim(String provider, ProviderLimits limits,
+      LimitedClaim request, ProviderTotal total) {
     if (!limits.hasLimitsBeyondRate()) {
-      return claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros());
+      return total == null
+          ? claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros())
+          : claim(provider, limits.ratePerSecond(), request.wanted(), request.lookaheadMicros(),
+              total);
+    }
+    if (total != null) {
+      requireSameSlot(provider, total);
     }
     List<io.sluice.config.ProviderLimit> beyond = limits.beyondRate();
-    // The leak, one key per limit, and the marker of their cluster slot (lost data: see the script).
-    String[] keys = new String[2 + beyond.size()];
+    // The leak, one key per limit, the marker of their cluster slot (lost data: see the script),
+    // and the provider's total line when it has one.
+    String[] keys = new String[2 + beyond.size() + (total == null ? 0 : 1)];
+    if (total != null) {
+      keys[keys.length - 1] = totalKey(total.provider());
+    }
     keys[0] = redisKey(provider);
     keys[1 + beyond.size()] = SlotMarkers.markerOf(keys[0]);
     List<String> args = new java.util.ArrayList<>(List.of("claim",
@@ -111,6 +161,9 @@ public final class RedisLeakyBucket implements LeakyBucket {
     StringBuilder holds = new StringBuilder();
     beyond.forEach(l -> holds.append(limits.holdsAfterLoss(l) ? '1' : '0'));
     args.add(holds.toString());
+    if (total != null) {
+      args.add(Double.toString(total.ratePerSecond()));
+    }
     calls.increment();
     return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
         .thenApply(RedisLeakyBucket::toSlotClaim);
@@ -150,7 +203,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * lane, value {@code {"e": expiry, "t": {tier: count}}}; same hash tag as the leak.
    */
   public static String busyKey(String provider) {
-    return "sluice:v1:{" + provider + "}:busy";
+    return "sluice:v1:" + tagged(provider) + ":busy";
   }
 
   @Override
@@ -226,6 +279,14 @@ public final class RedisLeakyBucket implements LeakyBucket {
         ((Long) reply.get(0)) == 1L,
         Double.parseDouble((String) reply.get(3)),
         Long.parseLong((String) reply.get(2)));
+  }
+
+  /** A lane claiming with a total must go by the total's hash tag ({@link ProviderTotal#laneKeyName}). */
+  private static void requireSameSlot(String lane, ProviderTotal total) {
+    if (!lane.startsWith("{" + total.provider() + "}")) {
+      throw new IllegalArgumentException("the lane " + lane + " does not share the cluster slot of "
+          + total.provider() + "'s total: name it " + "{" + total.provider() + "}/<tenant>");
+    }
   }
 
   private static void requireRate(double ratePerSecond) {

@@ -48,6 +48,12 @@ class FailoverLeakyBucketTest {
     }
 
     @Override
+    public CompletionStage<SlotClaim> claim(String lane, double rate, int wanted, long lookahead,
+        ProviderTotal total) {
+      return claim(lane, rate, wanted, lookahead);
+    }
+
+    @Override
     public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
         long reserved, long actual) {
       return CompletableFuture.completedFuture(null);
@@ -102,6 +108,23 @@ class FailoverLeakyBucketTest {
 
   private static SlotClaim claim(LeakyBucket leak) throws Exception {
     return leak.claim("p", 10, 1, 100_000).toCompletableFuture().get();
+  }
+
+  @Test
+  @DisplayName("local: while Redis is down an endpoint under a total claims both lines in process, at this instance's share of each")
+  void shouldKeepBothLinesLocallyAtThisInstancesShareWhileRedisIsDown() throws Exception {
+    FailoverLeakyBucket leak = leak(RedisDownPolicy.LOCAL);
+    redis.up = false;
+    // Two instances: the endpoint at 10/s leaks 5/s here, the total of 4/s leaks 2/s here.
+    ProviderTotal total = new ProviderTotal("p", 4);
+    SlotClaim first = leak.claim(total.laneKeyName("p/acme"), 10, 1, 100_000, total)
+        .toCompletableFuture().get();
+    assertEquals(1, first.granted());
+    assertEquals(500_000, first.intervalMicros(), "the joint spacing: the total's 2/s here");
+    SlotClaim other = leak.claim(total.laneKeyName("p/globex"), 10, 1, 100_000, total)
+        .toCompletableFuture().get();
+    assertEquals(0, other.granted(), "another endpoint of p waits for the total's next slot");
+    assertEquals(first.firstSlotMicros() + 500_000 - 100_000, other.retryAtMicros());
   }
 
   @Test

@@ -131,6 +131,23 @@ class LeakyBucketScriptIT {
     return LeakSpecTest.TABLE.over(implementations);
   }
 
+  /**
+   * {@link TotalSpecification} (endpoints claiming jointly with their provider's total) on the
+   * script, standalone and on this class's cluster, by the leak's path and the limits' path.
+   */
+  @TestFactory
+  Stream<DynamicContainer> totalSpecification() {
+    SlotMarkers.mark(connection.async(), false).toCompletableFuture().join();
+    return TotalSpecTest.TABLE.over(TotalScriptRuns.on(leak, redis, LeakyBucketScriptIT::clusterLeak,
+        CLUSTER.redis()));
+  }
+
+  @Test
+  @DisplayName("keeps an endpoint's keys in its total's cluster slot when its provider has a totalRate")
+  void shouldKeepAnEndpointsKeysInItsTotalsSlot() {
+    TotalScriptRuns.assertKeysInTheTotalsSlot();
+  }
+
   /** The providers the table runs for on a cluster: their keys in more than one slot. */
   private static final List<String> CLUSTER_PROVIDERS =
       List.of("payments-api", "mail-api", "sms-api", "search-api", "maps-api");

@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  *       concurrency lease of this lane coming back ends the wait ({@link #leaseReturned}).
  *   <li><b>No more than this instance's share</b> of a leak other instances are busy on too
  *       ({@link ClaimAllowance}, {@link io.sluice.dispatcher.fair.GlobalShare}): that is what
- *       makes weighted fairness hold across instances and not only inside each.
+ *       makes weighted fairness hold across instances and not only inside each; nor, for an
+ *       endpoint lane of a provider with a {@code totalRate}, more than its part of the total
+ *       ({@link #shareTotal}), which is what shares the total by tier weight.
  *   <li><b>Each slot reserves the dearest cost queued</b> when the limits count cost: the event
  *       is picked only when the slot fires, and any queued event may be the one.
  * </ul>
@@ -81,6 +83,15 @@ public final class LaneSchedule {
   private final ClaimAllowance allowance;
   /** The leak's effective rate as its last answer spaced slots (below the configured after 429s); 0 before one. */
   private double leakRatePerSecond;
+  /**
+   * This endpoint lane's part of its provider's total line ({@code TotalShares}), as
+   * {@link ClaimAllowance} keeps a part of a leak: uncapped until a part is given.
+   */
+  private final ClaimAllowance totalAllowance;
+  /** A part of a provider's total was given ({@link #shareTotal}). */
+  private boolean totalShared;
+  /** The total line's rate, which sets how late a slot may be used too; 0: none. */
+  private double totalPerSecond;
   /** A claim was held back by the share: wake the lane after this long (0: none). */
   private long shareWaitNanos;
 
@@ -96,6 +107,7 @@ public final class LaneSchedule {
     this.pausedUntilNanos = nowNanos;
     this.claimNotBeforeNanos = nowNanos;
     this.allowance = new ClaimAllowance(nowNanos);
+    this.totalAllowance = new ClaimAllowance(nowNanos);
   }
 
   /**
@@ -163,8 +175,18 @@ public final class LaneSchedule {
     if (ratePerSecond != this.ratePerSecond || windowMarginNanos != this.windowMarginNanos) {
       this.ratePerSecond = ratePerSecond;
       this.windowMarginNanos = windowMarginNanos;
-      pacer.retune(toleranceNanos(ratePerSecond, windowMarginNanos), slackNanos(ratePerSecond));
+      retunePacer();
     }
+  }
+
+  /**
+   * A slot is used at most half an interval late of the faster line it is a slot of: the lane's
+   * leak, or its provider's total ({@link #shareTotal}), whose slots are those of every endpoint
+   * lane and so lie closer together. The hand-off spacing stays the lane's own.
+   */
+  private void retunePacer() {
+    pacer.retune(toleranceNanos(Math.max(ratePerSecond, totalPerSecond), windowMarginNanos),
+        slackNanos(ratePerSecond));
   }
 
   /** An entry of {@code cost} joined the queue. */
@@ -206,12 +228,13 @@ public final class LaneSchedule {
     if (wanted <= 0) {
       return 0;
     }
-    wanted = allowance.allows(wanted, nowNanos);
+    wanted = totalAllowance.allows(allowance.allows(wanted, nowNanos), nowNanos);
     if (wanted <= 0) {
-      // This instance has claimed its share of a leak others are busy on: not before one more
-      // slot is its due. Bounded, so a share that changes meanwhile is seen soon.
+      // This instance has claimed its share of a leak others are busy on (or this endpoint its
+      // part of the provider's total): not before one more slot is its due. Bounded, so a share
+      // that changes meanwhile is seen soon.
       long waitNanos = Math.min(MAX_SHARE_WAIT_NANOS, Math.max(TimeUnit.MILLISECONDS.toNanos(1),
-          allowance.nanosUntilOne(nowNanos)));
+          Math.max(allowance.nanosUntilOne(nowNanos), totalAllowance.nanosUntilOne(nowNanos))));
       claimNotBeforeNanos = nowNanos + waitNanos;
       shareWaitNanos = waitNanos;
       return 0;
@@ -252,11 +275,37 @@ public final class LaneSchedule {
   void claimedFromShare(int granted, long firstSlotMicros, long intervalMicros,
       long leakNowMicros, long nowNanos) {
     allowance.took(granted, nowNanos);
+    totalAllowance.took(granted, nowNanos);
     if (intervalMicros > 0) {
       leakRatePerSecond = 1e6 / intervalMicros;
     }
     if (granted > 0 && firstSlotMicros - leakNowMicros < intervalMicros) {
       allowance.leakIdle(nowNanos);
+    }
+    if (granted > 0 && totalShared && firstSlotMicros <= leakNowMicros) {
+      // The joint slot is now: the total's next slot was free before it, its capacity unused.
+      totalAllowance.leakIdle(nowNanos);
+    }
+  }
+
+  /**
+   * This endpoint lane's part of its provider's total line is {@code partPerSecond} of
+   * {@code totalPerSecond} calls a second ({@code TotalShares}): it claims no more than that, plus
+   * {@value ClaimAllowance#SLACK} of it, unless a claim finds the total idle (its first slot is
+   * the leak's now: nobody held the total's next slot), which fills the allowance up. Only then:
+   * a first slot a little ahead says nothing, since the lanes claim the total's slots up to a
+   * lookahead ahead, each when its own allowance lets it (a looser test, "within one total
+   * interval", refilled lanes whose claims came just after another's and broke the split). A
+   * part of the whole total is no cap. From then on a slot is used at most half a total interval
+   * late: a slot of the total used later crowds the next endpoint's.
+   */
+  void shareTotal(double partPerSecond, double totalPerSecond, long lookaheadNanos,
+      long nowNanos) {
+    totalShared = true;
+    totalAllowance.share(partPerSecond / totalPerSecond, totalPerSecond, lookaheadNanos, nowNanos);
+    if (totalPerSecond != this.totalPerSecond) {
+      this.totalPerSecond = totalPerSecond;
+      retunePacer();
     }
   }
 

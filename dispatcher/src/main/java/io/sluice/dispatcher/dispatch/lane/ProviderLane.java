@@ -308,6 +308,21 @@ public final class ProviderLane implements AutoCloseable {
   }
 
   /**
+   * This endpoint lane's part of its provider's {@code totalRate}: it claims at most
+   * {@code partPerSecond} of the {@code totalPerSecond} calls a second (plus 2%), while the total
+   * line is busy ({@link LaneSchedule#shareTotal}).
+   */
+  public synchronized void shareTotal(double partPerSecond, double totalPerSecond) {
+    schedule.shareTotal(partPerSecond, totalPerSecond,
+        TimeUnit.MICROSECONDS.toNanos(lookaheadMicros), nanoTime.getAsLong());
+  }
+
+  /** Busy tenants (with entries queued) per tier, now. */
+  public synchronized Map<String, Integer> busyTenantsByTier() {
+    return queue.busyTenantsByTier();
+  }
+
+  /**
    * Queues an entry. When the buffer is full, returns the entry the fair queue would serve last
    * (possibly this one), which the caller defers through the ladder.
    */

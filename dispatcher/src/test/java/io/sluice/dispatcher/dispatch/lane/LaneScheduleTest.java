@@ -150,6 +150,18 @@ class LaneScheduleTest {
   }
 
   @Test
+  void shouldUseNoSlotLaterThanHalfTheTotalsIntervalUnderAProviderTotal() {
+    // A 40/s total: its slots, every endpoint's together, 25 ms apart; half of that is 12.5 ms.
+    lane.shareTotal(40, 40, 100 * MS, clock.nanos());
+    lane.claimSlots(1, clock.nanos());
+    long first = grant(1);
+    assertEquals(new Decision.Drop(13 * MS), lane.slotDue(first + 13 * MS, first, INTERVAL),
+        "13 ms late it could crowd another endpoint's slot of the total");
+    long second = first + INTERVAL;
+    assertEquals(new Decision.Fire(), lane.slotDue(second + 12 * MS, second, INTERVAL));
+  }
+
+  @Test
   void shouldNeverFireASlotEarly() {
     lane.claimSlots(1, clock.nanos());
     answer(1);
@@ -363,6 +375,48 @@ class LaneScheduleTest {
     lane.shareLeak(0.25, 100 * MS, clock.nanos());
     lane.unshared();
     assertEquals(MAX_IN_FLIGHT, lane.claimSlots(10, clock.nanos()));
+  }
+
+  @Test
+  void shouldClaimNoMoreThanItsPartOfTheProvidersTotalWhileOthersHoldTheTotalsNextSlots() {
+    warmUp();
+    // 2 of a 40/s total, 2% slack: 2.04 a second, at most 100 ms of it and one more (1.2 slots).
+    lane.shareTotal(2, 40, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "one slot is all the part holds now");
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The joint slot lies 90 ms ahead (the endpoint's interval is 100 ms): others hold the
+    // total's next slots, 25 ms apart.
+    lane.claimedFromShare(1, clock.micros() + 90_000, 100_000, clock.micros(), clock.nanos());
+    assertEquals(0, lane.claimSlots(4, clock.nanos()), "the part is spent");
+    long wait = lane.takeShareWait();
+    assertTrue(wait > 0 && wait <= LaneSchedule.MAX_SHARE_WAIT_NANOS, "wait " + wait);
+    clock.advanceMillis(500);
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "half a second on, one more slot is its due");
+  }
+
+  @Test
+  void shouldTakeTheTotalsUnusedSlotsBeyondItsPart() {
+    warmUp();
+    lane.shareTotal(2, 40, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()));
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // The joint slot is now: nobody held the total's next slot, so its capacity goes unused.
+    lane.claimedFromShare(1, clock.micros(), 100_000, clock.micros(), clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()), "the part refilled: unused capacity is taken");
+  }
+
+  @Test
+  void shouldNotTakeASlotALittleAheadForAnIdleTotal() {
+    warmUp();
+    lane.shareTotal(1, 8, 100 * MS, clock.nanos());
+    assertEquals(1, lane.claimSlots(4, clock.nanos()));
+    lane.claimAnswered(clock.nanos(), clock.nanos(), clock.micros());
+    lane.granted(1);
+    // 5 ms ahead: another lane holds the total's slot before it.
+    lane.claimedFromShare(1, clock.micros() + 5_000, 125_000, clock.micros(), clock.nanos());
+    assertEquals(0, lane.claimSlots(4, clock.nanos()), "its part of 1/s is spent");
   }
 
   private void warmUp() {
