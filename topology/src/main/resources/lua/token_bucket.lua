@@ -319,40 +319,64 @@ local function decide(kb, km, o)
   end
   -- A change of rate, taken as of the stored time: what was sold keeps its due times and counts
   -- against the new rate.
-  local was, was_top
+  local was, was_end, was_top
   if stored[9] then
-    local r, tp = string.match(stored[9], '^(%S+) ?(%S*)$')
+    local r, e, tp = string.match(stored[9], '^(%S+) ?(%S*) ?(%S*)$')
     was = tonumber(r)
+    was_end = tonumber(e) or 0
     was_top = tonumber(tp) or 0
   end
   local top = 0
+  local debt_end = 0
   if was ~= nil and was ~= refill then
-    -- What was sold, as one old line that runs no slower and no shorter: the old line and the
-    -- level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
-    -- the old line's end and the debt's; reservations fall due within the reach of their sale.
+    -- What was sold: the old line, and the level's debt, reservations at up to sold_top (with
+    -- the old line) due by `ends` (the rest of the debt, after a cut, is not sold time).
     local debt = math.max(0, -level)
-    local sold_rate = old_rate
-    local sold_end = math.max(old_end, ts)
+    local ends = ts
+    local sold_top = 0
     if debt > 0 then
-      sold_rate = math.max(math.max(was, was_top), old_rate)
-      local debt_end = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
-      sold_end = math.max(sold_end, math.min(debt_end, ts + reach))
-    end
-    if sold_rate > 0 and sold_rate <= refill then
-      -- Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
-      if debt > 0 then
-        level = 0
+      if was_end > 0 then
+        ends = was_end
+      else
+        ends = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
       end
-      old_rate = sold_rate
-      old_end = sold_end
-    elseif sold_rate > refill then
-      -- Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
-      -- nothing new is due before the old line would have ended.
-      local units = debt + (old_end - ts) * old_rate / 1000000
-      level = -math.max(units, (sold_end - ts) * refill / 1000000)
-      top = sold_rate
-      old_rate = 0
-      old_end = 0
+      if was_top > 0 then
+        sold_top = was_top
+      else
+        sold_top = was
+      end
+    end
+    if refill >= old_rate and (debt == 0 or ts + wait(refill, old_rate, old_end, ts, debt) >= ends) then
+      -- Kept as it is: the debt repaid at the new rate beside the old line ends no sooner than
+      -- its reservations, so nothing new is due among them (a cut, or a raise back after one).
+      if debt > 0 and refill < sold_top then
+        top = sold_top
+        debt_end = ends
+      end
+    else
+      -- One old line no slower and no shorter than what was sold.
+      local sold_rate = old_rate
+      if debt > 0 then
+        sold_rate = math.max(sold_top, old_rate)
+      end
+      local sold_end = math.max(ends, old_end)
+      if sold_rate <= refill then
+        -- A raise: the new rate sells beside the old line at once.
+        if debt > 0 then
+          level = 0
+        end
+        old_rate = sold_rate
+        old_end = sold_end
+      else
+        -- Cut below what runs: all that was sold folds back into units, repaid at the new rate,
+        -- and nothing new is due before the old line would have ended.
+        local units = debt + math.max(0, old_end - ts) * old_rate / 1000000
+        level = -math.max(units, (sold_end - ts) * refill / 1000000)
+        top = sold_rate
+        debt_end = sold_end
+        old_rate = 0
+        old_end = 0
+      end
     end
     -- A lease granted before: its reserved units fell due on the old refill; none goes back
     -- (its lead becomes its units).
@@ -367,6 +391,7 @@ local function decide(kb, km, o)
     end
   elseif was ~= nil then
     top = was_top
+    debt_end = was_end
   end
 
   -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
@@ -446,6 +471,18 @@ local function decide(kb, km, o)
     end
   end
 
+  if level >= 0 then
+    -- Repaid: nothing of a cut is owed any more.
+    top = 0
+    debt_end = 0
+  end
+  -- Until then, while a cut's debt is repaid, nothing is reserved: new units are sold only once
+  -- the bucket holds them, so none falls due among the old reservations or extends them.
+  if debt_end > 0 then
+    horizon = 0
+    reach = 0
+  end
+
   local before = level
 
   -- The most units whose due time is within the horizon: j <= level + refill * horizon.
@@ -486,6 +523,10 @@ local function decide(kb, km, o)
     ticket = math.ceil(turn - now)
   end
   level = level - granted
+  if debt_end > 0 and granted > 0 and not owed and level < 0 then
+    -- Sold now: the last reservation is the last unit of the debt.
+    debt_end = math.max(debt_end, now + math.ceil(wait(refill, old_rate, old_end, now, -level)))
+  end
 
   local lease_id = 0
   local lease_end = 0
@@ -546,8 +587,8 @@ local function decide(kb, km, o)
   local old = old_end > now
   if level < 0 or old then
     table.insert(fields, 'rate')
-    if level < 0 and top > refill then
-      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.17g', top))
+    if level < 0 and debt_end > 0 then
+      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.0f %.17g', debt_end, top))
     else
       table.insert(fields, ARGV[o + 2])
     end
