@@ -99,28 +99,32 @@ A change of rate (the quota changed: a registry record, a reload):
   selling again (a full horizon of debt at 2/s raised to 8/s: nothing new for 7.5 s), and then
   sell the new rate beside them (10/s for 22 s). So the bucket keeps the rate it last decided at
   ("rate") while it owes reservations or has an old line, and on a change, as of the stored time,
-  takes what was sold as one old line that runs no slower and no shorter than it: the old line
-  and the level's debt (sold at up to the old rate), until the later of the old line's end and
-  the debt's last due time (no later than a reach after now: no reservation is due further from
-  its sale). Then:
-  - the new rate at or above that line's rate (a raise): the level's debt moves into the old
-    line ("old": its rate and end) and the level starts at 0 beside it. Until the old line ends
-    the bucket refills at new - old (what the new rate leaves beside it), then at the new rate:
-    new events get new - old at once, and the two together never more than the new rate in any
-    window. A second change while an old line runs makes one line of both: stricter, never looser.
-  - below it (a cut): all that was sold folds back into units (the old line's units still to
-    come with the debt), repaid at the new rate, and the level is set no higher than the new rate
-    would refill before that line ends: nothing new is due before the last old reservation.
-    Without an old line this is the single-rate bucket's rule, as before. The rate sold at, when
-    above the new one, is kept beside it ("rate": "new top") while the debt lasts, so that a
-    raise after the cut knows how fast what it still owes runs.
+  looks at what was sold: the old line, if any, and the level's debt, reservations at up to the
+  old rate (with the old line) due by the time the old refill repays the debt. Then:
+  - kept as it is (the level in units, the old line too), when the new rate is at least the old
+    line's and the debt, repaid at the new rate beside the old line, ends no sooner than its
+    reservations: nothing new can be due among them. This is every cut without an old line (the
+    single-rate rule, as before) and a raise back after a cut. After a cut the rate they were sold
+    at and the end of them are kept beside the rate ("rate" = "rate end top"), since the debt is
+    then partly time not sold; and until it is repaid (level >= 0) nothing is reserved (horizon
+    and reach 0): a unit is sold only once the bucket holds it, so none falls due among the old
+    reservations or lengthens them. A change undone at once (a stale read of the quota decides
+    one event by the old one) so costs only the moment it lasted.
+  - else, at a raise: the debt moves into one old line ("old": its rate and end) no slower and no
+    shorter than what was sold (the old line and the debt's reservations, at the higher rate until
+    the later end), and the level starts at 0 beside it. Until the old line ends the bucket refills
+    at new - old (what the new rate leaves beside it), then at the new rate: new events get
+    new - old at once, and the two together never more than the new rate in any window.
+  - else (a cut below the old line's rate): everything sold folds back into units (the old line's
+    units still to come with the debt), repaid at the new rate, and the level is set no higher than
+    the new rate would refill before the last reservation: nothing new is due before it.
   Every live lease's reserved units fell due on the old refill: none of them goes back on release
   (the lease's lead becomes its units). A capacity change is only the cap: room, not tokens.
   A bucket within its quota (level >= 0, no old line) stores neither field: a change then needs
   nothing (no reservation to keep), and it stays as small as before.
   Units are whole: an event of the old line is due when its last unit has refilled, so a window
-  that holds one of them beside what the new rate sold may hold up to one such event more than a
-  single bucket at the new rate would (TokenBucketRateChangeProperties).
+  that holds one of them beside what the new rate sold may hold up to one such event more, per
+  change, than a single bucket at the new rate would (TokenBucketRateChangeProperties).
 
 Shadow mode (a provider or a tenant being tuned, never held back):
   The caller admits every event whatever the answer, so the bucket must not lend it anything:
@@ -170,8 +174,9 @@ Stored fields (all strings):
   sweep    no lease ends before this time (a lower bound; absent when live is 0)
   hold_end no lease ends after this time (absent when live is 0)
   rate     the refill of the last decision, as sent, while the level is negative or an old line
-           runs (absent otherwise; see "A change of rate"); after a cut, "rate top": the rate
-           the debt was sold at, while it lasts
+           runs (absent otherwise; see "A change of rate"); after a cut that kept the debt,
+           "rate end top": when the reservations it owes end and the rate they were sold at,
+           until it is repaid
   old      the old line while it runs: "rate end_us" (absent: none)
 
 Returns an array of nine:
@@ -319,40 +324,64 @@ local function decide(kb, km, o)
   end
   -- A change of rate, taken as of the stored time: what was sold keeps its due times and counts
   -- against the new rate.
-  local was, was_top
+  local was, was_end, was_top
   if stored[9] then
-    local r, tp = string.match(stored[9], '^(%S+) ?(%S*)$')
+    local r, e, tp = string.match(stored[9], '^(%S+) ?(%S*) ?(%S*)$')
     was = tonumber(r)
+    was_end = tonumber(e) or 0
     was_top = tonumber(tp) or 0
   end
   local top = 0
+  local debt_end = 0
   if was ~= nil and was ~= refill then
-    -- What was sold, as one old line that runs no slower and no shorter: the old line and the
-    -- level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
-    -- the old line's end and the debt's; reservations fall due within the reach of their sale.
+    -- What was sold: the old line, and the level's debt, reservations at up to sold_top (with
+    -- the old line) due by `ends` (the rest of the debt, after a cut, is not sold time).
     local debt = math.max(0, -level)
-    local sold_rate = old_rate
-    local sold_end = math.max(old_end, ts)
+    local ends = ts
+    local sold_top = 0
     if debt > 0 then
-      sold_rate = math.max(math.max(was, was_top), old_rate)
-      local debt_end = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
-      sold_end = math.max(sold_end, math.min(debt_end, ts + reach))
-    end
-    if sold_rate > 0 and sold_rate <= refill then
-      -- Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
-      if debt > 0 then
-        level = 0
+      if was_end > 0 then
+        ends = was_end
+      else
+        ends = ts + math.ceil(wait(was, old_rate, old_end, ts, debt))
       end
-      old_rate = sold_rate
-      old_end = sold_end
-    elseif sold_rate > refill then
-      -- Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
-      -- nothing new is due before the old line would have ended.
-      local units = debt + (old_end - ts) * old_rate / 1000000
-      level = -math.max(units, (sold_end - ts) * refill / 1000000)
-      top = sold_rate
-      old_rate = 0
-      old_end = 0
+      if was_top > 0 then
+        sold_top = was_top
+      else
+        sold_top = was
+      end
+    end
+    if refill >= old_rate and (debt == 0 or ts + wait(refill, old_rate, old_end, ts, debt) >= ends) then
+      -- Kept as it is: the debt repaid at the new rate beside the old line ends no sooner than
+      -- its reservations, so nothing new is due among them (a cut, or a raise back after one).
+      if debt > 0 and refill < sold_top then
+        top = sold_top
+        debt_end = ends
+      end
+    else
+      -- One old line no slower and no shorter than what was sold.
+      local sold_rate = old_rate
+      if debt > 0 then
+        sold_rate = math.max(sold_top, old_rate)
+      end
+      local sold_end = math.max(ends, old_end)
+      if sold_rate <= refill then
+        -- A raise: the new rate sells beside the old line at once.
+        if debt > 0 then
+          level = 0
+        end
+        old_rate = sold_rate
+        old_end = sold_end
+      else
+        -- Cut below what runs: all that was sold folds back into units, repaid at the new rate,
+        -- and nothing new is due before the old line would have ended.
+        local units = debt + math.max(0, old_end - ts) * old_rate / 1000000
+        level = -math.max(units, (sold_end - ts) * refill / 1000000)
+        top = sold_rate
+        debt_end = sold_end
+        old_rate = 0
+        old_end = 0
+      end
     end
     -- A lease granted before: its reserved units fell due on the old refill; none goes back
     -- (its lead becomes its units).
@@ -367,6 +396,7 @@ local function decide(kb, km, o)
     end
   elseif was ~= nil then
     top = was_top
+    debt_end = was_end
   end
 
   -- Leases that ended by now, in deadline order: refill up to each deadline under the cap of the
@@ -446,6 +476,18 @@ local function decide(kb, km, o)
     end
   end
 
+  if level >= 0 then
+    -- Repaid: nothing of a cut is owed any more.
+    top = 0
+    debt_end = 0
+  end
+  -- Until then, while a cut's debt is repaid, nothing is reserved: new units are sold only once
+  -- the bucket holds them, so none falls due among the old reservations or extends them.
+  if debt_end > 0 then
+    horizon = 0
+    reach = 0
+  end
+
   local before = level
 
   -- The most units whose due time is within the horizon: j <= level + refill * horizon.
@@ -486,6 +528,10 @@ local function decide(kb, km, o)
     ticket = math.ceil(turn - now)
   end
   level = level - granted
+  if debt_end > 0 and granted > 0 and not owed and level < 0 then
+    -- Sold now: the last reservation is the last unit of the debt.
+    debt_end = math.max(debt_end, now + math.ceil(wait(refill, old_rate, old_end, now, -level)))
+  end
 
   local lease_id = 0
   local lease_end = 0
@@ -546,8 +592,8 @@ local function decide(kb, km, o)
   local old = old_end > now
   if level < 0 or old then
     table.insert(fields, 'rate')
-    if level < 0 and top > refill then
-      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.17g', top))
+    if level < 0 and debt_end > 0 then
+      table.insert(fields, ARGV[o + 2] .. ' ' .. string.format('%.0f %.17g', debt_end, top))
     else
       table.insert(fields, ARGV[o + 2])
     end

@@ -12,21 +12,23 @@ import java.util.List;
  * @param leases       the leases not yet ended, in the order they were granted
  * @param rate         the refill the bucket last decided at, kept while it owes reservations or
  *                     has an old line (0: not known, the bucket owes none)
- * @param top          the highest rate the reservations it owes were sold at, when above
- *                     {@code rate} (after a cut: 0 otherwise)
+ * @param top          after a change that kept the debt in units: the highest rate the
+ *                     reservations it owes were sold at (0 otherwise)
+ * @param debtEndMicros with {@code top}: when the last of those reservations is due (the rest of
+ *                     the debt is not sold time); 0 otherwise
  * @param oldRate      the old line's rate: reservations sold before a raise, still running
  *                     (0: none; see {@link Refill})
  * @param oldEndMicros when the old line ends (0: none)
  */
 public record BucketState(double level, long updatedMicros, double lineMicros, long lastLeaseId, List<HeldLease> leases,
-                          double rate, double top, double oldRate, long oldEndMicros) {
+                          double rate, double top, long debtEndMicros, double oldRate, long oldEndMicros) {
   public BucketState {
     leases = List.copyOf(leases);
   }
 
   /** A bucket with no rate known and no old line. */
   public BucketState(double level, long updatedMicros, double lineMicros, long lastLeaseId, List<HeldLease> leases) {
-    this(level, updatedMicros, lineMicros, lastLeaseId, leases, 0, 0, 0, 0);
+    this(level, updatedMicros, lineMicros, lastLeaseId, leases, 0, 0, 0, 0, 0);
   }
 
   /**

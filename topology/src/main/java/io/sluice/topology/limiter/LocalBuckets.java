@@ -101,7 +101,7 @@ public final class LocalBuckets {
       // An old line (reservations sold before a raise, Refill) runs on at the share's part of its
       // rate, and the local bucket refills beside it, as Redis's does.
       long oldLeft = known.oldLeftNanos(nanoTime.getAsLong()) / 1000;
-      state = new BucketState(level * fraction, nowMicros, 0, 0, leases, mine.refillPerSecond(), 0,
+      state = new BucketState(level * fraction, nowMicros, 0, 0, leases, mine.refillPerSecond(), 0, 0,
           oldLeft > 0 ? known.oldRate() * fraction : 0, oldLeft > 0 ? nowMicros + oldLeft : 0);
     }
     AcquireRequest request = shadow ? AcquireRequest.shadowing(cost, cost, 0) : AcquireRequest.single(cost);

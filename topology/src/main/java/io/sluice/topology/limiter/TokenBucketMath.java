@@ -88,37 +88,52 @@ public final class TokenBucketMath {
     // A change of rate, taken as of the stored time (the script's "A change of rate"): what was
     // sold keeps its due times and counts against the new rate.
     double top = 0;
+    long debtEnd = 0;
     if (s.rate() > 0 && s.rate() != rate) {
-      // What was sold, as one old line that runs no slower and no shorter: the old line and the
-      // level's debt (sold at up to the old rate, or the top rate before a cut), until the later of
-      // the old line's end and the debt's; reservations fall due within the reach of their sale.
+      // What was sold: the old line, and the level's debt, reservations at up to `soldTop` (with
+      // the old line) due by `end` (the rest of the debt, after a cut, is not sold time).
       double debt = Math.max(0, -level);
-      double soldRate = oldRate;
-      long soldEnd = Math.max(oldEnd, ts);
+      long end = ts;
+      double soldTop = 0;
       if (debt > 0) {
-        soldRate = Math.max(Math.max(s.rate(), s.top()), oldRate);
-        long debtEnd = ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
-        soldEnd = Math.max(soldEnd, Math.min(debtEnd, ts + reachMicros(spec)));
+        end = s.debtEndMicros() > 0 ? s.debtEndMicros()
+            : ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
+        soldTop = s.top() > 0 ? s.top() : s.rate();
       }
-      if (soldRate > 0 && soldRate <= rate) {
-        // Raised (or cut no lower than what runs): the new rate sells beside the old line at once.
-        level = debt > 0 ? 0 : level;
-        oldRate = soldRate;
-        oldEnd = soldEnd;
-      } else if (soldRate > rate) {
-        // Cut below what runs: all that was sold folds back into units, repaid at the new rate, and
-        // nothing new is due before the old line would have ended.
-        double units = debt + (oldEnd - ts) * oldRate / 1_000_000;
-        level = -Math.max(units, (soldEnd - ts) * rate / 1_000_000);
-        top = soldRate;
-        oldRate = 0;
-        oldEnd = 0;
+      Refill kept = new Refill(rate, oldRate, oldEnd);
+      if (rate >= oldRate && (debt == 0 || ts + kept.waitMicros(ts, debt) >= end)) {
+        // Kept as it is: the debt repaid at the new rate beside the old line ends no sooner than
+        // its reservations, so nothing new is due among them (a cut, or a raise back after one).
+        if (debt > 0 && rate < soldTop) {
+          top = soldTop;
+          debtEnd = end;
+        }
+      } else {
+        // One old line no slower and no shorter than what was sold.
+        double soldRate = debt > 0 ? Math.max(soldTop, oldRate) : oldRate;
+        long soldEnd = Math.max(end, oldEnd);
+        if (soldRate <= rate) {
+          // A raise: the new rate sells beside the old line at once.
+          level = debt > 0 ? 0 : level;
+          oldRate = soldRate;
+          oldEnd = soldEnd;
+        } else {
+          // Cut below what runs: all that was sold folds back into units, repaid at the new rate,
+          // and nothing new is due before the old line would have ended.
+          double units = debt + Math.max(0, oldEnd - ts) * oldRate / 1_000_000;
+          level = -Math.max(units, (soldEnd - ts) * rate / 1_000_000);
+          top = soldRate;
+          debtEnd = soldEnd;
+          oldRate = 0;
+          oldEnd = 0;
+        }
       }
       // A lease granted before: its reserved units fell due on the old refill; none goes back.
       leases.replaceAll(l -> new BucketState.HeldLease(l.id(), l.deadlineMicros(), l.units(), l.held(),
           l.grantedMicros(), l.units()));
     } else if (s.rate() == rate) {
       top = s.top();
+      debtEnd = s.debtEndMicros();
     }
     Refill refill = new Refill(rate, oldRate, oldEnd);
 
@@ -176,8 +191,18 @@ public final class TokenBucketMath {
       line = line - places.unused() * usPerUnit;
     }
 
+    if (level >= 0) {
+      // Repaid: nothing of a cut is owed any more.
+      top = 0;
+      debtEnd = 0;
+    }
+    // Until then, while a cut's debt is repaid, nothing is reserved: new units are sold only once
+    // the bucket holds them, so none falls due among the old reservations or extends them.
+    long horizon = debtEnd > 0 ? 0 : spec.horizonMicros();
+    long reach = debtEnd > 0 ? 0 : reachMicros(spec);
+
     double before = level;
-    double fit = Math.floor(level + refill.gain(now, now + spec.horizonMicros()) + FIT_EPSILON);
+    double fit = Math.floor(level + refill.gain(now, now + horizon) + FIT_EPSILON);
 
     int granted = 0;
     long ticket = 0;
@@ -190,7 +215,7 @@ public final class TokenBucketMath {
       } else if (request.need() <= fit) {
         ticket = (long) Math.ceil(refill.waitMicros(now, request.need() - level));
       } else {
-        double open = now + refill.waitMicros(now, request.need() - level) - spec.horizonMicros();
+        double open = now + refill.waitMicros(now, request.need() - level) - horizon;
         ticket = (long) Math.ceil(Math.max(open, line) - now);
       }
     } else if (request.want() <= fit) {
@@ -198,19 +223,23 @@ public final class TokenBucketMath {
     } else if (request.need() <= fit) {
       granted = (int) fit;
     } else if (request.owed() || request.holder() && (request.need()
-        <= Math.floor(level + refill.gain(now, now + reachMicros(spec)) + FIT_EPSILON)
-        || request.need() > spec.capacity() - held + refill.gain(now, now + reachMicros(spec))
+        <= Math.floor(level + refill.gain(now, now + reach) + FIT_EPSILON)
+        || request.need() > spec.capacity() - held + refill.gain(now, now + reach)
             && level >= spec.capacity() - held - FIT_EPSILON)) {
       // A holder within the reach (a late one's units may sit past the horizon), or, costing more
       // than the bucket could ever fit within it, once the bucket is full; owed units always.
       granted = request.need();
     } else {
-      double open = now + refill.waitMicros(now, request.need() - level) - spec.horizonMicros();
+      double open = now + refill.waitMicros(now, request.need() - level) - horizon;
       double turn = Math.max(open, line);
       line = turn + request.want() * usPerUnit;
       ticket = (long) Math.ceil(turn - now);
     }
     level -= granted;
+    if (debtEnd > 0 && granted > 0 && !request.owed() && level < 0) {
+      // Sold now: the last reservation is the last unit of the debt.
+      debtEnd = Math.max(debtEnd, now + (long) Math.ceil(refill.waitMicros(now, -level)));
+    }
 
     long seq = s.lastLeaseId();
     long leaseId = 0;
@@ -234,6 +263,6 @@ public final class TokenBucketMath {
     return new Step(
         new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd, old ? oldRate : 0, old ? oldEnd : 0),
         new BucketState(level, ts, storedLine, seq, leases, level < 0 || old ? rate : 0,
-            level < 0 && top > rate ? top : 0, old ? oldRate : 0, old ? oldEnd : 0));
+            level < 0 ? top : 0, level < 0 ? debtEnd : 0, old ? oldRate : 0, old ? oldEnd : 0));
   }
 }

@@ -229,6 +229,10 @@ class TokenBucketScriptIT {
       String v = field.getValue();
       if (name.equals("ts") || name.equals("line") || name.equals("sweep") || name.equals("hold_end")) {
         hash.hset(key.redisKey(), name, String.format("%.0f", Double.parseDouble(v) - micros));
+      } else if (name.equals("rate") && v.contains(" ")) {
+        // "rate debt_end top": the end of the debt's reservations moves.
+        String[] f = v.split(" ");
+        hash.hset(key.redisKey(), name, f[0] + " " + (Long.parseLong(f[1]) - micros) + " " + f[2]);
       } else if (name.equals("old")) {
         // "rate end": the old line's end moves.
         String[] f = v.split(" ");

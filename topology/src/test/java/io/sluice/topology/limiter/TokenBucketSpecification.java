@@ -275,9 +275,9 @@ final class TokenBucketSpecification {
           .at(AT_100).due(1000),
       /* 66 */ ask("500 ms on: 40 refilled at 80/s (-40, else -50); the horizon now reaches 500 ms past the old line, at 100/s there: cost 50 fits, due at +1 s", 500, 50, 50, false, 50, -40, 0)
           .at(AT_100).due(1000),
-      /* 67 */ ask("lowered to 50/s within the old line, with debt sold at 100/s: all that was sold folds back into units (-90 and the old line's 10 left: -100), repaid at 50/s: cost 1's turn in 1020 ms, as without an old line", 0, 1, 1, false, 0, -100, 1020)
+      /* 67 */ ask("lowered to 50/s within the old line (20/s for 500 ms more), with debt sold at 100/s: repaid at 50 - 20 = 30/s beside the line and 50/s after it, it ends no sooner than its reservations, so it is kept as it is (-90); while it is repaid nothing is reserved (else a unit sold now at 50/s would lengthen what a raise back must keep): cost 1's turn when the bucket holds it, in 2020 ms", 0, 1, 1, false, 0, -90, 2020)
           .at(AT_50).heldBackLocally(),
-      /* 68 */ ask("lowered again, to 10/s: -100 repaid at 10/s, cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
+      /* 68 */ ask("lowered to 10/s, below the old line's 20/s: all that was sold folds back into units (-90 and the old line's 10 left: -100), repaid at 10/s: cost 1's turn when the bucket holds it, in 10.1 s", 0, 1, 1, false, 0, -100, 10_100)
           .heldBackLocally(),
       /* 69 */ ask("twenty seconds on, full again", 20_000, 5, 5, false, 5, 10, 0),
       /* 70 */ ask("raised to 100/s with no debt: nothing was sold ahead, so the new rate applies at once: cost 15, 10 of it due by +100 ms", 0, 15, 15, false, 15, 5, 0)
@@ -288,8 +288,19 @@ final class TokenBucketSpecification {
           .at(NARROWER),
       /* 73 */ ask("cost 104 takes all that fits at 100/s: 4 now, 100 reserved over the next second", 0, 104, 104, false, 104, 4, 0)
           .at(AT_100).due(1000),
-      /* 74 */ ask("lowered to 10/s with that debt: the 100 keep their times and count against the new rate (repaid at 10/s): cost 1's turn in 9.1 s", 0, 1, 1, false, 0, -100, 9100)
-          .heldBackLocally());
+      /* 74 */ ask("lowered to 10/s with that debt: the 100 keep their times and count against the new rate (repaid at 10/s, as before the rule); nothing is reserved until it is repaid: cost 1's turn in 10.1 s, when the bucket holds it", 0, 1, 1, false, 0, -100, 10_100)
+          .heldBackLocally(),
+      // A change undone at once (a stale read of the quota decides one event by the old one):
+      // nothing of the raise is lost but the moment it lasted.
+      /* 75 */ ask("twenty seconds on at 20/s, full again (what the cut owed is repaid): cost 30 takes all that fits, 10 now and 20 reserved (a full horizon at 20/s)", 20_000, 30, 30, false, 30, 10, 0)
+          .at(AT_20).due(1000),
+      /* 76 */ ask("raised to 100/s: an old line at 20/s for 1 s, cost 1 due in 12.5 ms", 0, 1, 1, false, 1, 0, 0)
+          .at(AT_100).due(12.5),
+      /* 77 */ ask("100 ms on, one event decided by 20/s (a stale read): the debt (1 unit sold at 80/s beside the line) repaid at 20 - 20 = 0/s until the line ends is kept in units (-1), nothing reserved meanwhile: its turn in 1 s", 100, 1, 1, false, 0, -1, 1000)
+          .at(AT_20).heldBackLocally(),
+      /* 78 */ ask("100 ms on, back to 100/s: the debt repaid at 80/s ends no sooner than it was sold, so it is kept; 100 ms at 80/s refilled 8 (7): cost 10 fits, due in 37.5 ms (one old line at 100/s until the old one's end would have sold nothing new for 800 ms)", 100, 11, 10, false, 11, 7, 0)
+          .at(AT_100).due(37.5));
+
 
   private TokenBucketSpecification() {}
 }
