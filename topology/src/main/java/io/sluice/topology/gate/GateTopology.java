@@ -43,7 +43,7 @@ public final class GateTopology {
     topology.addProcessor(
         GateNodes.LIMIT,
         () -> new GateProcessor(topics.regate(),
-            new ValidateProcessor(wiring.live(), wiring.tenants(), topics.inbound(), wiring.clock(), wiring.listener()),
+            new ValidateProcessor(wiring.live(), wiring.tenants(), wiring.clock(), wiring.listener()),
             new TierProcessor(wiring.live(), wiring.tenants(), wiring.clock(), wiring.listener()),
             new LimitProcessor(wiring.live(), wiring.tenants(), topics, limiter(wiring),
                 new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -51,7 +50,7 @@ import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
  * it holds now, so shadow traffic never reserves future units or lengthens the bucket's line (an
  * enforced event after it waits only for what the admitted-and-charged ones took).
  */
-final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
+final class LimitProcessor {
   private final Supplier<SluiceConfig> live;
   private final TenantLookup tenants;
   private final Topics topics;
@@ -98,8 +97,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.pending = new PendingEvents(limiter, rulesLimiter, this::complete);
   }
 
-  @Override
-  public void init(ProcessorContext<byte[], Object> context) {
+  void init(ProcessorContext<byte[], Object> context) {
     this.context = context;
     this.internal = (InternalProcessorContext<byte[], Object>) context;
     this.node = internal.currentNode();
@@ -115,9 +113,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
    * line, an open circuit) goes at once unless events before it still wait; one that needs the
    * store joins the batch of calls sent together ({@link PendingEvents}).
    */
-  @Override
-  public void process(Record<byte[], GateEvent> record) {
-    GateEvent in = record.value();
+  void limit(Record<byte[], byte[]> record, GateEvent in) {
     String provider = in.event().provider();
     // One snapshot for the whole decision: a reload between two events never mixes files.
     SluiceConfig config = live.get();
@@ -129,7 +125,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     LimitTerms.Terms bucket = terms.of(provider, entry, in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
-      Entry e = new Entry(record, internal.recordContext(), null, null, false, false, List.of(), null);
+      Entry e = new Entry(record, in, internal.recordContext(), null, null, false, false, List.of(), null);
       e.decided(UNKNOWN_TENANT);
       pending.add(e);
       pending.drainReady();
@@ -144,14 +140,13 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     listener.decided(provider, in.tier());
     List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, entry, in.event(), in.tier()) : List.of();
-    Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
+    Entry e = new Entry(record, in, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
     e.begin();
     pending.add(e);
     pending.drainReady();
   }
 
-  @Override
-  public void close() {
+  void close() {
     // A clean close was preceded by a commit, which drained every pending event; after a dirty
     // one their input is read again.
   }
@@ -166,7 +161,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
   /** One event on its way through the limit node, with what its decision needs. */
   private final class Entry extends PendingEvents.Event {
-    final Record<byte[], GateEvent> record;
+    final Record<byte[], byte[]> record;
+    final GateEvent in;
     final ProcessorRecordContext recordContext;
     final ProviderConfig providerConfig;
     final BucketKey key;
@@ -177,10 +173,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     final boolean multi;
     final BucketSpec spec;
 
-    Entry(Record<byte[], GateEvent> record, ProcessorRecordContext recordContext,
+    Entry(Record<byte[], byte[]> record, GateEvent in, ProcessorRecordContext recordContext,
         ProviderConfig providerConfig, BucketKey key, boolean holder, boolean shadow,
         List<RuleBucket> rules, BucketSpec spec) {
       this.record = record;
+      this.in = in;
       this.recordContext = recordContext;
       this.providerConfig = providerConfig;
       this.key = key;
@@ -193,7 +190,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     @Override
     void begin() {
-      int cost = record.value().event().cost();
+      int cost = in.event().cost();
       if (multi) {
         calls(rulesLimiter.begin(key.provider(), rules, cost, shadow));
       } else {
@@ -225,12 +222,12 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   }
 
   private void route(Entry e) {
-    Record<byte[], GateEvent> record = e.record;
-    GateEvent in = record.value();
+    Record<byte[], byte[]> record = e.record;
+    GateEvent in = e.in;
     String provider = in.event().provider();
     if (e.decision() == UNKNOWN_TENANT) {
       listener.dead(Reason.UNKNOWN_TENANT);
-      context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
+      context.forward(DeadLetters.of(record, in.event(), in.raw(), Reason.UNKNOWN_TENANT,
           "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
               + "and there is no defaultTier", in.event().id(), context, clock.millis()),
           GateNodes.DLQ_SINK);
@@ -311,7 +308,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
   /** To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none). */
   private void defer(
-      Record<byte[], GateEvent> record, GateEvent in, byte[] tier, long notBefore,
+      Record<byte[], byte[]> record, GateEvent in, byte[] tier, long notBefore,
       byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
     Duration step = ladder.stepFor(notBefore - now);
     Headers headers = OutgoingHeaders.deferred(
