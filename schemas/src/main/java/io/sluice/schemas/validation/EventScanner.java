@@ -63,10 +63,19 @@ final class EventScanner {
   private static final byte[] FALSE = bytes("false");
   private static final byte[] NULL = bytes("null");
 
+  /** The bytes that stand for themselves in a string: ASCII but controls, the quote and the backslash. */
+  private static final boolean[] PLAIN = new boolean[256];
+
+  static {
+    for (int c = 0x20; c < 0x80; c++) {
+      PLAIN[c] = c != '"' && c != '\\';
+    }
+  }
+
   private final byte[] b;
   private final int n;
   /** The names of the objects open around the scan, innermost last: start, length, hash. */
-  private int[] names = new int[3 * 16];
+  private int[] names = new int[3 * 8];
   private int top;
   /** The node the last rule field's reading made. */
   private JsonNode read;
@@ -376,6 +385,10 @@ final class EventScanner {
     int limit = (int) Math.min(n, (long) i + maxBytes + 1);
     while (i < limit) {
       int c = b[i] & 0xff;
+      if (PLAIN[c]) {
+        i++;
+        continue;
+      }
       if (c == '"') {
         return i;
       }
