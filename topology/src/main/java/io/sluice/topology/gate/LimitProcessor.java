@@ -67,6 +67,7 @@ final class LimitProcessor {
   private final byte[] redisUnavailable = OutgoingHeaders.encoded(Reason.REDIS_UNAVAILABLE.code());
   /** Each ladder step's sink, named once. */
   private final Map<Duration, String> delaySinks = new HashMap<>();
+  private final OutgoingHeaders.Now nowDecimal = new OutgoingHeaders.Now();
   /** Each tier's name as a header value (a handful; a reload may add one). */
   private final Map<String, byte[]> tierValues = new HashMap<>();
   /** The terms of the configuration last seen; replaced when a reload replaces it. */
@@ -248,7 +249,7 @@ final class LimitProcessor {
     byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
-      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, now);
+      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now));
       context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
@@ -312,7 +313,7 @@ final class LimitProcessor {
       byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
     Duration step = ladder.stepFor(notBefore - now);
     Headers headers = OutgoingHeaders.deferred(
-        record.headers(), tier, now, notBefore, returnTo, reason, paid, ticket);
+        record.headers(), tier, nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket);
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }
