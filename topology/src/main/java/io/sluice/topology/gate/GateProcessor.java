@@ -1,6 +1,11 @@
 package io.sluice.topology.gate;
 
+import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
+import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.WorkEvent;
+import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -15,17 +20,26 @@ import org.apache.kafka.streams.processor.api.Record;
  * itself and answers null. Forwards to the sinks (ready, the ladder, the dead letters) go to
  * Kafka Streams from this node.
  *
+ * <p>Every step of one event reads one configuration snapshot and one lookup of its tenant (the
+ * registry's record over the file's entry): a reload between two steps never mixes files, and
+ * the tenant is looked up once.
+ *
  * <p>Records from {@code regate} (Sluice's own returns) skip the strip, as they skipped its node.
  */
 final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final String regate;
+  private final Supplier<SluiceConfig> live;
+  private final TenantLookup tenants;
   private final ValidateProcessor validate;
   private final TierProcessor tier;
   private final LimitProcessor limit;
   private ProcessorContext<byte[], Object> context;
 
-  GateProcessor(String regate, ValidateProcessor validate, TierProcessor tier, LimitProcessor limit) {
+  GateProcessor(String regate, Supplier<SluiceConfig> live, TenantLookup tenants, ValidateProcessor validate,
+      TierProcessor tier, LimitProcessor limit) {
     this.regate = regate;
+    this.live = live;
+    this.tenants = tenants;
     this.validate = validate;
     this.tier = tier;
     this.limit = limit;
@@ -44,15 +58,18 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     var metadata = context.recordMetadata();
     boolean fromRegate = metadata.isPresent() && regate.equals(metadata.get().topic());
     Record<byte[], byte[]> in = fromRegate ? record : StripSluiceHeadersProcessor.strip(record);
-    WorkEvent event = validate.validate(in, !fromRegate);
+    SluiceConfig config = live.get();
+    WorkEvent event = validate.validate(in, !fromRegate, config);
     if (event == null) {
       return;
     }
-    String resolved = tier.tier(in, event);
+    String tenant = event.tenant();
+    TenantConfig entry = TenantRecord.effective(config, tenant, tenants.registered(tenant));
+    String resolved = tier.tier(in, event, config.tierOf(entry));
     if (resolved == null) {
       return;
     }
-    limit.limit(in, new GateEvent(event, in.value(), resolved));
+    limit.limit(in, new GateEvent(event, in.value(), resolved), config, entry);
   }
 
   @Override

@@ -4,8 +4,6 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
-import io.sluice.redis.tenants.TenantLookup;
-import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
@@ -51,8 +49,6 @@ import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
  * enforced event after it waits only for what the admitted-and-charged ones took).
  */
 final class LimitProcessor {
-  private final Supplier<SluiceConfig> live;
-  private final TenantLookup tenants;
   private final Topics topics;
   private final DelayLadder ladder;
   private final GateLimiter limiter;
@@ -80,10 +76,8 @@ final class LimitProcessor {
   private final PendingEvents pending;
 
   LimitProcessor(
-      Supplier<SluiceConfig> live, TenantLookup tenants, Topics topics, GateLimiter limiter,
+      Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
       MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener) {
-    this.live = live;
-    this.tenants = tenants;
     this.topics = topics;
     // The ladder needs a restart to change (ReloadScope).
     this.ladder = new DelayLadder(live.get().ladder());
@@ -110,19 +104,18 @@ final class LimitProcessor {
   }
 
   /**
-   * The event's decision, in order: an event whose bucket answers it here (a lease, places in
-   * line, an open circuit) goes at once unless events before it still wait; one that needs the
-   * store joins the batch of calls sent together ({@link PendingEvents}).
+   * The event's decision under {@code config}, where the tenant's entry is {@code entry}, in
+   * order: an event whose bucket answers it here (a lease, places in line, an open circuit) goes
+   * at once unless events before it still wait; one that needs the store joins the batch of
+   * calls sent together ({@link PendingEvents}).
    */
-  void limit(Record<byte[], byte[]> record, GateEvent in) {
+  void limit(Record<byte[], byte[]> record, GateEvent in, SluiceConfig config, TenantConfig entry) {
     String provider = in.event().provider();
-    // One snapshot for the whole decision: a reload between two events never mixes files.
-    SluiceConfig config = live.get();
+    // One snapshot for the whole decision (the one every step of this event read): a reload
+    // between two events never mixes files.
     if (terms == null || terms.config() != config) {
       terms = new LimitTerms(config);
     }
-    String tenant = in.event().tenant();
-    TenantConfig entry = TenantRecord.effective(config, tenant, tenants.registered(tenant));
     LimitTerms.Terms bucket = terms.of(provider, entry, in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.

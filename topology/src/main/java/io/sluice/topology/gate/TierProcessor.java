@@ -1,13 +1,9 @@
 package io.sluice.topology.gate;
 
-import io.sluice.config.SluiceConfig;
-import io.sluice.redis.tenants.TenantLookup;
-import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -17,15 +13,11 @@ import org.apache.kafka.streams.processor.api.Record;
  * A tenant that is neither listed nor covered by a default tier is dead with {@code unknown_tenant}.
  */
 final class TierProcessor {
-  private final Supplier<SluiceConfig> config;
-  private final TenantLookup tenants;
   private final Clock clock;
   private final GateListener listener;
   private ProcessorContext<byte[], Object> context;
 
-  TierProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, Clock clock, GateListener listener) {
-    this.config = config;
-    this.tenants = tenants;
+  TierProcessor(Clock clock, GateListener listener) {
     this.clock = clock;
     this.listener = listener;
   }
@@ -34,11 +26,13 @@ final class TierProcessor {
     this.context = context;
   }
 
-  /** The event's tier, or null when it was dead-lettered here. */
-  String tier(Record<byte[], byte[]> record, WorkEvent event) {
-    SluiceConfig current = config.get();
+  /**
+   * The event's tier, or null when it was dead-lettered here.
+   *
+   * @param tier what the configuration says of the tenant's (registry record or file entry)
+   */
+  String tier(Record<byte[], byte[]> record, WorkEvent event, Optional<String> tier) {
     String tenant = event.tenant();
-    Optional<String> tier = current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant)));
     if (tier.isEmpty()) {
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(

@@ -11,7 +11,6 @@ import io.sluice.schemas.validation.ValidationResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Arrays;
-import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -35,15 +34,13 @@ final class ValidateProcessor {
   private final Clock clock;
   private final GateListener listener;
   private final EventValidator validator = new EventValidator();
-  private final Supplier<SluiceConfig> config;
   private final TenantLookup tenants;
   /** The rules of the configuration last seen; rebuilt when a reload replaces it. */
   private SluiceConfig rulesOf;
   private EventRules rules;
   private ProcessorContext<byte[], Object> context;
 
-  ValidateProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, Clock clock, GateListener listener) {
-    this.config = config;
+  ValidateProcessor(TenantLookup tenants, Clock clock, GateListener listener) {
     this.tenants = tenants;
     this.clock = clock;
     this.listener = listener;
@@ -57,10 +54,10 @@ final class ValidateProcessor {
    * The record's event, or null when it was dead-lettered here.
    *
    * @param fromInbound whether the record came from {@code inbound}, whose keys must be tenants
+   * @param current the configuration this event is decided under
    */
-  WorkEvent validate(Record<byte[], byte[]> record, boolean fromInbound) {
+  WorkEvent validate(Record<byte[], byte[]> record, boolean fromInbound, SluiceConfig current) {
     byte[] raw = record.value() == null ? new byte[0] : record.value();
-    SluiceConfig current = config.get();
     if (current != rulesOf) {
       rules = new EventRules(current, validator);
       rulesOf = current;
