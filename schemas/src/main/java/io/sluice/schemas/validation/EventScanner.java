@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.sluice.schemas.serde.Json;
+import java.util.Arrays;
 
 /**
  * The first reading of an inbound value on the hot path: one pass over the bytes, with no parser,
@@ -111,7 +112,7 @@ final class EventScanner {
   /** Reads the value at {@code i} of the top-level field named by b[start, start+len). */
   private int field(int start, int len, int i) {
     for (int rule = 0; rule < RULES.length; rule++) {
-      if (len == RULES[rule].length && java.util.Arrays.equals(b, start, start + len, RULES[rule], 0, len)) {
+      if (len == RULES[rule].length && Arrays.equals(b, start, start + len, RULES[rule], 0, len)) {
         String name = EventValidator.Fields.NAMES.get(rule);
         int end = name.equals("cost") ? cost(i) : name.equals("attributes") ? attributes(i) : scalar(i);
         if (end >= 0) {
@@ -303,12 +304,12 @@ final class EventScanner {
     }
     for (int at = mark; at < top; at += 3) {
       if (names[at + 2] == hash && names[at + 1] == len
-          && java.util.Arrays.equals(b, names[at], names[at] + len, b, start, end)) {
+          && Arrays.equals(b, names[at], names[at] + len, b, start, end)) {
         return false;
       }
     }
     if (top + 3 > names.length) {
-      names = java.util.Arrays.copyOf(names, 2 * names.length);
+      names = Arrays.copyOf(names, 2 * names.length);
     }
     names[top] = start;
     names[top + 1] = len;
@@ -319,7 +320,7 @@ final class EventScanner {
 
   private int literal(int i, byte[] word) {
     int end = i + word.length;
-    return end <= n && java.util.Arrays.equals(b, i, end, word, 0, word.length) ? end : -1;
+    return end <= n && Arrays.equals(b, i, end, word, 0, word.length) ? end : -1;
   }
 
   /** The number at {@code i} in JSON's grammar; its end, or -1. */
