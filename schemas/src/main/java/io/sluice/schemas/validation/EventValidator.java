@@ -44,8 +44,11 @@ import java.util.Set;
  * attributes ({@link AttributeHeader}) and the path ({@link RelativePath}, the same rule object the
  * HTTP provider resolves paths with).
  *
- * <p>Two readings, one verdict. The hot path ({@link #validateLeavingPayload}, the gate and the
- * dispatcher) reads the value with the streaming parser: the few fields with rules become small
+ * <p>Three readings, one verdict. The hot path ({@link #validateLeavingPayload}, the gate and the
+ * dispatcher) first scans the value's bytes itself ({@link EventScanner}: the usual event in one
+ * pass, with no parser, context, symbol table or buffers to set up), and reads what that scan
+ * leaves (escapes in names or rule fields, deep nesting, large objects, anything not plainly
+ * valid) with the streaming parser: the few fields with rules become small
  * nodes, every other value (above all the payload) is skipped by the tokenizer without building a
  * tree, and the rules below run on those nodes, the same code the tree reading runs. It is only
  * ever the judge of a valid value: whenever it finds anything wrong, or anything it does not
@@ -83,7 +86,14 @@ public final class EventValidator {
    * the value's bytes). The gate and the dispatcher never read the payload as a tree.
    */
   public ValidationResult validateLeavingPayload(byte[] value) {
-    Fields fields = value == null || value.length == 0 || notUtf8(value) != null ? null : streamed(value);
+    Fields fields = null;
+    if (value != null && value.length > 0 && notUtf8(value) == null) {
+      // The usual event in one pass of our own; what it leaves, the parser's streaming reading.
+      fields = EventScanner.fields(value);
+      if (fields == null) {
+        fields = streamed(value);
+      }
+    }
     if (fields != null && firstProblem(fields) == null) {
       return new ValidationResult.Valid(bind(fields, null));
     }

@@ -3,6 +3,7 @@ package io.sluice.topology.gate;
 import io.sluice.schemas.event.DeadLetter;
 import io.sluice.schemas.event.EventLog;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +19,9 @@ import org.apache.kafka.streams.processor.api.Record;
 final class DeadLetters {
   private DeadLetters() {}
 
+  /** @param event the parsed event, or null when the value did not parse */
   static Record<byte[], Object> of(
-      Record<byte[], ?> original, byte[] raw, Reason reason, String detail, String eventId,
+      Record<byte[], ?> original, WorkEvent event, byte[] raw, Reason reason, String detail, String eventId,
       ProcessorContext<?, ?> context, long nowMillis) {
     Headers headers = new RecordHeaders(original.headers().toArray());
     String source = context.recordMetadata()
@@ -28,19 +30,19 @@ final class DeadLetters {
     Long firstSeen = HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(nowMillis);
     Integer attempt = HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(null);
     new DeadLetter(reason.code(), detail, source, eventId, firstSeen, attempt).writeTo(headers);
-    logged(original, reason, eventId, attempt);
+    logged(original, event, reason, eventId, attempt);
     HeaderValues.put(headers, HeaderNames.FIRST_SEEN, firstSeen);
     return new Record<>(original.key(), (Object) raw, nowMillis, headers);
   }
 
   /** The event's line: tenant and provider from the parsed event, else the tenant the key names. */
-  private static void logged(Record<byte[], ?> original, Reason reason, String eventId,
+  private static void logged(Record<byte[], ?> original, WorkEvent event, Reason reason, String eventId,
       Integer attempt) {
     String tenant;
     String provider = null;
-    if (original.value() instanceof GateEvent in) {
-      tenant = in.event().tenant();
-      provider = in.event().provider();
+    if (event != null) {
+      tenant = event.tenant();
+      provider = event.provider();
     } else {
       tenant = original.key() == null ? null : new String(original.key(), StandardCharsets.UTF_8);
     }

@@ -6,10 +6,6 @@ import io.sluice.schemas.event.WorkEvent;
  * An inbound event between the gate's processors: the parsed event for decisions, and the
  * original value bytes, which are what every sink writes (Sluice never rewrites a payload).
  *
- * @param tier null until the tier step has resolved it
+ * @param tier the tier the tier step resolved
  */
-record GateEvent(WorkEvent event, byte[] raw, String tier) {
-  GateEvent withTier(String resolved) {
-    return new GateEvent(event, raw, resolved);
-  }
-}
+record GateEvent(WorkEvent event, byte[] raw, String tier) {}

@@ -42,10 +42,10 @@ public final class GateTopology {
     // One node, four steps (GateProcessor): strip (inbound only), validate, tier, limit.
     topology.addProcessor(
         GateNodes.LIMIT,
-        () -> new GateProcessor(topics.regate(),
-            new ValidateProcessor(wiring.live(), wiring.tenants(), topics.inbound(), wiring.clock(), wiring.listener()),
-            new TierProcessor(wiring.live(), wiring.tenants(), wiring.clock(), wiring.listener()),
-            new LimitProcessor(wiring.live(), wiring.tenants(), topics, limiter(wiring),
+        () -> new GateProcessor(topics.regate(), wiring.live(), wiring.tenants(),
+            new ValidateProcessor(wiring.tenants(), wiring.clock(), wiring.listener()),
+            new TierProcessor(wiring.clock(), wiring.listener()),
+            new LimitProcessor(wiring.live(), topics, limiter(wiring),
                 new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
                     wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
                 new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener())),

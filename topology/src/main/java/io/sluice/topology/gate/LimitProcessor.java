@@ -4,8 +4,6 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
-import io.sluice.redis.tenants.TenantLookup;
-import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
@@ -25,7 +23,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -51,9 +48,7 @@ import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
  * it holds now, so shadow traffic never reserves future units or lengthens the bucket's line (an
  * enforced event after it waits only for what the admitted-and-charged ones took).
  */
-final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Object> {
-  private final Supplier<SluiceConfig> live;
-  private final TenantLookup tenants;
+final class LimitProcessor {
   private final Topics topics;
   private final DelayLadder ladder;
   private final GateLimiter limiter;
@@ -68,6 +63,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final byte[] redisUnavailable = OutgoingHeaders.encoded(Reason.REDIS_UNAVAILABLE.code());
   /** Each ladder step's sink, named once. */
   private final Map<Duration, String> delaySinks = new HashMap<>();
+  private final OutgoingHeaders.Now nowDecimal = new OutgoingHeaders.Now();
   /** Each tier's name as a header value (a handful; a reload may add one). */
   private final Map<String, byte[]> tierValues = new HashMap<>();
   /** The terms of the configuration last seen; replaced when a reload replaces it. */
@@ -80,10 +76,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   private final PendingEvents pending;
 
   LimitProcessor(
-      Supplier<SluiceConfig> live, TenantLookup tenants, Topics topics, GateLimiter limiter,
+      Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
       MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener) {
-    this.live = live;
-    this.tenants = tenants;
     this.topics = topics;
     // The ladder needs a restart to change (ReloadScope).
     this.ladder = new DelayLadder(live.get().ladder());
@@ -98,8 +92,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     this.pending = new PendingEvents(limiter, rulesLimiter, this::complete);
   }
 
-  @Override
-  public void init(ProcessorContext<byte[], Object> context) {
+  void init(ProcessorContext<byte[], Object> context) {
     this.context = context;
     this.internal = (InternalProcessorContext<byte[], Object>) context;
     this.node = internal.currentNode();
@@ -111,25 +104,22 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   }
 
   /**
-   * The event's decision, in order: an event whose bucket answers it here (a lease, places in
-   * line, an open circuit) goes at once unless events before it still wait; one that needs the
-   * store joins the batch of calls sent together ({@link PendingEvents}).
+   * The event's decision under {@code config}, where the tenant's entry is {@code entry}, in
+   * order: an event whose bucket answers it here (a lease, places in line, an open circuit) goes
+   * at once unless events before it still wait; one that needs the store joins the batch of
+   * calls sent together ({@link PendingEvents}).
    */
-  @Override
-  public void process(Record<byte[], GateEvent> record) {
-    GateEvent in = record.value();
+  void limit(Record<byte[], byte[]> record, GateEvent in, SluiceConfig config, TenantConfig entry) {
     String provider = in.event().provider();
-    // One snapshot for the whole decision: a reload between two events never mixes files.
-    SluiceConfig config = live.get();
+    // One snapshot for the whole decision (the one every step of this event read): a reload
+    // between two events never mixes files.
     if (terms == null || terms.config() != config) {
       terms = new LimitTerms(config);
     }
-    String tenant = in.event().tenant();
-    TenantConfig entry = TenantRecord.effective(config, tenant, tenants.registered(tenant));
     LimitTerms.Terms bucket = terms.of(provider, entry, in.tier());
     if (bucket == null) {
       // The tier was resolved under the configuration before a reload that removed the tenant.
-      Entry e = new Entry(record, internal.recordContext(), null, null, false, false, List.of(), null);
+      Entry e = new Entry(record, in, internal.recordContext(), null, null, false, false, List.of(), null);
       e.decided(UNKNOWN_TENANT);
       pending.add(e);
       pending.drainReady();
@@ -144,14 +134,13 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     listener.decided(provider, in.tier());
     List<RuleBucket> rules = bucket.mayHaveRules() ? ChargedRules.of(config, entry, in.event(), in.tier()) : List.of();
-    Entry e = new Entry(record, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
+    Entry e = new Entry(record, in, internal.recordContext(), providerConfig, key, holder, shadow, rules, spec);
     e.begin();
     pending.add(e);
     pending.drainReady();
   }
 
-  @Override
-  public void close() {
+  void close() {
     // A clean close was preceded by a commit, which drained every pending event; after a dirty
     // one their input is read again.
   }
@@ -166,7 +155,8 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
   /** One event on its way through the limit node, with what its decision needs. */
   private final class Entry extends PendingEvents.Event {
-    final Record<byte[], GateEvent> record;
+    final Record<byte[], byte[]> record;
+    final GateEvent in;
     final ProcessorRecordContext recordContext;
     final ProviderConfig providerConfig;
     final BucketKey key;
@@ -177,10 +167,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     final boolean multi;
     final BucketSpec spec;
 
-    Entry(Record<byte[], GateEvent> record, ProcessorRecordContext recordContext,
+    Entry(Record<byte[], byte[]> record, GateEvent in, ProcessorRecordContext recordContext,
         ProviderConfig providerConfig, BucketKey key, boolean holder, boolean shadow,
         List<RuleBucket> rules, BucketSpec spec) {
       this.record = record;
+      this.in = in;
       this.recordContext = recordContext;
       this.providerConfig = providerConfig;
       this.key = key;
@@ -193,7 +184,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
     @Override
     void begin() {
-      int cost = record.value().event().cost();
+      int cost = in.event().cost();
       if (multi) {
         calls(rulesLimiter.begin(key.provider(), rules, cost, shadow));
       } else {
@@ -225,12 +216,12 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
   }
 
   private void route(Entry e) {
-    Record<byte[], GateEvent> record = e.record;
-    GateEvent in = record.value();
+    Record<byte[], byte[]> record = e.record;
+    GateEvent in = e.in;
     String provider = in.event().provider();
     if (e.decision() == UNKNOWN_TENANT) {
       listener.dead(Reason.UNKNOWN_TENANT);
-      context.forward(DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
+      context.forward(DeadLetters.of(record, in.event(), in.raw(), Reason.UNKNOWN_TENANT,
           "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
               + "and there is no defaultTier", in.event().id(), context, clock.millis()),
           GateNodes.DLQ_SINK);
@@ -251,7 +242,7 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
     byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
-      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, now);
+      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now));
       context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
@@ -311,11 +302,11 @@ final class LimitProcessor implements Processor<byte[], GateEvent, byte[], Objec
 
   /** To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none). */
   private void defer(
-      Record<byte[], GateEvent> record, GateEvent in, byte[] tier, long notBefore,
+      Record<byte[], byte[]> record, GateEvent in, byte[] tier, long notBefore,
       byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
     Duration step = ladder.stepFor(notBefore - now);
     Headers headers = OutgoingHeaders.deferred(
-        record.headers(), tier, now, notBefore, returnTo, reason, paid, ticket);
+        record.headers(), tier, nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket);
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }

@@ -40,9 +40,10 @@ final class OutgoingHeaders {
 
   /**
    * The record's headers without the routing names, with {@code tier} (its UTF-8 bytes) and the
-   * first-seen time ({@code nowMillis} unless a non-empty one is there already).
+   * first-seen time ({@code now}, the current time's {@link #decimal}, unless a non-empty one is
+   * there already).
    */
-  static Headers admitted(Headers own, byte[] tier, long nowMillis) {
+  static Headers admitted(Headers own, byte[] tier, byte[] now) {
     RecordHeaders out = new RecordHeaders();
     Header firstSeen = null;
     for (Header h : own) {
@@ -60,7 +61,7 @@ final class OutgoingHeaders {
     out.add(new RecordHeader(HeaderNames.TIER, tier));
     out.add(firstSeen != null && firstSeen.value() != null
         ? firstSeen
-        : new RecordHeader(HeaderNames.FIRST_SEEN, decimal(nowMillis)));
+        : new RecordHeader(HeaderNames.FIRST_SEEN, now));
     return out;
   }
 
@@ -69,9 +70,9 @@ final class OutgoingHeaders {
    * whether it is paid, and its ticket (its place in the line) when it has one ({@code ticket}
    * &lt; 0: none).
    */
-  static Headers deferred(Headers own, byte[] tier, long nowMillis, long notBefore, byte[] returnTo,
+  static Headers deferred(Headers own, byte[] tier, byte[] now, long notBefore, byte[] returnTo,
       byte[] reason, boolean paid, long ticket) {
-    Headers out = admitted(own, tier, nowMillis);
+    Headers out = admitted(own, tier, now);
     if (ticket >= 0) {
       out.add(new RecordHeader(HeaderNames.TICKET, decimal(ticket)));
     }
@@ -98,5 +99,22 @@ final class OutgoingHeaders {
   /** A decimal, as {@code Long.toString} writes it (what {@code HeaderValues.lastLong} reads). */
   static byte[] decimal(long value) {
     return Long.toString(value).getBytes(UTF_8);
+  }
+
+  /**
+   * The current millisecond's {@link #decimal}, encoded once for all the events of that
+   * millisecond (a busy task writes dozens in one): one per limit step, on its stream thread.
+   */
+  static final class Now {
+    private long millis;
+    private byte[] decimal;
+
+    byte[] decimal(long nowMillis) {
+      if (decimal == null || nowMillis != millis) {
+        decimal = OutgoingHeaders.decimal(nowMillis);
+        millis = nowMillis;
+      }
+      return decimal;
+    }
   }
 }

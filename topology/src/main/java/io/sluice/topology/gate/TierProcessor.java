@@ -1,13 +1,9 @@
 package io.sluice.topology.gate;
 
-import io.sluice.config.SluiceConfig;
-import io.sluice.redis.tenants.TenantLookup;
-import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.event.WorkEvent;
 import java.time.Clock;
 import java.util.Optional;
-import java.util.function.Supplier;
-import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -16,40 +12,36 @@ import org.apache.kafka.streams.processor.api.Record;
  * the tenant registry's record, else the file's entry, else the default tier.
  * A tenant that is neither listed nor covered by a default tier is dead with {@code unknown_tenant}.
  */
-final class TierProcessor implements Processor<byte[], GateEvent, byte[], Object> {
-  private final Supplier<SluiceConfig> config;
-  private final TenantLookup tenants;
+final class TierProcessor {
   private final Clock clock;
   private final GateListener listener;
   private ProcessorContext<byte[], Object> context;
 
-  TierProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, Clock clock, GateListener listener) {
-    this.config = config;
-    this.tenants = tenants;
+  TierProcessor(Clock clock, GateListener listener) {
     this.clock = clock;
     this.listener = listener;
   }
 
-  @Override
-  public void init(ProcessorContext<byte[], Object> context) {
+  void init(ProcessorContext<byte[], Object> context) {
     this.context = context;
   }
 
-  @Override
-  public void process(Record<byte[], GateEvent> record) {
-    GateEvent in = record.value();
-    SluiceConfig current = config.get();
-    String tenant = in.event().tenant();
-    Optional<String> tier = current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant)));
+  /**
+   * The event's tier, or null when it was dead-lettered here.
+   *
+   * @param tier what the configuration says of the tenant's (registry record or file entry)
+   */
+  String tier(Record<byte[], byte[]> record, WorkEvent event, Optional<String> tier) {
+    String tenant = event.tenant();
     if (tier.isEmpty()) {
       listener.dead(Reason.UNKNOWN_TENANT);
       context.forward(
-          DeadLetters.of(record, in.raw(), Reason.UNKNOWN_TENANT,
-              "tenant '" + in.event().tenant() + "' is not configured and there is no defaultTier",
-              in.event().id(), context, clock.millis()),
+          DeadLetters.of(record, event, record.value(), Reason.UNKNOWN_TENANT,
+              "tenant '" + tenant + "' is not configured and there is no defaultTier",
+              event.id(), context, clock.millis()),
           GateNodes.DLQ_SINK);
-      return;
+      return null;
     }
-    context.forward(record.withValue((Object) in.withTier(tier.get())), GateNodes.LIMIT);
+    return tier.get();
   }
 }

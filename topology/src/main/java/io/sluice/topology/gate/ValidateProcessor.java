@@ -8,9 +8,9 @@ import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.validation.EventRules;
 import io.sluice.schemas.validation.EventValidator;
 import io.sluice.schemas.validation.ValidationResult;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.util.function.Supplier;
-import org.apache.kafka.streams.processor.api.Processor;
+import java.util.Arrays;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -30,37 +30,34 @@ import org.apache.kafka.streams.processor.api.Record;
  * Sluice's own records, keyed as they came in, and is not checked; an unknown tenant is left to
  * be dead-lettered as {@code unknown_tenant}.
  */
-final class ValidateProcessor implements Processor<byte[], byte[], byte[], Object> {
+final class ValidateProcessor {
   private final Clock clock;
   private final GateListener listener;
   private final EventValidator validator = new EventValidator();
-  private final Supplier<SluiceConfig> config;
   private final TenantLookup tenants;
-  /** The inbound topic: its records' keys must be their tenants. */
-  private final String inbound;
   /** The rules of the configuration last seen; rebuilt when a reload replaces it. */
   private SluiceConfig rulesOf;
   private EventRules rules;
   private ProcessorContext<byte[], Object> context;
 
-  ValidateProcessor(Supplier<SluiceConfig> config, TenantLookup tenants, String inbound, Clock clock,
-      GateListener listener) {
-    this.config = config;
+  ValidateProcessor(TenantLookup tenants, Clock clock, GateListener listener) {
     this.tenants = tenants;
-    this.inbound = inbound;
     this.clock = clock;
     this.listener = listener;
   }
 
-  @Override
-  public void init(ProcessorContext<byte[], Object> context) {
+  void init(ProcessorContext<byte[], Object> context) {
     this.context = context;
   }
 
-  @Override
-  public void process(Record<byte[], byte[]> record) {
+  /**
+   * The record's event, or null when it was dead-lettered here.
+   *
+   * @param fromInbound whether the record came from {@code inbound}, whose keys must be tenants
+   * @param current the configuration this event is decided under
+   */
+  WorkEvent validate(Record<byte[], byte[]> record, boolean fromInbound, SluiceConfig current) {
     byte[] raw = record.value() == null ? new byte[0] : record.value();
-    SluiceConfig current = config.get();
     if (current != rulesOf) {
       rules = new EventRules(current, validator);
       rulesOf = current;
@@ -69,45 +66,39 @@ final class ValidateProcessor implements Processor<byte[], byte[], byte[], Objec
     var oversize = rules.checkSize(raw.length);
     if (oversize.isPresent()) {
       dead(record, raw, oversize.get().reason(), oversize.get().detail(), null);
-      return;
+      return null;
     }
     // The payload stays bytes: every sink writes the value as it came.
     ValidationResult parsed = validator.validateLeavingPayload(raw);
     if (parsed instanceof ValidationResult.Invalid invalid) {
       dead(record, raw, invalid.reason(), invalid.detail(), null);
-      return;
+      return null;
     }
     WorkEvent event = ((ValidationResult.Valid) parsed).event();
     ValidationResult checked = rules.check(event, raw.length);
     if (checked instanceof ValidationResult.Invalid invalid) {
       dead(record, raw, invalid.reason(), invalid.detail(), event.id());
-      return;
+      return null;
     }
-    // (An unknown tenant goes on to be dead-lettered as such by the tier's node.)
+    // (An unknown tenant goes on to be dead-lettered as such by the tier's step.)
     String tenant = event.tenant();
-    if (current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant))).isPresent()
-        && !keyedByTenant(record, event)) {
+    if (fromInbound && !Arrays.equals(record.key(), tenant.getBytes(StandardCharsets.UTF_8))
+        && current.tierOf(TenantRecord.effective(current, tenant, tenants.registered(tenant))).isPresent()) {
       dead(record, raw, Reason.INVALID, "the record key must be the tenant id '" + event.tenant()
           + "' in UTF-8, so that a tenant's events meet in one partition and one quota; it was "
           + (record.key() == null ? "null" : record.key().length + " other bytes"), event.id());
-      return;
+      return null;
     }
     long now = clock.millis();
     if (event.deadline() != null && event.deadline().toEpochMilli() < now) {
       dead(record, raw, Reason.EXPIRED, "deadline " + event.deadline() + " passed before the event was admitted", event.id());
-      return;
+      return null;
     }
-    context.forward(record.withValue((Object) new GateEvent(event, raw, null)), GateNodes.RESOLVE_TIER);
-  }
-
-  private boolean keyedByTenant(Record<byte[], byte[]> record, WorkEvent event) {
-    boolean fromInbound = context.recordMetadata().map(m -> inbound.equals(m.topic())).orElse(true);
-    return !fromInbound || java.util.Arrays.equals(record.key(),
-        event.tenant().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return event;
   }
 
   private void dead(Record<byte[], byte[]> record, byte[] raw, Reason reason, String detail, String id) {
     listener.dead(reason);
-    context.forward(DeadLetters.of(record, raw, reason, detail, id, context, clock.millis()), GateNodes.DLQ_SINK);
+    context.forward(DeadLetters.of(record, null, raw, reason, detail, id, context, clock.millis()), GateNodes.DLQ_SINK);
   }
 }

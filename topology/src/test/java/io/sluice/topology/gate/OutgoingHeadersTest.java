@@ -2,6 +2,7 @@ package io.sluice.topology.gate;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.sluice.schemas.topic.HeaderNames;
@@ -45,7 +46,7 @@ class OutgoingHeadersTest {
 
   @Test
   void anAdmittedEventLosesItsLastTripsRoutingAndKeepsEverythingElse() {
-    Headers out = OutgoingHeaders.admitted(returned(), PRO, 9000);
+    Headers out = OutgoingHeaders.admitted(returned(), PRO, OutgoingHeaders.decimal(9000));
     assertEquals(List.of("traceparent", HeaderNames.ATTEMPT, HeaderNames.TIER, HeaderNames.FIRST_SEEN), names(out));
     assertEquals("pro", last(out, HeaderNames.TIER), "the tier resolved now, not the one it left with");
     assertEquals("1000", last(out, HeaderNames.FIRST_SEEN), "first seen on its first trip");
@@ -56,7 +57,7 @@ class OutgoingHeadersTest {
   void anEventSeenForTheFirstTimeIsStampedNow() {
     RecordHeaders fresh = new RecordHeaders();
     fresh.add("traceparent", "00-abc".getBytes(UTF_8));
-    Headers out = OutgoingHeaders.admitted(fresh, PRO, 9000);
+    Headers out = OutgoingHeaders.admitted(fresh, PRO, OutgoingHeaders.decimal(9000));
     assertEquals(List.of("traceparent", HeaderNames.TIER, HeaderNames.FIRST_SEEN), names(out));
     assertEquals(9000L, HeaderValues.lastLong(out, HeaderNames.FIRST_SEEN).orElseThrow());
   }
@@ -66,19 +67,19 @@ class OutgoingHeadersTest {
     RecordHeaders empty = new RecordHeaders();
     empty.add(HeaderNames.FIRST_SEEN, "1".getBytes(UTF_8));
     empty.add(HeaderNames.FIRST_SEEN, null);
-    assertEquals("9000", last(OutgoingHeaders.admitted(empty, PRO, 9000), HeaderNames.FIRST_SEEN));
+    assertEquals("9000", last(OutgoingHeaders.admitted(empty, PRO, OutgoingHeaders.decimal(9000)), HeaderNames.FIRST_SEEN));
 
     RecordHeaders two = new RecordHeaders();
     two.add(HeaderNames.FIRST_SEEN, "1".getBytes(UTF_8));
     two.add(HeaderNames.FIRST_SEEN, "2".getBytes(UTF_8));
-    Headers out = OutgoingHeaders.admitted(two, PRO, 9000);
+    Headers out = OutgoingHeaders.admitted(two, PRO, OutgoingHeaders.decimal(9000));
     assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN), names(out));
     assertEquals("2", last(out, HeaderNames.FIRST_SEEN), "what every reader took before");
   }
 
   @Test
   void aReservedEventCarriesItsRoutingOnceAndNoTicket() {
-    Headers out = OutgoingHeaders.deferred(returned(), PRO, 9000, 12_345,
+    Headers out = OutgoingHeaders.deferred(returned(), PRO, OutgoingHeaders.decimal(9000), 12_345,
         OutgoingHeaders.encoded("s.ready"), OutgoingHeaders.encoded("rate_limited"), true, -1);
     assertEquals(List.of("traceparent", HeaderNames.ATTEMPT, HeaderNames.TIER, HeaderNames.FIRST_SEEN,
         HeaderNames.NOT_BEFORE, HeaderNames.RETURN_TO, HeaderNames.REASON, HeaderNames.PAID), names(out));
@@ -91,7 +92,7 @@ class OutgoingHeadersTest {
 
   @Test
   void aQueuedEventCarriesItsNewTicket() {
-    Headers out = OutgoingHeaders.deferred(returned(), PRO, 9000, 20_000,
+    Headers out = OutgoingHeaders.deferred(returned(), PRO, OutgoingHeaders.decimal(9000), 20_000,
         OutgoingHeaders.encoded("s.regate"), OutgoingHeaders.encoded("rate_limited"), false, 20_000);
     assertEquals(20_000L, HeaderValues.lastLong(out, HeaderNames.TICKET).orElseThrow());
     assertEquals("false", last(out, HeaderNames.PAID));
@@ -102,7 +103,7 @@ class OutgoingHeadersTest {
   void theRecordsOwnHeadersAreLeftAsTheyWere() {
     Headers own = returned();
     List<String> before = names(own);
-    OutgoingHeaders.deferred(own, PRO, 9000, 1, PRO, PRO, false, 1);
+    OutgoingHeaders.deferred(own, PRO, OutgoingHeaders.decimal(9000), 1, PRO, PRO, false, 1);
     assertEquals(before, names(own));
   }
 
@@ -111,5 +112,15 @@ class OutgoingHeadersTest {
     for (long v : new long[] {0, 7, -3, 1_764_000_000_000L, Long.MAX_VALUE, Long.MIN_VALUE}) {
       assertEquals(Long.toString(v), new String(OutgoingHeaders.decimal(v), UTF_8));
     }
+  }
+
+  @Test
+  void theCurrentMillisecondIsEncodedOnceAndANewOneAfresh() {
+    OutgoingHeaders.Now now = new OutgoingHeaders.Now();
+    byte[] first = now.decimal(1_764_000_000_000L);
+    assertSame(first, now.decimal(1_764_000_000_000L), "the same millisecond shares its bytes");
+    assertEquals("1764000000001", new String(now.decimal(1_764_000_000_001L), UTF_8));
+    assertEquals("1764000000000", new String(now.decimal(1_764_000_000_000L), UTF_8), "an earlier one again");
+    assertEquals(Long.toString(Long.MIN_VALUE), new String(new OutgoingHeaders.Now().decimal(Long.MIN_VALUE), UTF_8));
   }
 }
