@@ -22,7 +22,8 @@ import java.util.TreeSet;
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
  * names, and per provider its {@code url}, {@code maxInFlight}, {@code timeout},
  * {@code onRedisDown}, {@code forwardHeaders}, {@code method}, {@code contentType},
- * {@code headers}, {@code auth}, {@code signing}, {@code capture} and {@code tls}. A {@code ${file:PATH}}
+ * {@code headers}, {@code auth}, {@code signing}, {@code capture}, {@code tls} and
+ * {@code totalRate}. A {@code ${file:PATH}}
  * secret's content is not a setting: the running process reads the file again by itself
  * ({@link Secret}).
  */
@@ -63,6 +64,10 @@ public final class ReloadScope {
         differs(fields, at + "signing", a.request().signingSecrets(), b.request().signingSecrets());
         differs(fields, at + "capture", a.request().capture(), b.request().capture());
         differs(fields, at + "tls", a.request().tls(), b.request().tls());
+        // A lane takes its provider's total line when it opens, and a busy lane is never
+        // reopened: a total added or lowered by a reload would bind only lanes opened after it,
+        // while the partner keeps seeing the old (or no) cap from the busy ones.
+        differs(fields, at + "totalRate", a.endpoints().totalRate(), b.endpoints().totalRate());
       }
     }
     return fields;

@@ -53,6 +53,18 @@ class PerTenantEndpointsConfigTest {
   }
 
   @Test
+  void shouldNeedARestartForAChangedTotalRateButNotForAnEndpointsRate() {
+    SluiceConfig running = load("totalRate: 50/s", "https://acme.example/hooks");
+
+    assertEquals(List.of("providers.hooks.totalRate"), ReloadScope.needingRestart(running,
+        load("totalRate: 40/s", "https://acme.example/hooks")));
+    assertEquals(List.of("providers.hooks.totalRate"), ReloadScope.needingRestart(running,
+        load("", "https://acme.example/hooks")));
+    assertEquals(List.of(), ReloadScope.needingRestart(running,
+        load("totalRate: 50/s", "{url: \"https://acme.example/hooks\", rate: 5/s}")));
+  }
+
+  @Test
   void shouldTakeATotalRateAcrossTheEndpoints() {
     assertEquals(Optional.of(new Rate(500)), load("totalRate: 500/s", "https://acme.example/hooks")
         .providers().get("hooks").endpoints().totalRate());
