@@ -37,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Due slots</h2>
  * A slot becomes due on the {@link SlotPacer}'s schedule: fired on time, made to wait when it
- * would follow the previous call too closely, dropped when it could only be used more than
+ * would follow the previous call too closely or make more calls in a second than the slots hold,
+ * dropped when it could only be used more than
  * {@code tolerance} (half an interval, at most the limits' window margin, at least 2 ms) late. A slot that comes up while the lane is
  * paused or closed is dropped too: a leaky bucket does not bank unused slots, so a dropped slot is
  * spent, never saved.
@@ -295,6 +296,13 @@ public final class LaneSchedule {
         TimeUnit.MICROSECONDS.toNanos(Math.max(1000, retryAtMicros - leakNowMicros)));
     claimNotBeforeNanos = receivedNanos + waitNanos;
     return waitNanos;
+  }
+
+  /** No claim before {@code atNanos} (a new endpoint lane's first slot, spread from the others'). */
+  void holdClaims(long atNanos) {
+    if (atNanos - claimNotBeforeNanos > 0) {
+      claimNotBeforeNanos = atNanos;
+    }
   }
 
   /**

@@ -38,6 +38,22 @@ package io.sluice.dispatcher.dispatch.lane;
  * interval ({@link LaneSchedule#slackNanos}, where the measurements are). It never lets calls
  * crowd the schedule, since every call still starts at or after its own slot.
  *
+ * <h2>No more in any second than the leak's slots hold</h2>
+ *
+ * The slack is given per pair of hand-offs, so after a late one (a stall of the process, a full
+ * GC) the next ones make its lateness up a slack at a time, and the provider sees them closer
+ * together than the slots: at 1.92/s (slots 521 ms apart) a call sent 250 ms late, the next
+ * waiting only 391 ms after it, and the one after on time land three within 792 ms, and an
+ * endpoint allowing 2 in any second answers 429 (seen from outside: a cold start of a thousand
+ * lanes, a full GC). So a hand-off also waits until one second after the {@code n}th hand-off
+ * before it, {@code n} being the most slots of the claim's interval any second can hold
+ * ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
+ * in any second are never more than the leak's slots in a second. Lateness is made up only within
+ * what the rate leaves free in a second (42 ms at 1.92/s, none at a whole rate), so after a stall
+ * a lane runs behind its slots, and drops one (below) rather than crowd a second. For rates above
+ * {@value #WINDOW_CALLS}/s the rule looks back {@value #WINDOW_CALLS} hand-offs, over as many
+ * intervals.
+ *
  * <h2>How late a slot may still be used</h2>
  *
  * A slot handed over more than {@code tolerance} after its due time is dropped (its event waits
@@ -49,6 +65,9 @@ package io.sluice.dispatcher.dispatch.lane;
 public final class SlotPacer {
   /** Claims whose offsets are remembered. */
   static final int SAMPLES = 16;
+  /** The most hand-offs the one-second rule looks back over (the memory it keeps per lane). */
+  static final int WINDOW_CALLS = 256;
+  private static final long SECOND_NANOS = 1_000_000_000L;
 
   /** What to do with a slot that is due. */
   sealed interface Decision {
@@ -73,6 +92,14 @@ public final class SlotPacer {
   private long offsetErrorNanos;
   private boolean handedAny;
   private long lastHandedNanos;
+  /** The last hand-offs (a ring, {@code handedCount} of them at most its length), for the one-second rule. */
+  private long[] handed = new long[2];
+  private int handedCount;
+  private int handedNext;
+  /** How many hand-offs the last decision looked back over: the ring grows to it. */
+  private int lookBack = 1;
+  /** When the last call was handed to the client: its return only corrects that hand-off. */
+  private long lastInvokedNanos;
 
   /**
    * @param toleranceNanos how late a slot may still be used
@@ -150,6 +177,15 @@ public final class SlotPacer {
     if (handedAny && spaced - at > 0) {
       at = spaced;
     }
+    int n = callsPerSecond(intervalNanos);
+    lookBack = n;
+    if (handedCount >= n) {
+      long nth = handed[Math.floorMod(handedNext - n, handed.length)];
+      long second = n * intervalNanos < SECOND_NANOS ? n * intervalNanos : SECOND_NANOS;
+      if (nth + second - at > 0) {
+        at = nth + second;
+      }
+    }
     long late = at - dueNanos + offsetErrorNanos;
     if (late > toleranceNanos) {
       return new Decision.Drop(late);
@@ -162,10 +198,47 @@ public final class SlotPacer {
    * {@code returnedNanos}.
    */
   void handed(long invokedNanos, long returnedNanos) {
-    long handed = returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
-    if (!handedAny || handed - lastHandedNanos > 0) {
-      lastHandedNanos = handed;
+    long at = returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
+    boolean again = handedAny && invokedNanos == lastInvokedNanos;
+    if (!handedAny || at - lastHandedNanos > 0) {
+      lastHandedNanos = at;
+    }
+    if (again) {
+      // The same call, its client returned: correct its hand-off, not a new one.
+      int last = Math.floorMod(handedNext - 1, handed.length);
+      if (at - handed[last] > 0) {
+        handed[last] = at;
+      }
+    } else {
+      remember(at);
     }
     handedAny = true;
+    lastInvokedNanos = invokedNanos;
+  }
+
+  /**
+   * How many hand-offs the one-second rule looks back over at slots {@code intervalNanos} apart:
+   * the most slots any second holds ({@code ceil(1 s / interval)}), at most {@value #WINDOW_CALLS}.
+   */
+  static int callsPerSecond(long intervalNanos) {
+    if (intervalNanos <= 0) {
+      return WINDOW_CALLS;
+    }
+    return (int) Math.min(WINDOW_CALLS, (SECOND_NANOS + intervalNanos - 1) / intervalNanos);
+  }
+
+  private void remember(long at) {
+    if (handedCount == handed.length && handed.length < lookBack) {
+      // Grow, oldest first: a lane keeps as many as its rate needs, two at 2/s.
+      long[] grown = new long[Math.min(WINDOW_CALLS, Math.max(lookBack, handed.length * 2))];
+      for (int i = 0; i < handedCount; i++) {
+        grown[i] = handed[Math.floorMod(handedNext + i, handed.length)];
+      }
+      handed = grown;
+      handedNext = handedCount;
+    }
+    handed[handedNext] = at;
+    handedNext = (handedNext + 1) % handed.length;
+    handedCount = Math.min(handed.length, handedCount + 1);
   }
 }
