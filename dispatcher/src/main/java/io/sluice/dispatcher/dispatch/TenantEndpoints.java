@@ -115,6 +115,8 @@ final class TenantEndpoints {
   private ExecutorService lookups;
   private Map<String, Double> weights;
   private long lastRetired;
+  /** Lanes opened so far: each one's place in the spread of first slots. */
+  private long opened;
   private volatile Map<String, Integer> queued = Map.of();
   private volatile Map<String, Integer> inFlight = Map.of();
 
@@ -177,6 +179,9 @@ final class TenantEndpoints {
     Live made = new Live(key, endpoint, lane, health, provider.endpoints());
     self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));
+    lane.oneTenant();
+    lane.startAfter(EndpointLanes.firstClaimDelayNanos(opened++,
+        (long) (1e9 / limits.current().ratePerSecond())));
     return made;
   }
 

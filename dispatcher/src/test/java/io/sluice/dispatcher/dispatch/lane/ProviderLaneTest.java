@@ -250,6 +250,29 @@ class ProviderLaneTest {
   }
 
   @Test
+  void shouldMakeItsFirstClaimOnlyOnceToldToStart() {
+    lane.startAfter(Duration.ofMillis(400).toNanos());
+    long opened = clock.nanos();
+    lane.offer(entry(0));
+    lane.offer(entry(1));
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(2, started.size());
+    assertTrue(started.get(0) - opened >= 400 * MS, "the first call started "
+        + (started.get(0) - opened) / MS + " ms after the lane opened, before its spread start");
+  }
+
+  @Test
+  void shouldPublishNoBusyTenantsWhenItHoldsOneTenantOnly() {
+    lane.oneTenant();
+    for (int i = 0; i < 10; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(10, started.size());
+    assertEquals(0, leak.publications(), "an endpoint's lane holds its one tenant: nothing to share");
+  }
+
+  @Test
   void shouldStartNothingOnceClosed() {
     lane.offer(entry(0));
     lane.close();
