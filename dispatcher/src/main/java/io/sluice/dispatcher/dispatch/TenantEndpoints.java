@@ -167,7 +167,8 @@ final class TenantEndpoints {
         provider.endpoints().probeAfter().toMillis());
     long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
     LimitSource limits = new LearningLimitSource(key.laneName(),
-        LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner());
+        LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner(),
+        LimitLearner.ENDPOINT_REFRESH_MILLIS);
     Live[] self = new Live[1];
     ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
