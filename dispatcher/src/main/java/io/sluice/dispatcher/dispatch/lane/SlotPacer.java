@@ -52,7 +52,7 @@ package io.sluice.dispatcher.dispatch.lane;
  * what the rate leaves free in a second (42 ms at 1.92/s, none at a whole rate), so after a stall
  * a lane runs behind its slots, and drops one (below) rather than crowd a second. For rates above
  * {@value #WINDOW_CALLS}/s the rule looks back {@value #WINDOW_CALLS} hand-offs, over as many
- * intervals.
+ * intervals; below 1/s, one hand-off, over one interval (one call in any interval).
  *
  * <h2>How late a slot may still be used</h2>
  *
@@ -181,9 +181,12 @@ public final class SlotPacer {
     lookBack = n;
     if (handedCount >= n) {
       long nth = handed[Math.floorMod(handedNext - n, handed.length)];
-      long second = n * intervalNanos < SECOND_NANOS ? n * intervalNanos : SECOND_NANOS;
-      if (nth + second - at > 0) {
-        at = nth + second;
+      // A second, or the n intervals the rule looks back over when fewer (above 256/s), or one
+      // interval when it is longer (below 1/s: one call in any interval).
+      long window = intervalNanos >= SECOND_NANOS ? intervalNanos
+          : Math.min(n * intervalNanos, SECOND_NANOS);
+      if (nth + window - at > 0) {
+        at = nth + window;
       }
     }
     long late = at - dueNanos + offsetErrorNanos;

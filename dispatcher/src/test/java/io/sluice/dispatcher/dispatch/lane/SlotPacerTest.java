@@ -178,4 +178,16 @@ class SlotPacerTest {
     }
     assertTrue(used > 0.95 * sent.length, used + " slots used of " + sent.length);
   }
+
+  @Test
+  void shouldKeepOneCallInAnyIntervalBelowOneASecond() {
+    // 0.48/s toward an endpoint allowing one call in any 2 s: slots 2 083 ms apart.
+    long interval = 2_083_333_333L;
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(0.48), LaneSchedule.slackNanos(0.48));
+    pacer.answered(0, 0, 0);
+    assertEquals(new Decision.Fire(), pacer.decide(600 * MS, 0, interval));
+    pacer.handed(600 * MS, 600 * MS);
+    // The next slot, on time, would come 1 483 ms after that late call: it waits a whole interval.
+    assertEquals(new Decision.WaitUntil(600 * MS + interval), pacer.decide(interval, interval, interval));
+  }
 }
