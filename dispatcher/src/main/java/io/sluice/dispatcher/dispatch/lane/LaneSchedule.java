@@ -373,7 +373,7 @@ public final class LaneSchedule {
    * one that took long sent its request as it returned, and the next hand-off is spaced from then.
    */
   void clientReturned(long startedNanos, long returnedNanos) {
-    pacer.handed(startedNanos, returnedNanos);
+    pacer.returned(startedNanos, returnedNanos);
   }
 
   /** A call came back after {@code latencyNanos}. */

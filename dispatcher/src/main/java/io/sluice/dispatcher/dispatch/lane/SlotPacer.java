@@ -98,8 +98,6 @@ public final class SlotPacer {
   private int handedNext;
   /** How many hand-offs the last decision looked back over: the ring grows to it. */
   private int lookBack = 1;
-  /** When the last call was handed to the client: its return only corrects that hand-off. */
-  private long lastInvokedNanos;
 
   /**
    * @param toleranceNanos how late a slot may still be used
@@ -201,22 +199,35 @@ public final class SlotPacer {
    * {@code returnedNanos}.
    */
   void handed(long invokedNanos, long returnedNanos) {
-    long at = returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
-    boolean again = handedAny && invokedNanos == lastInvokedNanos;
+    long at = handedAt(invokedNanos, returnedNanos);
     if (!handedAny || at - lastHandedNanos > 0) {
       lastHandedNanos = at;
     }
-    if (again) {
-      // The same call, its client returned: correct its hand-off, not a new one.
-      int last = Math.floorMod(handedNext - 1, handed.length);
-      if (at - handed[last] > 0) {
-        handed[last] = at;
-      }
-    } else {
-      remember(at);
-    }
+    remember(at);
     handedAny = true;
-    lastInvokedNanos = invokedNanos;
+  }
+
+  /**
+   * The client of the last call handed over (at {@code invokedNanos}, as {@link #handed} was
+   * told) returned at {@code returnedNanos}: that hand-off counts from then if the client took
+   * longer than the slack. The same call, not another hand-off.
+   */
+  void returned(long invokedNanos, long returnedNanos) {
+    if (!handedAny) {
+      return;
+    }
+    long at = handedAt(invokedNanos, returnedNanos);
+    if (at - lastHandedNanos > 0) {
+      lastHandedNanos = at;
+    }
+    int last = Math.floorMod(handedNext - 1, handed.length);
+    if (at - handed[last] > 0) {
+      handed[last] = at;
+    }
+  }
+
+  private long handedAt(long invokedNanos, long returnedNanos) {
+    return returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
   }
 
   /**

@@ -115,6 +115,20 @@ class ProviderLaneTest {
   }
 
   @Test
+  void shouldKeepItsRateSecondAfterSecond() {
+    // Thirty calls at 10/s: a second holds ten slots, and the lane sends ten in every second,
+    // each call counted once however its client returned (counted twice, it sent five).
+    for (int i = 0; i < 30; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofMillis(3_500));
+    assertEquals(30, started.size(), "thirty calls in 3.5 s at 10/s");
+    for (int i = 10; i < started.size(); i++) {
+      assertTrue(started.get(i) - started.get(i - 10) >= 1_000 * MS, "call " + i);
+    }
+  }
+
+  @Test
   void shouldSendTheFirstCallAloneUntilItHasComeBack() {
     answering = false;
     for (int i = 0; i < 5; i++) {
