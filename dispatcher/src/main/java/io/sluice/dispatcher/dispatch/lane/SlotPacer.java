@@ -46,8 +46,9 @@ package io.sluice.dispatcher.dispatch.lane;
  * waiting only 391 ms after it, and the one after on time land three within 792 ms, and an
  * endpoint allowing 2 in any second answers 429 (seen from outside: a cold start of a thousand
  * lanes, a full GC). So a hand-off also waits until one second after the {@code n}th hand-off
- * before it, {@code n} being the most slots of the claim's interval any second can hold
- * ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
+ * before it (10 ms more where the slots leave it, for the time a call
+ * takes to leave the process after its hand-off), {@code n} being the most slots of the claim's
+ * interval any second can hold ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
  * in any second are never more than the leak's slots in a second. Lateness is made up only within
  * what the rate leaves free in a second (42 ms at 1.92/s, none at a whole rate), so after a stall
  * a lane runs behind its slots, and drops one (below) rather than crowd a second. For rates above
@@ -68,6 +69,13 @@ public final class SlotPacer {
   /** The most hand-offs the one-second rule looks back over (the memory it keeps per lane). */
   static final int WINDOW_CALLS = 256;
   private static final long SECOND_NANOS = 1_000_000_000L;
+  /**
+   * How much more than a second the one-second rule keeps between a hand-off and the nth before
+   * it, where the slots leave that much: calls handed over a second apart reached an endpoint
+   * 999 ms apart (the earlier one left the JVM later after its hand-off), a 429 at 2 in any
+   * second; at 1.92/s the slots leave 42 ms.
+   */
+  static final long SEND_JITTER_NANOS = 10_000_000L;
 
   /** What to do with a slot that is due. */
   sealed interface Decision {
@@ -179,10 +187,11 @@ public final class SlotPacer {
     lookBack = n;
     if (handedCount >= n) {
       long nth = handed[Math.floorMod(handedNext - n, handed.length)];
-      // A second, or the n intervals the rule looks back over when fewer (above 256/s), or one
-      // interval when it is longer (below 1/s: one call in any interval).
+      // A second and SEND_JITTER, as far as the n intervals the rule looks back over allow (so
+      // slots on time never wait); one interval when it is longer (below 1/s: one call in any
+      // interval).
       long window = intervalNanos >= SECOND_NANOS ? intervalNanos
-          : Math.min(n * intervalNanos, SECOND_NANOS);
+          : Math.min(n * intervalNanos, SECOND_NANOS + SEND_JITTER_NANOS);
       if (nth + window - at > 0) {
         at = nth + window;
       }
