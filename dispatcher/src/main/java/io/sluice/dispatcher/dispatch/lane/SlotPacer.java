@@ -46,9 +46,9 @@ package io.sluice.dispatcher.dispatch.lane;
  * waiting only 391 ms after it, and the one after on time land three within 792 ms, and an
  * endpoint allowing 2 in any second answers 429 (seen from outside: a cold start of a thousand
  * lanes, a full GC). So a hand-off also waits until one second after the {@code n}th hand-off
- * before it (10 ms more where the slots leave it, for the time a call
- * takes to leave the process after its hand-off), {@code n} being the most slots of the claim's
- * interval any second can hold ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
+ * before it (10 ms more where the slots leave it, for the time a call takes to leave the process
+ * after its hand-off), {@code n} being the most slots of the claim's interval any second can hold
+ * ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
  * in any second are never more than the leak's slots in a second. Lateness is made up only within
  * what the rate leaves free in a second (42 ms at 1.92/s, none at a whole rate), so after a stall
  * a lane runs behind its slots, and drops one (below) rather than crowd a second. For rates above
@@ -100,7 +100,7 @@ public final class SlotPacer {
   private long offsetErrorNanos;
   private boolean handedAny;
   private long lastHandedNanos;
-  /** The last hand-offs (a ring, {@code handedCount} of them at most its length), for the one-second rule. */
+  /** The last hand-offs, a ring of {@code handedCount}, for the one-second rule. */
   private long[] handed = new long[2];
   private int handedCount;
   private int handedNext;
