@@ -1,7 +1,8 @@
 // N customer endpoints in one Node.js process, one port: /e/<i> for i in 1..N, each a receiver
-// that allows no burst (at most RATE calls accepted in any sliding second, 429 with
-// Retry-After: 1 beyond) and verifies every call with the Standard Webhooks reference library
-// (npm `standardwebhooks`, the pinned copy) before it counts it (401 when it does not verify).
+// that allows no burst (at most RATE calls accepted in any sliding second, or below 1/s one in
+// any 1/RATE seconds; 429 with Retry-After: 1 beyond) and verifies every call with the Standard
+// Webhooks reference library (npm `standardwebhooks`, the pinned copy) before it counts it (401
+// when it does not verify).
 //
 //   ENDPOINTS=1000  RATE=2  SECRET_FILE=...  MODES_FILE=...  RECORD_FILE=...  PORT_FILE=...
 //
@@ -24,7 +25,9 @@ const endpoints = Number(env("ENDPOINTS"));
 const rate = Number(env("RATE"));
 const slowMs = Number(process.env.SLOW_MS ?? 10000);
 const webhook = new Webhook(readFileSync(env("SECRET_FILE"), "utf8").trim());
-const windows = Array.from({ length: endpoints + 1 }, () => new SlidingWindow(rate, 1000));
+// RATE calls in any second; below 1/s, one call in any 1/RATE seconds.
+const windows = Array.from({ length: endpoints + 1 },
+  () => (rate >= 1 ? new SlidingWindow(rate, 1000) : new SlidingWindow(1, 1000 / rate)));
 const modesFile = env("MODES_FILE");
 const readModes = () => JSON.parse(readFileSync(modesFile, "utf8"));
 let modes = readModes();

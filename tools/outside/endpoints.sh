@@ -5,7 +5,7 @@
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
 #       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
-#       [--work DIR]
+#       [--work DIR] [--jfr] [--no-idle]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
@@ -25,6 +25,9 @@
 # Redis's keys are read with every endpoint busy (at the end of the load) and after the lanes have
 # gone idle (every event settled, then 70 s: lanes retire after 60 s idle). The endpoints'
 # process records its own stalls: on a loaded machine they, not Sluice, may bunch calls up.
+# With --no-idle the run ends once every event has settled (no idle measure).
+# With --jfr the sluice JVM records a flight recording (sluice.jfr: `jfr print --events
+# jdk.ExecutionSample`); logs/cpu.txt has every process's CPU seconds each 5 s either way.
 # Exit 0 when every verdict of endpoints-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 
@@ -37,6 +40,8 @@ MARGIN=""        # with --window-margin MS, the endpoint's limit is declared to 
 DURATION=120
 FAULTS=true
 WORK=""
+JFR=()
+IDLE=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --endpoints) ENDPOINTS=$2; shift 2 ;;
@@ -47,7 +52,9 @@ while [ $# -gt 0 ]; do
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --no-idle) IDLE=false; shift ;;
+    --jfr) JFR=(-XX:StartFlightRecording=filename=sluice.jfr,settings=profile,dumponexit=true); shift ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -125,7 +132,7 @@ EOF
 SLUICE=(java -Xmx768m -XX:+UseSerialGC -jar "$APP_JAR")
 "${SLUICE[@]}" topics create --config "$W/sluice.yaml" --partitions 2 --replicas 1 > "$W/logs/topics.log" 2>&1
 HTTP=$(free_port)
-SLUICE_HTTP__PORT=$HTTP "${SLUICE[@]}" run --config "$W/sluice.yaml" > "$W/logs/sluice.log" 2>&1 &
+(cd "$W" && SLUICE_HTTP__PORT=$HTTP exec java -Xmx768m -XX:+UseSerialGC "${JFR[@]}" -jar "$APP_JAR" run --config "$W/sluice.yaml") > "$W/logs/sluice.log" 2>&1 &
 PIDS+=($!); PID_sluice=$!
 wait_for 180 "sluice run ready" curl -sf "http://127.0.0.1:$HTTP/ready"
 log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured, $ENDPOINTS endpoints at $PEER/e/1..$ENDPOINTS"
@@ -150,19 +157,32 @@ measure() {   # measure STEP
   head -12 "$W/logs/keys-$1.txt" | sed "s/^/    /" | tee -a "$W/logs/endpoints.log"
 }
 measure ready
+cpu() {   # every 5 s: each process's CPU seconds so far (user + system), by name
+  local tick; tick=$(getconf CLK_TCK)
+  while sleep 5; do
+    printf '%s load %s' "$(date +%s)" "$(cut -d' ' -f1 /proc/loadavg)"
+    for name in sluice broker redis peer kcat produce; do
+      local pid_var=PID_$name
+      printf ' %s %s' "$name" "$(awk -v t="$tick" '{ printf "%.1f", ($14 + $15) / t }' "/proc/${!pid_var}/stat" 2>/dev/null)"
+    done
+    echo
+  done >> "$W/logs/cpu.txt"
+}
 
 # --- load: every tenant a burst of 2 x rate, then rate + 25% for DURATION seconds
 LOAD=$(python3 -c "print($RATE * 1.25)")
-RATES=$(for i in $(seq "$ENDPOINTS"); do printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" $((2 * RATE)); done)
+BURST=$(python3 -c "print(max(1, round(2 * $RATE)))")
+RATES=$(for i in $(seq "$ENDPOINTS"); do printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" "$BURST"; done)
 mkfifo "$W/events.fifo"
 kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.fifo" > "$W/logs/kcat-produce.log" 2>&1 &
 PIDS+=($!); PID_kcat=$!
 (cd "$W/node" && exec env RATES="${RATES%,}" DURATION="$DURATION" BURST=0 COUNT_FILE="$W/produced.json" \
    node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
 PIDS+=($!); PID_produce=$!
+cpu & PIDS+=($!)
 START=$(date +%s)
 stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS"
-log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $((2 * RATE))"
+log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $BURST"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
 if $FAULTS; then
@@ -187,8 +207,10 @@ settled() {
 }
 wait_for 900 "every event settled (outcome or dead letter)" settled
 stamp settled; log "every event settled after $(( $(date +%s) - START ))s"
-sleep 70
-measure idle
+if $IDLE; then
+  sleep 70
+  measure idle
+fi
 
 kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f '%s\n' > "$W/outcomes.txt" 2>/dev/null || true
 kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%h\t%s\n' > "$W/dlq.txt" 2>/dev/null || true

@@ -130,6 +130,8 @@ final class TenantEndpoints {
   private ExecutorService lookups;
   private Map<String, Double> weights;
   private long lastRetired;
+  /** Lanes opened so far: each one's place in the spread of first slots. */
+  private long opened;
   private volatile Map<String, Integer> queued = Map.of();
   private volatile Map<String, Integer> inFlight = Map.of();
 
@@ -197,7 +199,8 @@ final class TenantEndpoints {
         provider.endpoints().probeAfter().toMillis());
     long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
     LimitSource limits = new LearningLimitSource(key.laneName(),
-        LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner());
+        LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner(),
+        LimitLearner.ENDPOINT_REFRESH_MILLIS);
     Live[] self = new Live[1];
     ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
@@ -210,6 +213,9 @@ final class TenantEndpoints {
     Live made = new Live(key, endpoint, lane, health, provider.endpoints());
     self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));
+    lane.oneTenant();
+    lane.startAfter(EndpointLanes.firstClaimDelayNanos(opened++,
+        (long) (1e9 / limits.current().ratePerSecond())));
     return made;
   }
 

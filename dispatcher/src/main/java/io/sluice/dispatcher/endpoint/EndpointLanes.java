@@ -23,6 +23,18 @@ import java.util.function.Supplier;
  * not given a lane ({@link Opened#full}): the caller defers it round the ladder, no attempt spent,
  * as it does an event meeting a full buffer, and it comes back when lanes may have drained.
  *
+ * <h2>First slots spread over an interval</h2>
+ * Lanes opened together (a burst across many tenants, a dispatcher's start with a backlog) would
+ * take their first slots at one instant and, each then spaced exactly by its own leak, keep that
+ * phase: a thousand endpoints at 2/s make a thousand calls at once every half second, the last of
+ * each batch sent up to a few hundred milliseconds after the first, and which endpoint's call is
+ * late changes from batch to batch, so a strict endpoint sees two calls closer than its limit.
+ * So the {@code k}th lane opened waits {@link #firstClaimDelayNanos} before its first claim: the
+ * fractional part of {@code k} times the golden ratio, of one interval (at most a second). However
+ * many lanes open together, their first slots, and so their phases, are spread nearly evenly over
+ * the interval (consecutive multiples of the golden ratio leave at most three sizes of gap, the
+ * largest under 2.7 times the even one), and the first lane opened waits nothing.
+ *
  * <p>Not thread-safe: the consumer thread owns it.
  *
  * @param <L> the lane
@@ -58,6 +70,20 @@ public final class EndpointLanes<L> {
     public boolean full() {
       return lane.isEmpty();
     }
+  }
+
+  /** The golden ratio's fractional part: the step between consecutive lanes' phases. */
+  private static final double GOLDEN_STEP = (Math.sqrt(5) - 1) / 2;
+  private static final long SECOND_NANOS = 1_000_000_000L;
+
+  /**
+   * How long the {@code k}th lane opened (from 0) waits before its first claim, its slots
+   * {@code intervalNanos} apart: {@code frac(k * 0.618...)} of the interval, and of a second at
+   * most (a slow endpoint's first call is not held back by more).
+   */
+  public static long firstClaimDelayNanos(long k, long intervalNanos) {
+    double phase = (k % 1_000_000_007L) * GOLDEN_STEP % 1.0;
+    return (long) (phase * Math.max(0, Math.min(intervalNanos, SECOND_NANOS)));
   }
 
   public EndpointLanes(int maxLanes, long idleMillis) {

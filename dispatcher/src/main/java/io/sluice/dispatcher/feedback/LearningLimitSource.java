@@ -38,11 +38,23 @@ public final class LearningLimitSource implements LimitSource {
   private final String provider;
   private final LimitSource configured;
   private final LimitLearner learner;
+  /** How often what the other instances learned is read, at most. */
+  private final long refreshMillis;
 
   public LearningLimitSource(String provider, LimitSource configured, LimitLearner learner) {
+    this(provider, configured, learner, LimitLearner.REFRESH_MILLIS);
+  }
+
+  /**
+   * @param refreshMillis how often what the other instances learned is read, at most
+   *                      ({@link LimitLearner#ENDPOINT_REFRESH_MILLIS} for a tenant's endpoint)
+   */
+  public LearningLimitSource(String provider, LimitSource configured, LimitLearner learner,
+      long refreshMillis) {
     this.provider = provider;
     this.configured = configured;
     this.learner = learner;
+    this.refreshMillis = refreshMillis;
   }
 
   /**
@@ -60,7 +72,7 @@ public final class LearningLimitSource implements LimitSource {
   public ProviderLimits current() {
     ProviderLimits base = configured.current();
     // What other instances learned counts even when this one has learned nothing itself.
-    learner.refreshIfDue(provider);
+    learner.refreshIfDue(provider, refreshMillis);
     List<LearnedLimit> learned = learner.current(provider);
     if (learned.isEmpty()) {
       return base;

@@ -44,6 +44,14 @@ public final class LimitLearner {
   private volatile long prunedAt = Long.MIN_VALUE / 2;
   /** How often an instance reads what the others learned, at most. */
   static final long REFRESH_MILLIS = 1_000;
+  /**
+   * How often an instance reads what the others learned about one tenant's own endpoint, at most.
+   * An endpoint's events are its tenant's, which reach one instance (the tenant's partition):
+   * another instance learns about the same endpoint only around a partition moving, while a
+   * thousand busy endpoints read every second would be a thousand Redis calls a second for
+   * nothing. Its lane reads once as it opens (the first claim), then every 10 s.
+   */
+  public static final long ENDPOINT_REFRESH_MILLIS = 10_000;
 
   /** What the learner reports, for metrics. */
   public interface Listener {
@@ -286,9 +294,14 @@ public final class LimitLearner {
    * learned, within a second.
    */
   public void refreshIfDue(String provider) {
+    refreshIfDue(provider, REFRESH_MILLIS);
+  }
+
+  /** {@link #refreshIfDue(String)}, when the last read is {@code everyMillis} old. */
+  public void refreshIfDue(String provider, long everyMillis) {
     long now = clockMillis.getAsLong();
     Long last = refreshedAt.get(provider);
-    if (last == null || now - last >= REFRESH_MILLIS) {
+    if (last == null || now - last >= everyMillis) {
       refreshedAt.put(provider, now);
       refresh(provider);
     }

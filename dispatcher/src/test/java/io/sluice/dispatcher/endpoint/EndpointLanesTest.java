@@ -89,4 +89,30 @@ class EndpointLanesTest {
     assertEquals(Optional.empty(), lanes.get(new Key("hooks", "umbrella")));
     assertEquals(3, lanes.size());
   }
+
+  @Test
+  void shouldSpreadTheFirstSlotsOfLanesOpenedTogetherEvenlyOverAnInterval() {
+    // A thousand endpoints at 1.92/s opened in the same instant: taken at once, their first
+    // slots (and so every later one, each leak spacing its own) would come in one batch each
+    // interval. Spread, every tenth of the interval holds about a tenth of them.
+    long interval = 520_833_333;
+    int[] tenths = new int[10];
+    for (int k = 0; k < 1_000; k++) {
+      long delay = EndpointLanes.firstClaimDelayNanos(k, interval);
+      assertTrue(delay >= 0 && delay < interval, "lane " + k + " waits " + delay);
+      tenths[(int) (delay * 10 / interval)]++;
+    }
+    for (int tenth : tenths) {
+      assertTrue(tenth >= 95 && tenth <= 105, java.util.Arrays.toString(tenths));
+    }
+  }
+
+  @Test
+  void shouldNotHoldTheFirstLaneBackNorAnyMoreThanASecond() {
+    assertEquals(0, EndpointLanes.firstClaimDelayNanos(0, 520_833_333));
+    for (int k = 0; k < 100; k++) {
+      assertTrue(EndpointLanes.firstClaimDelayNanos(k, 60_000_000_000L) < 1_000_000_000L,
+          "one call a minute: lane " + k + " waits under a second");
+    }
+  }
 }

@@ -141,4 +141,42 @@ class LearningLimitSourceTest {
     learner.answered("p", new io.sluice.dispatcher.provider.ProviderResult.Answered(200, null,
         io.sluice.dispatcher.provider.ResponseHeaders.of("RateLimit-Policy", policy)), 1);
   }
+
+  @Test
+  @DisplayName("a tenant's endpoint reads what other instances learned every 10 s, a provider every second")
+  void endpointsReadLessOften() {
+    java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000);
+    java.util.Map<String, Integer> reads = new java.util.HashMap<>();
+    LearnedLimitStore counting = new LearnedLimitStore() {
+      @Override
+      public java.util.concurrent.CompletionStage<Void> put(String p,
+          java.util.Collection<LearnedLimit> limits) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<Void> forget(String p,
+          java.util.Collection<String> names) {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+      }
+
+      @Override
+      public java.util.concurrent.CompletionStage<List<LearnedLimit>> get(String p, long nowMillis) {
+        reads.merge(p, 1, Integer::sum);
+        return java.util.concurrent.CompletableFuture.completedFuture(List.of());
+      }
+    };
+    LimitLearner learner = new LimitLearner(counting, now::get, () -> 0.5, LimitLearner.Listener.NONE);
+    LimitSource configured = LimitSource.fixed(ProviderLimits.rateOnly(2));
+    LimitSource provider = new LearningLimitSource("hooks", configured, learner);
+    LimitSource endpoint = new LearningLimitSource("hooks/t1", configured, learner,
+        LimitLearner.ENDPOINT_REFRESH_MILLIS);
+    for (int ms = 0; ms < 20_000; ms += 500) {   // a claim every half second for 20 s
+      provider.current();
+      endpoint.current();
+      now.addAndGet(500);
+    }
+    assertEquals(20, reads.get("hooks"));
+    assertEquals(2, reads.get("hooks/t1"), "once as it opened, once 10 s later");
+  }
 }

@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <h2>Due slots</h2>
  * A slot becomes due on the {@link SlotPacer}'s schedule: fired on time, made to wait when it
- * would follow the previous call too closely, dropped when it could only be used more than
+ * would follow the previous call too closely or make more calls in a second than the slots hold,
+ * dropped when it could only be used more than
  * {@code tolerance} (half an interval, at most the limits' window margin, at least 2 ms) late. A slot that comes up while the lane is
  * paused or closed is dropped too: a leaky bucket does not bank unused slots, so a dropped slot is
  * spent, never saved.
@@ -346,6 +347,13 @@ public final class LaneSchedule {
     return waitNanos;
   }
 
+  /** No claim before {@code atNanos} (a new endpoint lane's first slot, spread from the others'). */
+  void holdClaims(long atNanos) {
+    if (atNanos - claimNotBeforeNanos > 0) {
+      claimNotBeforeNanos = atNanos;
+    }
+  }
+
   /**
    * One of this lane's concurrency leases is back in the leak, at {@code nowNanos}: a wait set by
    * a claim that granted nothing ends now. When concurrency refused that claim, its
@@ -414,7 +422,7 @@ public final class LaneSchedule {
    * one that took long sent its request as it returned, and the next hand-off is spaced from then.
    */
   void clientReturned(long startedNanos, long returnedNanos) {
-    pacer.handed(startedNanos, returnedNanos);
+    pacer.returned(startedNanos, returnedNanos);
   }
 
   /** A call came back after {@code latencyNanos}. */

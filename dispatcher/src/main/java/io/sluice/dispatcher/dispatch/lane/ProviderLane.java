@@ -141,6 +141,11 @@ public final class ProviderLane implements AutoCloseable {
    * the slot goes unused ({@code disabled}). Always yes for a provider's own lane.
    */
   private volatile java.util.function.BooleanSupplier mayCall = () -> true;
+  /**
+   * This lane only ever holds one tenant's events (a tenant's own endpoint): an instance holding
+   * it holds that tenant alone, so there is no share to work out and nothing is published.
+   */
+  private volatile boolean oneTenant;
   /** A publication of busy tenants is out. */
   private boolean sharing;
   private long lastShareNanos = Long.MIN_VALUE / 2;
@@ -239,6 +244,9 @@ public final class ProviderLane implements AutoCloseable {
    * more when it has none, which withdraws it.
    */
   private void shareBusyTenants() {
+    if (oneTenant) {
+      return;
+    }
     Map<String, Integer> busy;
     long now = nanoTime.getAsLong();
     synchronized (this) {
@@ -413,6 +421,32 @@ public final class ProviderLane implements AutoCloseable {
       schedule.pause(now, millis);
     }
     later(this::kick, TimeUnit.MILLISECONDS.toNanos(millis));
+  }
+
+  /**
+   * This lane only ever holds one tenant's events (a tenant's own endpoint); set once, before the
+   * first offer. Every instance holding it then holds that one tenant: its share of the leak
+   * would be an equal split of one tier's single tenant, which claiming freely gives too, so it
+   * publishes no busy tenants (one Redis call a lane every {@value #SHARE_EVERY_MILLIS} ms while
+   * busy, most of a thousand endpoints' Redis calls besides their claims).
+   */
+  public void oneTenant() {
+    this.oneTenant = true;
+  }
+
+  /**
+   * The lane's first claim waits {@code delayNanos} (set before the first offer): lanes opened
+   * together then take their first slots, and keep their phases, spread over an interval rather
+   * than at one instant ({@code EndpointLanes#firstClaimDelay}).
+   */
+  public void startAfter(long delayNanos) {
+    if (delayNanos <= 0) {
+      return;
+    }
+    synchronized (this) {
+      schedule.holdClaims(nanoTime.getAsLong() + delayNanos);
+    }
+    later(this::kick, delayNanos);
   }
 
   /** Asks {@code gate} before each call ({@link #mayCall}); set once, before the first offer. */

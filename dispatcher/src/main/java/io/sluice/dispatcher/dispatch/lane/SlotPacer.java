@@ -38,6 +38,23 @@ package io.sluice.dispatcher.dispatch.lane;
  * interval ({@link LaneSchedule#slackNanos}, where the measurements are). It never lets calls
  * crowd the schedule, since every call still starts at or after its own slot.
  *
+ * <h2>No more in any second than the leak's slots hold</h2>
+ *
+ * The slack is given per pair of hand-offs, so after a late one (a stall of the process, a full
+ * GC) the next ones make its lateness up a slack at a time, and the provider sees them closer
+ * together than the slots: at 1.92/s (slots 521 ms apart) a call sent 250 ms late, the next
+ * waiting only 391 ms after it, and the one after on time land three within 792 ms, and an
+ * endpoint allowing 2 in any second answers 429 (seen from outside: a cold start of a thousand
+ * lanes, a full GC). So a hand-off also waits until one second after the {@code n}th hand-off
+ * before it (10 ms more where the slots leave it, for the time a call takes to leave the process
+ * after its hand-off), {@code n} being the most slots of the claim's interval any second can hold
+ * ({@code ceil(1 s / interval)}): however late the calls before it were, the calls handed over
+ * in any second are never more than the leak's slots in a second. Lateness is made up only within
+ * what the rate leaves free in a second (42 ms at 1.92/s, none at a whole rate), so after a stall
+ * a lane runs behind its slots, and drops one (below) rather than crowd a second. For rates above
+ * {@value #WINDOW_CALLS}/s the rule looks back {@value #WINDOW_CALLS} hand-offs, over as many
+ * intervals; below 1/s, one hand-off, over one interval (one call in any interval).
+ *
  * <h2>How late a slot may still be used</h2>
  *
  * A slot handed over more than {@code tolerance} after its due time is dropped (its event waits
@@ -49,6 +66,16 @@ package io.sluice.dispatcher.dispatch.lane;
 public final class SlotPacer {
   /** Claims whose offsets are remembered. */
   static final int SAMPLES = 16;
+  /** The most hand-offs the one-second rule looks back over (the memory it keeps per lane). */
+  static final int WINDOW_CALLS = 256;
+  private static final long SECOND_NANOS = 1_000_000_000L;
+  /**
+   * How much more than a second the one-second rule keeps between a hand-off and the nth before
+   * it, where the slots leave that much: calls handed over a second apart reached an endpoint
+   * 999 ms apart (the earlier one left the JVM later after its hand-off), a 429 at 2 in any
+   * second; at 1.92/s the slots leave 42 ms.
+   */
+  static final long SEND_JITTER_NANOS = 10_000_000L;
 
   /** What to do with a slot that is due. */
   sealed interface Decision {
@@ -73,6 +100,12 @@ public final class SlotPacer {
   private long offsetErrorNanos;
   private boolean handedAny;
   private long lastHandedNanos;
+  /** The last hand-offs, a ring of {@code handedCount}, for the one-second rule. */
+  private long[] handed = new long[2];
+  private int handedCount;
+  private int handedNext;
+  /** How many hand-offs the last decision looked back over: the ring grows to it. */
+  private int lookBack = 1;
 
   /**
    * @param toleranceNanos how late a slot may still be used
@@ -150,6 +183,19 @@ public final class SlotPacer {
     if (handedAny && spaced - at > 0) {
       at = spaced;
     }
+    int n = callsPerSecond(intervalNanos);
+    lookBack = n;
+    if (handedCount >= n) {
+      long nth = handed[Math.floorMod(handedNext - n, handed.length)];
+      // A second and SEND_JITTER, as far as the n intervals the rule looks back over allow (so
+      // slots on time never wait); one interval when it is longer (below 1/s: one call in any
+      // interval).
+      long window = intervalNanos >= SECOND_NANOS ? intervalNanos
+          : Math.min(n * intervalNanos, SECOND_NANOS + SEND_JITTER_NANOS);
+      if (nth + window - at > 0) {
+        at = nth + window;
+      }
+    }
     long late = at - dueNanos + offsetErrorNanos;
     if (late > toleranceNanos) {
       return new Decision.Drop(late);
@@ -162,10 +208,60 @@ public final class SlotPacer {
    * {@code returnedNanos}.
    */
   void handed(long invokedNanos, long returnedNanos) {
-    long handed = returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
-    if (!handedAny || handed - lastHandedNanos > 0) {
-      lastHandedNanos = handed;
+    long at = handedAt(invokedNanos, returnedNanos);
+    if (!handedAny || at - lastHandedNanos > 0) {
+      lastHandedNanos = at;
     }
+    remember(at);
     handedAny = true;
+  }
+
+  /**
+   * The client of the last call handed over (at {@code invokedNanos}, as {@link #handed} was
+   * told) returned at {@code returnedNanos}: that hand-off counts from then if the client took
+   * longer than the slack. The same call, not another hand-off.
+   */
+  void returned(long invokedNanos, long returnedNanos) {
+    if (!handedAny) {
+      return;
+    }
+    long at = handedAt(invokedNanos, returnedNanos);
+    if (at - lastHandedNanos > 0) {
+      lastHandedNanos = at;
+    }
+    int last = Math.floorMod(handedNext - 1, handed.length);
+    if (at - handed[last] > 0) {
+      handed[last] = at;
+    }
+  }
+
+  private long handedAt(long invokedNanos, long returnedNanos) {
+    return returnedNanos - slackNanos - invokedNanos > 0 ? returnedNanos - slackNanos : invokedNanos;
+  }
+
+  /**
+   * How many hand-offs the one-second rule looks back over at slots {@code intervalNanos} apart:
+   * the most slots any second holds ({@code ceil(1 s / interval)}), at most {@value #WINDOW_CALLS}.
+   */
+  static int callsPerSecond(long intervalNanos) {
+    if (intervalNanos <= 0) {
+      return WINDOW_CALLS;
+    }
+    return (int) Math.min(WINDOW_CALLS, (SECOND_NANOS + intervalNanos - 1) / intervalNanos);
+  }
+
+  private void remember(long at) {
+    if (handedCount == handed.length && handed.length < lookBack) {
+      // Grow, oldest first: a lane keeps as many as its rate needs, two at 2/s.
+      long[] grown = new long[Math.min(WINDOW_CALLS, Math.max(lookBack, handed.length * 2))];
+      for (int i = 0; i < handedCount; i++) {
+        grown[i] = handed[Math.floorMod(handedNext + i, handed.length)];
+      }
+      handed = grown;
+      handedNext = handedCount;
+    }
+    handed[handedNext] = at;
+    handedNext = (handedNext + 1) % handed.length;
+    handedCount = Math.min(handed.length, handedCount + 1);
   }
 }

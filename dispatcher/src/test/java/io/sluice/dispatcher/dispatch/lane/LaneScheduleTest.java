@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.dispatcher.dispatch.lane.SlotPacer.Decision;
 import io.sluice.testkit.FakeClock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -235,13 +236,16 @@ class LaneScheduleTest {
   }
 
   @Test
-  void shouldWearOffALateHandOffWhenEveryTimerWakeUpIsLateToo() {
+  void shouldCarryALateHandOffAndDropOneSlotAtMostWhenEveryTimerWakeUpIsLateToo() {
     warmUp();
     // A busy machine: the timer wakes every slot, and every slot held for spacing, 8 ms late. One
-    // slot comes up 40 ms late (a collector pause), within half an interval: it is used.
+    // slot comes up 40 ms late (a collector pause), within half an interval: it is used. At 10/s
+    // a second holds 10 slots exactly, so that lateness is never made up by sending faster: the
+    // lane runs behind, and drops one slot once it would be more than half an interval late.
     long timerDelay = 8 * MS;
     long first = clock.nanos();
-    long previous = Long.MIN_VALUE;
+    List<Long> sent = new java.util.ArrayList<>();
+    int dropped = 0;
     for (int k = 0; k < 50; k++) {
       lane.claimSlots(1, clock.nanos());
       answer(1);
@@ -252,15 +256,21 @@ class LaneScheduleTest {
         now = w.atNanos() + timerDelay;
         d = lane.slotDue(now, due, INTERVAL);
       }
-      assertEquals(new Decision.Fire(), d, "slot " + k + " is used, not dropped");
+      if (d instanceof Decision.Drop) {
+        dropped++;
+        continue;
+      }
       assertTrue(now - due >= 0 && now - due <= INTERVAL / 2,
           "slot " + k + " at or after its time and at most half an interval late");
-      assertTrue(previous == Long.MIN_VALUE || now - previous >= 3 * INTERVAL / 4,
+      assertTrue(sent.isEmpty() || now - sent.get(sent.size() - 1) >= 3 * INTERVAL / 4,
           "slot " + k + " at least three quarters of an interval after the one before");
+      assertTrue(sent.size() < 10 || now - sent.get(sent.size() - 10) >= 1_000 * MS,
+          "slot " + k + ": no 11 calls within a second");
       lane.started(now);
       lane.ended(MS);
-      previous = now;
+      sent.add(now);
     }
+    assertTrue(dropped <= 1, dropped + " slots dropped of 50");
   }
 
   @Test

@@ -115,6 +115,20 @@ class ProviderLaneTest {
   }
 
   @Test
+  void shouldKeepItsRateSecondAfterSecond() {
+    // Thirty calls at 10/s: a second holds ten slots, and the lane sends ten in every second,
+    // each call counted once however its client returned (counted twice, it sent five).
+    for (int i = 0; i < 30; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofMillis(3_500));
+    assertEquals(30, started.size(), "thirty calls in 3.5 s at 10/s");
+    for (int i = 10; i < started.size(); i++) {
+      assertTrue(started.get(i) - started.get(i - 10) >= 1_000 * MS, "call " + i);
+    }
+  }
+
+  @Test
   void shouldSendTheFirstCallAloneUntilItHasComeBack() {
     answering = false;
     for (int i = 0; i < 5; i++) {
@@ -247,6 +261,29 @@ class ProviderLaneTest {
     }
     timer.advance(Duration.ofSeconds(1));
     assertTrue(started.size() >= 95, started.size() + " calls in a second; the limit allows 100");
+  }
+
+  @Test
+  void shouldMakeItsFirstClaimOnlyOnceToldToStart() {
+    lane.startAfter(Duration.ofMillis(400).toNanos());
+    long opened = clock.nanos();
+    lane.offer(entry(0));
+    lane.offer(entry(1));
+    timer.advance(Duration.ofSeconds(1));
+    assertEquals(2, started.size());
+    assertTrue(started.get(0) - opened >= 400 * MS, "the first call started "
+        + (started.get(0) - opened) / MS + " ms after the lane opened, before its spread start");
+  }
+
+  @Test
+  void shouldPublishNoBusyTenantsWhenItHoldsOneTenantOnly() {
+    lane.oneTenant();
+    for (int i = 0; i < 10; i++) {
+      lane.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(2));
+    assertEquals(10, started.size());
+    assertEquals(0, leak.publications(), "an endpoint's lane holds its one tenant: nothing to share");
   }
 
   @Test

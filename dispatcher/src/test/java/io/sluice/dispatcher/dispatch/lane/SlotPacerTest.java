@@ -126,4 +126,69 @@ class SlotPacerTest {
       lastStart = now;
     }
   }
+
+  @Test
+  void shouldNotLetALateCallAndTwoOnTimeLandWithinOneSecond() {
+    // 1.92/s toward an endpoint allowing 2 in any second: slots 520.8 ms apart, so a second
+    // holds 2 of them; tolerance and slack as the lane sets them (260 ms and 130 ms).
+    long interval = 520_833_333;
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(1.92), LaneSchedule.slackNanos(1.92));
+    // A stall: slot 0 is handed over 250 ms late (still within the tolerance).
+    assertEquals(new Decision.Fire(), pacer.decide(250 * MS, 0, interval));
+    pacer.handed(250 * MS, 250 * MS);
+    // Slot 1 waits for its spacing from that hand-off, as before.
+    long spaced = 250 * MS + interval - LaneSchedule.slackNanos(1.92);
+    assertEquals(new Decision.WaitUntil(spaced), pacer.decide(interval, interval, interval));
+    assertEquals(new Decision.Fire(), pacer.decide(spaced, interval, interval));
+    pacer.handed(spaced, spaced);
+    // Slot 2 is due at 1 041.7 ms, 792 ms after slot 0's hand-off: sent then, the endpoint would
+    // see three calls in a second. It waits until one second (and 10 ms for the way out of the
+    // process) after slot 0's hand-off.
+    assertEquals(new Decision.WaitUntil(1_260 * MS), pacer.decide(2 * interval, 2 * interval, interval));
+    assertEquals(new Decision.Fire(), pacer.decide(1_260 * MS, 2 * interval, interval));
+  }
+
+  @Test
+  void shouldKeepEverySecondWithinTheSlotsItHoldsWhateverTheTimersDelays() {
+    // 1.92/s for 20 000 slots (about three hours), each woken late by 0-40 ms and one in 50 by a
+    // stall of up to 400 ms: an endpoint allowing 2 in any second never sees a third, and the
+    // lane uses nearly all of its slots.
+    long interval = 520_833_333;
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(1.92), LaneSchedule.slackNanos(1.92));
+    pacer.answered(0, 0, 0);
+    java.util.Random random = new java.util.Random(23);
+    long[] sent = new long[20_000];
+    int used = 0;
+    for (int k = 0; k < sent.length; k++) {
+      long due = k * interval;
+      long delay = random.nextInt(50) == 0 ? random.nextInt(400) * MS : random.nextInt(40) * MS;
+      long now = due + delay;
+      Decision d = pacer.decide(now, due, interval);
+      while (d instanceof Decision.WaitUntil w) {
+        now = w.atNanos() + random.nextInt(40) * MS;
+        d = pacer.decide(now, due, interval);
+      }
+      if (d instanceof Decision.Fire) {
+        pacer.handed(now, now + MS / 5);
+        sent[used++] = now;
+      }
+    }
+    for (int i = 2; i < used; i++) {
+      assertTrue(sent[i] - sent[i - 2] >= 1_010 * MS, "calls " + (i - 2) + " to " + i
+          + " within " + (sent[i] - sent[i - 2]) / MS + " ms");
+    }
+    assertTrue(used > 0.95 * sent.length, used + " slots used of " + sent.length);
+  }
+
+  @Test
+  void shouldKeepOneCallInAnyIntervalBelowOneASecond() {
+    // 0.48/s toward an endpoint allowing one call in any 2 s: slots 2 083 ms apart.
+    long interval = 2_083_333_333L;
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(0.48), LaneSchedule.slackNanos(0.48));
+    pacer.answered(0, 0, 0);
+    assertEquals(new Decision.Fire(), pacer.decide(600 * MS, 0, interval));
+    pacer.handed(600 * MS, 600 * MS);
+    // The next slot, on time, would come 1 483 ms after that late call: it waits a whole interval.
+    assertEquals(new Decision.WaitUntil(600 * MS + interval), pacer.decide(interval, interval, interval));
+  }
 }
