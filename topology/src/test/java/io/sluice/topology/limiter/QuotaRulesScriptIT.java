@@ -76,6 +76,20 @@ class QuotaRulesScriptIT {
     return QuotaRulesSpecTest.TABLE.over(implementations);
   }
 
+  /**
+   * {@link QuotaRulesLeaseSpecification} on the script, alone and in a batch between two other
+   * tenants' events, held exactly to {@link QuotaRulesMath} fed its clock.
+   */
+  @TestFactory
+  Stream<DynamicContainer> leasesAcrossRules() {
+    String run = Long.toString(System.nanoTime());
+    return QuotaRulesLeaseSpecTest.TABLE.over(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-" + run), on.redis(), false)),
+        new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
+            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-batched-" + run), on.redis(), true))));
+  }
+
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
   static TokenBucketStore inBatches(TokenBucketStore s, String run) {
     return new TokenBucketStore() {
@@ -329,6 +343,85 @@ class QuotaRulesScriptIT {
       }
       assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
       assertEquals(step.expectGranted(), got.granted(), "granted");
+    }
+  }
+
+  /**
+   * Time moved by shifting every stored time of the buckets back (their ts, lease deadlines,
+   * sweep and hold_end), and the mirror fed the script's clock plus the time moved.
+   */
+  private static final class LeaseRun implements SpecTable.Run<QuotaRulesLeaseSpecification.Step> {
+    private final TokenBucketStore s;
+    private final List<RuleBucket> rules;
+    private final RedisHashCommands<String, String> hash;
+    private final boolean batched;
+    private List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
+    private long moved;
+    private RulesAcquisition lastLease;
+    private long lastLeaseMoved;
+    private RulesAcquisition lastMirrorLease;
+
+    LeaseRun(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash, boolean batched) {
+      this.s = s;
+      this.rules = rules;
+      this.hash = hash;
+      this.batched = batched;
+    }
+
+    @Override
+    public void step(int index, QuotaRulesLeaseSpecification.Step step) throws Exception {
+      long shift = step.advanceMillis() * 1000;
+      if (shift != 0) {
+        for (RuleBucket r : rules) {
+          Map<String, String> fields = hash.hgetall(r.redisKey());
+          for (Map.Entry<String, String> f : fields.entrySet()) {
+            String name = f.getKey();
+            if (name.equals("ts") || name.equals("sweep") || name.equals("hold_end")) {
+              hash.hset(r.redisKey(), name, Long.toString(Long.parseLong(f.getValue()) - shift));
+            } else if (name.startsWith("lease:")) {
+              String[] v = f.getValue().split(" ");
+              hash.hset(r.redisKey(), name, (Long.parseLong(v[0]) - shift) + " " + v[1]);
+            }
+          }
+        }
+        moved += shift;
+      }
+      // The release names the lease's deadline as stored now (shifted since its grant).
+      RulesAcquisition named = lastLease == null ? null : new RulesAcquisition(lastLease.granted(),
+          lastLease.nowMicros(), 0, List.of(), lastLease.leaseUnits(),
+          lastLease.leaseEndMicros() - (moved - lastLeaseMoved), lastLease.leaseId());
+      TokenBucketStore.RulesCall call = QuotaRulesLeaseSpecTest.call(rules, step, named);
+      RulesAcquisition got;
+      if (batched) {
+        String other = "other-" + System.nanoTime();
+        List<RulesAcquisition> answers = s.acquireAllBatch(List.of(
+                new TokenBucketStore.RulesCall(twoRules(other + "-a"), 1, 3, 1_000_000, null),
+                call,
+                new TokenBucketStore.RulesCall(twoRules(other + "-b"), 2)))
+            .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        got = answers.get(1);
+      } else {
+        got = s.acquireAllBatch(List.of(call)).toCompletableFuture().get(5, TimeUnit.SECONDS).get(0);
+      }
+      // The mirror, on its own clock (the script's plus the time moved), its lease named as granted.
+      TokenBucketStore.RulesCall mirrorCall = QuotaRulesLeaseSpecTest.call(rules, step, lastMirrorLease);
+      QuotaRulesMath.Step math = QuotaRulesMath.acquire(mirror, QuotaRulesSpecification.SPECS, mirrorCall,
+          got.nowMicros() + moved, 0, batched ? 2 : 1);
+      mirror = math.next();
+      RulesAcquisition m = math.acquisition();
+      assertEquals(m.granted(), got.granted(), "script = math");
+      assertEquals(m.leaseUnits(), got.leaseUnits(), "script = math: lease");
+      for (int i = 0; i < rules.size(); i++) {
+        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math");
+      }
+      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
+      assertEquals(step.expectGranted(), got.granted(), "granted");
+      assertEquals(step.expectLease(), got.leaseUnits(), "units leased");
+      if (got.leaseUnits() > 0) {
+        lastLease = got;
+        lastLeaseMoved = moved;
+        lastMirrorLease = m;
+      }
     }
   }
 }
