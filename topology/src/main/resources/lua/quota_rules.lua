@@ -5,7 +5,8 @@ Why one script: the event is allowed only if every rule allows it, and a refusal
 nothing in any rule. Redis runs a script alone, so reading every bucket, deciding and charging
 them all is one step no other gate instance can interleave with.
 
-Why no reservations and no leases here (the single-bucket script, token_bucket.lua, has both):
+Why no reservations here (the single-bucket script, token_bucket.lua, has them; leases across
+rules, below, lease only units the buckets hold now):
 an event charged ahead in several buckets goes at the LATEST of its due times, later than its
 unit is due in the other buckets. Units charged early but used late bunch up: three events whose
 tenant-wide units are due at 0, 1 and 2 s, each held to 5 s by a different provider's bucket,
@@ -27,6 +28,10 @@ refused in shadow mode (and admitted anyway by the gate) has consumed nothing an
 Lost data: as token_bucket.lua, the slot's marker (KEYS[k + n + 1]) tells a bucket Redis lost from one
 never seen. A lost bucket here was at worst empty (its level never goes below zero), so a bucket
 Redis does not have after a loss found at `lost` starts at min(capacity, (now - lost) * refill).
+With leases (a caller passing hold_us > 0, on every call once it leases) it was at worst empty
+with all its capacity leased out to holders who may spend it until their leases end, within
+hold_us of the loss: its cap stayed at 0 until then. So it starts empty as of lost + hold_us (a
+time still ahead: the event is decided as of then, and waits) and refills from there.
 
 Leases across rules (a busy rule set decided in the gate's process, not here):
   An event granted here may also take a lease: want - need more units from EVERY one of its
@@ -57,7 +62,8 @@ KEYS[k + n + 1]       the marker of their slot (SlotMarkers)
 ARGV[a + 1]           n, the number of buckets
 ARGV[a + 2]           need: the event's cost, >= 1
 ARGV[a + 3]           want: units to take if granted, >= need; units beyond need form a lease
-ARGV[a + 4]           hold_us: how long the buckets hold a new lease (> 0 when want > need)
+ARGV[a + 4]           hold_us: how long the buckets hold a new lease (> 0 when want > need; a
+                      caller that leases passes it on every call: see "Lost data")
 ARGV[a + 5]           a lease to release first: "id deadline_us units used", or "" for none; it is
                       released in each bucket that still holds exactly that lease
 ARGV[a + 2 * i + 4], ARGV[a + 2 * i + 5]  capacity and refill per second of bucket i (1-based)
@@ -174,11 +180,14 @@ local function decide(a, k, e)
         b = {l, s, tonumber(stored[3]) or 0, tonumber(stored[4]), tonumber(stored[5]) or 0, stored[4] ~= false}
       else
         local level = capacity
+        local ts = now
         local lost = lost_at()
         if lost > 0 then
-          level = math.min(capacity, (now - lost) * refill / 1000000)
+          ts = math.max(now, lost + hold)
+          level = math.min(capacity, (now - lost - hold) * refill / 1000000)
+          level = math.max(0, level)
         end
-        b = {level, now, 0, nil, 0, false}
+        b = {level, ts, 0, nil, 0, false}
       end
       buckets[key] = b
     end

@@ -157,7 +157,10 @@ public final class MultiRuleLimiter {
       return new Pending(new LimiterDecision.Unavailable("circuit open after a Redis failure"), null, provider,
           shadow, null, 0, null);
     }
-    TokenBucketStore.RulesCall call = new TokenBucketStore.RulesCall(rules, cost);
+    // A caller that leases names the hold on every call: a lost bucket may have been leased out
+    // (quota_rules.lua, "Lost data").
+    TokenBucketStore.RulesCall call = set == null ? new TokenBucketStore.RulesCall(rules, cost)
+        : new TokenBucketStore.RulesCall(rules, cost, cost, holdMicros, null);
     RuleSet asking = null;
     if (set != null && !set.asking) {
       RulesRelease release = set.lease == null ? null : set.lease.release(now);

@@ -69,7 +69,10 @@ public final class QuotaRulesMath {
         level = spec.capacity();
         ts = nowMicros;
         if (lostMicros > 0) {
-          level = Math.min(spec.capacity(), (nowMicros - lostMicros) * spec.refillPerSecond() / 1_000_000);
+          // Empty as of the end of any lease it may have held (the script's "Lost data").
+          ts = Math.max(nowMicros, lostMicros + call.holdMicros());
+          level = Math.max(0, Math.min(spec.capacity(),
+              (nowMicros - lostMicros - call.holdMicros()) * spec.refillPerSecond() / 1_000_000));
         }
       } else {
         level = s.tokens();

@@ -232,6 +232,28 @@ class QuotaRulesScriptIT {
   }
 
   /**
+   * A slot lost while its buckets may have been leased out (a caller that leases passes its hold on
+   * every call): the buckets Redis no longer has start empty as of the end of the hold.
+   */
+  @Test
+  void shouldStartABucketOfALostSlotEmptyUntilItsLeasesCouldHaveEnded() throws Exception {
+    String tenant = "lost-leased-" + System.nanoTime();
+    List<RuleBucket> rules = List.of(
+        new RuleBucket("provider", RuleKeys.provider(tenant, "spec-api"), new BucketSpec(5, 1000, 0)),
+        new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(5, 1000, 0)));
+    String marker = SlotMarkers.markerOf(rules.get(0).redisKey());
+    TokenBucketStore.RulesCall leasing = new TokenBucketStore.RulesCall(rules, 1, 1, 60_000_000, null);
+    assertEquals(1, on.store().acquireAllBatch(List.of(leasing)).toCompletableFuture().get(5, TimeUnit.SECONDS)
+        .get(0).granted());
+    on.redis().del(rules.get(0).redisKey(), rules.get(1).redisKey(), marker);
+    RulesAcquisition after = on.store().acquireAllBatch(List.of(leasing)).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS).get(0);
+    assertEquals(0, after.granted(), "its leases may still be spent for up to the hold");
+    assertTrue(after.waitMicros() > 59_000_000, "waits out the hold: " + after.waitMicros());
+    on.redis().set(marker, "0");
+  }
+
+  /**
    * Invariant 1 per rule on the script: two providers' events of one tenant (each with its own
    * provider rule, all with the tenant's overall, some with a per-attribute rule, some with a
    * tier budget shared with another tenant) for about 1.5 s of real time. In every window between
