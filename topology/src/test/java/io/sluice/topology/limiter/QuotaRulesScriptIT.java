@@ -78,7 +78,8 @@ class QuotaRulesScriptIT {
 
   /**
    * {@link QuotaRulesLeaseSpecification} on the script, alone and in a batch between two other
-   * tenants' events, held exactly to {@link QuotaRulesMath} fed its clock.
+   * tenants' events (on a cluster, in other slots: a call per slot), held exactly to
+   * {@link QuotaRulesMath} fed its clock.
    */
   @TestFactory
   Stream<DynamicContainer> leasesAcrossRules() {
@@ -87,7 +88,10 @@ class QuotaRulesScriptIT {
         new SpecTable.Implementation<>("Lua on redis-server",
             () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-" + run), on.redis(), false)),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
-            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-batched-" + run), on.redis(), true))));
+            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-batched-" + run), on.redis(), true)),
+        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of events of other slots",
+            () -> new LeaseRun(clusterStore(), QuotaRulesLeaseSpecTest.rules("lease-cluster-" + run), CLUSTER.redis(),
+                true))));
   }
 
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
