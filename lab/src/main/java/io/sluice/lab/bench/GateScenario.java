@@ -165,8 +165,8 @@ final class GateScenario implements BenchScenario {
         .skip(3).findFirst().orElseThrow().get(rounds - 1).deferredShare()));
     r.note("**two rules per event**: every tier also has a tier-wide budget toward the provider, so "
         + "each event is charged against its tenant's quota and the budget at once, all or none, by "
-        + "quota_rules.lua: one Redis call per event, no lease (docs/gate.md, \"Several quota rules per "
-        + "event\"); it is not held to the 0.70 target of the single-rule gate.");
+        + "quota_rules.lua, which leases a busy tenant units of both rules at once, decided in process "
+        + "(docs/gate.md, \"Leases across rules\"); it is not held to the 0.70 target of the single-rule gate.");
     r.note("**Redis calls per event** are the gate's script calls over the events (last round): "
         + "leases and places in line serve the rest without a round trip.");
     r.note("**machine CPU per event** is the CPU the bench's JVM (broker, the topology, the load's "

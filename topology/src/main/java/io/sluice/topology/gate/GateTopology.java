@@ -47,7 +47,8 @@ public final class GateTopology {
             new TierProcessor(wiring.clock(), wiring.listener()),
             new LimitProcessor(wiring.live(), topics, limiter(wiring),
                 new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
-                    wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos)),
+                    wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos),
+                    config.gate().leaseTarget(), config.gate().maxLease()),
                 new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener())),
         GateNodes.SOURCE, GateNodes.REGATE_SOURCE);
     topology.addStateStore(PendingFlush.builder(), GateNodes.LIMIT);

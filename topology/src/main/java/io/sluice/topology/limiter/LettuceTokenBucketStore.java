@@ -128,6 +128,9 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       List<RuleBucket> buckets = c.buckets();
       args.add(Integer.toString(buckets.size()));
       args.add(Integer.toString(c.need()));
+      args.add(Integer.toString(c.want()));
+      args.add(Long.toString(c.holdMicros()));
+      args.add(c.release() == null ? "" : c.release().encode());
       for (RuleBucket b : buckets) {
         keys.add(b.redisKey());
         args.add(Double.toString(b.spec().capacity()));
@@ -148,11 +151,12 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
     for (RulesCall c : batch) {
       List<Double> levels = new ArrayList<>();
       for (int i = 0; i < c.buckets().size(); i++) {
-        levels.add(Double.parseDouble((String) reply.get(o + 3 + i)));
+        levels.add(Double.parseDouble((String) reply.get(o + 6 + i)));
       }
       answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), whole(reply.get(o + 1)),
-          whole(reply.get(o + 2)), levels));
-      o += 3 + c.buckets().size();
+          whole(reply.get(o + 2)), levels, (int) whole(reply.get(o + 3)), whole(reply.get(o + 4)),
+          (String) reply.get(o + 5)));
+      o += 6 + c.buckets().size();
     }
     return answers;
   }

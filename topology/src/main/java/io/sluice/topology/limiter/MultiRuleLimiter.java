@@ -3,7 +3,9 @@ package io.sluice.topology.limiter;
 import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -11,8 +13,17 @@ import java.util.function.LongSupplier;
 
 /**
  * Decides a multi-rule event: one call to {@code quota_rules.lua}, which charges every rule or
- * none (the gate sends several events' calls in one, {@link #send}). No lease and no reservation (the script's header says why that keeps invariant 1
+ * none (the gate sends several events' calls in one, {@link #send}). No reservation (the script's header says why that keeps invariant 1
  * per rule): the event is admitted now, or comes back when every rule could pay, holding nothing.
+ *
+ * <p>Leases across rules: a rule set (an event's exact list of buckets) busy enough asks, with one
+ * of its events, for more units from every rule at once ({@link RulesLease}, sized like a
+ * single-rule lease from its demand, at most {@code gate.maxLease}); its later events are admitted
+ * from that lease in process, without a call, while it has units and time of use left. One call
+ * asks for a rule set's lease at a time; the event that finds it spent asks for the next one and
+ * gives the old one back with its call. Rule sets this task remembers are bounded
+ * ({@link GateLimiter#MAX_REMEMBERED}, least recently used first; a forgotten lease's unused units
+ * are lost at its deadline: stricter).
  * Shadow mode changes nothing in what is charged (a refused event is charged nothing anyway); its
  * refusal is a {@link LimiterDecision.WouldDefer}.
  */
@@ -22,19 +33,51 @@ public final class MultiRuleLimiter {
   private final long timeoutNanos;
   private final LongSupplier nanoTime;
   private final CallListener onCall;
+  private final double leaseTargetSeconds;
+  private final int maxLease;
+  private final long useMicros;
+  private final long holdMicros;
+  private final Map<String, RuleSet> ruleSets = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, RuleSet> eldest) {
+      return size() > GateLimiter.MAX_REMEMBERED;
+    }
+  };
+
+  /** A rule set's demand at this task, its lease, and whether a call is asking for one. */
+  private static final class RuleSet {
+    final DemandEstimate demand = new DemandEstimate();
+    RulesLease lease;
+    boolean asking;
+  }
 
   /** Told of every answered call (a batch is one), with the (first) event's provider and its duration. */
   public interface CallListener {
     void called(String provider, long nanos);
   }
 
+  /** Without leases: every event is decided by the script. */
   public MultiRuleLimiter(TokenBucketStore store, RedisCircuit circuit, Duration timeout, LongSupplier nanoTime,
       CallListener onCall) {
+    this(store, circuit, timeout, nanoTime, onCall, Duration.ofSeconds(1), 0);
+  }
+
+  /**
+   * @param leaseTarget how much of a rule set's demand one lease covers (as {@code gate.leaseTarget})
+   * @param maxLease    most units leased beyond an event's cost (0: no leases)
+   */
+  public MultiRuleLimiter(TokenBucketStore store, RedisCircuit circuit, Duration timeout, LongSupplier nanoTime,
+      CallListener onCall, Duration leaseTarget, int maxLease) {
     this.store = store;
     this.circuit = circuit;
     this.timeoutNanos = timeout.toNanos();
     this.nanoTime = nanoTime;
     this.onCall = onCall;
+    this.leaseTargetSeconds = leaseTarget.toNanos() / 1e9;
+    this.maxLease = maxLease;
+    long target = Math.max(1, leaseTarget.toNanos() / 1000);
+    this.useMicros = GateLimiter.USE_FACTOR * target;
+    this.holdMicros = GateLimiter.HOLD_FACTOR * target;
   }
 
   /** Decides one event of {@code cost} units toward {@code provider} against all its rules. */
@@ -45,7 +88,7 @@ public final class MultiRuleLimiter {
     }
     RulesAcquisition a;
     try {
-      a = store.acquireAll(rules, cost).toCompletableFuture().get(timeoutNanos, TimeUnit.NANOSECONDS);
+      a = store.acquireAllBatch(List.of(p.call)).toCompletableFuture().get(timeoutNanos, TimeUnit.NANOSECONDS).get(0);
     } catch (Exception e) {
       return fail(p, e);
     }
@@ -66,15 +109,17 @@ public final class MultiRuleLimiter {
     private final boolean shadow;
     private final RedisCircuit.Permit permit;
     private final long sentNanos;
+    private final RuleSet asking;
 
     private Pending(LimiterDecision decided, TokenBucketStore.RulesCall call, String provider, boolean shadow,
-        RedisCircuit.Permit permit, long sentNanos) {
+        RedisCircuit.Permit permit, long sentNanos, RuleSet asking) {
       this.decided = decided;
       this.call = call;
       this.provider = provider;
       this.shadow = shadow;
       this.permit = permit;
       this.sentNanos = sentNanos;
+      this.asking = asking;
     }
 
     public LimiterDecision decided() {
@@ -90,15 +135,55 @@ public final class MultiRuleLimiter {
     }
   }
 
-  /** The first half of {@link #decide}: a permit of the circuit, and the call to make. */
+  /**
+   * The first half of {@link #decide}: the rule set's lease when it can serve the event (then
+   * {@link Pending#decided()} is an admission and nothing is sent), else a permit of the circuit
+   * and the call to make (asking for a lease, and giving back a spent one, as need be).
+   */
   public Pending begin(String provider, List<RuleBucket> rules, int cost, boolean shadow) {
+    long now = nanoTime.getAsLong();
+    RuleSet set = maxLease == 0 ? null : ruleSets.computeIfAbsent(keyOf(rules), k -> new RuleSet());
+    if (set != null) {
+      set.demand.record(cost, now);
+      if (set.lease != null) {
+        long admitted = set.lease.take(cost, now);
+        if (admitted >= 0) {
+          return new Pending(new LimiterDecision.Admit(admitted / 1000), null, provider, shadow, null, 0, null);
+        }
+      }
+    }
     Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
       return new Pending(new LimiterDecision.Unavailable("circuit open after a Redis failure"), null, provider,
-          shadow, null, 0);
+          shadow, null, 0, null);
     }
-    return new Pending(null, new TokenBucketStore.RulesCall(rules, cost), provider, shadow, permit.get(),
-        nanoTime.getAsLong());
+    // A caller that leases names the hold on every call: a lost bucket may have been leased out
+    // (quota_rules.lua, "Lost data").
+    TokenBucketStore.RulesCall call = set == null ? new TokenBucketStore.RulesCall(rules, cost)
+        : new TokenBucketStore.RulesCall(rules, cost, cost, holdMicros, null);
+    RuleSet asking = null;
+    if (set != null && !set.asking) {
+      RulesRelease release = set.lease == null ? null : set.lease.release(now);
+      set.lease = null;
+      int extra = set.demand.extraUnitsSinceFirstSeen(leaseTargetSeconds, maxLease);
+      if (extra > 0 || release != null) {
+        call = new TokenBucketStore.RulesCall(rules, cost, cost + Math.max(0, extra), holdMicros, release);
+        asking = set;
+        set.asking = true;
+      }
+    }
+    return new Pending(null, call, provider, shadow, permit.get(), now, asking);
+  }
+
+  private static String keyOf(List<RuleBucket> rules) {
+    if (rules.size() == 1) {
+      return rules.get(0).redisKey();
+    }
+    StringBuilder key = new StringBuilder();
+    for (RuleBucket r : rules) {
+      key.append(r.redisKey()).append('\n');
+    }
+    return key.toString();
   }
 
   /** Sends several events' calls together ({@link TokenBucketStore#acquireAllBatch}). */
@@ -121,6 +206,12 @@ public final class MultiRuleLimiter {
   /** The second half of {@link #decide}: the script's answer to {@code p}'s call. */
   public LimiterDecision finish(Pending p, RulesAcquisition a) {
     p.permit.succeeded();
+    if (p.asking != null) {
+      p.asking.asking = false;
+      if (a.leaseUnits() > 0) {
+        p.asking.lease = new RulesLease(a, useMicros, p.sentNanos, nanoTime.getAsLong());
+      }
+    }
     if (a.isGranted()) {
       return new LimiterDecision.Admit(a.nowMicros() / 1000);
     }
@@ -131,6 +222,9 @@ public final class MultiRuleLimiter {
   /** {@code p}'s call failed or was not answered in time. */
   public LimiterDecision fail(Pending p, Throwable e) {
     p.permit.failed(e);
+    if (p.asking != null) {
+      p.asking.asking = false;
+    }
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
       return new LimiterDecision.Unavailable("interrupted");

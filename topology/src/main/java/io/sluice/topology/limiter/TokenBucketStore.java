@@ -32,8 +32,23 @@ public interface TokenBucketStore {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " has no multi-rule buckets");
   }
 
-  /** One multi-rule event of a batch: its buckets and its cost. */
-  record RulesCall(List<RuleBucket> buckets, int need) {}
+  /**
+   * One multi-rule event of a batch: its buckets and its cost; and, for a lease across its rules
+   * ({@code quota_rules.lua}), the units wanted beyond the cost, how long the buckets hold the
+   * lease, and an earlier lease to give back first (null for none).
+   */
+  record RulesCall(List<RuleBucket> buckets, int need, int want, long holdMicros, RulesRelease release) {
+    public RulesCall {
+      if (want < need || (want > need && holdMicros <= 0)) {
+        throw new IllegalArgumentException("a lease needs want >= need and a hold: " + want + ", " + holdMicros);
+      }
+    }
+
+    /** An event that takes no lease and gives none back. */
+    public RulesCall(List<RuleBucket> buckets, int need) {
+      this(buckets, need, need, 0, null);
+    }
+  }
 
   /**
    * Decides several multi-rule events, each exactly as {@link #acquireAll} would, in the order

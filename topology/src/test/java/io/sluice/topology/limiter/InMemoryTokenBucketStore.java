@@ -46,23 +46,39 @@ public final class InMemoryTokenBucketStore implements TokenBucketStore {
 
   @Override
   public synchronized CompletionStage<RulesAcquisition> acquireAll(List<RuleBucket> buckets, int need) {
+    return acquireAllBatch(List.of(new RulesCall(buckets, need))).thenApply(list -> list.get(0));
+  }
+
+  @Override
+  public synchronized CompletionStage<List<RulesAcquisition>> acquireAllBatch(List<RulesCall> batch) {
     calls++;
     if (failing) {
       return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
     }
-    List<QuotaRulesMath.Level> levels = new ArrayList<>();
-    List<BucketSpec> specs = new ArrayList<>();
-    for (RuleBucket b : buckets) {
-      levels.add(ruleStates.get(b.redisKey()));
-      specs.add(b.spec());
-    }
-    QuotaRulesMath.Step step = QuotaRulesMath.acquire(levels, specs, need, nowMicros.getAsLong(), 0);
-    for (int i = 0; i < buckets.size(); i++) {
-      if (step.next().get(i) != null) {
-        ruleStates.put(buckets.get(i).redisKey(), step.next().get(i));
+    long now = nowMicros.getAsLong();
+    List<RulesAcquisition> answers = new ArrayList<>();
+    for (int e = 0; e < batch.size(); e++) {
+      List<RuleBucket> buckets = batch.get(e).buckets();
+      List<QuotaRulesMath.Level> levels = new ArrayList<>();
+      List<BucketSpec> specs = new ArrayList<>();
+      for (RuleBucket b : buckets) {
+        levels.add(ruleStates.get(b.redisKey()));
+        specs.add(b.spec());
       }
+      QuotaRulesMath.Step step = QuotaRulesMath.acquire(levels, specs, batch.get(e), now, 0, e + 1);
+      for (int i = 0; i < buckets.size(); i++) {
+        if (step.next().get(i) != null) {
+          ruleStates.put(buckets.get(i).redisKey(), step.next().get(i));
+        }
+      }
+      answers.add(step.acquisition());
     }
-    return CompletableFuture.completedFuture(step.acquisition());
+    return CompletableFuture.completedFuture(answers);
+  }
+
+  /** A multi-rule bucket as stored, or null if it was never charged. */
+  public synchronized QuotaRulesMath.Level ruleState(String redisKey) {
+    return ruleStates.get(redisKey);
   }
 
   /** A multi-rule bucket's stored level, or null if it was never charged. */

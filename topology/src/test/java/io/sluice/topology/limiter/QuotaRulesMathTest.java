@@ -28,6 +28,23 @@ class QuotaRulesMathTest {
   }
 
   /**
+   * With leases, a lost bucket may have had all its capacity leased out to holders who spend it
+   * until their leases end (within the hold of the loss): empty until then, refilling after.
+   */
+  @Test
+  void shouldStartABucketLostWhileLeasedEmptyUntilItsLeasesCouldHaveEnded() {
+    List<BucketSpec> spec = List.of(new BucketSpec(5, 10, 0));
+    List<RuleBucket> none = List.of();
+    QuotaRulesMath.Step during = QuotaRulesMath.acquire(Arrays.asList((QuotaRulesMath.Level) null), spec,
+        new TokenBucketStore.RulesCall(none, 1, 1, 300_000, null), T0 + 200_000, T0, 1);
+    assertEquals(0, during.acquisition().granted(), "the lost bucket's leases may still be spent");
+    assertEquals(100_000 + 100_000, during.acquisition().waitMicros(), "until the hold ends, then one unit's refill");
+    QuotaRulesMath.Step after = QuotaRulesMath.acquire(Arrays.asList((QuotaRulesMath.Level) null), spec,
+        new TokenBucketStore.RulesCall(none, 1, 1, 300_000, null), T0 + 500_000, T0, 1);
+    assertEquals(2, after.acquisition().levels().get(0), 1e-9);
+  }
+
+  /**
    * Invariant 1 for every rule on its own: random events charged against random subsets of three
    * rules, at random times; in every window between two admissions each rule admitted at most its
    * capacity plus its refill times the window.

@@ -76,6 +76,24 @@ class QuotaRulesScriptIT {
     return QuotaRulesSpecTest.TABLE.over(implementations);
   }
 
+  /**
+   * {@link QuotaRulesLeaseSpecification} on the script, alone and in a batch between two other
+   * tenants' events (on a cluster, in other slots: a call per slot), held exactly to
+   * {@link QuotaRulesMath} fed its clock.
+   */
+  @TestFactory
+  Stream<DynamicContainer> leasesAcrossRules() {
+    String run = Long.toString(System.nanoTime());
+    return QuotaRulesLeaseSpecTest.TABLE.over(List.of(
+        new SpecTable.Implementation<>("Lua on redis-server",
+            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-" + run), on.redis(), false)),
+        new SpecTable.Implementation<>("Lua on redis-server, in a batch of events",
+            () -> new LeaseRun(on.store(), QuotaRulesLeaseSpecTest.rules("lease-batched-" + run), on.redis(), true)),
+        new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of events of other slots",
+            () -> new LeaseRun(clusterStore(), QuotaRulesLeaseSpecTest.rules("lease-cluster-" + run), CLUSTER.redis(),
+                true))));
+  }
+
   /** A store whose every event goes through {@link TokenBucketStore#acquireAllBatch}, between two others. */
   static TokenBucketStore inBatches(TokenBucketStore s, String run) {
     return new TokenBucketStore() {
@@ -218,6 +236,28 @@ class QuotaRulesScriptIT {
   }
 
   /**
+   * A slot lost while its buckets may have been leased out (a caller that leases passes its hold on
+   * every call): the buckets Redis no longer has start empty as of the end of the hold.
+   */
+  @Test
+  void shouldStartABucketOfALostSlotEmptyUntilItsLeasesCouldHaveEnded() throws Exception {
+    String tenant = "lost-leased-" + System.nanoTime();
+    List<RuleBucket> rules = List.of(
+        new RuleBucket("provider", RuleKeys.provider(tenant, "spec-api"), new BucketSpec(5, 1000, 0)),
+        new RuleBucket("overall", RuleKeys.overall(tenant), new BucketSpec(5, 1000, 0)));
+    String marker = SlotMarkers.markerOf(rules.get(0).redisKey());
+    TokenBucketStore.RulesCall leasing = new TokenBucketStore.RulesCall(rules, 1, 1, 60_000_000, null);
+    assertEquals(1, on.store().acquireAllBatch(List.of(leasing)).toCompletableFuture().get(5, TimeUnit.SECONDS)
+        .get(0).granted());
+    on.redis().del(rules.get(0).redisKey(), rules.get(1).redisKey(), marker);
+    RulesAcquisition after = on.store().acquireAllBatch(List.of(leasing)).toCompletableFuture()
+        .get(5, TimeUnit.SECONDS).get(0);
+    assertEquals(0, after.granted(), "its leases may still be spent for up to the hold");
+    assertTrue(after.waitMicros() > 59_000_000, "waits out the hold: " + after.waitMicros());
+    on.redis().set(marker, "0");
+  }
+
+  /**
    * Invariant 1 per rule on the script: two providers' events of one tenant (each with its own
    * provider rule, all with the tenant's overall, some with a per-attribute rule, some with a
    * tier budget shared with another tenant) for about 1.5 s of real time. In every window between
@@ -329,6 +369,85 @@ class QuotaRulesScriptIT {
       }
       assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
       assertEquals(step.expectGranted(), got.granted(), "granted");
+    }
+  }
+
+  /**
+   * Time moved by shifting every stored time of the buckets back (their ts, lease deadlines,
+   * sweep and hold_end), and the mirror fed the script's clock plus the time moved.
+   */
+  private static final class LeaseRun implements SpecTable.Run<QuotaRulesLeaseSpecification.Step> {
+    private final TokenBucketStore s;
+    private final List<RuleBucket> rules;
+    private final RedisHashCommands<String, String> hash;
+    private final boolean batched;
+    private List<QuotaRulesMath.Level> mirror = Arrays.asList(null, null);
+    private long moved;
+    private RulesAcquisition lastLease;
+    private long lastLeaseMoved;
+    private RulesAcquisition lastMirrorLease;
+
+    LeaseRun(TokenBucketStore s, List<RuleBucket> rules, RedisHashCommands<String, String> hash, boolean batched) {
+      this.s = s;
+      this.rules = rules;
+      this.hash = hash;
+      this.batched = batched;
+    }
+
+    @Override
+    public void step(int index, QuotaRulesLeaseSpecification.Step step) throws Exception {
+      long shift = step.advanceMillis() * 1000;
+      if (shift != 0) {
+        for (RuleBucket r : rules) {
+          Map<String, String> fields = hash.hgetall(r.redisKey());
+          for (Map.Entry<String, String> f : fields.entrySet()) {
+            String name = f.getKey();
+            if (name.equals("ts") || name.equals("sweep") || name.equals("hold_end")) {
+              hash.hset(r.redisKey(), name, Long.toString(Long.parseLong(f.getValue()) - shift));
+            } else if (name.startsWith("lease:")) {
+              String[] v = f.getValue().split(" ");
+              hash.hset(r.redisKey(), name, (Long.parseLong(v[0]) - shift) + " " + v[1]);
+            }
+          }
+        }
+        moved += shift;
+      }
+      // The release names the lease's deadline as stored now (shifted since its grant).
+      RulesAcquisition named = lastLease == null ? null : new RulesAcquisition(lastLease.granted(),
+          lastLease.nowMicros(), 0, List.of(), lastLease.leaseUnits(),
+          lastLease.leaseEndMicros() - (moved - lastLeaseMoved), lastLease.leaseId());
+      TokenBucketStore.RulesCall call = QuotaRulesLeaseSpecTest.call(rules, step, named);
+      RulesAcquisition got;
+      if (batched) {
+        String other = "other-" + System.nanoTime();
+        List<RulesAcquisition> answers = s.acquireAllBatch(List.of(
+                new TokenBucketStore.RulesCall(twoRules(other + "-a"), 1, 3, 1_000_000, null),
+                call,
+                new TokenBucketStore.RulesCall(twoRules(other + "-b"), 2)))
+            .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        got = answers.get(1);
+      } else {
+        got = s.acquireAllBatch(List.of(call)).toCompletableFuture().get(5, TimeUnit.SECONDS).get(0);
+      }
+      // The mirror, on its own clock (the script's plus the time moved), its lease named as granted.
+      TokenBucketStore.RulesCall mirrorCall = QuotaRulesLeaseSpecTest.call(rules, step, lastMirrorLease);
+      QuotaRulesMath.Step math = QuotaRulesMath.acquire(mirror, QuotaRulesSpecification.SPECS, mirrorCall,
+          got.nowMicros() + moved, 0, batched ? 2 : 1);
+      mirror = math.next();
+      RulesAcquisition m = math.acquisition();
+      assertEquals(m.granted(), got.granted(), "script = math");
+      assertEquals(m.leaseUnits(), got.leaseUnits(), "script = math: lease");
+      for (int i = 0; i < rules.size(); i++) {
+        assertEquals(m.levels().get(i), got.levels().get(i), 1e-6, "script = math");
+      }
+      assertEquals(m.waitMicros(), got.waitMicros(), 1, "script = math");
+      assertEquals(step.expectGranted(), got.granted(), "granted");
+      assertEquals(step.expectLease(), got.leaseUnits(), "units leased");
+      if (got.leaseUnits() > 0) {
+        lastLease = got;
+        lastLeaseMoved = moved;
+        lastMirrorLease = m;
+      }
     }
   }
 }
