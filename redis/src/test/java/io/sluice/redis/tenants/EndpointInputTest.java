@@ -206,8 +206,12 @@ class EndpointInputTest {
         "a record whose tier is gone is ignored, its endpoints too");
     TenantRecord outside = record.withEndpoints(Map.of("hooks",
         new TenantEndpoint(URI.create("https://evil.example/in"))));
-    assertEquals(Optional.of(file), TenantRecord.endpointOf(CONFIG, "hooks", "acme", outside),
-        "one the configuration refuses now (written by anything, or allowedHosts narrowed): the file's");
+    assertEquals(Optional.empty(), TenantRecord.endpointOf(CONFIG, "hooks", "acme", outside),
+        "one the configuration refuses now (written by anything, or allowedHosts narrowed): none,"
+            + " not the file's the operator replaced");
+    assertTrue(TenantRecord.refusedEndpoint(CONFIG, "hooks", outside).orElseThrow()
+        .startsWith("host \"evil.example\" is not in providers.hooks"));
+    assertEquals(Optional.empty(), TenantRecord.refusedEndpoint(CONFIG, "hooks", record));
   }
 
   private static JsonNode tree(String json) throws Exception {
