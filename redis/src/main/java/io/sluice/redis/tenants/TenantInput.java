@@ -121,6 +121,18 @@ public final class TenantInput {
    * {@code current}'s record (the file's endpoints are changed in the file).
    */
   public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, Changes given) {
+    return fromCommandLine(config, null, current, given);
+  }
+
+  /**
+   * {@link #fromCommandLine(SluiceConfig, TenantRecord, Changes)} for the tenant {@code id} (null:
+   * none in the file). The overall budget and rules are the record's only when the command gives
+   * {@code --overall}, {@code --rule} or {@code --remove-rule}: then they start from those in
+   * force (the record's, else the file's entry's), and follow the file's no more. Otherwise a record
+   * without them stays without them, and the file's stay in force (a later file edit applies).
+   */
+  public static TenantRecord fromCommandLine(SluiceConfig config, String id, TenantRecord current,
+      Changes given) {
     String t = given.tier() != null ? given.tier() : current != null ? current.tier() : config.defaultTier();
     if (t == null) {
       throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
@@ -155,7 +167,7 @@ public final class TenantInput {
     EndpointInput.checkCount(endpoints);
     TenantBudgets budgets = current == null ? null : current.budgets();
     if (given.budgets()) {
-      budgets = budgets(config, budgets == null ? TenantBudgets.NONE : budgets, given);
+      budgets = budgets(config, budgets != null ? budgets : fileBudgets(config, id), given);
     }
     return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
         : current != null && current.shadow(), endpoints, budgets);
@@ -226,13 +238,24 @@ public final class TenantInput {
         EndpointInput.fromJson(config, body.get("endpoints")), BudgetInput.fromJson(config, body));
   }
 
-  /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */
+  /**
+   * The tenant's current record for a merge: the registry's, else the file's entry (its tier,
+   * quotas and shadow flag; not its overall budget and rules, which stay the file's unless a
+   * command changes them: {@link #fromCommandLine(SluiceConfig, String, TenantRecord, Changes)}),
+   * else null.
+   */
   public static TenantRecord current(SluiceConfig config, String id, TenantRecord registered) {
     if (registered != null) {
       return registered;
     }
     TenantConfig file = config.tenants().get(id);
-    return file == null ? null : TenantRecord.of(file);
+    return file == null ? null : new TenantRecord(file.tier(), file.quotas(), file.shadow());
+  }
+
+  /** The file's overall budget and rules for {@code id}, as a start to change; none without. */
+  private static TenantBudgets fileBudgets(SluiceConfig config, String id) {
+    TenantConfig file = id == null ? null : config.tenants().get(id);
+    return file == null ? TenantBudgets.NONE : new TenantBudgets(file.overall(), file.rules());
   }
 
   private static void checkTier(SluiceConfig config, String tier) {
