@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * capacity above 0 and at most {@value #MAX_CAPACITY} cost units; a refill as the file writes it
  * ({@link Rate#parse}: {@code 20/s}, {@code 600/m}, {@code 10/h}), at most {@value #MAX_REFILL}
  * per second; any text read at most {@value #MAX_TEXT} characters; endpoints as
- * {@link EndpointInput} bounds them.
+ * {@link EndpointInput} bounds them; the whole record encoded at most {@value #MAX_RECORD_CHARS}
+ * characters ({@link #checkSize}), so that what is written reads back.
  */
 public final class TenantInput {
   /** Longest tenant id, as in {@code WorkEvent.tenant}. */
@@ -169,8 +170,8 @@ public final class TenantInput {
     if (given.budgets()) {
       budgets = budgets(config, budgets != null ? budgets : fileBudgets(config, id), given);
     }
-    return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
-        : current != null && current.shadow(), endpoints, budgets);
+    return checkSize(new TenantRecord(t, out, given.shadow() != null ? given.shadow()
+        : current != null && current.shadow(), endpoints, budgets));
   }
 
   /** {@code current} with the rules and overall budget {@code given} changes. */
@@ -234,8 +235,40 @@ public final class TenantInput {
             one.path("refill").textValue()));
       }
     }
-    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false),
-        EndpointInput.fromJson(config, body.get("endpoints")), BudgetInput.fromJson(config, body));
+    return checkSize(new TenantRecord(tier.textValue(), quotas,
+        shadow != null && shadow.asBoolean(false), EndpointInput.fromJson(config,
+            body.get("endpoints")), BudgetInput.fromJson(config, body)));
+  }
+
+  /**
+   * Longest record written, as {@link TenantCodec} encodes it: what the registry reads back
+   * ({@link TenantCodec#MAX_VALUE_CHARS}) less room for the time and who wrote it.
+   */
+  public static final int MAX_RECORD_CHARS = TenantCodec.MAX_VALUE_CHARS - 400;
+
+  /**
+   * {@code record} when its encoding fits {@link #MAX_RECORD_CHARS} (8 endpoints with long URLs
+   * and 20 rules can exceed it); else refused, naming its largest field and the sizes, rather than
+   * written and read back as no record.
+   */
+  public static TenantRecord checkSize(TenantRecord record) {
+    com.fasterxml.jackson.databind.node.ObjectNode json = TenantCodec.json(record);
+    int size = json.toString().length();
+    if (size <= MAX_RECORD_CHARS) {
+      return record;
+    }
+    String largest = null;
+    int most = -1;
+    for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      int length = e.getValue().toString().length();
+      if (length > most) {
+        largest = e.getKey();
+        most = length;
+      }
+    }
+    throw new Refused(largest, most + " characters encoded, making the record " + size
+        + ", more than the " + MAX_RECORD_CHARS + " a record may have: shorten it");
   }
 
   /**

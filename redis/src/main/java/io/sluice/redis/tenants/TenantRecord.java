@@ -116,7 +116,12 @@ public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shado
         budgets ? new TenantBudgets(file.overall(), file.rules()) : null);
   }
 
-  /** This record with {@code next} as its endpoints. */
+  /** This record with {@code next} as its overall budget and rules (null: the file's). */
+  public TenantRecord withBudgets(TenantBudgets next) {
+    return new TenantRecord(tier, quotas, shadow, endpoints, next);
+  }
+
+    /** This record with {@code next} as its endpoints. */
   public TenantRecord withEndpoints(Map<String, TenantEndpoint> next) {
     return new TenantRecord(tier, quotas, shadow, next, budgets);
   }

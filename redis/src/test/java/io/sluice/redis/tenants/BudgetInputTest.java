@@ -85,6 +85,12 @@ class BudgetInputTest {
     assertTrue(refusal(List.of("x=0,10/h,path=a"), null).startsWith("rules.x.capacity: "));
     assertTrue(refusal(List.of("x=5,fast,path=a"), null).startsWith("rules.x.refill: "));
     assertTrue(refusal(List.of("x=5,1/s,colour=red"), null).startsWith("rules.x: expected provider="));
+    assertEquals("rules.x.path: only printable characters, got one (U+0001) at 1",
+        refusal(List.of("x=5,1/s,path=a\u0001b"), null));
+    assertEquals("rules.x.equals: only printable characters, got one (U+2028) at 2",
+        refusal(List.of("x=5,1/s,attribute=plan,equals=vi\u2028p"), null));
+    assertEquals("caf\u00e9", set(null, List.of("x=5,1/s,path=caf\u00e9"), null, null).budgets()
+        .rules().get("x").path(), "printable beyond ASCII is fine");
     assertTrue(refusal(List.of("a b=5,1/s,path=a"), null).startsWith("rules: a rule's name"));
     assertTrue(refusal(List.of("x"), null).startsWith("rules: expected NAME=CAPACITY,REFILL"));
     assertTrue(refusal(null, "100").startsWith("overall: expected CAPACITY,REFILL"));
