@@ -30,6 +30,7 @@ import io.sluice.app.ops.RedisReachability;
 import io.sluice.app.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
+import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
@@ -216,7 +217,8 @@ public final class SluiceApp implements AutoCloseable {
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
       if (config.providers().values().stream().anyMatch(io.sluice.config.ProviderConfig::perTenant)) {
         circuits.add(TenantRegistryHealth.ofDispatcher(
-            () -> latest.get().tenants().orElseThrow().view(), Clock.systemUTC()));
+            () -> latest.get().tenants().map(TenantWatcher::view),
+            Clock.systemUTC()));
       }
     }
     HangingTransactionSweeper sweeper = sweepHangingTransactions(config, roles);

@@ -110,7 +110,7 @@ final class TenantCommands {
       }
       TenantRecord current = TenantInput.current(c, id, withRegistry(c, r -> r.get(id)).tenant()
           .map(StoredTenant::record).orElse(null));
-      TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, current,
+      TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, id, current,
           new TenantInput.Changes(tier, quotas, shadow, endpoints, removeEndpoints, rules,
               removeRules, overall)));
       if (record == null) {

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -22,14 +23,17 @@ import java.util.function.Supplier;
  *   <li>{@code "stale since 2026-11-26T20:00:05Z (last read 2026-11-26T20:00:00Z, 12 s ago): the
  *       3 tenants kept stay in force as read at version 17; other tenants are decided by the
  *       file"}, once no read succeeded for {@link TenantCache#STALE_AFTER};</li>
- *   <li>{@code "stale: not read since this gate started: every tenant is decided by the file"}.</li>
+ *   <li>{@code "stale: not read since this gate started: every tenant is decided by the file"};</li>
+ *   <li>{@code "not followed: no provider has endpoints: perTenant in the configuration in force"}
+ *       (a dispatcher restarted by a reload that removed them).</li>
  * </ul>
  * Pure: the clock is passed in.
  */
 public final class TenantRegistryHealth implements HealthCheck {
   private final String name;
   private final String role;
-  private final Supplier<TenantWatcher.View> view;
+  /** The view; empty when this instance follows no registry now. */
+  private final Supplier<Optional<TenantWatcher.View>> view;
   private final Clock clock;
 
   /**
@@ -37,19 +41,24 @@ public final class TenantRegistryHealth implements HealthCheck {
    * @param clock the wall clock, for the times in the detail
    */
   public TenantRegistryHealth(Supplier<TenantWatcher.View> view, Clock clock) {
-    this("tenantRegistry", "gate", view, clock);
+    this("tenantRegistry", "gate", () -> Optional.of(view.get()), clock);
   }
 
-  private TenantRegistryHealth(String name, String role, Supplier<TenantWatcher.View> view,
-      Clock clock) {
+  private TenantRegistryHealth(String name, String role,
+      Supplier<Optional<TenantWatcher.View>> view, Clock clock) {
     this.name = name;
     this.role = role;
     this.view = view;
     this.clock = clock;
   }
 
-  /** The running dispatcher's view of the registry (its tenants' endpoints), {@code dispatcherTenantRegistry}. */
-  public static TenantRegistryHealth ofDispatcher(Supplier<TenantWatcher.View> view, Clock clock) {
+  /**
+   * The running dispatcher's view of the registry (its tenants' endpoints),
+   * {@code dispatcherTenantRegistry}; {@code view} empty when the dispatcher running now follows
+   * none (restarted by a reload from a configuration without {@code endpoints: perTenant}).
+   */
+  public static TenantRegistryHealth ofDispatcher(Supplier<Optional<TenantWatcher.View>> view,
+      Clock clock) {
     return new TenantRegistryHealth("dispatcherTenantRegistry", "dispatcher", view, clock);
   }
 
@@ -60,7 +69,12 @@ public final class TenantRegistryHealth implements HealthCheck {
 
   @Override
   public Result check() {
-    TenantWatcher.View v = view.get();
+    Optional<TenantWatcher.View> followed = view.get();
+    if (followed.isEmpty()) {
+      return Result.reachable("not followed: no provider has endpoints: perTenant in the"
+          + " configuration in force");
+    }
+    TenantWatcher.View v = followed.get();
     if (v.sinceLastRead().isEmpty()) {
       return Result.reachable("stale: not read since this " + role + " started: every tenant is"
           + " decided by the file");

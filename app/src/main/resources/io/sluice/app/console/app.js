@@ -495,10 +495,11 @@
   }
 
   async function editTenant(t, exists) {
-    // The registry's endpoints, overall budget and rules are not edited here; a save keeps them
-    // (a PUT sends the whole record; no overall and no rules leave the file's in force).
+    // The registry's endpoints, overall budget and rules are not edited here; a save keeps the
+    // record's (a PUT sends the whole record; no overall and no rules leave the file's in force,
+    // so the file's, shown for a yaml tenant, are not copied into a record).
     state.tenant = { id: String(t.tenant), exists, endpoints: t.endpoints || {},
-      budgets: 'overall' in t || 'rules' in t ? { overall: t.overall === undefined ? null : t.overall, rules: t.rules || {} } : null };
+      budgets: t.source === 'registry' && ('overall' in t || 'rules' in t) ? { overall: t.overall === undefined ? null : t.overall, rules: t.rules || {} } : null };
     $('tenant-title').textContent = 'Tenant ' + t.tenant;
     $('tenant-tier').value = t.tier || '';
     $('tenant-shadow').checked = !!t.shadow;

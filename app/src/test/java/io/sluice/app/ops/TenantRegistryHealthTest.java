@@ -47,10 +47,18 @@ class TenantRegistryHealthTest {
   @DisplayName("a dispatcher's view of the registry (its tenants' endpoints) is its own entry")
   void dispatcher() {
     TenantRegistryHealth health = TenantRegistryHealth.ofDispatcher(
-        () -> new TenantWatcher.View(true, Optional.empty(), -1, 0), NOW);
+        () -> Optional.of(new TenantWatcher.View(true, Optional.empty(), -1, 0)), NOW);
     assertEquals("dispatcherTenantRegistry", health.name());
     assertEquals(HealthCheck.Result.reachable(
             "stale: not read since this dispatcher started: every tenant is decided by the file"),
         health.check());
+  }
+
+  @Test
+  @DisplayName("a dispatcher restarted by a reload from a configuration without perTenant: not followed")
+  void dispatcherFollowingNone() {
+    assertEquals(HealthCheck.Result.reachable("not followed: no provider has endpoints: perTenant"
+            + " in the configuration in force"),
+        TenantRegistryHealth.ofDispatcher(Optional::empty, NOW).check());
   }
 }

@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * <p>The URL is the tenant's endpoint, never the event's: the one its registry record gives
  * ({@link TenantLookup}, a cache fed by the registry's changes), else the file's
  * ({@link TenantRecord#endpointOf}); a tenant without one has its event dead-lettered
- * {@code no_endpoint} without a call. When a tenant's endpoint changes (a {@code tenants set}, a
+ * {@code no_endpoint} without a call, and so does one whose registry endpoint the configuration
+ * now refuses (logged once: never the file's URL the operator replaced). A tenant the registry
+ * could not be read for (Redis slow or down, not kept) has its event deferred, no attempt spent. When a tenant's endpoint changes (a {@code tenants set}, a
  * reload), its next event opens a lane toward the new one; the lane toward the old one takes no
  * more events, finishes what it holds, and is closed once idle. The consumer thread owns this class;
  * the lanes' results arrive on the clients' threads and touch only an endpoint's health (under
@@ -73,7 +75,10 @@ final class TenantEndpoints {
   /** Dead-letter it, without a call. */
   record Dead(Reason reason, String detail) implements Route {}
 
-  /** Every lane is busy: defer it round the ladder, no attempt spent. */
+  /**
+   * Not now (every lane busy, or the registry did not answer): defer it round the ladder, no
+   * attempt spent.
+   */
   record Full(String detail) implements Route {}
 
   /** A live endpoint: its lane, its health, what it was made from. */
@@ -122,6 +127,11 @@ final class TenantEndpoints {
    * most {@value #MAX_LANES} (beyond, the changed endpoint's events are deferred until some drain).
    */
   private final List<Live> retiring = new ArrayList<>();
+  /**
+   * Endpoints whose registry endpoint the configuration refuses, warned of once (until it passes
+   * again); at most {@value #MAX_LANES} (beyond, no more warnings).
+   */
+  private final java.util.Set<EndpointLanes.Key> warnedRefused = new java.util.HashSet<>();
   /** The tenants' registry records (their endpoints over the file's). */
   private final TenantLookup registry;
   /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
@@ -151,14 +161,35 @@ final class TenantEndpoints {
   Route route(DispatchEntry entry, ProviderConfig provider, SluiceConfig config) {
     String name = entry.event().provider();
     String tenant = entry.event().tenant();
+    TenantLookup.Answer registered = registry.answer(tenant);
+    if (!registered.known()) {
+      // Redis slow or down and the tenant not kept: its registry endpoint may be the only one, or
+      // replace the file's. Neither a dead letter nor the file's URL: back later, no attempt spent.
+      return new Full("the tenant registry did not answer for tenant " + tenant);
+    }
+    Optional<String> refused = TenantRecord.refusedEndpoint(config, name, registered.record());
+    EndpointLanes.Key key = new EndpointLanes.Key(name, tenant);
+    if (refused.isPresent()) {
+      if (warnedRefused.size() < MAX_LANES && warnedRefused.add(key)) {
+        LOG.warn("{}: the registry's endpoint is refused under the configuration now ({}); its "
+            + "events are dead-lettered no_endpoint until it is set again or removed",
+            key.laneName(), refused.get());
+      }
+      return new Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant " + tenant
+          + " toward " + name + " fails the configuration's checks now (see the log; sluice "
+          + "tenants set " + tenant + " --endpoint " + name + "=URL, or --remove-endpoint " + name
+          + ")");
+    }
+    if (!warnedRefused.isEmpty()) {
+      warnedRefused.remove(key);
+    }
     Optional<TenantEndpoint> endpoint = TenantRecord.endpointOf(config, name, tenant,
-        registry.registered(tenant));
+        registered.record());
     if (endpoint.isEmpty()) {
       return new Dead(Reason.NO_ENDPOINT, "tenant " + tenant + " has no endpoint toward " + name
           + " (tenants." + tenant + ".endpoints." + name + ", or sluice tenants set " + tenant
           + " --endpoint " + name + "=URL)");
     }
-    EndpointLanes.Key key = new EndpointLanes.Key(name, tenant);
     long now = parts.clock().millis();
     Optional<Live> found = live.get(key);
     if (found.isPresent() && !found.get().endpoint().equals(endpoint.get())) {

@@ -16,6 +16,7 @@ import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
@@ -64,6 +65,19 @@ class TenantEndpointsTest {
   private int status = 503;
   /** The tenants' registry records, as a dispatcher's watcher would give them. */
   private final Map<String, TenantRecord> registry = new HashMap<>();
+  /** Tenants whose look-up does not answer (Redis slow or down, not kept). */
+  private final java.util.Set<String> unanswered = new java.util.HashSet<>();
+  private final TenantLookup lookup = new TenantLookup() {
+    @Override
+    public TenantRecord registered(String tenant) {
+      return registry.get(tenant);
+    }
+
+    @Override
+    public Answer answer(String tenant) {
+      return unanswered.contains(tenant) ? Answer.unknown() : Answer.of(registry.get(tenant));
+    }
+  };
 
   /** The provider as configured; each endpoint's copy records where it was called and fails. */
   private final Provider provider = new Provider() {
@@ -87,7 +101,7 @@ class TenantEndpointsTest {
       LimitLearner.local(DispatchListener.NONE), timer,
       (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
       (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
-      clock::nanos, 100_000, 100), Map.of("std", 1.0), registry::get);
+      clock::nanos, 100_000, 100), Map.of("std", 1.0), lookup);
 
   @Test
   void shouldDeadLetterTheEventOfATenantWithoutAnEndpointWithoutACall() {
@@ -156,6 +170,49 @@ class TenantEndpointsTest {
         "its record gone: the file's");
     assertInstanceOf(TenantEndpoints.Dead.class, endpoints.route(entry("e4", "nobody"), hooks,
         config), "no record and nothing in the file: no_endpoint");
+  }
+
+  @Test
+  void shouldDeferTheEventOfATenantTheRegistryCouldNotBeReadForNeverDeadLetterItOrCallTheFiles() {
+    unanswered.add("nobody");
+    unanswered.add("acme");
+
+    assertEquals(new TenantEndpoints.Full("the tenant registry did not answer for tenant nobody"),
+        endpoints.route(entry("e1", "nobody"), hooks, config),
+        "maybe its only endpoint is in the registry: not no_endpoint");
+    assertInstanceOf(TenantEndpoints.Full.class, endpoints.route(entry("e2", "acme"), hooks,
+        config), "maybe the registry replaced the file's endpoint: not the file's URL");
+    assertEquals(0, endpoints.size(), "no lane opened");
+
+    unanswered.clear();
+    registry.put("acme", record("http://127.0.0.1:9/registry"));
+    assertEquals("hooks/acme", queue("e3").name(), "answered: its endpoint");
+  }
+
+  @Test
+  void shouldDeadLetterTheEventOfARegistryEndpointTheConfigurationNowRefusesNotCallTheFiles() {
+    SluiceConfig narrowed = ConfigLoader.parse("""
+        tiers: { std: { weight: 1 } }
+        defaultTier: std
+        providers:
+          hooks:
+            endpoints: perTenant
+            allowedHosts: [ "*.customers.example" ]
+            rate: 10/s
+            quotas: { std: { capacity: 10, refill: 1/s } }
+        tenants:
+          acme: { endpoints: { hooks: "https://acme.customers.example/file" } }
+        """, Map.of());
+    registry.put("acme", record("https://hooks.elsewhere.example/in?sig=secret"));
+
+    TenantEndpoints.Route route = endpoints.route(entry("e1", "acme"), narrowed.providers()
+        .get("hooks"), narrowed);
+
+    assertEquals(new TenantEndpoints.Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant "
+        + "acme toward hooks fails the configuration's checks now (see the log; sluice tenants set"
+        + " acme --endpoint hooks=URL, or --remove-endpoint hooks)"), route,
+        "not the file's URL, which the registry's replaced");
+    assertEquals(0, endpoints.size());
   }
 
   @Test

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  *       rule's Redis key);</li>
  *   <li>a rule names at least one condition (a budget across all providers is {@code overall});
  *       {@code attribute} and {@code equals} go together; {@code provider} is a configured one;
- *       each text at most {@value TenantInput#MAX_TEXT} characters;</li>
+ *       each text at most {@value TenantInput#MAX_TEXT} printable characters (no control, format,
+ *       line-separator, private-use, surrogate or unassigned one);</li>
  *   <li>capacities and refills as for quotas ({@link TenantInput});</li>
  *   <li>at most {@value #MAX_RULES} rules per tenant.</li>
  * </ul>
@@ -157,7 +158,7 @@ final class BudgetInput {
   private static QuotaRule checked(SluiceConfig config, String name, Map<String, String> conditions,
       double capacity, String refill) {
     String at = "rules." + name;
-    conditions.forEach((k, v) -> TenantInput.bounded(at + "." + k, v));
+    conditions.forEach((k, v) -> printable(at + "." + k, TenantInput.bounded(at + "." + k, v)));
     String provider = conditions.get("provider");
     String attribute = conditions.get("attribute");
     String equals = conditions.get("equals");
@@ -176,6 +177,22 @@ final class BudgetInput {
     }
     Quota quota = TenantInput.quota(at, capacity, refill);
     return new QuotaRule(provider, conditions.get("path"), attribute, equals, quota);
+  }
+
+  /**
+   * {@code text} when every character is printable: no control character (JSON writes each as six),
+   * no format, line or paragraph separator, private-use, surrogate or unassigned one.
+   */
+  private static void printable(String field, String text) {
+    for (int i = 0; i < text.length(); i++) {
+      switch (Character.getType(text.charAt(i))) {
+        case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR,
+            Character.PARAGRAPH_SEPARATOR, Character.PRIVATE_USE, Character.SURROGATE,
+            Character.UNASSIGNED -> throw new Refused(field, "only printable characters, got one"
+            + String.format(" (U+%04X) at %d", (int) text.charAt(i), i));
+        default -> { }
+      }
+    }
   }
 
   private static Refused tooMany(int count) {

@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  * capacity above 0 and at most {@value #MAX_CAPACITY} cost units; a refill as the file writes it
  * ({@link Rate#parse}: {@code 20/s}, {@code 600/m}, {@code 10/h}), at most {@value #MAX_REFILL}
  * per second; any text read at most {@value #MAX_TEXT} characters; endpoints as
- * {@link EndpointInput} bounds them.
+ * {@link EndpointInput} bounds them; the whole record encoded at most {@value #MAX_RECORD_CHARS}
+ * characters ({@link #checkSize}), so that what is written reads back.
  */
 public final class TenantInput {
   /** Longest tenant id, as in {@code WorkEvent.tenant}. */
@@ -121,6 +122,18 @@ public final class TenantInput {
    * {@code current}'s record (the file's endpoints are changed in the file).
    */
   public static TenantRecord fromCommandLine(SluiceConfig config, TenantRecord current, Changes given) {
+    return fromCommandLine(config, null, current, given);
+  }
+
+  /**
+   * {@link #fromCommandLine(SluiceConfig, TenantRecord, Changes)} for the tenant {@code id} (null:
+   * none in the file). The overall budget and rules are the record's only when the command gives
+   * {@code --overall}, {@code --rule} or {@code --remove-rule}: then they start from those in
+   * force (the record's, else the file's entry's), and follow the file's no more. Otherwise a record
+   * without them stays without them, and the file's stay in force (a later file edit applies).
+   */
+  public static TenantRecord fromCommandLine(SluiceConfig config, String id, TenantRecord current,
+      Changes given) {
     String t = given.tier() != null ? given.tier() : current != null ? current.tier() : config.defaultTier();
     if (t == null) {
       throw new Refused("tier", "required: the tenant has no record, no entry in the file, and"
@@ -155,10 +168,10 @@ public final class TenantInput {
     EndpointInput.checkCount(endpoints);
     TenantBudgets budgets = current == null ? null : current.budgets();
     if (given.budgets()) {
-      budgets = budgets(config, budgets == null ? TenantBudgets.NONE : budgets, given);
+      budgets = budgets(config, budgets != null ? budgets : fileBudgets(config, id), given);
     }
-    return new TenantRecord(t, out, given.shadow() != null ? given.shadow()
-        : current != null && current.shadow(), endpoints, budgets);
+    return checkSize(new TenantRecord(t, out, given.shadow() != null ? given.shadow()
+        : current != null && current.shadow(), endpoints, budgets));
   }
 
   /** {@code current} with the rules and overall budget {@code given} changes. */
@@ -222,17 +235,60 @@ public final class TenantInput {
             one.path("refill").textValue()));
       }
     }
-    return new TenantRecord(tier.textValue(), quotas, shadow != null && shadow.asBoolean(false),
-        EndpointInput.fromJson(config, body.get("endpoints")), BudgetInput.fromJson(config, body));
+    return checkSize(new TenantRecord(tier.textValue(), quotas,
+        shadow != null && shadow.asBoolean(false), EndpointInput.fromJson(config,
+            body.get("endpoints")), BudgetInput.fromJson(config, body)));
   }
 
-  /** The tenant's current record for a merge: the registry's, else the file's entry, else null. */
+  /**
+   * Longest record written, as {@link TenantCodec} encodes it: what the registry reads back
+   * ({@link TenantCodec#MAX_VALUE_CHARS}) less room for the time and who wrote it.
+   */
+  public static final int MAX_RECORD_CHARS = TenantCodec.MAX_VALUE_CHARS - 400;
+
+  /**
+   * {@code record} when its encoding fits {@link #MAX_RECORD_CHARS} (8 endpoints with long URLs
+   * and 20 rules can exceed it); else refused, naming its largest field and the sizes, rather than
+   * written and read back as no record.
+   */
+  public static TenantRecord checkSize(TenantRecord record) {
+    com.fasterxml.jackson.databind.node.ObjectNode json = TenantCodec.json(record);
+    int size = json.toString().length();
+    if (size <= MAX_RECORD_CHARS) {
+      return record;
+    }
+    String largest = null;
+    int most = -1;
+    for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      int length = e.getValue().toString().length();
+      if (length > most) {
+        largest = e.getKey();
+        most = length;
+      }
+    }
+    throw new Refused(largest, most + " characters encoded, making the record " + size
+        + ", more than the " + MAX_RECORD_CHARS + " a record may have: shorten it");
+  }
+
+  /**
+   * The tenant's current record for a merge: the registry's, else the file's entry (its tier,
+   * quotas and shadow flag; not its overall budget and rules, which stay the file's unless a
+   * command changes them: {@link #fromCommandLine(SluiceConfig, String, TenantRecord, Changes)}),
+   * else null.
+   */
   public static TenantRecord current(SluiceConfig config, String id, TenantRecord registered) {
     if (registered != null) {
       return registered;
     }
     TenantConfig file = config.tenants().get(id);
-    return file == null ? null : TenantRecord.of(file);
+    return file == null ? null : new TenantRecord(file.tier(), file.quotas(), file.shadow());
+  }
+
+  /** The file's overall budget and rules for {@code id}, as a start to change; none without. */
+  private static TenantBudgets fileBudgets(SluiceConfig config, String id) {
+    TenantConfig file = id == null ? null : config.tenants().get(id);
+    return file == null ? TenantBudgets.NONE : new TenantBudgets(file.overall(), file.rules());
   }
 
   private static void checkTier(SluiceConfig config, String tier) {

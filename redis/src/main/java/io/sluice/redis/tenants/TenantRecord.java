@@ -70,20 +70,35 @@ public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shado
 
   /**
    * Where the tenant's calls toward the per-tenant provider {@code provider} go: the endpoint
-   * {@code registered} gives it, if the record is in force and the endpoint still passes the
-   * configuration's checks ({@link EndpointInput#refusal}: a reload may have narrowed
-   * {@code allowedHosts}, and what is read from Redis is hostile); else the file's
-   * ({@link SluiceConfig#endpointOf}); empty when neither has one.
+   * {@code registered} gives it, if the record is in force; else the file's
+   * ({@link SluiceConfig#endpointOf}); empty when neither has one, and empty too when the
+   * record's endpoint no longer passes the configuration's checks ({@link #refusedEndpoint}: a
+   * reload may have narrowed {@code allowedHosts}, and what is read from Redis is hostile). Not
+   * the file's then: the operator replaced that destination.
    */
   public static Optional<TenantEndpoint> endpointOf(SluiceConfig config, String provider,
       String tenant, TenantRecord registered) {
     if (inForce(config, registered)) {
       TenantEndpoint own = registered.endpoints().get(provider);
-      if (own != null && EndpointInput.refusal(config, provider, own).isEmpty()) {
-        return Optional.of(own);
+      if (own != null) {
+        return EndpointInput.refusal(config, provider, own).isEmpty() ? Optional.of(own)
+            : Optional.empty();
       }
     }
     return config.endpointOf(provider, tenant);
+  }
+
+  /**
+   * Why the endpoint {@code registered} gives toward {@code provider} fails {@code config}'s
+   * checks ({@link EndpointInput#refusal}, which never quotes a URL's query); empty when the
+   * record is not in force, gives none, or gives one that passes.
+   */
+  public static Optional<String> refusedEndpoint(SluiceConfig config, String provider,
+      TenantRecord registered) {
+    if (!inForce(config, registered) || !registered.endpoints().containsKey(provider)) {
+      return Optional.empty();
+    }
+    return EndpointInput.refusal(config, provider, registered.endpoints().get(provider));
   }
 
   /** Whether {@code registered} decides its tenant: there is one, and its tier is configured. */
@@ -101,7 +116,12 @@ public record TenantRecord(String tier, Map<String, Quota> quotas, boolean shado
         budgets ? new TenantBudgets(file.overall(), file.rules()) : null);
   }
 
-  /** This record with {@code next} as its endpoints. */
+  /** This record with {@code next} as its overall budget and rules (null: the file's). */
+  public TenantRecord withBudgets(TenantBudgets next) {
+    return new TenantRecord(tier, quotas, shadow, endpoints, next);
+  }
+
+    /** This record with {@code next} as its endpoints. */
   public TenantRecord withEndpoints(Map<String, TenantEndpoint> next) {
     return new TenantRecord(tier, quotas, shadow, next, budgets);
   }

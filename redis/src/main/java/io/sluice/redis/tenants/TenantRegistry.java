@@ -73,8 +73,13 @@ public final class TenantRegistry {
     return KEY + ":audit:" + id;
   }
 
-  /** Writes {@code record} for {@code id} (checked first: {@link TenantInput}); fails with {@link Full}. */
+  /**
+   * Writes {@code record} for {@code id} (checked first: {@link TenantInput}); fails with
+   * {@link Full}. A record too large to read back is refused here too
+   * ({@link TenantInput#checkSize}, thrown at once).
+   */
   public CompletionStage<StoredTenant> put(String id, TenantRecord record, String by) {
+    TenantInput.checkSize(record);
     return run(new String[] {KEY, VERSION, CHANGES, auditKey(id)}, "put", id,
         TenantCodec.stored(record, by), TenantCodec.quoted(by), Integer.toString(MAX_TENANTS),
         Integer.toString(MAX_AUDIT), AUDIT_TTL, Integer.toString(MAX_CHANGES))

@@ -71,18 +71,23 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
 
   @Override
   public TenantRecord registered(String tenant) {
+    return answer(tenant).record();
+  }
+
+  @Override
+  public Answer answer(String tenant) {
     TenantCache.Kept kept = cache.cached(tenant);
     if (kept != null) {
-      return kept.record();
+      return Answer.of(kept.record());
     }
     TenantCache.MissDecision miss = cache.onMiss();
     switch (miss.miss()) {
       case ABSENT -> {
         cache.store(tenant, null, miss.version());
-        return null;
+        return Answer.of(null);
       }
       case UNAVAILABLE -> {
-        return null;
+        return Answer.unknown();
       }
       default -> {
         try {
@@ -90,15 +95,15 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
               .get(LOOKUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
           TenantRecord record = read.tenant().map(StoredTenant::record).orElse(null);
           cache.store(tenant, record, read.version());
-          return record;
+          return Answer.of(record);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          return null;
+          return Answer.unknown();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
           if (!cache.failing() && cache.lookupFailed()) {
             warn(e);
           }
-          return null;
+          return Answer.unknown();
         }
       }
     }

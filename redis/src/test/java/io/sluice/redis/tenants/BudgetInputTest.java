@@ -55,11 +55,18 @@ class BudgetInputTest {
   @Test
   void aCommandLineStartsFromTheTenantsBudgetsAndChangesWhatItGives() {
     TenantRecord fromFile = TenantInput.current(CONFIG, "acme", null);
-    assertEquals(new TenantBudgets(new Quota(100, Rate.parse("50/s")), Map.of("refunds", REFUNDS)),
-        fromFile.budgets(), "the file's entry as the start, as its quotas are");
+    assertNull(fromFile.budgets(), "the file's entry as the start leaves the file's budgets the file's");
+    assertNull(TenantInput.fromCommandLine(CONFIG, "acme", fromFile, new TenantInput.Changes(
+        "pro", null, true, null, null)).budgets(),
+        "a --tier or --shadow on a file tenant copies no budget: a later file edit applies");
 
-    TenantRecord set = set(fromFile, List.of("vip=2,1/m,attribute=plan,equals=vip"),
-        List.of("refunds"), "none");
+    TenantRecord set = TenantInput.fromCommandLine(CONFIG, "acme", fromFile, new TenantInput.Changes(
+        null, null, null, null, null, List.of("vip=2,1/m,attribute=plan,equals=vip"), null, null));
+    assertEquals(new TenantBudgets(new Quota(100, Rate.parse("50/s")), Map.of("refunds", REFUNDS,
+        "vip", new QuotaRule(null, null, "plan", "vip", new Quota(2, Rate.parse("1/m"))))),
+        set.budgets(), "a --rule starts from the file's in force, and holds them from then on");
+    set = TenantInput.fromCommandLine(CONFIG, "acme", set, new TenantInput.Changes(null, null, null,
+        null, null, null, List.of("refunds"), "none"));
     assertEquals(new TenantBudgets(null, Map.of("vip", new QuotaRule(null, null, "plan", "vip",
         new Quota(2, Rate.parse("1/m"))))), set.budgets());
 
@@ -78,6 +85,12 @@ class BudgetInputTest {
     assertTrue(refusal(List.of("x=0,10/h,path=a"), null).startsWith("rules.x.capacity: "));
     assertTrue(refusal(List.of("x=5,fast,path=a"), null).startsWith("rules.x.refill: "));
     assertTrue(refusal(List.of("x=5,1/s,colour=red"), null).startsWith("rules.x: expected provider="));
+    assertEquals("rules.x.path: only printable characters, got one (U+0001) at 1",
+        refusal(List.of("x=5,1/s,path=a\u0001b"), null));
+    assertEquals("rules.x.equals: only printable characters, got one (U+2028) at 2",
+        refusal(List.of("x=5,1/s,attribute=plan,equals=vi\u2028p"), null));
+    assertEquals("caf\u00e9", set(null, List.of("x=5,1/s,path=caf\u00e9"), null, null).budgets()
+        .rules().get("x").path(), "printable beyond ASCII is fine");
     assertTrue(refusal(List.of("a b=5,1/s,path=a"), null).startsWith("rules: a rule's name"));
     assertTrue(refusal(List.of("x"), null).startsWith("rules: expected NAME=CAPACITY,REFILL"));
     assertTrue(refusal(null, "100").startsWith("overall: expected CAPACITY,REFILL"));

@@ -7,8 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.ProviderLimit;
+import io.sluice.config.Quota;
+import io.sluice.config.QuotaRule;
+import io.sluice.config.Rate;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantEndpoint;
 import java.net.URI;
@@ -156,6 +160,41 @@ class EndpointInputTest {
   }
 
   @Test
+  void aRecordTooLargeToReadBackIsRefusedWhenWrittenNamingItsLargestField() {
+    StringBuilder config = new StringBuilder("tiers: { std: { weight: 1 } }\ndefaultTier: std\n"
+        + "providers:\n");
+    Map<String, TenantEndpoint> endpoints = new java.util.TreeMap<>();
+    for (int i = 0; i < 8; i++) {
+      config.append("  p").append(i).append(": { endpoints: perTenant, allowPrivateNetworks: true,"
+          + " rate: 1/s, quotas: { std: { capacity: 1, refill: 1/s } } }\n");
+      endpoints.put("p" + i, new TenantEndpoint(URI.create("http://127.0.0.1/"
+          + "x".repeat(EndpointInput.MAX_URL - 17))));
+    }
+    SluiceConfig eight = ConfigLoader.parse(config.toString(), Map.of());
+    Map<String, QuotaRule> rules = new java.util.TreeMap<>();
+    for (int i = 0; i < 20; i++) {
+      rules.put("r" + i, new QuotaRule("p0", "\"".repeat(100), "plan", "\\".repeat(100),
+          new Quota(5, Rate.parse("10/h"))));
+    }
+    TenantRecord fits = new TenantRecord("std", Map.of(), false, endpoints, null);
+    assertEquals(fits, TenantInput.checkSize(fits), "8 endpoints of 1,000 characters fit");
+    TenantRecord big = fits.withBudgets(new TenantBudgets(null, rules));
+
+    String why = assertThrows(TenantInput.Refused.class, () -> TenantInput.checkSize(big))
+        .getMessage();
+    assertTrue(why.matches("rules: \\d+ characters encoded, making the record \\d+, more than the "
+        + TenantInput.MAX_RECORD_CHARS + " a record may have: shorten it"), why);
+    assertTrue(TenantCodec.stored(big, "ops").length() > TenantCodec.MAX_VALUE_CHARS,
+        "unchecked, it would be read back as no record");
+    assertThrows(TenantInput.Refused.class, () -> new TenantRegistry(null).put("acme", big, "ops"),
+        "the registry refuses it too, before any write");
+    assertThrows(TenantInput.Refused.class, () -> TenantInput.fromCommandLine(eight, big,
+        new TenantInput.Changes(null, null, true, null, null)), "a command line leading to it");
+    ObjectNode body = TenantCodec.json(big);
+    assertThrows(TenantInput.Refused.class, () -> TenantInput.fromJson(eight, body), "a PUT body");
+  }
+
+  @Test
   void anAdminApiBodyGivesEndpointsAsAUrlOrAnObject() throws Exception {
     TenantRecord record = TenantInput.fromJson(CONFIG, tree("""
         {"tier":"std","endpoints":{"hooks":{"url":"https://acme.customers.example/in","rate":"300/m"},
@@ -206,8 +245,12 @@ class EndpointInputTest {
         "a record whose tier is gone is ignored, its endpoints too");
     TenantRecord outside = record.withEndpoints(Map.of("hooks",
         new TenantEndpoint(URI.create("https://evil.example/in"))));
-    assertEquals(Optional.of(file), TenantRecord.endpointOf(CONFIG, "hooks", "acme", outside),
-        "one the configuration refuses now (written by anything, or allowedHosts narrowed): the file's");
+    assertEquals(Optional.empty(), TenantRecord.endpointOf(CONFIG, "hooks", "acme", outside),
+        "one the configuration refuses now (written by anything, or allowedHosts narrowed): none,"
+            + " not the file's the operator replaced");
+    assertTrue(TenantRecord.refusedEndpoint(CONFIG, "hooks", outside).orElseThrow()
+        .startsWith("host \"evil.example\" is not in providers.hooks"));
+    assertEquals(Optional.empty(), TenantRecord.refusedEndpoint(CONFIG, "hooks", record));
   }
 
   private static JsonNode tree(String json) throws Exception {
