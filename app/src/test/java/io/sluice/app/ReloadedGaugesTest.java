@@ -45,8 +45,9 @@ class ReloadedGaugesTest {
   }
 
   @Test
-  @DisplayName("sluice_dispatch_total_paced_rate shows a per-tenant provider's totalRate in force")
-  void totalPacedRateFollowsReloads() {
+  @DisplayName("sluice_dispatch_total_paced_rate shows a per-tenant provider's totalRate in force: "
+      + "a reload that changes it is refused (a restart applies it), and the gauge keeps the old")
+  void totalPacedRateShowsTheTotalInForce() {
     String perTenant = YAML.replace("url: http://localhost:1/", "endpoints: perTenant");
     MetricRegistry registry = new MetricRegistry();
     LiveConfig live = new LiveConfig(ConfigLoader.parse(
@@ -56,8 +57,8 @@ class ReloadedGaugesTest {
     String gauge = MetricNames.name("sluice_dispatch_total_paced_rate", "provider", "api");
     assertEquals(40.0, registry.getGauges().get(gauge).getValue());
 
-    assertInstanceOf(LiveConfig.Outcome.Applied.class, live.reload(() -> ConfigLoader.parse(
+    assertInstanceOf(LiveConfig.Outcome.Rejected.class, live.reload(() -> ConfigLoader.parse(
         perTenant.replace("rate: 50/s", "rate: 5/s\n    totalRate: 30/m"), Map.of())));
-    assertEquals(0.5, registry.getGauges().get(gauge).getValue());
+    assertEquals(40.0, registry.getGauges().get(gauge).getValue());
   }
 }
