@@ -91,8 +91,14 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
       }
       default -> {
         try {
-          TenantRegistry.Read read = lookUp.apply(tenant).toCompletableFuture()
-              .get(LOOKUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          java.util.concurrent.CompletableFuture<TenantRegistry.Read> asked =
+              lookUp.apply(tenant).toCompletableFuture();
+          // An answer later than the wait is kept too (store refuses it if a change came since):
+          // otherwise every next event of the tenant asks again and waits again, each decided
+          // by the file meanwhile, for as long as Redis answers slower than the wait.
+          asked.thenAccept(late -> cache.store(tenant,
+              late.tenant().map(StoredTenant::record).orElse(null), late.version()));
+          TenantRegistry.Read read = asked.get(LOOKUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
           TenantRecord record = read.tenant().map(StoredTenant::record).orElse(null);
           cache.store(tenant, record, read.version());
           return Answer.of(record);

@@ -55,4 +55,19 @@ class TenantWatcherAnswerTest {
     assertEquals(TenantLookup.Answer.of(null), watcher.answer("globex"));
     watcher.close();
   }
+
+  @Test
+  void shouldKeepAnAnswerThatCameAfterTheWaitSoTheNextEventNeitherAsksNorWaits() {
+    watcher.poll().toCompletableFuture().join();
+    CompletableFuture<TenantRegistry.Read> slow = new CompletableFuture<>();
+    next.set(slow);
+
+    assertEquals(TenantLookup.Answer.unknown(), watcher.answer("acme"), "no answer within 200 ms");
+    slow.complete(new TenantRegistry.Read(5, Optional.of(
+        new StoredTenant("acme", PRO, "ana@ops", java.time.Instant.EPOCH))));
+    next.set(null);
+
+    assertEquals(TenantLookup.Answer.of(PRO), watcher.answer("acme"), "kept when it came");
+    watcher.close();
+  }
 }
