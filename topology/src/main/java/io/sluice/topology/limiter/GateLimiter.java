@@ -234,6 +234,7 @@ public final class GateLimiter {
     if (shadow) {
       holder = false;
     }
+    forgetWhatTheOldSpecSold(r, spec);
 
     // A ticket holder must be charged by Redis (its turn in the line is recorded there).
     if (!holder && r.lease != null) {
@@ -457,6 +458,26 @@ public final class GateLimiter {
    * the lease spent ({@link #takeRenewal}); the circuit and the store-call listener are told when it
    * arrives, on the thread that completes it.
    */
+  /**
+   * A lease, its renewal and places in line were sold under the spec they were granted with.
+   * After a change of the tenant's quota (a reload, the tenant registry), deciding from them
+   * would keep the old rate until they ran out, seconds of a lease: the next event goes to the
+   * script instead, which applies the change ({@code token_bucket.lua}, "A change of rate"). The
+   * lease is released with that call ({@link Remembered#retired}; after a change Redis takes
+   * back none of its reserved units); a renewal in flight is left to expire. Stricter, never
+   * looser: what they held is not sold twice.
+   */
+  private static void forgetWhatTheOldSpecSold(Remembered r, BucketSpec spec) {
+    if (r.lease != null && !r.lease.spec().equals(spec)) {
+      r.retired = r.lease;
+      r.lease = null;
+      r.renewal = null;
+    }
+    if (r.places != null && !r.places.spec().equals(spec)) {
+      r.places = null;
+    }
+  }
+
   private void renewIfDue(BucketKey key, BucketSpec spec, Remembered r, int cost, Lease.Slot slot, long now) {
     if (maxLease == 0 || r.renewal != null || r.owed > 0 || !slot.isImmediate()
         || !renewalPolicy.shouldRenew(r.lease.remaining(), r.lease.useLeftMicros(now), r.demand.perSecond())) {

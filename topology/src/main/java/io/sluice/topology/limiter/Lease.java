@@ -171,4 +171,9 @@ public final class Lease {
     // (Beside an old line the refill is slower until it ends: the grant says so, Refill.)
     return grant.dueOfUnit(j, spec);
   }
+
+  /** The bucket's shape this was granted under. */
+  BucketSpec spec() {
+    return spec;
+  }
 }

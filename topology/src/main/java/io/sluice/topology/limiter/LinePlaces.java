@@ -93,4 +93,9 @@ public final class LinePlaces {
   public PlacesRelease giveBack() {
     return used == units ? null : new PlacesRelease(lineEndMicros, units - used);
   }
+
+  /** The bucket's shape this was granted under. */
+  BucketSpec spec() {
+    return spec;
+  }
 }

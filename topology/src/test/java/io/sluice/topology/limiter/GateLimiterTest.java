@@ -1,6 +1,7 @@
 package io.sluice.topology.limiter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.redis.RedisCircuit;
@@ -59,6 +60,29 @@ class GateLimiterTest {
         assertTrue(sum <= bound, context + ": " + sum + " units admitted within " + windowSeconds + " s, bound " + bound);
       }
     }
+  }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("after a change of the tenant's quota the next event is decided "
+      + "by the store, which applies the change, not by a lease sold under the old quota")
+  void shouldAskTheStoreAtTheFirstEventAfterAChangeOfQuota() {
+    GateLimiter gate = limiter(Duration.ofSeconds(2), 64);
+    BucketKey key = new BucketKey("api", "grow");
+    BucketSpec before = new BucketSpec(100, 100, 1_000_000);
+    boolean leaseServing = false;
+    for (int i = 0; i < 200 && !leaseServing; i++) {
+      clockMicros.addAndGet(20_000);
+      int calls = store.calls();
+      assertInstanceOf(LimiterDecision.Admit.class, gate.decide(key, before, 1, false));
+      leaseServing = i > 10 && store.calls() == calls;
+    }
+    assertTrue(leaseServing, "a lease decides the tenant's events in process");
+
+    int calls = store.calls();
+    clockMicros.addAndGet(20_000);
+    gate.decide(key, new BucketSpec(100, 400, 1_000_000), 1, false);
+
+    assertEquals(calls + 1, store.calls(), "the first event under the raised quota goes to the store");
   }
 
   @Test
