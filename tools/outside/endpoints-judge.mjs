@@ -99,6 +99,8 @@ if (faults) {
   const inWindow = (c, a, b) => c.verdict === "accepted" && !faulty.has(c.endpoint) && c.t >= a && c.t < b;
   const before = count((c) => inWindow(c, f - w, f)) / (w / 1000);
   const after = count((c) => inWindow(c, f + 5000, f + 5000 + w)) / (w / 1000);
+  // And over the whole time the faults lasted (ten minutes with --fault-start 60 --duration 660).
+  const during = count((c) => inWindow(c, f + 5000, end)) / ((end - f - 5000) / 1000);
   const of = (e) => byEndpoint[e].filter((c) => c.t >= f && c.t < end);
   const failing = of(2);
   const late = failing.filter((c) => c.t >= f + 15000);   // past disableAfter (10 s) and a call
@@ -108,12 +110,16 @@ if (faults) {
   report.faults = {
     windowSeconds: Math.round(w / 1000), othersBefore: before.toFixed(2), othersAfter: after.toFixed(2),
     change: `${(((after - before) / before) * 100).toFixed(2)}%`,
+    faultSeconds: Math.round((end - f) / 1000), othersDuringFaults: during.toFixed(2),
+    changeDuringFaults: `${(((during - before) / before) * 100).toFixed(2)}%`,
     slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps,
     enabledAfterMended: [1, 2].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
   };
   verdicts.push(
     [`the others' calls/s unchanged within 2% by a slow and a failing endpoint (${before.toFixed(2)} -> ${after.toFixed(2)})`,
       Math.abs(after - before) <= 0.02 * before],
+    [`... and over all ${Math.round((end - f) / 1000)} s of the faults (${before.toFixed(2)} -> ${during.toFixed(2)})`,
+      Math.abs(during - before) <= 0.02 * before],
     [`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps})`,
       failing.length > 0 && gaps.every((g) => g >= 9)],
     ["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))],

@@ -5,7 +5,7 @@
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
 #       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
-#       [--work DIR] [--jfr] [--no-idle]
+#       [--work DIR] [--jfr] [--no-idle] [--fault-start S]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
@@ -19,7 +19,7 @@
 # each have their endpoint (and up to --configured tenants have one, never sent to).
 # kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
 # seconds, so every endpoint has a backlog from its first call to its last.
-# Unless --no-faults, at half the duration endpoint 1 starts answering after 10 s (Sluice's
+# Unless --no-faults, at half the duration (or --fault-start S seconds in) endpoint 1 starts answering after 10 s (Sluice's
 # timeout is 2 s) and endpoint 2 answers 500 (both disabled automatically, then probed); both
 # answer again at the end of the load. The heap of the sluice JVM (after `jcmd GC.run`) and
 # Redis's keys are read with every endpoint busy (at the end of the load) and after the lanes have
@@ -39,6 +39,7 @@ SLUICE_RATE=""   # Sluice's rate toward each endpoint; 96% of --rate unless give
 MARGIN=""        # with --window-margin MS, the endpoint's limit is declared to Sluice as well
 DURATION=120
 FAULTS=true
+FAULT_START=""   # seconds into the load when the faults begin; half the duration unless given
 WORK=""
 JFR=()
 IDLE=true
@@ -51,6 +52,7 @@ while [ $# -gt 0 ]; do
     --window-margin) MARGIN=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --no-faults) FAULTS=false; shift ;;
+    --fault-start) FAULT_START=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --no-idle) IDLE=false; shift ;;
     --jfr) JFR=(-XX:StartFlightRecording=filename=sluice.jfr,settings=profile,dumponexit=true); shift ;;
@@ -186,7 +188,7 @@ log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burs
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
 if $FAULTS; then
-  sleep_until $((DURATION / 2))
+  sleep_until "${FAULT_START:-$((DURATION / 2))}"
   echo '{"1": "slow", "2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"
   stamp faults; log "endpoint 1 answers after 10 s, endpoint 2 answers 500"
 fi
