@@ -1,0 +1,180 @@
+package io.sluice.dispatcher.dispatch.lane;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How fast this dispatcher's lanes claim their slots, as a factor of their rates: 1 while the
+ * process keeps its slots on time, less while it cannot. Every lane, a provider's and a tenant's
+ * endpoint's, claims at {@code rate * factor} ({@link ProviderLane}); the slots it does not claim
+ * are left in the leak for other instances, never claimed and dropped.
+ *
+ * <h2>Why the dispatcher must slow itself down</h2>
+ *
+ * Asked for more calls than its CPU can make (1,000 endpoints at 2/s on 2 shared cores), a
+ * dispatcher that claims every slot hands its calls to the HTTP client on schedule, but they leave
+ * the process late and bunched: a strict endpoint (2 in any second, no burst) answers 429, the
+ * client's own timeout ends calls the endpoint answered in a millisecond (median latency 1.8 s
+ * against a 2 s timeout), and every 429 and timeout comes back as a retry, more work for the same
+ * CPU. Fewer calls, each on time, make more deliveries than all of them late.
+ *
+ * <h2>The signal: how late the dispatch timer runs the slots</h2>
+ *
+ * Every slot of every lane is started by one timer thread at the slot's local instant; how late it
+ * actually runs ({@link #fired}) is how far behind the process is, whatever it is short of (CPU
+ * taken by its own HTTP client and Kafka threads, by the broker next door, a long GC). It needs
+ * no model of the providers, and a slow provider does not move it: calls are asynchronous, so an
+ * endpoint answering in 10 s holds calls in flight, not the timer. The signals left out, and why:
+ * <ul>
+ *   <li>Call latency and calls in flight: a slow provider raises both exactly as overload does.
+ *   <li>Timeouts in this process's client: the same, and they come a whole timeout (2 s) after
+ *       the lateness that caused them. They are told apart the other way round: a timeout of a
+ *       call that was in flight while the timer ran late ({@link #lateSince}) is not held against
+ *       its endpoint's health.
+ * </ul>
+ *
+ * <h2>The rule: cut fast on sustained lateness, recover slowly</h2>
+ *
+ * Time is cut into half-second windows. A window is <b>late</b> when at least
+ * {@value #MIN_SLOTS} slots fired in it and at least half of them fired {@value #LATE_MILLIS} ms
+ * or more after their instant (a median past 20 ms: a busy 2-core machine's timer is often 3 to
+ * 10 ms late on its own; a slot half an interval late is dropped at 2/s after 250 ms). Then:
+ * <ul>
+ *   <li>two late windows in a row cut the factor to {@value #CUT} of itself, never below
+ *       {@value #FLOOR}; the count starts again after a cut, so cuts come at least a second apart
+ *       while the lateness lasts (time for the lanes' slower claims, a lookahead ahead, to show);
+ *   <li>every other window adds {@value #STEP} back, up to 1: from the floor to full pace in 18 s,
+ *       from a single cut in 5 s;
+ *   <li>a window with fewer slots says nothing of lateness, and counts as on time: a dispatcher
+ *       with little to send is not slowed, and one idle for a while comes back at full pace.
+ * </ul>
+ * <b>A single stall does not cut.</b> A GC pause or a stalled core makes every slot due during it
+ * late, all of them run when it ends, so they fall into one window: one late window, then on time.
+ * Only lateness that lasts a second or more cuts. At the floor the dispatcher still makes a tenth
+ * of its calls: the cut is for overload the process can cure by doing less; a machine that cannot
+ * give it even that much CPU shows as the floor held (the gauge, the log).
+ *
+ * <p>Pure: every instant is passed in (the lanes' monotonic nanoseconds). Not thread-safe:
+ * {@link DispatcherPace} calls it under its monitor.
+ */
+public final class PaceGovernor {
+  /** The lowest factor: the lanes never claim less than this share of their rates. */
+  public static final double FLOOR = 0.1;
+  /** A cut multiplies the factor by this. */
+  static final double CUT = 0.75;
+  /** What each window on time gives back. */
+  static final double STEP = 0.025;
+  /** A slot fired this late or later counts as late. */
+  static final long LATE_MILLIS = 20;
+  static final long LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(LATE_MILLIS);
+  /** The windows lateness is judged over. */
+  static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+  /** Fewer slots in a window say nothing of lateness. */
+  static final int MIN_SLOTS = 8;
+  /** Late windows in a row that make a cut. */
+  static final int LATE_WINDOWS = 2;
+  /** Past this many empty windows the factor is back at 1 whatever it was. */
+  private static final long WINDOWS_TO_RECOVER = (long) Math.ceil((1 - FLOOR) / STEP);
+
+  /** Where the factor stands. */
+  public enum Band {
+    /** 1: every lane at its rate. */
+    FULL,
+    /** Below 1, above the floor. */
+    SLOWED,
+    /** At the floor: slowing down has not made the process keep its slots. */
+    FLOOR
+  }
+
+  private double factor = 1;
+  private long windowStart;
+  private int slots;
+  private int lateSlots;
+  private int lateStreak;
+  /** Whether a window was ever late, and when the last one ended. */
+  private boolean everLate;
+  private long lastLateEndNanos;
+  /** The last late window's slots and late slots, for the log. */
+  private int lastLateSlots;
+  private int lastLateLate;
+
+  /** @param nowNanos the first window starts now */
+  public PaceGovernor(long nowNanos) {
+    this.windowStart = nowNanos;
+  }
+
+  /** A slot's timer task ran at {@code nowNanos}, {@code lateNanos} after the slot's instant. */
+  public void fired(long nowNanos, long lateNanos) {
+    advance(nowNanos);
+    slots++;
+    if (lateNanos >= LATE_NANOS) {
+      lateSlots++;
+    }
+  }
+
+  /** The factor in force at {@code nowNanos}: (floor, 1]. */
+  public double factor(long nowNanos) {
+    advance(nowNanos);
+    return factor;
+  }
+
+  /** The band of the factor at {@code nowNanos}. */
+  public Band band(long nowNanos) {
+    double f = factor(nowNanos);
+    return f >= 1 ? Band.FULL : f <= FLOOR ? Band.FLOOR : Band.SLOWED;
+  }
+
+  /**
+   * Whether the timer ran late at any time after {@code sinceNanos}, as far as windows closed by
+   * {@code nowNanos} and the one in progress tell: a call in flight since then may have been held
+   * up by this process, not by its provider.
+   */
+  public boolean lateSince(long sinceNanos, long nowNanos) {
+    advance(nowNanos);
+    return (everLate && lastLateEndNanos - sinceNanos > 0) || late(slots, lateSlots);
+  }
+
+  /** The last late window: "L of N slots", for the log. */
+  public String lastLateWindow() {
+    return lastLateLate + " of " + lastLateSlots + " slots";
+  }
+
+  private static boolean late(int slots, int lateSlots) {
+    return slots >= MIN_SLOTS && 2 * lateSlots >= slots;
+  }
+
+  /** Closes every window that ended by {@code nowNanos}. */
+  private void advance(long nowNanos) {
+    if (nowNanos - windowStart < WINDOW_NANOS) {
+      return;
+    }
+    close(late(slots, lateSlots));
+    windowStart += WINDOW_NANOS;
+    slots = 0;
+    lateSlots = 0;
+    long empty = (nowNanos - windowStart) / WINDOW_NANOS;
+    for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + 1); i++) {
+      close(false);
+    }
+    windowStart += empty * WINDOW_NANOS;
+  }
+
+  private void close(boolean late) {
+    if (!late) {
+      lateStreak = 0;
+      factor = Math.min(1, factor + STEP);
+      if (factor > 1 - 1e-9) {
+        factor = 1;
+      }
+      return;
+    }
+    everLate = true;
+    lastLateEndNanos = windowStart + WINDOW_NANOS;
+    lastLateSlots = slots;
+    lastLateLate = lateSlots;
+    lateStreak++;
+    if (lateStreak >= LATE_WINDOWS) {
+      factor = Math.max(FLOOR, factor * CUT);
+      lateStreak = 0;
+    }
+  }
+}
