@@ -50,6 +50,16 @@ public final class DispatcherPace implements Pace {
   }
 
   @Override
+  public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {
+    Line line;
+    synchronized (this) {
+      governor.answered(nowNanos, startedNanos, excessNanos);
+      line = update(nowNanos);
+    }
+    log(line);
+  }
+
+  @Override
   public synchronized boolean lateSince(long sinceNanos, long nowNanos) {
     return governor.lateSince(sinceNanos, nowNanos);
   }
@@ -86,18 +96,18 @@ public final class DispatcherPace implements Pace {
     loggedAtNanos = nowNanos;
     String percent = Math.round(f * 100) + "%";
     return switch (now) {
-      case FULL -> new Line(false, "dispatcher: back at full pace, its slots on time (slowed for "
+      case FULL -> new Line(false, "dispatcher: back at full pace, on time (slowed for "
           + TimeUnit.NANOSECONDS.toSeconds(nowNanos - slowedSinceNanos) + " s, down to "
           + Math.round(lowest * 100) + "% of the lanes' rates)");
       case SLOWED -> was == PaceGovernor.Band.FLOOR
           ? new Line(false, "dispatcher: above its floor again, every lane at " + percent
               + " of its rate")
-          : new Line(true, "dispatcher: overloaded, its slots fire late (" + governor.lastLateWindow()
-              + " fired " + PaceGovernor.LATE_MILLIS + " ms or more late in the last late half "
-              + "second); every lane claims " + percent + " of its rate until they are on time");
-      case FLOOR -> new Line(true, "dispatcher: overloaded at its floor, every lane at " + percent + " of its "
-          + "rate, and its slots still fire late (" + governor.lastLateWindow() + " "
-          + PaceGovernor.LATE_MILLIS + " ms or more late): the machine gives it too little CPU");
+          : new Line(true, "dispatcher: overloaded, it runs late (" + governor.lastLateWindow()
+              + " in the last late half-second); every lane claims " + percent + " of its rate "
+              + "until it is on time");
+      case FLOOR -> new Line(true, "dispatcher: overloaded at its floor, every lane at " + percent
+          + " of its rate, and it still runs late (" + governor.lastLateWindow() + "): the "
+          + "machine gives it too little CPU");
     };
   }
 

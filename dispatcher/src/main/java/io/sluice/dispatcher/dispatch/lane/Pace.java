@@ -14,6 +14,12 @@ public interface Pace {
   void slotFired(long nowNanos, long lateNanos);
 
   /**
+   * A call started at {@code startedNanos} was answered at {@code nowNanos}, {@code excessNanos}
+   * slower than its lane's usual latency ({@link LaneSchedule#answered}).
+   */
+  void callAnswered(long nowNanos, long startedNanos, long excessNanos);
+
+  /**
    * Whether the dispatcher ran late at any time after {@code sinceNanos} (up to {@code nowNanos}):
    * a call in flight since then that timed out may have been held up by this process.
    */
@@ -28,6 +34,9 @@ public interface Pace {
 
     @Override
     public void slotFired(long nowNanos, long lateNanos) {}
+
+    @Override
+    public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {}
 
     @Override
     public boolean lateSince(long sinceNanos, long nowNanos) {

@@ -64,12 +64,22 @@ public final class PaceGovernor {
   /** What each window on time gives back. */
   static final double STEP = 0.025;
   /** A slot fired this late or later counts as late. */
-  static final long LATE_MILLIS = 20;
+  static final long LATE_MILLIS = 50;
   static final long LATE_NANOS = TimeUnit.MILLISECONDS.toNanos(LATE_MILLIS);
   /** The windows lateness is judged over. */
   static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
   /** Fewer slots in a window say nothing of lateness. */
   static final int MIN_SLOTS = 8;
+  /** An answer this much slower than its lane's usual latency, or more, counts as slow. */
+  static final long SLOW_MILLIS = 250;
+  static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_MILLIS);
+  /** Fewer answers in a window say nothing of slowness. */
+  static final int MIN_ANSWERS = 8;
+  /**
+   * After a cut the factor holds this many windows before it may recover: the answers of calls
+   * started at the new pace take up to a timeout to come.
+   */
+  static final int HOLD_WINDOWS = 4;
   /** Late windows in a row that make a cut. */
   static final int LATE_WINDOWS = 2;
   /** Past this many empty windows the factor is back at 1 whatever it was. */
@@ -89,13 +99,19 @@ public final class PaceGovernor {
   private long windowStart;
   private int slots;
   private int lateSlots;
+  private int answers;
+  private int slowAnswers;
   private int lateStreak;
+  /** Windows left before the factor may recover from the last cut. */
+  private int hold;
+  /** When the last cut was made: answers of calls started before say nothing of the new pace. */
+  private long lastCutNanos;
+  private boolean cutAny;
   /** Whether a window was ever late, and when the last one ended. */
   private boolean everLate;
   private long lastLateEndNanos;
-  /** The last late window's slots and late slots, for the log. */
-  private int lastLateSlots;
-  private int lastLateLate;
+  /** What made the last late window late, for the log. */
+  private String lastLateWhy = "";
 
   /** @param nowNanos the first window starts now */
   public PaceGovernor(long nowNanos) {
@@ -108,6 +124,24 @@ public final class PaceGovernor {
     slots++;
     if (lateNanos >= LATE_NANOS) {
       lateSlots++;
+    }
+  }
+
+  /**
+   * A call started at {@code startedNanos} was answered at {@code nowNanos}, {@code excessNanos}
+   * slower than its lane's usual latency (negative: faster). Only answers: a timeout or a failed
+   * connection is as much a provider's outage as this process's doing, and an outage of every
+   * endpoint must not read as overload. Answers of calls started before the last cut are left
+   * out: they were started at the old pace.
+   */
+  public void answered(long nowNanos, long startedNanos, long excessNanos) {
+    advance(nowNanos);
+    if (cutAny && startedNanos - lastCutNanos < 0) {
+      return;
+    }
+    answers++;
+    if (excessNanos >= SLOW_NANOS) {
+      slowAnswers++;
     }
   }
 
@@ -130,16 +164,18 @@ public final class PaceGovernor {
    */
   public boolean lateSince(long sinceNanos, long nowNanos) {
     advance(nowNanos);
-    return (everLate && lastLateEndNanos - sinceNanos > 0) || late(slots, lateSlots);
+    return (everLate && lastLateEndNanos - sinceNanos > 0) || late();
   }
 
-  /** The last late window: "L of N slots", for the log. */
+  /** What made the last late window late, for the log. */
   public String lastLateWindow() {
-    return lastLateLate + " of " + lastLateSlots + " slots";
+    return lastLateWhy;
   }
 
-  private static boolean late(int slots, int lateSlots) {
-    return slots >= MIN_SLOTS && 2 * lateSlots >= slots;
+  /** Whether the window so far is late: its slots fired late, or its answers came slow. */
+  private boolean late() {
+    return (slots >= MIN_SLOTS && 2 * lateSlots >= slots)
+        || (answers >= MIN_ANSWERS && 2 * slowAnswers >= answers);
   }
 
   /** Closes every window that ended by {@code nowNanos}. */
@@ -147,12 +183,14 @@ public final class PaceGovernor {
     if (nowNanos - windowStart < WINDOW_NANOS) {
       return;
     }
-    close(late(slots, lateSlots));
+    close(late());
     windowStart += WINDOW_NANOS;
     slots = 0;
     lateSlots = 0;
+    answers = 0;
+    slowAnswers = 0;
     long empty = (nowNanos - windowStart) / WINDOW_NANOS;
-    for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + 1); i++) {
+    for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + HOLD_WINDOWS + 1); i++) {
       close(false);
     }
     windowStart += empty * WINDOW_NANOS;
@@ -161,6 +199,10 @@ public final class PaceGovernor {
   private void close(boolean late) {
     if (!late) {
       lateStreak = 0;
+      if (hold > 0) {
+        hold--;
+        return;
+      }
       factor = Math.min(1, factor + STEP);
       if (factor > 1 - 1e-9) {
         factor = 1;
@@ -169,12 +211,20 @@ public final class PaceGovernor {
     }
     everLate = true;
     lastLateEndNanos = windowStart + WINDOW_NANOS;
-    lastLateSlots = slots;
-    lastLateLate = lateSlots;
+    lastLateWhy = 2 * lateSlots >= slots && slots >= MIN_SLOTS
+        ? lateSlots + " of " + slots + " slots fired " + LATE_MILLIS + " ms or more late"
+        : slowAnswers + " of " + answers + " answers came " + SLOW_MILLIS + " ms or more slower "
+            + "than their lanes' usual";
     lateStreak++;
+    if (hold > 0) {
+      hold--;
+    }
     if (lateStreak >= LATE_WINDOWS) {
       factor = Math.max(FLOOR, factor * CUT);
       lateStreak = 0;
+      hold = HOLD_WINDOWS;
+      cutAny = true;
+      lastCutNanos = windowStart + WINDOW_NANOS;
     }
   }
 }

@@ -722,8 +722,15 @@ public final class ProviderLane implements AutoCloseable {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
       long latency = nanoTime.getAsLong() - started;
+      long excess = Long.MIN_VALUE;
       synchronized (this) {
         schedule.ended(latency);
+        if (r instanceof ProviderResult.Answered) {
+          excess = schedule.answered(latency);
+        }
+      }
+      if (excess != Long.MIN_VALUE) {
+        pace.callAnswered(started + latency, started, excess);
       }
       listener.callEnded(name, entry.tier(), r, latency);
       release(slot);

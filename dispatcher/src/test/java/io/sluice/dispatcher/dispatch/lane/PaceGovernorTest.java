@@ -12,22 +12,34 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * {@link PaceGovernor} as a timeline: each row runs for {@code millis} with a slot fired every
  * {@code everyMillis} ({@code 0}: none), one in {@code lateOneIn} of them {@code lateMillis}
- * after its instant (the others on time), then reads the factor and whether a call in flight for
- * the last 2 s (a timeout's length) saw the dispatcher late.
+ * after its instant (the others on time), and answers as its last columns say, then reads the
+ * factor and whether a call in flight for the last 2 s (a timeout's length) saw the dispatcher
+ * late.
  */
 class PaceGovernorTest {
   private static final long MS = 1_000_000;
   private static final long TIMEOUT_MILLIS = 2_000;
 
+  /**
+   * @param answerEveryMillis an answer every so often ({@code 0}: none), {@code excessMillis}
+   *                          slower than its lane's usual, of a call started
+   *                          {@code startedAgoMillis} before
+   */
   record Step(String why, long millis, long everyMillis, long lateMillis, int lateOneIn,
-      double expectFactor, boolean expectOwnTimeouts) {}
+      long answerEveryMillis, long excessMillis, long startedAgoMillis, double expectFactor,
+      boolean expectOwnTimeouts) {}
 
   private static Step onTime(String why, long millis, double factor, boolean ownTimeouts) {
-    return new Step(why, millis, 10, 0, 1, factor, ownTimeouts);
+    return new Step(why, millis, 10, 0, 1, 0, 0, 0, factor, ownTimeouts);
   }
 
   private static Step late(String why, long millis, long lateMillis, double factor) {
-    return new Step(why, millis, 10, lateMillis, 1, factor, true);
+    return new Step(why, millis, 10, lateMillis, 1, 0, 0, 0, factor, true);
+  }
+
+  private static Step answers(String why, long millis, long excessMillis, long startedAgoMillis,
+      double factor, boolean ownTimeouts) {
+    return new Step(why, millis, 0, 0, 1, 10, excessMillis, startedAgoMillis, factor, ownTimeouts);
   }
 
   static final List<Step> STEPS = List.of(
@@ -41,14 +53,29 @@ class PaceGovernorTest {
       late("still late: another cut a second later", 1_000, 50, 0.5625),
       late("late for ten seconds more: cut each second, never below the floor", 10_000, 50,
           PaceGovernor.FLOOR),
-      onTime("on time for 2 s: 0.025 back each half-second", 2_000, 0.2, false),
-      onTime("on time: full pace 18 s after the floor", 16_000, 1, false),
-      new Step("slots 19 ms late: late is 20 ms or more, no cut", 2_000, 10, 19, 1, 1, false),
-      new Step("one slot in three 100 ms late: most on time, no cut", 2_000, 10, 100, 3, 1, false),
+      onTime("on time for 2 s after a cut: held, the answers at the new pace may not be in yet",
+          2_000, PaceGovernor.FLOOR, false),
+      onTime("on time: 0.025 back each half-second, full pace 20 s after the floor", 18_000, 1,
+          false),
+      new Step("slots 49 ms late: late is 50 ms or more, no cut", 2_000, 10, 49, 1, 0, 0, 0, 1,
+          false),
+      new Step("one slot in three 100 ms late: most on time, no cut", 2_000, 10, 100, 3, 0, 0, 0,
+          1, false),
       new Step("one slot every 100 ms, all late: five a half-second say nothing, no cut", 2_000,
-          100, 100, 1, 1, false),
+          100, 100, 1, 0, 0, 0, 1, false),
       late("late for a second: cut", 1_000, 50, 0.75),
-      new Step("idle for a minute: full pace when work comes back", 60_000, 0, 0, 1, 1, false));
+      new Step("idle for a minute: full pace when work comes back", 60_000, 0, 0, 1, 0, 0, 0, 1,
+          false),
+      answers("answers 300 ms slower than their lanes' usual for a second (held up in this "
+          + "process): cut", 1_000, 300, 300, 0.75, true),
+      answers("slow answers of calls started before the cut say nothing of the new pace: held",
+          1_000, 300, 1_500, 0.75, true),
+      answers("slow answers of calls started at the new pace: cut again", 1_000, 300, 100,
+          0.5625, true),
+      answers("answers 200 ms slower than usual are not slow: held 2 s, then 0.025 back each "
+          + "half-second", 4_000, 200, 100, 0.6625, false),
+      answers("a provider always 10 s slow: its answers are as slow as its usual, nothing cut",
+          1_000, 0, 10_000, 0.7125, false));
 
   @TestFactory
   Stream<DynamicContainer> paceGovernorSpecification() {
@@ -68,6 +95,11 @@ class PaceGovernorTest {
         for (long t = now; t < end; t += row.everyMillis() * MS) {
           boolean late = fired++ % row.lateOneIn() == 0;
           governor.fired(t, late ? row.lateMillis() * MS : 0);
+        }
+      }
+      if (row.answerEveryMillis() > 0) {
+        for (long t = now; t < end; t += row.answerEveryMillis() * MS) {
+          governor.answered(t, t - row.startedAgoMillis() * MS, row.excessMillis() * MS);
         }
       }
       now = end;

@@ -16,6 +16,9 @@ public final class SetPace implements Pace {
   public void slotFired(long nowNanos, long lateNanos) {}
 
   @Override
+  public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {}
+
+  @Override
   public boolean lateSince(long sinceNanos, long nowNanos) {
     return late;
   }
