@@ -17,39 +17,57 @@ import java.util.concurrent.TimeUnit;
  * against a 2 s timeout), and every 429 and timeout comes back as a retry, more work for the same
  * CPU. Fewer calls, each on time, make more deliveries than all of them late.
  *
- * <h2>The signal: how late the dispatch timer runs the slots</h2>
+ * <h2>Two signals, both blind to a slow provider</h2>
  *
- * Every slot of every lane is started by one timer thread at the slot's local instant; how late it
- * actually runs ({@link #fired}) is how far behind the process is, whatever it is short of (CPU
- * taken by its own HTTP client and Kafka threads, by the broker next door, a long GC). It needs
- * no model of the providers, and a slow provider does not move it: calls are asynchronous, so an
- * endpoint answering in 10 s holds calls in flight, not the timer. The signals left out, and why:
  * <ul>
- *   <li>Call latency and calls in flight: a slow provider raises both exactly as overload does.
- *   <li>Timeouts in this process's client: the same, and they come a whole timeout (2 s) after
- *       the lateness that caused them. They are told apart the other way round: a timeout of a
- *       call that was in flight while the timer ran late ({@link #lateSince}) is not held against
- *       its endpoint's health.
+ *   <li><b>How late the timer runs the slots</b> ({@link #fired}). One timer thread starts every
+ *       slot of every lane at its instant; how late it runs one is how far behind the process is,
+ *       whatever takes its CPU (its own HTTP client and Kafka threads, the broker next door, a
+ *       long GC). A slow provider does not move it: calls are asynchronous, so an endpoint
+ *       answering in 10 s holds calls in flight, not the timer. A slot is late from
+ *       {@value #LATE_MILLIS} ms (a busy 2-core machine's timer is often 3 to 10 ms late, and
+ *       20 ms cut the pace in half-seconds that made no 429).
+ *   <li><b>Answers slower than their lane's usual</b> ({@link #answered}). Measured from outside,
+ *       the HTTP client fell behind first (its selector and completion threads short of CPU) while
+ *       the timer was mostly on time: the endpoints answered in a millisecond, the answers came
+ *       back 0.25 to 2 s later, then calls timed out and strict endpoints saw them bunched. Each
+ *       answer is compared with its own lane's usual latency ({@link LaneSchedule#answered}, a
+ *       slow moving average), so a provider that is always slow is not slow here; one that turns
+ *       slow raises only its own share of the answers, and a window is late only when at least
+ *       half are {@value #SLOW_MILLIS} ms or more slower than usual. Timeouts and failed
+ *       connections do not count: an outage of every endpoint must not read as overload.
  * </ul>
+ * Not used: calls in flight and timeouts in this process's client, which a slow or failing
+ * provider raises exactly as overload does, and which come a whole timeout after the lateness
+ * that caused them. A timeout of a call that was in flight while this process ran late
+ * ({@link #lateSince}) is not held against its endpoint's health.
  *
  * <h2>The rule: cut fast on sustained lateness, recover slowly</h2>
  *
  * Time is cut into half-second windows. A window is <b>late</b> when at least
- * {@value #MIN_SLOTS} slots fired in it and at least half of them fired {@value #LATE_MILLIS} ms
- * or more after their instant (a median past 20 ms: a busy 2-core machine's timer is often 3 to
- * 10 ms late on its own; a slot half an interval late is dropped at 2/s after 250 ms). Then:
+ * {@value #MIN_SLOTS} slots fired in it and half of them or more were late, or at least
+ * {@value #MIN_ANSWERS} answers came in it and half of them or more were slow. Then:
  * <ul>
  *   <li>two late windows in a row cut the factor to {@value #CUT} of itself, never below
  *       {@value #FLOOR}; the count starts again after a cut, so cuts come at least a second apart
- *       while the lateness lasts (time for the lanes' slower claims, a lookahead ahead, to show);
- *   <li>every other window adds {@value #STEP} back, up to 1: from the floor to full pace in 18 s,
- *       from a single cut in 5 s;
- *   <li>a window with fewer slots says nothing of lateness, and counts as on time: a dispatcher
- *       with little to send is not slowed, and one idle for a while comes back at full pace.
+ *       while the lateness lasts. Answers of calls started before a cut are left out: they were
+ *       started at the old pace;
+ *   <li>after a cut the factor holds {@value #HOLD_WINDOWS} windows (2 s), the time the answers
+ *       of calls started at the new pace take to come; then every window that is not late adds
+ *       {@value #STEP} back, up to 1, and a quarter of that from {@value #NEAR} of the factor the
+ *       last bout of lateness began at (the first of its cuts came from it): a process that ran
+ *       late there comes back to it slowly, in 8 s from 0.9 to 1, where answers that turn slow
+ *       are seen before its calls bunch (measured: the answers' latency rose over 1 to 4 s
+ *       before the timeouts and 429s, and at the faster step the factor went past the level in
+ *       that time). From the floor to full pace in 26 s, from a single cut from full pace in 9 s;
+ *   <li>a window with fewer slots and answers says nothing of lateness, and counts as on time: a
+ *       dispatcher with little to send is not slowed, and one idle for a while comes back at full
+ *       pace.
  * </ul>
  * <b>A single stall does not cut.</b> A GC pause or a stalled core makes every slot due during it
  * late, all of them run when it ends, so they fall into one window: one late window, then on time.
- * Only lateness that lasts a second or more cuts. At the floor the dispatcher still makes a tenth
+ * Only lateness that lasts a second or more cuts; a stall whose catch-up spans two windows cuts
+ * once, to 0.75, back at full pace 9 s later. At the floor the dispatcher still makes a tenth
  * of its calls: the cut is for overload the process can cure by doing less; a machine that cannot
  * give it even that much CPU shows as the floor held (the gauge, the log).
  *
@@ -82,8 +100,13 @@ public final class PaceGovernor {
   static final int HOLD_WINDOWS = 4;
   /** Late windows in a row that make a cut. */
   static final int LATE_WINDOWS = 2;
+  /** Within this share of the level the last lateness began at, the factor comes back slowly. */
+  static final double NEAR = 0.9;
+  /** What each window on time gives back near that level: a quarter of {@link #STEP}. */
+  static final double SLOW_STEP = STEP / 4;
   /** Past this many empty windows the factor is back at 1 whatever it was. */
-  private static final long WINDOWS_TO_RECOVER = (long) Math.ceil((1 - FLOOR) / STEP);
+  private static final long WINDOWS_TO_RECOVER = (long) Math.ceil(NEAR / STEP)
+      + (long) Math.ceil((1 - NEAR) / SLOW_STEP) + 1;
 
   /** Where the factor stands. */
   public enum Band {
@@ -107,6 +130,13 @@ public final class PaceGovernor {
   /** When the last cut was made: answers of calls started before say nothing of the new pace. */
   private long lastCutNanos;
   private boolean cutAny;
+  /**
+   * The factor the last bout of lateness began at (the first of its cuts came from it): near it,
+   * the factor comes back a quarter as fast.
+   */
+  private double ceiling = 1;
+  /** The factor has come back some since the last cut: a cut now begins a new bout. */
+  private boolean recoveredSinceCut;
   /** Whether a window was ever late, and when the last one ended. */
   private boolean everLate;
   private long lastLateEndNanos;
@@ -190,7 +220,7 @@ public final class PaceGovernor {
     answers = 0;
     slowAnswers = 0;
     long empty = (nowNanos - windowStart) / WINDOW_NANOS;
-    for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + HOLD_WINDOWS + 1); i++) {
+    for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + HOLD_WINDOWS); i++) {
       close(false);
     }
     windowStart += empty * WINDOW_NANOS;
@@ -203,7 +233,8 @@ public final class PaceGovernor {
         hold--;
         return;
       }
-      factor = Math.min(1, factor + STEP);
+      factor = Math.min(1, factor + (factor >= NEAR * ceiling ? SLOW_STEP : STEP));
+      recoveredSinceCut = true;
       if (factor > 1 - 1e-9) {
         factor = 1;
       }
@@ -220,6 +251,10 @@ public final class PaceGovernor {
       hold--;
     }
     if (lateStreak >= LATE_WINDOWS) {
+      if (recoveredSinceCut || !cutAny) {
+        ceiling = factor;
+      }
+      recoveredSinceCut = false;
       factor = Math.max(FLOOR, factor * CUT);
       lateStreak = 0;
       hold = HOLD_WINDOWS;

@@ -55,8 +55,8 @@ class PaceGovernorTest {
           PaceGovernor.FLOOR),
       onTime("on time for 2 s after a cut: held, the answers at the new pace may not be in yet",
           2_000, PaceGovernor.FLOOR, false),
-      onTime("on time: 0.025 back each half-second, full pace 20 s after the floor", 18_000, 1,
-          false),
+      onTime("on time: 0.025 back each half-second, a quarter of that from 0.9 of the level the "
+          + "lateness began at (1): full pace 26 s after the floor", 24_000, 1, false),
       new Step("slots 49 ms late: late is 50 ms or more, no cut", 2_000, 10, 49, 1, 0, 0, 0, 1,
           false),
       new Step("one slot in three 100 ms late: most on time, no cut", 2_000, 10, 100, 3, 0, 0, 0,
@@ -75,7 +75,10 @@ class PaceGovernorTest {
       answers("answers 200 ms slower than usual are not slow: held 2 s, then 0.025 back each "
           + "half-second", 4_000, 200, 100, 0.6625, false),
       answers("a provider always 10 s slow: its answers are as slow as its usual, nothing cut",
-          1_000, 0, 10_000, 0.7125, false));
+          1_000, 0, 10_000, 0.7125, false),
+      onTime("back near the level the lateness began at (full pace): 0.025 a half-second up to "
+          + "0.9 of it, 0.00625 from there", 5_000, 0.925, false),
+      onTime("on time: full pace 8 s later", 8_000, 1, false));
 
   @TestFactory
   Stream<DynamicContainer> paceGovernorSpecification() {
