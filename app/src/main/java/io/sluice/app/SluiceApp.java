@@ -192,7 +192,8 @@ public final class SluiceApp implements AutoCloseable {
       circuits.add(new CircuitHealth("dispatcherRedisCircuit",
           () -> latest.get().circuit().status()));
       states.put("dispatcher", () -> dispatcher.status(d -> dispatcherStatus(d.isRunning(),
-          d.dispatcher().problem(), d.providerProblems())));
+          d.dispatcher().problem(), d.providerProblems(), d.dispatcher().paceFactor())));
+      metrics.paceFactor(() -> latest.get().dispatcher().paceFactor());
       for (String provider : config.providers().keySet()) {
         // The configured rate as in force now: a reload changes it without a restart.
         DoubleSupplier configured = configuredRate(live, provider);
@@ -287,13 +288,23 @@ public final class SluiceApp implements AutoCloseable {
    */
   static RoleStatus dispatcherStatus(boolean running, Optional<String> stuck,
       Map<String, String> providerProblems) {
+    return dispatcherStatus(running, stuck, providerProblems, 1);
+  }
+
+  /**
+   * The dispatcher's state; {@code pace} below 1 (it slows itself down, overloaded: see
+   * docs/dispatcher.md) is said in the state, which stays healthy: an overloaded dispatcher works.
+   */
+  static RoleStatus dispatcherStatus(boolean running, Optional<String> stuck,
+      Map<String, String> providerProblems, double pace) {
     if (!running) {
       return RoleStatus.unhealthy("STOPPED");
     }
     return stuck.map(p -> RoleStatus.unhealthy("STUCK: " + p))
         .or(() -> providerProblems.values().stream().findFirst()
             .map(p -> RoleStatus.unhealthy("WAITING: " + p)))
-        .orElse(RoleStatus.healthy("RUNNING"));
+        .orElse(RoleStatus.healthy(pace < 1 ? "RUNNING (overloaded: every lane at "
+            + Math.round(pace * 100) + "% of its rate)" : "RUNNING"));
   }
 
   /** The configured rate of {@code provider} in force now (NaN if a reload removed it). */

@@ -343,6 +343,15 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /**
+   * {@code sluice_dispatch_pace_factor}: the share of its rate every lane of the dispatcher claims,
+   * 1 at full pace, less while the process cannot keep its slots on time (overloaded; never below
+   * {@code PaceGovernor.FLOOR}).
+   */
+  public void paceFactor(Supplier<Number> factor) {
+    gauge(factor, "sluice_dispatch_pace_factor");
+  }
+
+  /**
    * {@code sluice_gate_tenant_registry_stale}: 1 while the gate's view of the tenant registry is
    * stale (no read of its changes for 5 s: the tenants kept stay in force as last read), else 0.
    */

@@ -29,6 +29,15 @@ class CredentialReadinessTest {
   }
 
   @Test
+  @DisplayName("/health: an overloaded dispatcher says how far it slowed itself down, and stays healthy")
+  void overloadedIsSaidAndHealthy() {
+    assertEquals(RoleStatus.healthy("RUNNING (overloaded: every lane at 45% of its rate)"),
+        SluiceApp.dispatcherStatus(true, Optional.empty(), Map.of(), 0.45));
+    assertEquals(RoleStatus.healthy("RUNNING"),
+        SluiceApp.dispatcherStatus(true, Optional.empty(), Map.of(), 1.0));
+  }
+
+  @Test
   @DisplayName("sluice_provider_credential_ready{provider} is 0 while calls wait for a token")
   void gaugeFollowsTheToken() {
     MetricRegistry registry = new MetricRegistry();

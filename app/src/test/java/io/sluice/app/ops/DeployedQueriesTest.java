@@ -94,6 +94,7 @@ class DeployedQueriesTest {
     metrics.leakUnavailable(p, new IllegalStateException("circuit open"));
     metrics.providerLane(p, () -> 3, () -> 1, () -> 50.0);
     metrics.pacedRate(p, () -> 40.0);
+    metrics.paceFactor(() -> 1.0);
     metrics.tenantRegistryStale(() -> false);
     RedisCircuit circuit = new RedisCircuit(250, 10_000, state -> { });
     metrics.redisCircuit("gate", circuit);

@@ -5,6 +5,8 @@ import io.sluice.dispatcher.dispatch.intake.ReadBudget;
 import io.sluice.dispatcher.dispatch.intake.ReadyRecordCheck;
 import io.sluice.dispatcher.dispatch.intake.RecordIntake;
 import io.sluice.dispatcher.dispatch.lane.LaneSchedule;
+import io.sluice.dispatcher.dispatch.lane.DispatcherPace;
+import io.sluice.dispatcher.dispatch.lane.PaceGovernor;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
@@ -135,6 +137,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Learns each provider's limits from its answers' headers (and paces the leak by them). */
   private final LimitLearner learner;
   private final ScheduledThreadPoolExecutor timer;
+  /**
+   * How fast every lane claims, as a share of its rate: less than 1 while this process cannot
+   * keep its slots on time ({@link PaceGovernor}).
+   */
+  private final DispatcherPace pace = new DispatcherPace(nanoTime);
   private final SettlementWriter writer;
   private final Map<String, ProviderLane> lanes = new LinkedHashMap<>();
   /** The lanes of tenants' own endpoints (providers with {@code endpoints: perTenant}). */
@@ -234,7 +241,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.endpoints = new TenantEndpoints(new TenantEndpoints.Parts(this.providers, leak, learner,
         timer, this::settle, this::cannotFit,
         (e, detail) -> deadNow(e, Reason.ENDPOINT_DISABLED, detail), listener, clock, nanoTime,
-        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize()), weights,
+        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(), pace), weights,
         wiring.tenants());
     for (Map.Entry<String, ProviderConfig> p : config.providers().entrySet()) {
       Provider provider = providers.get(p.getKey());
@@ -255,7 +262,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           new ProviderLane.Settings(p.getKey(), leaseMicros, pc.maxInFlight(), lookaheadMicros, weights,
               d.bufferSize()),
           new ProviderLane.Calls(limits, provider, leak),
-          new ProviderLane.Hooks(timer, this::settle, listener, this::cannotFit, nanoTime)));
+          new ProviderLane.Hooks(timer, this::settle, listener, this::cannotFit, nanoTime, pace)));
       buffers += d.bufferSize();
     }
     this.intake = new RecordIntake(new ReadyRecordCheck(config));
@@ -316,6 +323,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         logDeliveries(deliveries.takeIfDue(clock.millis()));
         applyBackpressure();
         endpoints.tick(clock.millis());
+        pace.tick();
       }
     } catch (WakeupException e) {
       if (running.get()) {
@@ -348,6 +356,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     lanes.forEach((name, lane) -> calls.put(name, lane.inFlight()));
     calls.putAll(endpoints.inFlight());
     return calls;
+  }
+
+  /**
+   * The share of their rates every lane claims now: 1, or less while this process cannot keep its
+   * slots on time ({@link PaceGovernor}; the gauge {@code sluice_dispatch_pace_factor}).
+   */
+  public double paceFactor() {
+    return pace.factor();
   }
 
   /** Events held by a pause per provider (providers holding none left out). */

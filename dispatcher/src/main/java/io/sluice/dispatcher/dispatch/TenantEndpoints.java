@@ -5,6 +5,7 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderEndpoints;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantEndpoint;
+import io.sluice.dispatcher.dispatch.lane.Pace;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.endpoint.EndpointHealth;
 import io.sluice.dispatcher.endpoint.EndpointLanes;
@@ -81,9 +82,12 @@ final class TenantEndpoints {
    */
   record Full(String detail) implements Route {}
 
-  /** A live endpoint: its lane, its health, what it was made from. */
+  /**
+   * A live endpoint: its lane, its health, what it was made from ({@code timeoutNanos}: its
+   * calls' timeout).
+   */
   private record Live(EndpointLanes.Key key, TenantEndpoint endpoint, ProviderLane lane,
-      EndpointHealth health, ProviderEndpoints settings) {
+      EndpointHealth health, ProviderEndpoints settings, long timeoutNanos) {
     /**
      * Nothing queued or in flight, and not disabled. The health's monitor is let go before the
      * lane's is taken: a firing slot holds the lane's and asks the health ({@link #mayCall}).
@@ -112,12 +116,27 @@ final class TenantEndpoints {
     }
   }
 
-  /** What a lane needs from the dispatcher. */
+  /**
+   * What a lane needs from the dispatcher.
+   *
+   * @param pace the dispatcher's pace, which every endpoint lane claims at and which tells a
+   *             timeout of this process's own making ({@link Pace#lateSince})
+   */
   record Parts(Map<String, Provider> providers, LeakyBucket leak, LimitLearner learner,
       ScheduledExecutorService timer, ProviderLane.ResultHandler settle,
       BiConsumer<DispatchEntry, String> cannotFit, BiConsumer<DispatchEntry, String> disabledDead,
       DispatchListener listener, Clock clock, LongSupplier nanoTime, long lookaheadMicros,
-      int bufferSize) {}
+      int bufferSize, Pace pace) {
+    /** Parts whose lanes always run at full pace ({@link Pace#FULL}). */
+    Parts(Map<String, Provider> providers, LeakyBucket leak, LimitLearner learner,
+        ScheduledExecutorService timer, ProviderLane.ResultHandler settle,
+        BiConsumer<DispatchEntry, String> cannotFit, BiConsumer<DispatchEntry, String> disabledDead,
+        DispatchListener listener, Clock clock, LongSupplier nanoTime, long lookaheadMicros,
+        int bufferSize) {
+      this(providers, leak, learner, timer, settle, cannotFit, disabledDead, listener, clock,
+          nanoTime, lookaheadMicros, bufferSize, Pace.FULL);
+    }
+  }
 
   private final Parts parts;
   private final DispatchListener listener;
@@ -239,9 +258,10 @@ final class TenantEndpoints {
         new ProviderLane.Calls(limits, calls, totals.leakOf(key.provider(), provider, parts.leak())),
         new ProviderLane.Hooks(parts.timer(),
             (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
-            parts.cannotFit(), parts.nanoTime()));
+            parts.cannotFit(), parts.nanoTime(), parts.pace()));
     totals.opened(key.provider(), lane);
-    Live made = new Live(key, endpoint, lane, health, provider.endpoints());
+    Live made = new Live(key, endpoint, lane, health, provider.endpoints(),
+        provider.timeout().toNanos());
     self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));
     lane.oneTenant();
@@ -250,11 +270,21 @@ final class TenantEndpoints {
     return made;
   }
 
-  /** A call of an endpoint came back: its health first, then the dispatcher's settlement. */
+  /**
+   * A call of an endpoint came back: its health first, then the dispatcher's settlement. A
+   * timeout of a call that was in flight while this dispatcher ran late (it started at most a
+   * timeout ago) may be this process's own doing, its answer waiting for a CPU: it says nothing
+   * of the endpoint ({@link EndpointHealth#take(ProviderResult, long, boolean)}).
+   */
   private void settled(Live e, DispatchEntry entry, ProviderResult result, long claimedAt) {
+    boolean ours = false;
+    if (result instanceof ProviderResult.TimedOut) {
+      long now = parts.nanoTime().getAsLong();
+      ours = parts.pace().lateSince(now - e.timeoutNanos(), now);
+    }
     EndpointHealth.Change change;
     synchronized (e.health()) {
-      change = e.health().take(result, parts.clock().millis());
+      change = e.health().take(result, parts.clock().millis(), ours);
     }
     String lane = e.key().laneName();
     long probe = e.settings().probeAfter().toMillis();

@@ -171,7 +171,22 @@ public final class EndpointHealth {
 
   /** Takes one result ({@link #of}): the change it makes, if any. */
   public Change take(ProviderResult result, long nowMillis) {
-    return switch (of(result)) {
+    return take(result, nowMillis, false);
+  }
+
+  /**
+   * Takes one result, as {@link #take(ProviderResult, long)}; but a timeout that
+   * {@code dispatcherLate} (the dispatcher ran late while the call was in flight, so its answer
+   * may have waited in this process for a CPU) says nothing of the endpoint: the failing streak
+   * neither grows nor ends, and a probe that ended so is due again at once. Only timeouts: a
+   * 5xx is the endpoint's answer, and a refused connection is told from a connection that timed
+   * out in this process by no cheap means ({@link ProviderResult.ConnectFailed} is both), so
+   * both still count.
+   */
+  public Change take(ProviderResult result, long nowMillis, boolean dispatcherLate) {
+    Health health = dispatcherLate && result instanceof ProviderResult.TimedOut
+        ? Health.UNKNOWN : of(result);
+    return switch (health) {
       case FAILING -> failed(nowMillis);
       case ALIVE -> answered();
       case UNKNOWN -> {

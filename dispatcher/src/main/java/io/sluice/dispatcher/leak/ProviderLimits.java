@@ -47,6 +47,15 @@ public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
   }
 
   /**
+   * The same limits with the rate at {@code perSecond} (the dispatcher's pace slows an overloaded
+   * process's claims): the windows and the concurrency as they are, keyed as they are.
+   */
+  public ProviderLimits withRate(double perSecond) {
+    return new ProviderLimits(all.stream().map(l -> l.kind() == ProviderLimit.Kind.RATE
+        ? l.withAmount(perSecond) : l).toList(), learnedOnly);
+  }
+
+  /**
    * The most calls a second these limits allow in the long run: the rate, or less if a calls
    * window allows fewer ({@code amount / per}). Cost and concurrency depend on the events and the
    * latency, and are left out.

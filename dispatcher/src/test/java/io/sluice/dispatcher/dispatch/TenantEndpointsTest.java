@@ -9,6 +9,7 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantEndpoint;
 import io.sluice.dispatcher.dispatch.lane.ManualTimer;
+import io.sluice.dispatcher.dispatch.lane.SetPace;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.leak.LeakConfig;
@@ -63,6 +64,8 @@ class TenantEndpointsTest {
   private final List<ProviderResult> settled = new ArrayList<>();
   /** The status every endpoint answers. */
   private int status = 503;
+  /** Every call times out instead. */
+  private boolean timingOut;
   /** The tenants' registry records, as a dispatcher's watcher would give them. */
   private final Map<String, TenantRecord> registry = new HashMap<>();
   /** Tenants whose look-up does not answer (Redis slow or down, not kept). */
@@ -90,7 +93,8 @@ class TenantEndpointsTest {
     public Provider toward(URI endpoint) {
       return call -> {
         calledAt.add(endpoint);
-        return CompletableFuture.completedFuture(new ProviderResult.Answered(status, null));
+        return CompletableFuture.completedFuture(timingOut ? new ProviderResult.TimedOut("2s")
+            : new ProviderResult.Answered(status, null));
       };
     }
   };
@@ -148,6 +152,42 @@ class TenantEndpointsTest {
     queue("probe");
     timer.advance(Duration.ofMillis(200));
     assertEquals(calls + 1, calledAt.size(), "its probe, once due, is one call");
+  }
+
+  @Test
+  void shouldNotDisableAnEndpointForTimeoutsWhileTheDispatcherRanLate() {
+    // Every call times out. While the dispatcher's pace says it ran late during them, they are
+    // not held against the endpoint; once it is on time they are, and the endpoint is disabled.
+    timingOut = true;
+    SetPace pace = new SetPace();
+    pace.late = true;
+    TenantEndpoints paced = new TenantEndpoints(new TenantEndpoints.Parts(
+        Map.of("hooks", provider),
+        new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+        LimitLearner.local(DispatchListener.NONE), timer,
+        (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
+        (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
+        clock::nanos, 100_000, 100, pace), Map.of("std", 1.0), lookup);
+    TenantEndpoints.Route route = null;
+    for (int i = 0; i < 30; i++) {
+      route = paced.route(entry("a" + i, "acme"), hooks, config);
+      assertInstanceOf(TenantEndpoints.Queue.class, route, "event " + i).lane()
+          .offer(entry("a" + i, "acme"));
+      timer.advance(Duration.ofMillis(100));
+    }
+    assertEquals(30, calledAt.size(), "3 s of timeouts, the endpoint still called");
+
+    pace.late = false;
+    for (int i = 0; i < 20; i++) {
+      route = paced.route(entry("b" + i, "acme"), hooks, config);
+      if (route instanceof TenantEndpoints.Queue q) {
+        q.lane().offer(entry("b" + i, "acme"));
+      }
+      timer.advance(Duration.ofMillis(100));
+    }
+    assertEquals(new TenantEndpoints.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
+        + "toward hooks is disabled (it kept failing; whileDisabled: dead_letter)"), route,
+        "timeouts of its own for its disableAfter (1 s): disabled");
   }
 
   @Test

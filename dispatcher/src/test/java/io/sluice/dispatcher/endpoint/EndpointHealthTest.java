@@ -41,6 +41,28 @@ class EndpointHealthTest {
   }
 
   @Test
+  void shouldHoldNoTimeoutAgainstTheEndpointWhileTheDispatcherRanLateDuringTheCall() {
+    // The dispatcher was late while these calls were in flight: their answers may have waited
+    // for a CPU here. They neither grow the streak nor end it; its 5xx and an on-time timeout do.
+    assertEquals(Change.NONE, health.take(E500, 0));
+    for (long t = 1_000; t <= 20_000; t += 1_000) {
+      assertEquals(Change.NONE, health.take(TIMEOUT, t, true), "timeout at " + t);
+    }
+    assertEquals(State.ENABLED, health.state());
+    assertEquals(Change.NONE, health.take(E500, 20_500, true), "a 5xx is the endpoint's answer");
+    assertEquals(Change.DISABLED, health.take(TIMEOUT, 21_000, false),
+        "three failures of its own over 21 s of failing");
+  }
+
+  @Test
+  void shouldProbeAgainAtOnceWhenTheProbeTimedOutWhileTheDispatcherRanLate() {
+    disable();
+    assertTrue(health.mayCall(13_000));
+    assertEquals(Change.NONE, health.take(TIMEOUT, 15_000, true));
+    assertTrue(health.mayCall(15_000), "no evidence either way: probed again");
+  }
+
+  @Test
   void shouldDisableAgainForAnotherCoolOffWhenTheProbeFails() {
     disable();
 

@@ -59,6 +59,8 @@ public final class LaneSchedule {
   static final long MAX_SHARE_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
   /** Weight of each call's latency in the moving average ({@code 1/16}). */
   private static final int LATENCY_WEIGHT = 16;
+  /** Weight of each answer in the lane's usual latency ({@link #answered}). */
+  static final int USUAL_WEIGHT = 64;
 
   private final int maxInFlight;
   private final SlotPacer pacer;
@@ -76,6 +78,8 @@ public final class LaneSchedule {
   private int pendingSlots;
   /** Moving average of call latency, 0 until a call has come back. */
   private double latencyNanos;
+  /** Slow moving average of answered calls' latency, 0 until one was answered ({@link #answered}). */
+  private double usualNanos;
   /** Before this instant no call starts (the provider's Retry-After, as seen here). */
   private long pausedUntilNanos;
   /** Before this instant claiming again is pointless (the leak said when, or did not answer). */
@@ -430,6 +434,24 @@ public final class LaneSchedule {
     inFlight--;
     this.latencyNanos = this.latencyNanos == 0 ? latencyNanos
         : this.latencyNanos + (latencyNanos - this.latencyNanos) / LATENCY_WEIGHT;
+  }
+
+  /**
+   * A call of this lane was answered after {@code latencyNanos}: how much slower that is than the
+   * lane's usual answer (negative: faster; 0 for the first), the usual being a slow moving average
+   * (weight {@code 1/}{@value #USUAL_WEIGHT}) of its answers, which the answer then joins. A
+   * provider that is always slow has a high usual and no excess; an answer held up in this
+   * process comes slower than its lane's usual, whatever the provider ({@link PaceGovernor}).
+   * Timeouts and failed connections are left out.
+   */
+  long answered(long latencyNanos) {
+    if (usualNanos == 0) {
+      usualNanos = Math.max(1, latencyNanos);
+      return 0;
+    }
+    long excess = (long) (latencyNanos - usualNanos);
+    usualNanos += (latencyNanos - usualNanos) / USUAL_WEIGHT;
+    return excess;
   }
 
   /**

@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * every hand-off to the HTTP client at least three quarters of an interval after this lane's
  * previous one, and drops a slot that could only be used more than half an interval late.
  *
+ * <p><b>At the dispatcher's pace.</b> Every claim asks the leak for slots at the rate times the
+ * dispatcher's {@link Pace} factor, below 1 while the process cannot keep its slots on time
+ * ({@link PaceGovernor}); each slot's timer task reports how late it ran. Slower claims only space
+ * this lane's slots further apart: the leak never grants two closer than the rate allows.
+ *
  * <p><b>The first call goes alone.</b> Until a lane's first call has come back, it claims one slot
  * at a time and keeps one call in flight. A cold HTTP client takes tens of milliseconds to load
  * its classes, connect and send its first request; calls handed to it meanwhile, each on time,
@@ -119,6 +124,8 @@ public final class ProviderLane implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final ResultHandler results;
   private final DispatchListener listener;
+  /** The dispatcher's pace: the share of the rate each claim takes ({@link PaceGovernor}). */
+  private final Pace pace;
   /**
    * Every decision: when to claim and how many, what a due slot does, the pause, the warm-up, the
    * drain estimate. This class carries them out.
@@ -197,9 +204,18 @@ public final class ProviderLane implements AutoCloseable {
    * @param listener  metrics and events
    * @param cannotFit an entry that can no longer fit its provider's limits, and why
    * @param nanoTime  the lane's monotonic clock
+   * @param pace      the dispatcher's pace: the lane claims at its rate times the factor, and
+   *                  reports how late its slots fire ({@link PaceGovernor})
    */
   public record Hooks(ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime) {}
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime,
+      Pace pace) {
+    /** A lane at full pace always ({@link Pace#FULL}). */
+    public Hooks(ScheduledExecutorService timer, ResultHandler results, DispatchListener listener,
+        BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime) {
+      this(timer, results, listener, cannotFit, nanoTime, Pace.FULL);
+    }
+  }
 
   public ProviderLane(Settings settings, Calls calls, Hooks hooks) {
     this.name = settings.name();
@@ -216,6 +232,7 @@ public final class ProviderLane implements AutoCloseable {
     this.timer = hooks.timer();
     this.results = hooks.results();
     this.listener = hooks.listener();
+    this.pace = hooks.pace();
     this.schedule = new LaneSchedule(limits.current().ratePerSecond(), settings.maxInFlight(),
         nanoTime.getAsLong());
   }
@@ -363,7 +380,7 @@ public final class ProviderLane implements AutoCloseable {
    * ({@link LaneSchedule#drainPerSecond}).
    */
   public synchronized double drainPerSecond() {
-    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond());
+    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor());
   }
 
   public synchronized int queued() {
@@ -504,13 +521,19 @@ public final class ProviderLane implements AutoCloseable {
     CompletionStage<SlotClaim> claim;
     long sentNanos = nanoTime.getAsLong();
     LimitedClaim request = null;
+    // The dispatcher's pace: an overloaded process claims its slots further apart. The leak
+    // spaces a claim's slots by the rate it is given, so this lane's slots are at least
+    // 1 / (rate * factor) apart, never closer than its rate allows; the pacer's tolerance and
+    // slack stay those of the rate itself, which the other instances' slots are spaced by.
+    double factor = pace.factor();
     try {
       if (enforced.hasLimitsBeyondRate()) {
         request = new LimitedClaim(wanted, lookaheadMicros, slotCost,
             leases == null ? leasePrefix : leases, leaseMicros);
-        claim = leak.claim(name, enforced, request);
+        claim = leak.claim(name, factor < 1 ? enforced.withRate(enforced.ratePerSecond() * factor)
+            : enforced, request);
       } else {
-        claim = leak.claim(name, enforced.ratePerSecond(), wanted, lookaheadMicros);
+        claim = leak.claim(name, enforced.ratePerSecond() * factor, wanted, lookaheadMicros);
       }
     } catch (RuntimeException e) {
       claimFailed(e);
@@ -552,10 +575,14 @@ public final class ProviderLane implements AutoCloseable {
       }
     }
     long intervalNanos = TimeUnit.MICROSECONDS.toNanos(claim.intervalMicros());
+    long now = nanoTime.getAsLong();
     for (int i = 0; i < claim.granted(); i++) {
       Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos,
           maxCost, leased ? request.leaseId(i) : null);
-      later(() -> fire(slot), dueNanos[i] - nanoTime.getAsLong());
+      // Asked to run at its instant, or now if that has passed: how late the timer runs it is
+      // the timer's lateness alone (the pace's signal), not the claim's.
+      long at = dueNanos[i] - now > 0 ? dueNanos[i] : now;
+      later(() -> fire(slot, at), at - now);
     }
     if (claim.granted() == 0) {
       long waitNanos;
@@ -621,15 +648,20 @@ public final class ProviderLane implements AutoCloseable {
     });
   }
 
-  /** A slot is due: send the event the fair queue picks now, if any. */
-  private void fire(Slot slot) {
+  /**
+   * A slot is due, the timer asked to run this at {@code atNanos}: send the event the fair queue
+   * picks now, if any.
+   */
+  private void fire(Slot slot, long atNanos) {
     DispatchEntry next = null;
     String wasted = null;
+    long firedNanos = nanoTime.getAsLong();
+    pace.slotFired(firedNanos, Math.max(0, firedNanos - atNanos));
     synchronized (this) {
       long now = nanoTime.getAsLong();
       SlotPacer.Decision decision = schedule.slotDue(now, slot.dueNanos(), slot.intervalNanos());
       if (decision instanceof SlotPacer.Decision.WaitUntil w) {
-        later(() -> fire(slot), w.atNanos() - now);
+        later(() -> fire(slot, w.atNanos()), w.atNanos() - now);
         return;
       }
       if (!(decision instanceof SlotPacer.Decision.Fire)) {
@@ -690,8 +722,15 @@ public final class ProviderLane implements AutoCloseable {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
       long latency = nanoTime.getAsLong() - started;
+      long excess = Long.MIN_VALUE;
       synchronized (this) {
         schedule.ended(latency);
+        if (r instanceof ProviderResult.Answered) {
+          excess = schedule.answered(latency);
+        }
+      }
+      if (excess != Long.MIN_VALUE) {
+        pace.callAnswered(started + latency, started, excess);
       }
       listener.callEnded(name, entry.tier(), r, latency);
       release(slot);

@@ -27,6 +27,22 @@ class LaneScheduleTest {
   private final LaneSchedule lane = new LaneSchedule(RATE, MAX_IN_FLIGHT, clock.nanos());
 
   @Test
+  void shouldTellHowMuchSlowerThanItsUsualAnAnswerCame() {
+    LaneSchedule schedule = new LaneSchedule(10, 4, 0);
+    long ms = 1_000_000;
+    // A provider that always answers in 2 s: its usual is 2 s, its answers no slower.
+    assertEquals(0, schedule.answered(2_000 * ms));
+    for (int i = 0; i < 100; i++) {
+      assertEquals(0, schedule.answered(2_000 * ms));
+    }
+    // One held up 300 ms in this process: 300 ms slower than the usual.
+    assertEquals(300 * ms, schedule.answered(2_300 * ms));
+    LaneSchedule fast = new LaneSchedule(10, 4, 0);
+    fast.answered(ms);
+    assertTrue(fast.answered(400 * ms) >= 399 * ms, "a 1 ms provider's answer after 400 ms");
+  }
+
+  @Test
   void shouldSendTheFirstCallAloneUntilItsAnswerHasBeenJudged() {
     assertEquals(1, lane.claimSlots(5, clock.nanos()), "a cold lane claims one slot");
     long due = grant(1);

@@ -22,6 +22,8 @@ public final class ManualTimer extends AbstractExecutorService implements Schedu
   private final PriorityQueue<Task> tasks = new PriorityQueue<>((a, b) -> a.dueNanos() != b.dueNanos()
       ? Long.compare(a.dueNanos(), b.dueNanos()) : Long.compare(a.sequence(), b.sequence()));
   private long sequence;
+  /** How long after its due time each task runs ({@link #runLate}). */
+  private long lateNanos;
 
   public ManualTimer(FakeClock clock) {
     this.clock = clock;
@@ -43,9 +45,18 @@ public final class ManualTimer extends AbstractExecutorService implements Schedu
     clock.advance(Duration.ofNanos(until - clock.nanos()));
   }
 
+  /**
+   * From now on every task runs {@code lateNanos} after it is due, as on a starved process whose
+   * timer thread waits that long for a CPU.
+   */
+  public void runLate(long lateNanos) {
+    this.lateNanos = lateNanos;
+  }
+
   @Override
   public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-    tasks.add(new Task(clock.nanos() + Math.max(0, unit.toNanos(delay)), sequence++, command));
+    tasks.add(new Task(clock.nanos() + Math.max(0, unit.toNanos(delay)) + lateNanos, sequence++,
+        command));
     return null; // the lane never uses it
   }
 

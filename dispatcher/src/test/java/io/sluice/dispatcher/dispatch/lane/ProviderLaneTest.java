@@ -11,6 +11,8 @@ import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.leak.ProviderLimits;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.ResponseHeaders;
 import io.sluice.config.ProviderLimit;
@@ -23,6 +25,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
@@ -65,27 +68,16 @@ class ProviderLaneTest {
   }
 
   private ProviderLane lane(ProviderLimits limits, LeakyBucket leak, long lookaheadMicros) {
+    return lane(limits, leak, lookaheadMicros, Pace.FULL, this::call);
+  }
+
+  /** A lane at {@code pace}, calling {@code provider}. */
+  private ProviderLane lane(ProviderLimits limits, LeakyBucket leak, long lookaheadMicros,
+      Pace pace, Provider provider) {
     return new ProviderLane(
         new ProviderLane.Settings("api", 60_000_000, 4, lookaheadMicros,
             Map.of("std", 1.0), 100),
-        new ProviderLane.Calls(LimitSource.fixed(limits), call -> {
-        started.add(clock.nanos());
-        startedEvents.add(call.eventId());
-        if (!answering) {
-          CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
-          unanswered.add(answer);
-          return answer;
-        }
-        Integer status = statuses.poll();
-        ProviderResult result = new ProviderResult.Answered(
-            status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE);
-        if (latency.isZero()) {
-          return CompletableFuture.completedFuture(result);
-        }
-        CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
-        timer.schedule(() -> answer.complete(result), latency.toNanos(), TimeUnit.NANOSECONDS);
-        return answer;
-      }, leak),
+        new ProviderLane.Calls(LimitSource.fixed(limits), provider, leak),
         new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
         // As the dispatcher does: a 429 pauses the lane for its Retry-After.
         if (result instanceof ProviderResult.Answered a && a.status() == 429) {
@@ -96,7 +88,27 @@ class ProviderLaneTest {
         public void slotWasted(String provider, String reason) {
           wasted.add(reason);
         }
-      }, (entry, why) -> { }, clock::nanos));
+      }, (entry, why) -> { }, clock::nanos, pace));
+  }
+
+  /** The test's provider: records the call, answers as {@link #statuses} and {@link #latency} say. */
+  private CompletionStage<ProviderResult> call(ProviderCall call) {
+    started.add(clock.nanos());
+    startedEvents.add(call.eventId());
+    if (!answering) {
+      CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+      unanswered.add(answer);
+      return answer;
+    }
+    Integer status = statuses.poll();
+    ProviderResult result = new ProviderResult.Answered(
+        status == null ? 200 : status, status == null ? null : "2", ResponseHeaders.NONE);
+    if (latency.isZero()) {
+      return CompletableFuture.completedFuture(result);
+    }
+    CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+    timer.schedule(() -> answer.complete(result), latency.toNanos(), TimeUnit.NANOSECONDS);
+    return answer;
   }
 
   @Test
@@ -284,6 +296,115 @@ class ProviderLaneTest {
     timer.advance(Duration.ofSeconds(2));
     assertEquals(10, started.size());
     assertEquals(0, leak.publications(), "an endpoint's lane holds its one tenant: nothing to share");
+  }
+
+  @Test
+  void shouldClaimAtItsRateTimesTheDispatchersPaceFactor() {
+    // At half pace a 10/s lane claims slots 200 ms apart; back at full pace, 100 ms.
+    SetPace pace = new SetPace();
+    pace.factor = 0.5;
+    ProviderLane paced = lane(ProviderLimits.rateOnly(RATE), leak, 100_000, pace,
+        this::call);
+    for (int i = 0; i < 10; i++) {
+      paced.offer(entry(i));
+    }
+    timer.advance(Duration.ofMillis(950));
+    assertEquals(5, started.size(), "five calls in 0.95 s at half of 10/s");
+    for (int i = 1; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap >= 199 * MS && gap <= 201 * MS, "call " + i + " started " + gap / MS
+          + " ms after the previous one, not 200 ms");
+    }
+    pace.factor = 1;
+    timer.advance(Duration.ofMillis(1_000));
+    assertEquals(10, started.size());
+    long gap = started.get(9) - started.get(8);
+    assertTrue(gap >= 99 * MS && gap <= 101 * MS, "at full pace again: " + gap / MS + " ms");
+  }
+
+  @Test
+  void shouldNeverCallFasterThanItsRateWhileThePaceMovesUpAndDown() {
+    SetPace pace = new SetPace();
+    ProviderLane paced = lane(ProviderLimits.rateOnly(RATE), leak, 100_000, pace,
+        this::call);
+    for (int i = 0; i < 40; i++) {
+      paced.offer(entry(i));
+    }
+    // The factor flips between 0.3 and 1 every 130 ms, across slots claimed at either.
+    Runnable[] flip = new Runnable[1];
+    flip[0] = () -> {
+      pace.factor = pace.factor == 1 ? 0.3 : 1;
+      timer.schedule(flip[0], 130, TimeUnit.MILLISECONDS);
+    };
+    timer.schedule(flip[0], 130, TimeUnit.MILLISECONDS);
+    timer.advance(Duration.ofSeconds(6));
+    assertTrue(started.size() >= 20, started.size() + " calls");
+    for (int i = 1; i < started.size(); i++) {
+      assertTrue(started.get(i) - started.get(i - 1) >= 75 * MS, "call " + i + " started "
+          + (started.get(i) - started.get(i - 1)) / MS + " ms after the previous one");
+    }
+    for (int i = 10; i < started.size(); i++) {
+      assertTrue(started.get(i) - started.get(i - 10) >= 1_000 * MS,
+          "eleven calls within a second at 10/s, up to call " + i);
+    }
+  }
+
+  @Test
+  void shouldSlowDownOnceItsSlotsHaveFiredLateForASecond() {
+    // Every task of the timer runs 60 ms late (a starved process): at 20/s each slot is then too
+    // late to use, and 50 ms counts as late. After two late half-seconds the pace is cut to 0.75,
+    // and once the timer is on time again the lane's calls are 1 / 15 s apart, not 1 / 20 s.
+    DispatcherPace pace = new DispatcherPace(clock::nanos);
+    timer.runLate(60_000_000);
+    ProviderLane starved = lane(ProviderLimits.rateOnly(20), leak, 100_000, pace, this::call);
+    for (int i = 0; i < 100; i++) {
+      starved.offer(entry(i));
+    }
+    timer.advance(Duration.ofMillis(990));
+    assertEquals(1, pace.factor(), "one late half-second does not cut");
+    timer.advance(Duration.ofMillis(210));
+    assertEquals(0.75, pace.factor(), 1e-9);
+    timer.runLate(0);
+    timer.advance(Duration.ofMillis(300));
+    int before = started.size();
+    timer.advance(Duration.ofMillis(1_000));
+    for (int i = before + 1; i < started.size(); i++) {
+      long gap = started.get(i) - started.get(i - 1);
+      assertTrue(gap >= 66 * MS, "call " + i + " started " + gap / MS + " ms after the "
+          + "previous one; at 0.75 of 20/s slots are 66.7 ms apart");
+    }
+    assertTrue(started.size() - before >= 14, (started.size() - before) + " calls in 1 s");
+  }
+
+  @Test
+  void shouldKeepFullPaceWhileAProviderIsSlow() {
+    // One provider answers after 2 s, four calls in flight; another answers at once. Calls are
+    // asynchronous: the slow ones hold the slow lane's calls in flight, not the timer, and they
+    // come no slower than that lane's usual, so the pace stays whole and the other lane keeps
+    // its 10/s.
+    DispatcherPace pace = new DispatcherPace(clock::nanos);
+    ProviderLane slow = lane(ProviderLimits.rateOnly(RATE), separateLeak(), 100_000, pace,
+        call -> {
+          CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+          Runnable answers = () -> answer.complete(new ProviderResult.Answered(200, null));
+          timer.schedule(answers, 2, TimeUnit.SECONDS);
+          return answer;
+        });
+    ProviderLane fast = lane(ProviderLimits.rateOnly(RATE), separateLeak(), 100_000, pace,
+        this::call);
+    for (int i = 0; i < 60; i++) {
+      slow.offer(entry("slow-" + i));
+      fast.offer(entry(i));
+    }
+    timer.advance(Duration.ofSeconds(5));
+    assertEquals(1, pace.factor());
+    assertTrue(started.size() >= 49, started.size() + " calls of the fast lane in 5 s at 10/s");
+    assertEquals(4, slow.inFlight());
+  }
+
+  private LeakyBucket separateLeak() {
+    return new PublishingLeak(new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+        (member, busyByTier) -> CompletableFuture.completedFuture(busyByTier));
   }
 
   @Test
