@@ -32,6 +32,7 @@ public final class Sluice {
   public static final int UNREACHABLE = 3;
 
   public static void main(String[] args) {
+    JvmDefaults.apply(); // first: the common pool reads its settings once
     System.exit(execute(args));
   }
 

@@ -42,8 +42,12 @@ public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
 
   /** Calls per second of the rate limit. */
   public double ratePerSecond() {
-    return all.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).findFirst()
-        .orElseThrow().amount();
+    for (ProviderLimit l : all) {
+      if (l.kind() == ProviderLimit.Kind.RATE) {
+        return l.amount();
+      }
+    }
+    throw new IllegalStateException("no rate limit"); // the constructor requires one
   }
 
   /**
@@ -88,14 +92,18 @@ public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
    * ({@link io.sluice.dispatcher.dispatch.ProviderLane}).
    */
   public long windowMarginNanos() {
-    return all.stream()
-        .filter(l -> l.kind() == ProviderLimit.Kind.CALLS || l.kind() == ProviderLimit.Kind.COST)
-        .mapToLong(l -> l.margin().toNanos()).min().orElse(Long.MAX_VALUE);
+    long least = Long.MAX_VALUE;
+    for (ProviderLimit l : all) {
+      if (l.kind() == ProviderLimit.Kind.CALLS || l.kind() == ProviderLimit.Kind.COST) {
+        least = Math.min(least, l.margin().toNanos());
+      }
+    }
+    return least;
   }
 
   /** Whether any limit counts cost (the claim then says what each slot may cost). */
   public boolean countsCost() {
-    return all.stream().anyMatch(l -> l.kind() == ProviderLimit.Kind.COST);
+    return has(ProviderLimit.Kind.COST);
   }
 
   /**
@@ -103,13 +111,31 @@ public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
    * ({@code Long.MAX_VALUE} when no limit counts cost). A dearer event would wait forever.
    */
   public long largestSendableCost() {
-    return all.stream().filter(l -> l.kind() == ProviderLimit.Kind.COST)
-        .mapToLong(l -> (long) Math.floor(l.amount())).min().orElse(Long.MAX_VALUE);
+    long least = Long.MAX_VALUE;
+    for (ProviderLimit l : all) {
+      if (l.kind() == ProviderLimit.Kind.COST) {
+        least = Math.min(least, (long) Math.floor(l.amount()));
+      }
+    }
+    return least;
   }
 
   /** Whether a granted slot holds a lease that must be released when its call ends. */
   public boolean hasConcurrency() {
-    return all.stream().anyMatch(l -> l.kind() == ProviderLimit.Kind.CONCURRENCY);
+    return has(ProviderLimit.Kind.CONCURRENCY);
+  }
+
+  /*
+   * The accessors above loop rather than stream: a lane asks them several times per call, and at
+   * a thousand endpoints their streams' allocation was a few percent of the dispatcher's CPU.
+   */
+  private boolean has(ProviderLimit.Kind kind) {
+    for (ProviderLimit l : all) {
+      if (l.kind() == kind) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

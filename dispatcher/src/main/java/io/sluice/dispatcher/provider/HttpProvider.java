@@ -153,7 +153,10 @@ public final class HttpProvider implements Provider {
     return new HttpProvider(config, client);
   }
 
-  /** A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed. */
+  /**
+   * A client suited to provider calls: HTTP/1.1 (no h2c upgrade dance), no redirects followed, its
+   * exchanges run by {@link #exchangeExecutor()}.
+   */
   public static HttpClient defaultClient(Duration connectTimeout) {
     return clientBuilder(connectTimeout).build();
   }
@@ -162,7 +165,33 @@ public final class HttpProvider implements Provider {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .followRedirects(HttpClient.Redirect.NEVER)
-        .connectTimeout(connectTimeout);
+        .connectTimeout(connectTimeout)
+        .executor(exchangeExecutor());
+  }
+
+  /** Threads of a client's {@link #exchangeExecutor()}. */
+  static final int EXCHANGE_THREADS = 2;
+
+  /**
+   * The threads a client runs its exchanges on (writing a request, reading an answer's headers
+   * and body; the answer itself is handed on to {@code CompletableFuture}'s executor): a fixed
+   * {@value #EXCHANGE_THREADS}, their queue as long as the calls in flight. The JDK's default is a
+   * cached pool, a thread for each task no idle thread takes: at 1,000 endpoints it kept about a
+   * hundred threads handing tasks to each other, a quarter of the dispatcher's CPU. The
+   * exchanges do not block (the client's I/O is its selector's), so two threads carry every call
+   * of the provider; idle for a minute, they end.
+   */
+  static java.util.concurrent.ExecutorService exchangeExecutor() {
+    java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
+        EXCHANGE_THREADS, EXCHANGE_THREADS, 60, java.util.concurrent.TimeUnit.SECONDS,
+        new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "sluice-http-" + made.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /**
