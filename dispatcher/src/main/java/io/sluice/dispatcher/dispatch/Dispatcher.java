@@ -701,7 +701,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
   private void applyBackpressure() {
-    readingHeld = held.pauseReading(readingHeld, owned.unsettled());
+    readingHeld = held.pauseReading(readingHeld, owned.unsettled(), endpoints.liveLanes());
     Set<TopicPartition> assigned = owned.partitions();
     overflowPause.retainOnly(assigned);
     Set<TopicPartition> want = readingHeld ? new HashSet<>(assigned)

@@ -355,6 +355,11 @@ final class TenantEndpoints {
   }
 
   /** Every live endpoint lane, those finishing toward a changed endpoint included. */
+  /** Lanes toward endpoints now live, retiring ones included. Consumer thread. */
+  int liveLanes() {
+    return live.size() + retiring.size();
+  }
+
   List<ProviderLane> lanes() {
     List<ProviderLane> lanes = new ArrayList<>();
     all().forEach(l -> lanes.add(l.lane()));

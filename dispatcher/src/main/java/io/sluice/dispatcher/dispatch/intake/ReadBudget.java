@@ -16,13 +16,24 @@ import java.util.Set;
  * <ul>
  *   <li>on arrival, a provider's share of the bytes ({@link #fits}): a record beyond it overflows
  *       through the ladder, and the other providers keep reading;</li>
- *   <li>for reading as a whole ({@link #pauseReading}): past {@code maxUnsettled} records or the
+ *   <li>for reading as a whole ({@link #pauseReading}): past {@code maxUnsettled} records (and
+ *       {@link #PER_ENDPOINT_LANE} more for each live lane toward a tenant's endpoint) or the
  *       whole byte budget, reading pauses, and resumes once both have drained to half, so that it
  *       does not flap. This binds only when writes to Kafka fall behind, which holds up every
  *       provider anyway.</li>
  * </ul>
  */
 public final class ReadBudget {
+  /**
+   * Records each live endpoint lane adds to the count past which reading pauses. A per-tenant
+   * provider is one provider in {@code maxUnsettled} however many of its endpoints are busy; a
+   * thousand busy endpoints then shared about 3,000 records, two or three queued each, and
+   * reading paused in normal running (1,245 of 1,920 calls/s at 1,000 endpoints of 2/s). 32 is
+   * 16 s of backlog at 2/s; the bytes stay bounded by {@code bufferBytes} and the lanes by
+   * {@code TenantEndpoints.MAX_LANES} (2,000 live, as many retiring).
+   */
+  public static final int PER_ENDPOINT_LANE = 32;
+
   private final Set<String> providers;
   private final int maxUnsettled;
   private final ByteBudget bytes;
@@ -62,9 +73,15 @@ public final class ReadBudget {
    * Whether reading should be paused, given whether it is now and how many records are unsettled.
    */
   public boolean pauseReading(boolean pausedNow, int unsettled) {
+    return pauseReading(pausedNow, unsettled, 0);
+  }
+
+  /** As {@link #pauseReading(boolean, int)}, with {@code endpointLanes} lanes toward endpoints live. */
+  public boolean pauseReading(boolean pausedNow, int unsettled, int endpointLanes) {
+    long max = maxUnsettled + (long) PER_ENDPOINT_LANE * Math.max(0, endpointLanes);
     return pausedNow
-        ? unsettled > maxUnsettled / 2 || bytes.shouldPause(true)
-        : unsettled > maxUnsettled || bytes.shouldPause(false);
+        ? unsettled > max / 2 || bytes.shouldPause(true)
+        : unsettled > max || bytes.shouldPause(false);
   }
 
   private static long sizeOf(DispatchEntry entry) {

@@ -54,6 +54,21 @@ class ReadBudgetTest {
   }
 
   @Test
+  @DisplayName("each live lane toward a tenant's endpoint adds its records to the limit: a thousand busy endpoints do not pause reading at a provider's share")
+  void endpointLanesRaiseTheRecordsLimit() {
+    ReadBudget budget = new ReadBudget(Set.of("hooks"), 3_000, 1L << 30);
+    int lanes = 1_000;
+    int limit = 3_000 + ReadBudget.PER_ENDPOINT_LANE * lanes;
+    assertTrue(budget.pauseReading(false, 3_001), "no endpoint lanes: the provider's limit");
+    assertFalse(budget.pauseReading(false, 3_001, lanes));
+    assertFalse(budget.pauseReading(false, limit, lanes));
+    assertTrue(budget.pauseReading(false, limit + 1, lanes));
+    assertTrue(budget.pauseReading(true, limit / 2 + 1, lanes), "paused: resumes only at half");
+    assertFalse(budget.pauseReading(true, limit / 2, lanes));
+    assertTrue(budget.pauseReading(false, 3_001, -5), "no negative lanes");
+  }
+
+  @Test
   @DisplayName("reading pauses past the records limit and resumes only at half of it")
   void pausesOnRecords() {
     ReadBudget budget = new ReadBudget(Set.of("a"), 100, 1_000_000);
