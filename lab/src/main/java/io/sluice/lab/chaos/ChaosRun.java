@@ -347,7 +347,7 @@ public final class ChaosRun {
       if (System.currentTimeMillis() > deadline) {
         return false;
       }
-      Thread.sleep(1_000); // polling verify, a condition with a deadline
+      Thread.sleep(5_000); // polling verify, a condition with a deadline
     }
   }
 
