@@ -12,7 +12,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 /**
  * The reduced chaos run of CI: the roles as separate JVMs started from this test's class path,
  * a broker process and redis-server; 6 SIGKILLs, one Redis restart, one broker restart, under
- * 900 events in 45 s (about a minute and a half in all). Nothing may be lost and no tenant may be
+ * 900 events in 45 s (about two minutes in all). Nothing may be lost and no tenant may be
  * admitted beyond capacity + rate·T. The providers' {@code maxRetryAfter} is 3 s, not the
  * command's 20 s: each provider's four hostile answers come one after the other, each holding it
  * for that long, which at 20 s kept the pipeline from settling for 80 s after the load; 3 s is
