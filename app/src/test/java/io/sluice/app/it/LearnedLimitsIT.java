@@ -42,6 +42,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * ({@code bench learned-limits}: 75 s measured per family); here 25 s.
  */
 @ExtendWith(RealServers.class)
+// Wait-bound (25 s measured at ten calls a second) and sharing nothing with other classes (its own
+// provider processes, topics, groups and keys): it runs beside the classes that run one at a time,
+// not in turn with them (CI's wall time).
+@Execution(ExecutionMode.CONCURRENT)
 class LearnedLimitsIT {
   private static final List<ProviderWindow> LIMITS = List.of(
       ProviderWindow.calls(20, Duration.ofSeconds(1)),

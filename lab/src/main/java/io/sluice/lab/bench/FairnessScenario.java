@@ -27,7 +27,7 @@ final class FairnessScenario implements BenchScenario {
   public ScenarioResult run(BenchContext ctx) throws Exception {
     ScenarioResult r = new ScenarioResult(name(), "tier shares and fairness within a tier");
     int rate = ctx.quick() ? 100 : 200;
-    double seconds = ctx.quick() ? 2 : 12;
+    double seconds = ctx.quick() ? 1 : 12;
     String run = BenchContext.unique("f");
     BenchConfig spec = new BenchConfig();
     List<String> tenants = new ArrayList<>();
@@ -51,7 +51,7 @@ final class FairnessScenario implements BenchScenario {
         long perTenant = Math.round(rate * (seconds + 6) / TENANTS_PER_TIER);
         load.preload(perTenant * tenants.size(), i -> tenants.get((int) (i % tenants.size())));
         BenchPipeline.await(() -> mock.callCount() > 0, Duration.ofSeconds(60), "a first call");
-        long from = mock.calls().get(0).atNanos() + (ctx.quick() ? 1 : 2) * 1_000_000_000L;
+        long from = mock.calls().get(0).atNanos() + (ctx.quick() ? 500_000_000L : 2_000_000_000L);
         long to = from + (long) (seconds * 1e9);
         BenchPipeline.await(() -> System.nanoTime() > to + 200_000_000L,
             Duration.ofSeconds((long) seconds + 30), "the end of the window");

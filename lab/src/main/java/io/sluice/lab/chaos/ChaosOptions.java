@@ -13,19 +13,23 @@ import java.util.Map;
  * @param redisRestarts  SIGKILL + start of redis-server (each is an outage for every policy)
  * @param brokerRestarts SIGKILL + start of the broker process
  * @param settleSeconds  how long to wait after the load for every event to end somewhere
+ * @param maxRetryAfterSeconds every provider's {@code maxRetryAfter}: the longest one answer holds
+ *                       it, so each of the hostile phase's answers ({@link ProviderPhase#HOSTILE})
+ *                       holds its provider about this long
  * @param seed           the fault plan's and the load's random seed
  * @param workDirectory  configuration, logs and the broker's data; null: a temporary directory
  *                       deleted after a run that passed
  * @param classPath      the class path the child JVMs run from (the jar, or a test's class path)
  */
 public record ChaosOptions(int kills, int events, long loadSeconds, int redisRestarts,
-    int brokerRestarts, long settleSeconds, long seed, Path workDirectory, String classPath) {
+    int brokerRestarts, long settleSeconds, int maxRetryAfterSeconds, long seed,
+    Path workDirectory, String classPath) {
 
   public ChaosOptions {
     if (kills < 0 || events <= 0 || loadSeconds <= 0 || redisRestarts < 0 || brokerRestarts < 0
-        || settleSeconds <= 0) {
+        || settleSeconds <= 0 || maxRetryAfterSeconds <= 0) {
       throw new IllegalArgumentException("chaos: kills, restarts >= 0; events, load and settle "
-          + "times > 0");
+          + "times, max Retry-After > 0");
     }
   }
 
@@ -37,6 +41,7 @@ public record ChaosOptions(int kills, int events, long loadSeconds, int redisRes
     m.put("redisRestarts", redisRestarts);
     m.put("brokerRestarts", brokerRestarts);
     m.put("settleSeconds", settleSeconds);
+    m.put("maxRetryAfterSeconds", maxRetryAfterSeconds);
     m.put("seed", seed);
     return m;
   }

@@ -127,7 +127,8 @@ public final class ChaosRun {
         broker.start();
         awaitBroker(bootstrap, Duration.ofSeconds(120));
         Path configFile = work.resolve("sluice.yaml");
-        Files.writeString(configFile, ChaosScenario.yaml(bootstrap, redis.uri(), provider::url));
+        Files.writeString(configFile, ChaosScenario.yaml(bootstrap, redis.uri(), provider::url,
+            options.maxRetryAfterSeconds()));
         SluiceConfig config = ConfigLoader.load(configFile, Map.of());
         try (TopicAdmin admin = new TopicAdmin(config)) {
           admin.create(4, (short) 1);
@@ -209,7 +210,8 @@ public final class ChaosRun {
     List<ArrivalFigures.Arrival> arrivals = provider.arrivals();
     writeArrivals(arrivals, work.resolve("arrivals.csv"));
     ArrivalFigures.Figures calls = ArrivalFigures.of(arrivals);
-    String hostile = HostileFigures.describe(HostileFigures.of(provider.hostileAnswers(), arrivals));
+    String hostile = HostileFigures.describe(HostileFigures.of(provider.hostileAnswers(), arrivals),
+        options.maxRetryAfterSeconds());
     Files.writeString(work.resolve("hostile.txt"), hostile + "\n");
     out.println("chaos: " + hostile);
     DuplicateCauses.Attribution causes = DuplicateCauses.of(arrivals,

@@ -28,15 +28,10 @@ final class ChaosScenario {
   /** The leak rate: 0.96 of the limit. */
   static final int LEAK_RATE = 24;
   static final long PROVIDER_TIMEOUT_MILLIS = 2_000;
-  /**
-   * The longest one answer holds a provider: short, so that the hostile phase
-   * ({@link ProviderPhase#HOSTILE}) shows calls resuming within the run.
-   */
-  static final int MAX_RETRY_AFTER_SECONDS = 20;
-
   private ChaosScenario() {}
 
-  static String yaml(String bootstrap, String redisUri, Function<String, String> urlOf) {
+  static String yaml(String bootstrap, String redisUri, Function<String, String> urlOf,
+      int maxRetryAfterSeconds) {
     StringBuilder y = new StringBuilder();
     y.append("kafka:\n  bootstrap: ").append(bootstrap).append("\n  topicPrefix: \"sluice.\"\n");
     y.append("redis:\n  uri: ").append(redisUri).append('\n');
@@ -50,7 +45,7 @@ final class ChaosScenario {
           .append("    maxInFlight: 8\n")
           .append("    timeout: ").append(PROVIDER_TIMEOUT_MILLIS).append("ms\n")
           .append("    onRedisDown: ").append(PROVIDERS.get(p)).append('\n')
-          .append("    maxRetryAfter: ").append(MAX_RETRY_AFTER_SECONDS).append("s\n")
+          .append("    maxRetryAfter: ").append(maxRetryAfterSeconds).append("s\n")
           .append("    quotas:\n")
           .append("      enterprise: { capacity: 20, refill: 6/s }\n")
           .append("      pro: { capacity: 10, refill: 3/s }\n")

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 /**
  * How long each provider went without a call after a hostile answer ({@link ProviderPhase#HOSTILE}):
  * for every hostile answer, the time until the provider's next call, and the longest of those. With
- * {@code maxRetryAfter} at {@link ChaosScenario#MAX_RETRY_AFTER_SECONDS} s the longest should be
- * about that plus a second of jitter, unless a fault of the run (a SIGKILL, a restart) fell in it.
+ * {@code maxRetryAfter} at M s ({@link ChaosOptions#maxRetryAfterSeconds}) the longest should be
+ * about M plus a second of jitter, unless a fault of the run (a SIGKILL, a restart) fell in it.
  * Pure.
  */
 final class HostileFigures {
@@ -48,10 +48,10 @@ final class HostileFigures {
   }
 
   /** One line for the run's output and {@code hostile.txt}. */
-  static String describe(Map<String, Figure> figures) {
+  static String describe(Map<String, Figure> figures, int maxRetryAfterSeconds) {
     StringBuilder s = new StringBuilder("hostile answers (Retry-After: 86400, q=0 for a month, "
         + "1 call a day, a reset a day away), maxRetryAfter "
-        + ChaosScenario.MAX_RETRY_AFTER_SECONDS + " s:");
+        + maxRetryAfterSeconds + " s:");
     figures.forEach((p, f) -> s.append(' ').append(p).append(' ').append(f.answers())
         .append(" answers, next call at most ")
         .append(f.longestMillis() < 0 ? "never" : f.longestMillis() / 1000.0 + " s").append(" after;"));

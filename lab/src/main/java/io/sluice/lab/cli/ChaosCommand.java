@@ -45,6 +45,12 @@ final class ChaosCommand implements Callable<Integer> {
           + "(default: ${DEFAULT-VALUE}).")
   long settle;
 
+  @Option(names = "--max-retry-after", defaultValue = "20", paramLabel = "SECONDS",
+      description = "Every provider's maxRetryAfter, the longest one answer holds it: short, so "
+          + "that calls resume within the run after each of the hostile answers "
+          + "(default: ${DEFAULT-VALUE}).")
+  int maxRetryAfter;
+
   @Option(names = "--seed", defaultValue = "9", description = "Seed of the fault plan and load.")
   long seed;
 
@@ -64,7 +70,7 @@ final class ChaosCommand implements Callable<Integer> {
     ChaosOptions options;
     try {
       options = new ChaosOptions(kills, events, duration, redisRestarts, brokerRestarts, settle,
-          seed, workDir, System.getProperty("java.class.path"));
+          maxRetryAfter, seed, workDir, System.getProperty("java.class.path"));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage()); // exit 2, no trace
     }

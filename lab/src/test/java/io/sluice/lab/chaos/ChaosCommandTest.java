@@ -12,7 +12,8 @@ class ChaosCommandTest {
     CliRun run = CliRun.of("chaos", "--help");
     assertEquals(0, run.exitCode());
     for (String option : new String[] {"--kills", "--events", "--duration", "--redis-restarts",
-        "--broker-restarts", "--settle", "--seed", "--work-dir", "--report-json"}) {
+        "--broker-restarts", "--settle", "--max-retry-after", "--seed", "--work-dir",
+        "--report-json"}) {
       assertTrue(run.out().contains(option), () -> option + " missing from\n" + run.out());
     }
   }
