@@ -354,12 +354,12 @@ final class TenantEndpoints {
     lanes.forEach(l -> l.lane().close());
   }
 
-  /** Every live endpoint lane, those finishing toward a changed endpoint included. */
   /** Lanes toward endpoints now live, retiring ones included. Consumer thread. */
   int liveLanes() {
     return live.size() + retiring.size();
   }
 
+  /** Every live endpoint lane, those finishing toward a changed endpoint included. */
   List<ProviderLane> lanes() {
     List<ProviderLane> lanes = new ArrayList<>();
     all().forEach(l -> lanes.add(l.lane()));

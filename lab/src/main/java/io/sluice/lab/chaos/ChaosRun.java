@@ -52,6 +52,7 @@ public final class ChaosRun {
   private final ChildJvm.Launch launch;
   private final Map<String, Integer> kills = new TreeMap<>();
   private final List<long[]> redisOutages = new CopyOnWriteArrayList<>();
+  private final List<long[]> brokerOutages = new CopyOnWriteArrayList<>();
   private final List<DuplicateCauses.Fault> faultLog = new CopyOnWriteArrayList<>();
   /** Each fault from its start until the part it hit was back (and had taken up its work). */
   private final List<GapReasons.Window> faultWindows = new CopyOnWriteArrayList<>();
@@ -279,10 +280,12 @@ public final class ChaosRun {
       }
       case RESTART_BROKER -> {
         out.printf("chaos: %4d s  kill -9 the broker, %d ms down%n", since, f.downMillis());
+        long from = System.currentTimeMillis();
         broker.kill();
         Thread.sleep(f.downMillis());
         broker.start();
         awaitBroker(bootstrap, Duration.ofSeconds(120));
+        brokerOutages.add(new long[] {from, System.currentTimeMillis()});
         brokerRestarts++;
         // Up again; the groups then form again (a session timeout, a rebalance).
         faultWindows.add(new GapReasons.Window(at, System.currentTimeMillis() + 10_000,
@@ -293,7 +296,7 @@ public final class ChaosRun {
 
   /**
    * Over-admission per (provider, tenant). Windows overlapping a Redis outage (until the circuit's
-   * grace has passed) are judged by the policy's own bound: {@code fail_open} admits without a
+   * grace has passed, and a broker outage begun meanwhile: {@link RedisOutageWindows}) are judged by the policy's own bound: {@code fail_open} admits without a
    * bucket (not judged), {@code local} may admit one more capacity (README), {@code fail_closed}
    * admits nothing without Redis (judged as usual).
    */
@@ -315,8 +318,8 @@ public final class ChaosRun {
       };
       List<OverAdmission.Excuse> excuses = new ArrayList<>();
       if (extra > 0) {
-        for (long[] o : redisOutages) {
-          excuses.add(new OverAdmission.Excuse(o[0], o[1] + CIRCUIT_GRACE_MILLIS, extra));
+        for (long[] o : RedisOutageWindows.of(redisOutages, brokerOutages, CIRCUIT_GRACE_MILLIS)) {
+          excuses.add(new OverAdmission.Excuse(o[0], o[1], extra));
         }
       }
       List<OverAdmission.Admission> list = admissions.get(k);

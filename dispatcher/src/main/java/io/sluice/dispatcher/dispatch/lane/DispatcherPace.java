@@ -50,10 +50,10 @@ public final class DispatcherPace implements Pace {
   }
 
   @Override
-  public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {
+  public void callAnswered(Object lane, long nowNanos, long startedNanos, long excessNanos) {
     Line line;
     synchronized (this) {
-      governor.answered(nowNanos, startedNanos, excessNanos);
+      governor.answered(lane, nowNanos, startedNanos, excessNanos);
       line = update(nowNanos);
     }
     log(line);

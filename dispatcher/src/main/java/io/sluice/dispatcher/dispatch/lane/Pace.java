@@ -14,10 +14,10 @@ public interface Pace {
   void slotFired(long nowNanos, long lateNanos);
 
   /**
-   * A call started at {@code startedNanos} was answered at {@code nowNanos}, {@code excessNanos}
-   * slower than its lane's usual latency ({@link LaneSchedule#answered}).
+   * A call of {@code lane} started at {@code startedNanos} was answered (2xx) at {@code nowNanos},
+   * {@code excessNanos} slower than its lane's usual latency ({@link LaneSchedule#answered}).
    */
-  void callAnswered(long nowNanos, long startedNanos, long excessNanos);
+  void callAnswered(Object lane, long nowNanos, long startedNanos, long excessNanos);
 
   /**
    * Whether the dispatcher ran late at any time after {@code sinceNanos} (up to {@code nowNanos}):
@@ -36,7 +36,7 @@ public interface Pace {
     public void slotFired(long nowNanos, long lateNanos) {}
 
     @Override
-    public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {}
+    public void callAnswered(Object lane, long nowNanos, long startedNanos, long excessNanos) {}
 
     @Override
     public boolean lateSince(long sinceNanos, long nowNanos) {

@@ -32,21 +32,28 @@ import java.util.concurrent.TimeUnit;
  *       the timer was mostly on time: the endpoints answered in a millisecond, the answers came
  *       back 0.25 to 2 s later, then calls timed out and strict endpoints saw them bunched. Each
  *       answer is compared with its own lane's usual latency ({@link LaneSchedule#answered}, a
- *       slow moving average), so a provider that is always slow is not slow here; one that turns
- *       slow raises only its own share of the answers, and a window is late only when at least
- *       half are {@value #SLOW_MILLIS} ms or more slower than usual. Timeouts and failed
+ *       slow moving average of its 2xx answers), so a provider that is always slow is not slow
+ *       here. The answers vote by lane: a lane is slow in a window when half of its answers or
+ *       more are {@value #SLOW_MILLIS} ms or more slower than usual, and a window is late only
+ *       when at least {@value #MIN_LANES} lanes answered in it and half of them or more were
+ *       slow. So one provider, however much of the traffic it carries, cannot slow the others by
+ *       turning slow (each of its answers would otherwise be a vote, and a provider answering
+ *       most of the calls could hold every lane at the floor); many lanes of one slow host still
+ *       can, until their usual catches up (a few dozen answers each). Timeouts and failed
  *       connections do not count: an outage of every endpoint must not read as overload.
  * </ul>
  * Not used: calls in flight and timeouts in this process's client, which a slow or failing
  * provider raises exactly as overload does, and which come a whole timeout after the lateness
- * that caused them. A timeout of a call that was in flight while this process ran late
- * ({@link #lateSince}) is not held against its endpoint's health.
+ * that caused them. A timeout of a call that was in flight while the timer ran late
+ * ({@link #lateSince}: the timer's signal only, which no provider moves) is not held against its
+ * endpoint's health.
  *
  * <h2>The rule: cut fast on sustained lateness, recover slowly</h2>
  *
  * Time is cut into half-second windows. A window is <b>late</b> when at least
  * {@value #MIN_SLOTS} slots fired in it and half of them or more were late, or at least
- * {@value #MIN_ANSWERS} answers came in it and half of them or more were slow. Then:
+ * {@value #MIN_ANSWERS} answers of at least {@value #MIN_LANES} lanes came in it and half of
+ * those lanes or more were slow. Then:
  * <ul>
  *   <li>two late windows in a row cut the factor to {@value #CUT} of itself, never below
  *       {@value #FLOOR}; the count starts again after a cut, so cuts come at least a second apart
@@ -93,6 +100,8 @@ public final class PaceGovernor {
   static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(SLOW_MILLIS);
   /** Fewer answers in a window say nothing of slowness. */
   static final int MIN_ANSWERS = 8;
+  /** Answers of fewer lanes in a window say nothing of slowness: one provider is not overload. */
+  static final int MIN_LANES = 4;
   /**
    * After a cut the factor holds this many windows before it may recover: the answers of calls
    * started at the new pace take up to a timeout to come.
@@ -123,7 +132,8 @@ public final class PaceGovernor {
   private int slots;
   private int lateSlots;
   private int answers;
-  private int slowAnswers;
+  /** This window's answers by lane: {answers, slow ones}. */
+  private final java.util.Map<Object, int[]> answersByLane = new java.util.IdentityHashMap<>();
   private int lateStreak;
   /** Windows left before the factor may recover from the last cut. */
   private int hold;
@@ -137,7 +147,7 @@ public final class PaceGovernor {
   private double ceiling = 1;
   /** The factor has come back some since the last cut: a cut now begins a new bout. */
   private boolean recoveredSinceCut;
-  /** Whether a window was ever late, and when the last one ended. */
+  /** Whether a window's timer was ever late, and when the last such window ended. */
   private boolean everLate;
   private long lastLateEndNanos;
   /** What made the last late window late, for the log. */
@@ -158,20 +168,22 @@ public final class PaceGovernor {
   }
 
   /**
-   * A call started at {@code startedNanos} was answered at {@code nowNanos}, {@code excessNanos}
-   * slower than its lane's usual latency (negative: faster). Only answers: a timeout or a failed
+   * A call of {@code lane} started at {@code startedNanos} was answered at {@code nowNanos},
+   * {@code excessNanos} slower than its lane's usual latency (negative: faster). Only answers: a timeout or a failed
    * connection is as much a provider's outage as this process's doing, and an outage of every
    * endpoint must not read as overload. Answers of calls started before the last cut are left
    * out: they were started at the old pace.
    */
-  public void answered(long nowNanos, long startedNanos, long excessNanos) {
+  public void answered(Object lane, long nowNanos, long startedNanos, long excessNanos) {
     advance(nowNanos);
     if (cutAny && startedNanos - lastCutNanos < 0) {
       return;
     }
     answers++;
+    int[] votes = answersByLane.computeIfAbsent(lane, l -> new int[2]);
+    votes[0]++;
     if (excessNanos >= SLOW_NANOS) {
-      slowAnswers++;
+      votes[1]++;
     }
   }
 
@@ -188,13 +200,14 @@ public final class PaceGovernor {
   }
 
   /**
-   * Whether the timer ran late at any time after {@code sinceNanos}, as far as windows closed by
+   * Whether the timer ran late (its slots, not the answers, which a provider moves too) at any
+   * time after {@code sinceNanos}, as far as windows closed by
    * {@code nowNanos} and the one in progress tell: a call in flight since then may have been held
    * up by this process, not by its provider.
    */
   public boolean lateSince(long sinceNanos, long nowNanos) {
     advance(nowNanos);
-    return (everLate && lastLateEndNanos - sinceNanos > 0) || late();
+    return (everLate && lastLateEndNanos - sinceNanos > 0) || timerLate();
   }
 
   /** What made the last late window late, for the log. */
@@ -204,8 +217,25 @@ public final class PaceGovernor {
 
   /** Whether the window so far is late: its slots fired late, or its answers came slow. */
   private boolean late() {
-    return (slots >= MIN_SLOTS && 2 * lateSlots >= slots)
-        || (answers >= MIN_ANSWERS && 2 * slowAnswers >= answers);
+    return timerLate() || answersSlow();
+  }
+
+  private boolean timerLate() {
+    return slots >= MIN_SLOTS && 2 * lateSlots >= slots;
+  }
+
+  /** At least {@link #MIN_LANES} lanes answered, and half of them or more mostly slowly. */
+  private boolean answersSlow() {
+    if (answers < MIN_ANSWERS || answersByLane.size() < MIN_LANES) {
+      return false;
+    }
+    int slowLanes = 0;
+    for (int[] votes : answersByLane.values()) {
+      if (2 * votes[1] >= votes[0]) {
+        slowLanes++;
+      }
+    }
+    return 2 * slowLanes >= answersByLane.size();
   }
 
   /** Closes every window that ended by {@code nowNanos}. */
@@ -213,39 +243,44 @@ public final class PaceGovernor {
     if (nowNanos - windowStart < WINDOW_NANOS) {
       return;
     }
-    close(late());
+    close(late(), timerLate());
     windowStart += WINDOW_NANOS;
     slots = 0;
     lateSlots = 0;
     answers = 0;
-    slowAnswers = 0;
+    answersByLane.clear();
     long empty = (nowNanos - windowStart) / WINDOW_NANOS;
     for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + HOLD_WINDOWS); i++) {
-      close(false);
+      close(false, false);
     }
     windowStart += empty * WINDOW_NANOS;
   }
 
-  private void close(boolean late) {
+  private void close(boolean late, boolean timerLate) {
+    if (timerLate) {
+      everLate = true;
+      lastLateEndNanos = windowStart + WINDOW_NANOS;
+    }
     if (!late) {
       lateStreak = 0;
       if (hold > 0) {
         hold--;
         return;
       }
-      factor = Math.min(1, factor + (factor >= NEAR * ceiling ? SLOW_STEP : STEP));
+      // Slowly only between 0.9 of the level the lateness began at and that level: above it
+      // (a bout that began below 1 and has passed its level), at the full step.
+      factor = Math.min(1,
+          factor + (factor >= NEAR * ceiling && factor < ceiling ? SLOW_STEP : STEP));
       recoveredSinceCut = true;
       if (factor > 1 - 1e-9) {
         factor = 1;
       }
       return;
     }
-    everLate = true;
-    lastLateEndNanos = windowStart + WINDOW_NANOS;
-    lastLateWhy = 2 * lateSlots >= slots && slots >= MIN_SLOTS
+    lastLateWhy = timerLate
         ? lateSlots + " of " + slots + " slots fired " + LATE_MILLIS + " ms or more late"
-        : slowAnswers + " of " + answers + " answers came " + SLOW_MILLIS + " ms or more slower "
-            + "than their lanes' usual";
+        : "half or more of the " + answersByLane.size() + " lanes that answered were "
+            + SLOW_MILLIS + " ms or more slower than their usual";
     lateStreak++;
     if (hold > 0) {
       hold--;

@@ -725,12 +725,14 @@ public final class ProviderLane implements AutoCloseable {
       long excess = Long.MIN_VALUE;
       synchronized (this) {
         schedule.ended(latency);
-        if (r instanceof ProviderResult.Answered) {
+        // 2xx only: a provider answering 4xx fast and 2xx slowly would otherwise have a usual
+        // between the two, and every 2xx would read as held up in this process.
+        if (r instanceof ProviderResult.Answered a && a.status() / 100 == 2) {
           excess = schedule.answered(latency);
         }
       }
       if (excess != Long.MIN_VALUE) {
-        pace.callAnswered(started + latency, started, excess);
+        pace.callAnswered(this, started + latency, started, excess);
       }
       listener.callEnded(name, entry.tier(), r, latency);
       release(slot);

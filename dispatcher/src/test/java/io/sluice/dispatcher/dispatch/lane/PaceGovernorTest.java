@@ -27,7 +27,15 @@ class PaceGovernorTest {
    */
   record Step(String why, long millis, long everyMillis, long lateMillis, int lateOneIn,
       long answerEveryMillis, long excessMillis, long startedAgoMillis, double expectFactor,
-      boolean expectOwnTimeouts) {}
+      boolean expectOwnTimeouts, int lanes) {
+    /** Answers spread over eight lanes. */
+    Step(String why, long millis, long everyMillis, long lateMillis, int lateOneIn,
+        long answerEveryMillis, long excessMillis, long startedAgoMillis, double expectFactor,
+        boolean expectOwnTimeouts) {
+      this(why, millis, everyMillis, lateMillis, lateOneIn, answerEveryMillis, excessMillis,
+          startedAgoMillis, expectFactor, expectOwnTimeouts, 8);
+    }
+  }
 
   private static Step onTime(String why, long millis, double factor, boolean ownTimeouts) {
     return new Step(why, millis, 10, 0, 1, 0, 0, 0, factor, ownTimeouts);
@@ -66,18 +74,23 @@ class PaceGovernorTest {
       late("late for a second: cut", 1_000, 50, 0.75),
       new Step("idle for a minute: full pace when work comes back", 60_000, 0, 0, 1, 0, 0, 0, 1,
           false),
-      answers("answers 300 ms slower than their lanes' usual for a second (held up in this "
-          + "process): cut", 1_000, 300, 300, 0.75, true),
+      answers("answers of eight lanes 300 ms slower than their usual for a second (held up in "
+          + "this process): cut; a timeout meanwhile is still the provider's (the timer was on "
+          + "time)", 1_000, 300, 300, 0.75, false),
       answers("slow answers of calls started before the cut say nothing of the new pace: held",
-          1_000, 300, 1_500, 0.75, true),
+          1_000, 300, 1_500, 0.75, false),
       answers("slow answers of calls started at the new pace: cut again", 1_000, 300, 100,
-          0.5625, true),
+          0.5625, false),
       answers("answers 200 ms slower than usual are not slow: held 2 s, then 0.025 back each "
           + "half-second", 4_000, 200, 100, 0.6625, false),
       answers("a provider always 10 s slow: its answers are as slow as its usual, nothing cut",
           1_000, 0, 10_000, 0.7125, false),
+      new Step("one lane, a provider carrying every answer, turns 300 ms slow: one provider is "
+          + "not overload, nothing cut", 1_000, 0, 0, 1, 10, 300, 100, 0.7625, false, 1),
+      new Step("three lanes slow: answers of fewer than four lanes say nothing, nothing cut",
+          1_000, 0, 0, 1, 10, 300, 100, 0.8125, false, 3),
       onTime("back near the level the lateness began at (full pace): 0.025 a half-second up to "
-          + "0.9 of it, 0.00625 from there", 5_000, 0.925, false),
+          + "0.9 of it, 0.00625 from there", 5_000, 0.95, false),
       onTime("on time: full pace 8 s later", 8_000, 1, false));
 
   @TestFactory
@@ -87,6 +100,7 @@ class PaceGovernorTest {
 
   /** The governor on a clock that starts at 0 and moves with each row. */
   private static final class Run implements SpecTable.Run<Step> {
+    private static final Object[] LANES = {"a", "b", "c", "d", "e", "f", "g", "h"};
     private final PaceGovernor governor = new PaceGovernor(0);
     private long now;
 
@@ -101,8 +115,10 @@ class PaceGovernorTest {
         }
       }
       if (row.answerEveryMillis() > 0) {
+        int n = 0;
         for (long t = now; t < end; t += row.answerEveryMillis() * MS) {
-          governor.answered(t, t - row.startedAgoMillis() * MS, row.excessMillis() * MS);
+          governor.answered(LANES[n++ % row.lanes()], t, t - row.startedAgoMillis() * MS,
+              row.excessMillis() * MS);
         }
       }
       now = end;

@@ -16,7 +16,7 @@ public final class SetPace implements Pace {
   public void slotFired(long nowNanos, long lateNanos) {}
 
   @Override
-  public void callAnswered(long nowNanos, long startedNanos, long excessNanos) {}
+  public void callAnswered(Object lane, long nowNanos, long startedNanos, long excessNanos) {}
 
   @Override
   public boolean lateSince(long sinceNanos, long nowNanos) {
