@@ -55,8 +55,20 @@ final class EndpointTotals {
 
   private record Heard(Map<String, Integer> sums, long atMillis) {}
 
+  private final java.util.function.DoubleSupplier paceFactor;
+
   EndpointTotals(LeakyBucket leak) {
+    this(leak, () -> 1);
+  }
+
+  /**
+   * @param paceFactor the dispatcher's pace ({@code Pace#factor}): an instance that slows its lanes
+   *                   down takes that share of its part of a total too, or the cut would not bite
+   *                   while the total binds (its lanes' shares would still add up to it)
+   */
+  EndpointTotals(LeakyBucket leak, java.util.function.DoubleSupplier paceFactor) {
     this.leak = leak;
+    this.paceFactor = paceFactor;
   }
 
   /** The leak an endpoint lane of {@code provider} claims from: jointly with its total, if any. */
@@ -121,7 +133,8 @@ final class EndpointTotals {
       GlobalShare share = h == null || nowMillis - h.atMillis() > HEARD_TTL_MILLIS
           ? GlobalShare.alone(weights) : GlobalShare.of(weights, local, h.sums());
       double total = totals.get(provider).ratePerSecond();
-      TotalShares.of(share.instanceShare() * total, share.localWeights(), demands)
+      TotalShares.of(share.instanceShare() * total * paceFactor.getAsDouble(),
+          share.localWeights(), demands)
           .forEach((lane, part) -> {
             parts.put(lane.name(), part);
             lane.shareTotal(part, total);

@@ -173,7 +173,7 @@ final class TenantEndpoints {
     this.registry = registry;
     this.listener = new EndpointListener(parts.listener());
     this.weights = Map.copyOf(weights);
-    this.totals = new EndpointTotals(parts.leak());
+    this.totals = new EndpointTotals(parts.leak(), parts.pace()::factor);
   }
 
   /** Where an event of the per-tenant provider {@code provider} goes. */

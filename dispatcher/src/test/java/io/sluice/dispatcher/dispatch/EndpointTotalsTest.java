@@ -200,6 +200,37 @@ class EndpointTotalsTest {
   }
 
   @Test
+  @DisplayName("a dispatcher slowed to half its pace takes half its part of the total: the cut bites while the total binds")
+  void shouldTakeThePacesShareOfItsPartOfTheTotal() {
+    io.sluice.dispatcher.dispatch.lane.SetPace pace = new io.sluice.dispatcher.dispatch.lane.SetPace();
+    pace.factor = 0.5;
+    TenantEndpoints slowed = new TenantEndpoints(new TenantEndpoints.Parts(Map.of("hooks", provider),
+        new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
+        LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> {},
+        (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
+        100_000, 1000, pace), Map.of("gold", 3.0, "std", 1.0));
+    Map<String, String> tiers = Map.of("g1", "gold", "g2", "gold", "s1", "std", "s2", "std");
+    int n = 0;
+    for (int k = 0; k < 20; k++) {
+      for (Map.Entry<String, String> t : tiers.entrySet()) {
+        DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
+        assertInstanceOf(TenantEndpoints.Queue.class, slowed.route(e, hooks, config)).lane().offer(e);
+      }
+    }
+    slowed.tick(clock.millis());
+    timer.advance(Duration.ofMillis(300));
+    slowed.tick(clock.millis());
+    // Alone, this instance's part is the whole 8/s (gold 3 a endpoint, std 1); at half pace, 4/s.
+    double sum = 0;
+    for (String t : tiers.keySet()) {
+      sum += slowed.partOf("hooks/" + t).orElseThrow();
+    }
+    assertEquals(4.0, sum, 1e-9, "half of the total of 8/s");
+    assertEquals(1.5, slowed.partOf("hooks/g1").orElseThrow(), 1e-9, "gold still 3:1 to std");
+    assertEquals(0.5, slowed.partOf("hooks/s1").orElseThrow(), 1e-9);
+  }
+
+  @Test
   @DisplayName("a reload that removes the total lifts the parts of the lanes still claiming with it")
   void shouldLiftThePartsOnceAReloadRemovedTheTotal() {
     DispatchEntry g = entry("g", "g1", "gold");
