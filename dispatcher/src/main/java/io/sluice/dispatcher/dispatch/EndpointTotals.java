@@ -57,10 +57,6 @@ final class EndpointTotals {
 
   private final java.util.function.DoubleSupplier paceFactor;
 
-  EndpointTotals(LeakyBucket leak) {
-    this(leak, () -> 1);
-  }
-
   /**
    * @param paceFactor the dispatcher's pace ({@code Pace#factor}): an instance that slows its lanes
    *                   down takes that share of its part of a total too, or the cut would not bite

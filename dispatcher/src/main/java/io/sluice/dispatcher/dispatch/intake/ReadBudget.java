@@ -70,13 +70,9 @@ public final class ReadBudget {
   }
 
   /**
-   * Whether reading should be paused, given whether it is now and how many records are unsettled.
+   * Whether reading should be paused, given whether it is now, how many records are unsettled, and
+   * how many lanes toward tenants' endpoints are live.
    */
-  public boolean pauseReading(boolean pausedNow, int unsettled) {
-    return pauseReading(pausedNow, unsettled, 0);
-  }
-
-  /** As {@link #pauseReading(boolean, int)}, with {@code endpointLanes} lanes toward endpoints live. */
   public boolean pauseReading(boolean pausedNow, int unsettled, int endpointLanes) {
     long max = maxUnsettled + (long) PER_ENDPOINT_LANE * Math.max(0, endpointLanes);
     return pausedNow

@@ -131,7 +131,6 @@ public final class PaceGovernor {
   private long windowStart;
   private int slots;
   private int lateSlots;
-  private int answers;
   /** This window's answers by lane: {answers, slow ones}. */
   private final java.util.Map<Object, int[]> answersByLane = new java.util.IdentityHashMap<>();
   private int lateStreak;
@@ -179,7 +178,6 @@ public final class PaceGovernor {
     if (cutAny && startedNanos - lastCutNanos < 0) {
       return;
     }
-    answers++;
     int[] votes = answersByLane.computeIfAbsent(lane, l -> new int[2]);
     votes[0]++;
     if (excessNanos >= SLOW_NANOS) {
@@ -226,16 +224,18 @@ public final class PaceGovernor {
 
   /** At least {@link #MIN_LANES} lanes answered, and half of them or more mostly slowly. */
   private boolean answersSlow() {
-    if (answers < MIN_ANSWERS || answersByLane.size() < MIN_LANES) {
+    if (answersByLane.size() < MIN_LANES) {
       return false;
     }
+    int answers = 0;
     int slowLanes = 0;
     for (int[] votes : answersByLane.values()) {
+      answers += votes[0];
       if (2 * votes[1] >= votes[0]) {
         slowLanes++;
       }
     }
-    return 2 * slowLanes >= answersByLane.size();
+    return answers >= MIN_ANSWERS && 2 * slowLanes >= answersByLane.size();
   }
 
   /** Closes every window that ended by {@code nowNanos}. */
@@ -247,7 +247,6 @@ public final class PaceGovernor {
     windowStart += WINDOW_NANOS;
     slots = 0;
     lateSlots = 0;
-    answers = 0;
     answersByLane.clear();
     long empty = (nowNanos - windowStart) / WINDOW_NANOS;
     for (long i = 0; i < Math.min(empty, WINDOWS_TO_RECOVER + HOLD_WINDOWS); i++) {

@@ -59,7 +59,7 @@ class ReadBudgetTest {
     ReadBudget budget = new ReadBudget(Set.of("hooks"), 3_000, 1L << 30);
     int lanes = 1_000;
     int limit = 3_000 + ReadBudget.PER_ENDPOINT_LANE * lanes;
-    assertTrue(budget.pauseReading(false, 3_001), "no endpoint lanes: the provider's limit");
+    assertTrue(budget.pauseReading(false, 3_001, 0), "no endpoint lanes: the provider's limit");
     assertFalse(budget.pauseReading(false, 3_001, lanes));
     assertFalse(budget.pauseReading(false, limit, lanes));
     assertTrue(budget.pauseReading(false, limit + 1, lanes));
@@ -72,10 +72,10 @@ class ReadBudgetTest {
   @DisplayName("reading pauses past the records limit and resumes only at half of it")
   void pausesOnRecords() {
     ReadBudget budget = new ReadBudget(Set.of("a"), 100, 1_000_000);
-    assertFalse(budget.pauseReading(false, 100));
-    assertTrue(budget.pauseReading(false, 101));
-    assertTrue(budget.pauseReading(true, 51), "paused: stays paused above half");
-    assertFalse(budget.pauseReading(true, 50), "resumes at half");
+    assertFalse(budget.pauseReading(false, 100, 0));
+    assertTrue(budget.pauseReading(false, 101, 0));
+    assertTrue(budget.pauseReading(true, 51, 0), "paused: stays paused above half");
+    assertFalse(budget.pauseReading(true, 50, 0), "resumes at half");
   }
 
   @Test
@@ -85,13 +85,13 @@ class ReadBudgetTest {
     for (int i = 0; i < 4; i++) {
       budget.hold(entry(i % 2 == 0 ? "a" : "b"));
     }
-    assertFalse(budget.pauseReading(false, 4), "exactly the budget");
+    assertFalse(budget.pauseReading(false, 4, 0), "exactly the budget");
     budget.hold(entry("a")); // an overflow being written is held too
-    assertTrue(budget.pauseReading(false, 5));
+    assertTrue(budget.pauseReading(false, 5, 0));
     budget.release(entry("a"));
     budget.release(entry("a"));
-    assertTrue(budget.pauseReading(true, 3), "3 of 4 entries' bytes: above half");
+    assertTrue(budget.pauseReading(true, 3, 0), "3 of 4 entries' bytes: above half");
     budget.release(entry("b"));
-    assertFalse(budget.pauseReading(true, 2), "half: reading resumes");
+    assertFalse(budget.pauseReading(true, 2, 0), "half: reading resumes");
   }
 }
