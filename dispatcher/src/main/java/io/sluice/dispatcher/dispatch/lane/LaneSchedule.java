@@ -415,10 +415,21 @@ public final class LaneSchedule {
     return decision;
   }
 
-  /** A fired slot's call was handed to the provider's client at {@code nowNanos}. */
-  void started(long nowNanos) {
+  /**
+   * A fired slot's call was handed to the provider's client at {@code nowNanos}. Returns its
+   * ticket, for {@link #cameBack}.
+   */
+  long started(long nowNanos) {
     inFlight++;
-    pacer.handed(nowNanos, nowNanos);
+    return pacer.handed(nowNanos, nowNanos);
+  }
+
+  /**
+   * The call of {@code ticket} came back (answered, timed out or failed) at {@code nowNanos}: the
+   * provider saw it by then ({@link SlotPacer}, "Anchored on the answers").
+   */
+  void cameBack(long ticket, long nowNanos) {
+    pacer.answeredAt(ticket, nowNanos);
   }
 
   /**

@@ -655,6 +655,7 @@ public final class ProviderLane implements AutoCloseable {
   private void fire(Slot slot, long atNanos) {
     DispatchEntry next = null;
     String wasted = null;
+    long ticket = -1;
     long firedNanos = nanoTime.getAsLong();
     pace.slotFired(firedNanos, Math.max(0, firedNanos - atNanos));
     synchronized (this) {
@@ -677,12 +678,13 @@ public final class ProviderLane implements AutoCloseable {
         next = queue.poll().orElse(null);
         if (next != null) {
           unqueued(next);
-          schedule.started(now);
+          ticket = schedule.started(now);
           unjudged.merge(next.partition(), 1, Integer::sum);
         }
       }
     }
     DispatchEntry entry = next;
+    long callTicket = ticket;
     if (wasted != null) {
       listener.slotWasted(name, wasted);
     }
@@ -721,10 +723,12 @@ public final class ProviderLane implements AutoCloseable {
     call.whenComplete((result, error) -> {
       ProviderResult r = error == null ? result
           : new ProviderResult.ConnectFailed("provider failed: " + error);
-      long latency = nanoTime.getAsLong() - started;
+      long cameBack = nanoTime.getAsLong();
+      long latency = cameBack - started;
       long excess = Long.MIN_VALUE;
       synchronized (this) {
         schedule.ended(latency);
+        schedule.cameBack(callTicket, cameBack);
         // 2xx only: a provider answering 4xx fast and 2xx slowly would otherwise have a usual
         // between the two, and every 2xx would read as held up in this process.
         if (r instanceof ProviderResult.Answered a && a.status() / 100 == 2) {

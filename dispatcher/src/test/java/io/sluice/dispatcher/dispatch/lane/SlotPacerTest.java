@@ -191,4 +191,120 @@ class SlotPacerTest {
     // The next slot, on time, would come 1 483 ms after that late call: it waits a whole interval.
     assertEquals(new Decision.WaitUntil(600 * MS + interval), pacer.decide(interval, interval, interval));
   }
+
+  /** 1.92/s toward an endpoint allowing 2 in any second: slots 520.8 ms apart. */
+  private static final long STRICT_INTERVAL = 520_833_333;
+
+  private static SlotPacer strictPacer() {
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(1.92), LaneSchedule.slackNanos(1.92));
+    pacer.answered(0, 0, 0);
+    return pacer;
+  }
+
+  @Test
+  void shouldCountACallWhoseAnswerCameLateAsReachingTheProviderThatLate() {
+    SlotPacer pacer = strictPacer();
+    // Call 0, handed over on time, answered 61 ms later where the lane's answers take 1 ms: the
+    // provider may have seen it 60 ms after its hand-off.
+    long first = pacer.handed(0, 0);
+    pacer.answeredAt(first, MS);
+    long zero = pacer.handed(STRICT_INTERVAL * 0 + 2 * MS, 2 * MS);
+    pacer.answeredAt(zero, 63 * MS);
+    long one = pacer.handed(2 * MS + STRICT_INTERVAL, 2 * MS + STRICT_INTERVAL);
+    pacer.answeredAt(one, 3 * MS + STRICT_INTERVAL);
+    // Call 2's slot is on time, 1 041.7 ms after call 0's hand-off: sent then, it could land
+    // 981.7 ms after call 0 did. It waits until a second and 10 ms after call 0 could have landed
+    // (the lane's fastest answer, 1 ms, has risen a 256th of the way toward the slow one).
+    long due = 2 * MS + 2 * STRICT_INTERVAL;
+    Decision waits = pacer.decide(due, due, STRICT_INTERVAL);
+    assertTrue(waits instanceof Decision.WaitUntil w
+        && w.atNanos() > (2 + 59 + 1_010) * MS && w.atNanos() <= (2 + 60 + 1_010) * MS, waits.toString());
+  }
+
+  @Test
+  void shouldNotHoldBackTheCallsOfAProviderThatIsAlwaysSlow() {
+    // Every answer takes 300 ms: each call is as slow as the others, and the provider saw each
+    // as long after its hand-off as the others. The slots go on time.
+    SlotPacer pacer = strictPacer();
+    for (int k = 0; k < 40; k++) {
+      long due = k * STRICT_INTERVAL;
+      assertEquals(new Decision.Fire(), pacer.decide(due, due, STRICT_INTERVAL), "slot " + k);
+      long ticket = pacer.handed(due, due);
+      pacer.answeredAt(ticket, due + 300 * MS);
+    }
+  }
+
+  @Test
+  void shouldMoveACallAtMostTheTolerance() {
+    // A call that timed out after 2 s: where it landed is unknown; it counts as landing half an
+    // interval after its hand-off, the latest a slot is used anyway.
+    SlotPacer pacer = strictPacer();
+    pacer.answeredAt(pacer.handed(0, 0), MS);
+    long slow = pacer.handed(STRICT_INTERVAL, STRICT_INTERVAL);
+    pacer.handed(2 * STRICT_INTERVAL, 2 * STRICT_INTERVAL);
+    pacer.answeredAt(slow, STRICT_INTERVAL + 2_000 * MS);
+    long due = 3 * STRICT_INTERVAL;
+    long tolerance = LaneSchedule.toleranceNanos(1.92);
+    assertEquals(new Decision.WaitUntil(STRICT_INTERVAL + tolerance + 1_010 * MS),
+        pacer.decide(due, due, STRICT_INTERVAL));
+  }
+
+  @Test
+  void shouldNotAnchorWhereTheRuleLooksBackOverLessThanASecond() {
+    // 1 000/s: the rule looks back 256 hand-offs over 256 ms. An answer 5 ms slow (five
+    // intervals) would drop slot after slot there; the hand-offs alone count.
+    long interval = MS;
+    SlotPacer pacer = new SlotPacer(LaneSchedule.toleranceNanos(1000), LaneSchedule.slackNanos(1000));
+    pacer.answered(0, 0, 0);
+    for (int k = 0; k < 600; k++) {
+      long due = k * interval;
+      assertEquals(new Decision.Fire(), pacer.decide(due, due, interval), "slot " + k);
+      long ticket = pacer.handed(due, due);
+      pacer.answeredAt(ticket, due + (k % 10 == 0 ? 6 * MS : MS / 2));
+    }
+  }
+
+  @Test
+  void shouldNeverLetAnEndpointSeeThreeInASecondWhateverHoldsCallsAfterTheirHandOff() {
+    // 1.92/s for 20 000 slots: each call reaches the endpoint 0-40 ms after its hand-off and one
+    // in 50 up to 250 ms after (the client's threads, the network, the endpoint's own process
+    // stalling), and is answered 1 ms after it landed. The endpoint, judging by arrival, never
+    // sees a third call in a second, and the lane uses nearly all of its slots.
+    SlotPacer pacer = strictPacer();
+    java.util.Random random = new java.util.Random(23);
+    long[] landed = new long[20_000];
+    java.util.PriorityQueue<long[]> answers = new java.util.PriorityQueue<>(
+        java.util.Comparator.comparingLong(a -> a[0]));
+    int used = 0;
+    for (int k = 0; k < landed.length; k++) {
+      long due = k * STRICT_INTERVAL;
+      long now = due + random.nextInt(5) * MS;
+      while (!answers.isEmpty() && answers.peek()[0] <= now) {
+        long[] a = answers.poll();
+        pacer.answeredAt(a[1], a[0]);
+      }
+      Decision d = pacer.decide(now, due, STRICT_INTERVAL);
+      while (d instanceof Decision.WaitUntil w) {
+        now = w.atNanos() + random.nextInt(5) * MS;
+        while (!answers.isEmpty() && answers.peek()[0] <= now) {
+          long[] a = answers.poll();
+          pacer.answeredAt(a[1], a[0]);
+        }
+        d = pacer.decide(now, due, STRICT_INTERVAL);
+      }
+      if (d instanceof Decision.Fire) {
+        long ticket = pacer.handed(now, now);
+        long held = random.nextInt(50) == 0 ? random.nextInt(250) * MS : random.nextInt(40) * MS;
+        landed[used++] = now + held;
+        answers.add(new long[] {now + held + MS, ticket});
+      }
+    }
+    long[] arrivals = java.util.Arrays.copyOf(landed, used);
+    java.util.Arrays.sort(arrivals);
+    for (int i = 2; i < used; i++) {
+      assertTrue(arrivals[i] - arrivals[i - 2] > 1_000 * MS, "calls " + (i - 2) + " to " + i
+          + " landed within " + (arrivals[i] - arrivals[i - 2]) / MS + " ms");
+    }
+    assertTrue(used > 0.95 * landed.length, used + " slots used of " + landed.length);
+  }
 }
