@@ -1,15 +1,20 @@
 // Judges a run of endpoints.sh from the endpoints' own record, the steps it stamped and the
 // topics kcat read back. Prints the figures and one line per verdict; exits 1 when one fails.
+// Rates and per-endpoint verdicts cover endpoints 1..N from the judged load's start on; a
+// warm-up's calls (endpoints above N) are counted apart, but its 429s fail the run too.
 //
 //   node endpoints-judge.mjs WORK_DIR
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 const dir = process.argv[2];
 const lines = (file) => readFileSync(file, "utf8").split("\n").filter(Boolean);
 const steps = Object.fromEntries(lines(`${dir}/steps.jsonl`).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
 const { endpoints, rate, sluiceRate, duration, faults } = steps.load;
 const record = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l));
-const calls = record.filter((c) => c.endpoint);
+const everyCall = record.filter((c) => c.endpoint);
+const warmupCalls = everyCall.filter((c) => c.endpoint > endpoints);
+const calls = everyCall.filter((c) => c.endpoint <= endpoints && c.t >= steps.load.t);   // the judged ones
+const early = everyCall.filter((c) => c.endpoint <= endpoints && c.t < steps.load.t).length;   // none expected
 const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
 const faulty = new Set(faults ? [1, 2] : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
@@ -28,7 +33,9 @@ for (let e = 1; e <= endpoints; e++) {
 }
 const values = rates.map((r) => r.rate);
 const slowest = [...rates].sort((a, b) => a.rate - b.rate).slice(0, 5).map((r) => ({ ...r, rate: fmt(r.rate) }));
-const total = lines(`${dir}/produced.json`).length ? JSON.parse(readFileSync(`${dir}/produced.json`, "utf8")) : {};
+const counts = (file) => (existsSync(file) && lines(file).length ? JSON.parse(readFileSync(file, "utf8")) : {});
+const total = counts(`${dir}/produced.json`);
+const warmupTotal = counts(`${dir}/produced-warmup.json`);
 const span = (calls.at(-1)?.t ?? 0) - (calls[0]?.t ?? 0);
 
 // Every event in sluice.outcomes or sluice.dlq, by id.
@@ -42,7 +49,7 @@ for (const l of dlq) {
 }
 let produced = 0;
 const lost = [];
-for (const [key, n] of Object.entries(total)) {
+for (const [key, n] of [...Object.entries(warmupTotal), ...Object.entries(total)]) {
   const tenant = key.split(":")[1];
   for (let i = 0; i < n; i++) {
     produced++;
@@ -51,14 +58,31 @@ for (const [key, n] of Object.entries(total)) {
   }
 }
 
+// Dead letters: only endpoint_disabled (whileDisabled: dead_letter), and only of the faulty
+// endpoints' tenants. A line is kcat's '%h\t%s': the headers, a tab, the event's JSON.
+const tenantOf = (l) => {
+  try {
+    return JSON.parse(l.slice(l.lastIndexOf("\t") + 1)).tenant;
+  } catch {
+    return (l.match(/"tenant"\s*:\s*"([^"]+)"/) ?? [])[1];
+  }
+};
+const faultyTenants = new Set([...faulty].map((e) => `t${e}`));
+const unexpectedDead = dlq.filter((l) => !(/sluice-reason=endpoint_disabled\b/.test(l) && faultyTenants.has(tenantOf(l))));
+
+const warm429 = warmupCalls.filter((c) => c.status === 429).length;
+const refused = everyCall.filter((c) => c.verdict === "refused").length;
 const verdicts = [
-  [`0 answers 429 (${count((c) => c.status === 429)})`, count((c) => c.status === 429) === 0],
-  [`every call's signature verified by standardwebhooks (${count((c) => c.verdict === "refused")} refused of ${calls.length})`,
-    count((c) => c.verdict === "refused") === 0 && calls.length > 0],
+  [`0 answers 429 (${count((c) => c.status === 429)} in the judged load, ${warm429} in the warm-up)`,
+    count((c) => c.status === 429) === 0 && warm429 === 0],
+  [`every call's signature verified by standardwebhooks (${refused} refused of ${everyCall.length}, the warm-up's included)`,
+    refused === 0 && calls.length > 0],
   [`each endpoint's accepted rate while it has a backlog >= 95% of ${rate}/s (lowest ${fmt(Math.min(...values))}/s)`,
     values.length > 0 && Math.min(...values) >= 0.95 * rate],
   [`0 lost: every event in sluice.outcomes or sluice.dlq (${produced} produced, ${lost.length} in neither)`,
     produced > 0 && lost.length === 0],
+  [`no dead letters except endpoint_disabled of the faulty endpoints (${faulty.size ? [...faultyTenants].join("/") : "none"}): ${unexpectedDead.length} others of ${dlq.length}`,
+    unexpectedDead.length === 0],
 ];
 
 // Where the 429s fell: within a second of a stall of the endpoints' own process (counted
@@ -67,7 +91,8 @@ const verdicts = [
 // late, the next ones on time), or elsewhere.
 const firstThree = new Set();
 for (let e = 1; e <= endpoints; e++) byEndpoint[e].slice(0, 3).forEach((c) => firstThree.add(c));
-const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]?.t).filter(Boolean);
+// (a measure with heapUsedKiB ran no GC)
+const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]).filter((m) => m?.heapKiB !== undefined).map((m) => m.t);
 const rejected = calls.filter((c) => c.status === 429);
 const nearGc = (c) => gcs.some((g) => c.t >= g - 5000 && c.t <= g + 3000);
 // A stall is reported at the end of the second it happened in.
@@ -86,7 +111,8 @@ const report = {
   accepted: count((c) => c.verdict === "accepted"), rateLimited,
   ratePerEndpoint: { min: fmt(Math.min(...values)), p01: fmt(quantile(values, 0.01)), median: fmt(quantile(values, 0.5)),
     max: fmt(Math.max(...values)) },
-  slowest, deadLetters: dlq.length, reasons, lostSample: lost.slice(0, 5),
+  slowest, deadLetters: dlq.length, reasons, unexpectedDeadLetterSample: unexpectedDead.slice(0, 3),
+  lostSample: lost.slice(0, 5), callsBeforeTheLoad: early,
   measures: ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]),
 };
 
@@ -124,6 +150,15 @@ if (faults) {
       failing.length > 0 && gaps.every((g) => g >= 9)],
     ["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))],
   );
+}
+
+if (steps.warmup) {
+  const produced = Object.values(warmupTotal).reduce((a, b) => a + b, 0);
+  report.warmup = {
+    seconds: steps.warmup.seconds, endpoints: `${steps.warmup.first}..${steps.warmup.last}`, produced,
+    calls: warmupCalls.length, accepted: warmupCalls.filter((c) => c.verdict === "accepted").length, rateLimited: warm429,
+    settledSeconds: steps["warmup-settled"] ? Math.round((steps["warmup-settled"].t - steps.warmup.t) / 1000) : null,
+  };
 }
 
 console.log(JSON.stringify(report, null, 1));
