@@ -1,15 +1,21 @@
 // Judges a run of endpoints.sh from the endpoints' own record, the steps it stamped and the
-// topics kcat read back. Prints the figures and one line per verdict; exits 1 when one fails.
+// topics kcat read back. Prints the figures and one line per verdict (PASS, FAIL, or N/A when
+// the run's setup leaves nothing to judge); exits 1 when one fails.
+// Rates and per-endpoint verdicts cover endpoints 1..N from the judged load's start on; a
+// warm-up's calls (endpoints above N) are counted apart, but its 429s fail the run too.
 //
 //   node endpoints-judge.mjs WORK_DIR
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 const dir = process.argv[2];
 const lines = (file) => readFileSync(file, "utf8").split("\n").filter(Boolean);
 const steps = Object.fromEntries(lines(`${dir}/steps.jsonl`).map((l) => JSON.parse(l)).map((s) => [s.step, s]));
 const { endpoints, rate, sluiceRate, duration, faults } = steps.load;
 const record = lines(`${dir}/records/endpoints.jsonl`).map((l) => JSON.parse(l));
-const calls = record.filter((c) => c.endpoint);
+const everyCall = record.filter((c) => c.endpoint);
+const warmupCalls = everyCall.filter((c) => c.endpoint > endpoints);
+const calls = everyCall.filter((c) => c.endpoint <= endpoints && c.t >= steps.load.t);   // the judged ones
+const early = everyCall.filter((c) => c.endpoint <= endpoints && c.t < steps.load.t).length;   // none expected
 const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
 const faulty = new Set(faults ? [1, 2] : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
@@ -28,7 +34,9 @@ for (let e = 1; e <= endpoints; e++) {
 }
 const values = rates.map((r) => r.rate);
 const slowest = [...rates].sort((a, b) => a.rate - b.rate).slice(0, 5).map((r) => ({ ...r, rate: fmt(r.rate) }));
-const total = lines(`${dir}/produced.json`).length ? JSON.parse(readFileSync(`${dir}/produced.json`, "utf8")) : {};
+const counts = (file) => (existsSync(file) && lines(file).length ? JSON.parse(readFileSync(file, "utf8")) : {});
+const total = counts(`${dir}/produced.json`);
+const warmupTotal = counts(`${dir}/produced-warmup.json`);
 const span = (calls.at(-1)?.t ?? 0) - (calls[0]?.t ?? 0);
 
 // Every event in sluice.outcomes or sluice.dlq, by id.
@@ -42,7 +50,7 @@ for (const l of dlq) {
 }
 let produced = 0;
 const lost = [];
-for (const [key, n] of Object.entries(total)) {
+for (const [key, n] of [...Object.entries(warmupTotal), ...Object.entries(total)]) {
   const tenant = key.split(":")[1];
   for (let i = 0; i < n; i++) {
     produced++;
@@ -51,14 +59,31 @@ for (const [key, n] of Object.entries(total)) {
   }
 }
 
+// Dead letters: only endpoint_disabled (whileDisabled: dead_letter), and only of the faulty
+// endpoints' tenants. A line is kcat's '%h\t%s': the headers, a tab, the event's JSON.
+const tenantOf = (l) => {
+  try {
+    return JSON.parse(l.slice(l.lastIndexOf("\t") + 1)).tenant;
+  } catch {
+    return (l.match(/"tenant"\s*:\s*"([^"]+)"/) ?? [])[1];
+  }
+};
+const faultyTenants = new Set([...faulty].map((e) => `t${e}`));
+const unexpectedDead = dlq.filter((l) => !(/sluice-reason=endpoint_disabled\b/.test(l) && faultyTenants.has(tenantOf(l))));
+
+const warm429 = warmupCalls.filter((c) => c.status === 429).length;
+const refused = everyCall.filter((c) => c.verdict === "refused").length;
 const verdicts = [
-  [`0 answers 429 (${count((c) => c.status === 429)})`, count((c) => c.status === 429) === 0],
-  [`every call's signature verified by standardwebhooks (${count((c) => c.verdict === "refused")} refused of ${calls.length})`,
-    count((c) => c.verdict === "refused") === 0 && calls.length > 0],
+  [`0 answers 429 (${count((c) => c.status === 429)} in the judged load, ${warm429} in the warm-up)`,
+    count((c) => c.status === 429) === 0 && warm429 === 0],
+  [`every call's signature verified by standardwebhooks (${refused} refused of ${everyCall.length}, the warm-up's included)`,
+    refused === 0 && calls.length > 0],
   [`each endpoint's accepted rate while it has a backlog >= 95% of ${rate}/s (lowest ${fmt(Math.min(...values))}/s)`,
     values.length > 0 && Math.min(...values) >= 0.95 * rate],
   [`0 lost: every event in sluice.outcomes or sluice.dlq (${produced} produced, ${lost.length} in neither)`,
     produced > 0 && lost.length === 0],
+  [`no dead letters except endpoint_disabled of the faulty endpoints (${faulty.size ? [...faultyTenants].join("/") : "none"}): ${unexpectedDead.length} others of ${dlq.length}`,
+    unexpectedDead.length === 0],
 ];
 
 // Where the 429s fell: within a second of a stall of the endpoints' own process (counted
@@ -67,7 +92,8 @@ const verdicts = [
 // late, the next ones on time), or elsewhere.
 const firstThree = new Set();
 for (let e = 1; e <= endpoints; e++) byEndpoint[e].slice(0, 3).forEach((c) => firstThree.add(c));
-const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]?.t).filter(Boolean);
+// (a measure with heapUsedKiB ran no GC)
+const gcs = ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]).filter((m) => m?.heapKiB !== undefined).map((m) => m.t);
 const rejected = calls.filter((c) => c.status === 429);
 const nearGc = (c) => gcs.some((g) => c.t >= g - 5000 && c.t <= g + 3000);
 // A stall is reported at the end of the second it happened in.
@@ -86,7 +112,8 @@ const report = {
   accepted: count((c) => c.verdict === "accepted"), rateLimited,
   ratePerEndpoint: { min: fmt(Math.min(...values)), p01: fmt(quantile(values, 0.01)), median: fmt(quantile(values, 0.5)),
     max: fmt(Math.max(...values)) },
-  slowest, deadLetters: dlq.length, reasons, lostSample: lost.slice(0, 5),
+  slowest, deadLetters: dlq.length, reasons, unexpectedDeadLetterSample: unexpectedDead.slice(0, 3),
+  lostSample: lost.slice(0, 5), callsBeforeTheLoad: early,
   measures: ["ready", "busy", "idle"].map((s) => steps[`measure-${s}`]),
 };
 
@@ -95,7 +122,9 @@ if (faults) {
   // healthy endpoint still has a backlog (until the load ends).
   const f = steps.faults.t;
   const end = steps["load-end"].t;
+  // (none when the faults begin less than 16 s into the load or end less than 6 s after)
   const w = Math.min(f - steps.load.t - 15000, end - f - 5000);
+  const windowed = w >= 1000;
   const inWindow = (c, a, b) => c.verdict === "accepted" && !faulty.has(c.endpoint) && c.t >= a && c.t < b;
   const before = count((c) => inWindow(c, f - w, f)) / (w / 1000);
   const after = count((c) => inWindow(c, f + 5000, f + 5000 + w)) / (w / 1000);
@@ -108,28 +137,46 @@ if (faults) {
   const mended = steps.mended.t;
   const enabled = (e) => byEndpoint[e].find((c) => c.t >= mended && c.verdict === "accepted");
   report.faults = {
-    windowSeconds: Math.round(w / 1000), othersBefore: before.toFixed(2), othersAfter: after.toFixed(2),
-    change: `${(((after - before) / before) * 100).toFixed(2)}%`,
+    ...(windowed ? {
+      windowSeconds: Math.round(w / 1000), othersBefore: before.toFixed(2), othersAfter: after.toFixed(2),
+      change: `${(((after - before) / before) * 100).toFixed(2)}%`,
+    } : { windowSeconds: null }),
     faultSeconds: Math.round((end - f) / 1000), othersDuringFaults: during.toFixed(2),
-    changeDuringFaults: `${(((during - before) / before) * 100).toFixed(2)}%`,
+    ...(windowed ? { changeDuringFaults: `${(((during - before) / before) * 100).toFixed(2)}%` } : {}),
     slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps,
     enabledAfterMended: [1, 2].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
   };
+  const noWindow = `cannot be judged: no window of the others' calls before and after the faults (${Math.round(w / 1000)} s: they began ${Math.round((f - steps.load.t) / 1000)} s into the load)`;
   verdicts.push(
-    [`the others' calls/s unchanged within 2% by a slow and a failing endpoint (${before.toFixed(2)} -> ${after.toFixed(2)})`,
-      Math.abs(after - before) <= 0.02 * before],
-    [`... and over all ${Math.round((end - f) / 1000)} s of the faults (${before.toFixed(2)} -> ${during.toFixed(2)})`,
-      Math.abs(during - before) <= 0.02 * before],
-    [`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps})`,
-      failing.length > 0 && gaps.every((g) => g >= 9)],
-    ["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))],
+    [windowed ? `the others' calls/s unchanged within 2% by a slow and a failing endpoint (${before.toFixed(2)} -> ${after.toFixed(2)})`
+      : `the others' calls/s unchanged by the faults: ${noWindow}`, windowed && Math.abs(after - before) <= 0.02 * before],
+    [windowed ? `... and over all ${Math.round((end - f) / 1000)} s of the faults (${before.toFixed(2)} -> ${during.toFixed(2)})`
+      : `... and over all ${Math.round((end - f) / 1000)} s of the faults: ${noWindow}`, windowed && Math.abs(during - before) <= 0.02 * before],
+    [`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps.length ? gaps : "no probe seen"})`,
+      failing.length > 0 && gaps.length > 0 && gaps.every((g) => g >= 9)],
   );
+  // With whileDisabled dead_letter a disabled endpoint's events are dead-lettered: none is left
+  // to call it once the load has ended and it mends.
+  if (steps.load.whileDisabled === "dead_letter") {
+    verdicts.push(["both faulty endpoints called again once mended: not judged (whileDisabled dead_letter left them no event)", null]);
+  } else {
+    verdicts.push(["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))]);
+  }
+}
+
+if (steps.warmup) {
+  const produced = Object.values(warmupTotal).reduce((a, b) => a + b, 0);
+  report.warmup = {
+    seconds: steps.warmup.seconds, endpoints: `${steps.warmup.first}..${steps.warmup.last}`, produced,
+    calls: warmupCalls.length, accepted: warmupCalls.filter((c) => c.verdict === "accepted").length, rateLimited: warm429,
+    settledSeconds: steps["warmup-settled"] ? Math.round((steps["warmup-settled"].t - steps.warmup.t) / 1000) : null,
+  };
 }
 
 console.log(JSON.stringify(report, null, 1));
 let ok = true;
 for (const [what, holds] of verdicts) {
-  console.log(`${holds ? "PASS" : "FAIL"}  ${what}`);
-  ok &&= holds;
+  console.log(`${holds === null ? "N/A " : holds ? "PASS" : "FAIL"}  ${what}`);
+  ok &&= holds !== false;
 }
 process.exit(ok ? 0 : 1);

@@ -6,6 +6,8 @@
 //
 //   ENDPOINTS=1000  RATE=2  SECRET_FILE=...  MODES_FILE=...  RECORD_FILE=...  PORT_FILE=...
 //
+// endpoints.sh serves every configured tenant's endpoint (--configured, the warm-up's too): a
+// sliding window each, small enough for 10,000.
 // MODES_FILE (JSON, read at start and on SIGUSR2) turns endpoints faulty: {"3": "slow"} answers
 // endpoint 3 after SLOW_MS (10 s by default, past Sluice's timeout), {"4": "fail"} answers 500;
 // an endpoint not named answers as above; every call is verified first, a faulty one's too. A

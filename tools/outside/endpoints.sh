@@ -5,26 +5,36 @@
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
 #       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
-#       [--work DIR] [--jfr] [--no-idle] [--fault-start S]
+#       [--work DIR] [--jfr] [--no-idle] [--fault-start S] [--warmup S] [--while-disabled wait|dead]
+#       [--settle 900] [--busy-heap gc|used]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
-# serving the --endpoints endpoints (/e/1 .. /e/N on one port, endpoints-peer.mjs), each allowing
+# serving the --configured endpoints (/e/1 .. /e/N on one port, endpoints-peer.mjs), each allowing
 # --rate calls in any sliding second and no burst (429 + Retry-After beyond) and verifying every
 # call with the npm `standardwebhooks` library. Sluice has one provider, `hooks`, with
 # `endpoints: perTenant` at --sluice-rate each (96% of --rate unless given: a strict limit leaves
 # no room for a call's jitter, and LeakPrecisionIT holds 0.96 L), signing with a whsec read
 # from a `${file:}` secret. With --window-margin, Sluice is also told each endpoint's limit,
 # `limits: [{rate: R}, {calls: RATE, per: 1s, window: sliding, margin: MS}]`. Tenants t1..tN
-# each have their endpoint (and up to --configured tenants have one, never sent to).
+# each have their endpoint (and up to --configured tenants have one, sent to only by --warmup).
 # kcat writes the events: a first burst of 2 x rate per tenant, then rate + 25% for --duration
 # seconds, so every endpoint has a backlog from its first call to its last.
+# With --warmup S, before that judged load the sluice JVM is warmed (JIT, connections) by S seconds
+# of load on other endpoints: tenants t(N+1)..t(2N), each at --rate with no burst (so --configured
+# must be at least 2 x --endpoints). Every warm-up event settles, then 5 s, then the judged load
+# starts; the judge counts the warm-up's calls, 429s and events apart (its 429s fail the run too).
 # Unless --no-faults, at half the duration (or --fault-start S seconds in) endpoint 1 starts answering after 10 s (Sluice's
 # timeout is 2 s) and endpoint 2 answers 500 (both disabled automatically, then probed); both
-# answer again at the end of the load. The heap of the sluice JVM (after `jcmd GC.run`) and
-# Redis's keys are read with every endpoint busy (at the end of the load) and after the lanes have
-# gone idle (every event settled, then 70 s: lanes retire after 60 s idle). The endpoints'
-# process records its own stalls: on a loaded machine they, not Sluice, may bunch calls up.
+# answer again at the end of the load. --while-disabled sets the provider's whileDisabled: wait
+# (the default: a disabled endpoint's events wait) or dead (dead_letter: they are dead-lettered
+# endpoint_disabled, the only dead letters the judge allows, and of the faulty ones only). The heap of
+# the sluice JVM (after `jcmd GC.run`) and Redis's keys are read with every endpoint busy (at the
+# end of the load) and after the lanes have gone idle (every event settled, then 70 s: lanes retire
+# after 60 s idle). The busy measure's full GC stops the JVM inside the judged load; with
+# --busy-heap used it reads the heap used, garbage included, without one (heapUsedKiB). The
+# endpoints' process records its own stalls: on a loaded machine they, not Sluice, may bunch calls
+# up. Every event must settle (outcome or dead letter) within --settle seconds (900 unless given).
 # With --no-idle the run ends once every event has settled (no idle measure).
 # With --jfr the sluice JVM records a flight recording (sluice.jfr: `jfr print --events
 # jdk.ExecutionSample`); logs/cpu.txt has every process's CPU seconds each 5 s either way.
@@ -43,6 +53,10 @@ FAULT_START=""   # seconds into the load when the faults begin; half the duratio
 WORK=""
 JFR=()
 IDLE=true
+WARMUP=0         # seconds of load on other endpoints before the judged load
+WHILE_DISABLED=wait
+SETTLE=900       # seconds for every event to settle
+BUSY_HEAP=gc     # the busy measure: live set after a full GC (gc) or heap used without one (used)
 while [ $# -gt 0 ]; do
   case "$1" in
     --endpoints) ENDPOINTS=$2; shift 2 ;;
@@ -55,14 +69,28 @@ while [ $# -gt 0 ]; do
     --fault-start) FAULT_START=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --no-idle) IDLE=false; shift ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --while-disabled) WHILE_DISABLED=$2; shift 2 ;;
+    --settle) SETTLE=$2; shift 2 ;;
+    --busy-heap) BUSY_HEAP=$2; shift 2 ;;
     --jfr) JFR=(-XX:StartFlightRecording=filename=sluice.jfr,settings=profile,dumponexit=true); shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 CONFIGURED=${CONFIGURED:-$ENDPOINTS}
 SLUICE_RATE=${SLUICE_RATE:-$(python3 -c "print(round($RATE * 0.96, 3))")}
 [ "$CONFIGURED" -ge "$ENDPOINTS" ] || { echo "--configured must be at least --endpoints" >&2; exit 2; }
+for n in WARMUP SETTLE; do
+  [[ ${!n} =~ ^[0-9]+$ ]] || { echo "--${n,,} takes whole seconds" >&2; exit 2; }
+done
+[ "$WARMUP" -eq 0 ] || [ "$CONFIGURED" -ge $((2 * ENDPOINTS)) ] || {
+  echo "--warmup loads tenants t$((ENDPOINTS + 1))..t$((2 * ENDPOINTS)): --configured must be at least $((2 * ENDPOINTS))" >&2; exit 2; }
+case "$WHILE_DISABLED" in
+  wait) ;; dead) WHILE_DISABLED=dead_letter ;;
+  *) echo "--while-disabled takes wait or dead" >&2; exit 2 ;;
+esac
+case "$BUSY_HEAP" in gc|used) ;; *) echo "--busy-heap takes gc or used" >&2; exit 2 ;; esac
 W=${WORK:-$ROOT/target/outside/endpoints-$(date -u +%Y%m%dT%H%M%SZ)}
 APP_JAR=$ROOT/app/target/sluice.jar
 LAB_JAR=$ROOT/lab/target/sluice-lab.jar
@@ -95,7 +123,7 @@ echo '{}' > "$W/modes.json"
 # The endpoints judge calls by when they handle them: ahead of the rest of the machine (where
 # allowed), so that their own stalls bunch up fewer of the calls Sluice spaced.
 PEER_NICE=(); if nice -n -10 true 2>/dev/null; then PEER_NICE=(nice -n -10); fi
-(cd "$W/node" && exec env ENDPOINTS="$ENDPOINTS" RATE="$RATE" SECRET_FILE="$W/secrets/whsec" \
+(cd "$W/node" && exec env ENDPOINTS="$CONFIGURED" RATE="$RATE" SECRET_FILE="$W/secrets/whsec" \
    MODES_FILE="$W/modes.json" RECORD_FILE="$W/records/endpoints.jsonl" PORT_FILE="$W/endpoints.port" \
    "${PEER_NICE[@]}" node endpoints-peer.mjs) > "$W/logs/endpoints-peer.log" 2>&1 &
 PIDS+=($!); PID_peer=$!
@@ -121,7 +149,7 @@ providers:
     timeout: 2s
     disableAfter: 10s
     probeAfter: 10s
-    whileDisabled: wait
+    whileDisabled: $WHILE_DISABLED
     signing:
       standardWebhooks:
         secrets: ["\${file:$W/secrets/whsec}"]
@@ -137,12 +165,14 @@ HTTP=$(free_port)
 (cd "$W" && SLUICE_HTTP__PORT=$HTTP exec java -Xmx768m -XX:+UseSerialGC "${JFR[@]}" -jar "$APP_JAR" run --config "$W/sluice.yaml") > "$W/logs/sluice.log" 2>&1 &
 PIDS+=($!); PID_sluice=$!
 wait_for 180 "sluice run ready" curl -sf "http://127.0.0.1:$HTTP/ready"
-log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured, $ENDPOINTS endpoints at $PEER/e/1..$ENDPOINTS"
+log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured and served at $PEER/e/1..$CONFIGURED, $ENDPOINTS judged"
 
-heap() {   # heap STEP: the sluice JVM's live set, the tenured generation after a full GC, KiB
-  jcmd "$PID_sluice" GC.run > /dev/null
+heap() {   # heap STEP gc|used, KiB: the live set (the tenured generation after a full GC), or every
+           # generation's used heap as it is, garbage included (no GC, so no stop-the-world pause)
+  [ "$2" = used ] || jcmd "$PID_sluice" GC.run > /dev/null
   jcmd "$PID_sluice" GC.heap_info > "$W/logs/heap-$1.txt"
-  awk '/tenured generation/ { for (i = 1; i <= NF; i++) if ($i == "used") { sub(/K,?/, "", $(i + 1)); s += $(i + 1) } }
+  awk -v gen="$([ "$2" = used ] && echo generation || echo 'tenured generation')" '
+       $0 ~ gen { for (i = 1; i <= NF; i++) if ($i == "used") { sub(/K,?/, "", $(i + 1)); s += $(i + 1) } }
        END { print s }' "$W/logs/heap-$1.txt"
 }
 keys() {   # keys STEP: Redis's keys, counted by pattern (a tenant's number as *)
@@ -150,18 +180,21 @@ keys() {   # keys STEP: Redis's keys, counted by pattern (a tenant's number as *
     | sort -rn > "$W/logs/keys-$1.txt"
   redis-cli -p "$REDIS_PORT" dbsize
 }
-measure() {   # measure STEP
-  local kib dbsize
-  kib=$(heap "$1"); dbsize=$(keys "$1")
+measure() {   # measure STEP [gc|used]
+  local kib dbsize how=${2:-gc}
+  kib=$(heap "$1" "$how"); dbsize=$(keys "$1")
   curl -s "http://127.0.0.1:$HTTP/metrics" > "$W/logs/metrics-$1.txt" || true
-  stamp "measure-$1" "\"heapKiB\":$kib,\"dbsize\":$dbsize,\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\""
-  log "$1: heap used after a full GC $((kib / 1024)) MiB, Redis $dbsize keys, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  stamp "measure-$1" "\"$([ "$how" = used ] && echo heapUsedKiB || echo heapKiB)\":$kib,\"dbsize\":$dbsize,\"load\":\"$(cut -d' ' -f1-3 /proc/loadavg)\""
+  log "$1: heap $([ "$how" = used ] && echo 'used, garbage included (no GC)' || echo 'used after a full GC') $((kib / 1024)) MiB, Redis $dbsize keys, load average $(cut -d' ' -f1-3 /proc/loadavg)"
   head -12 "$W/logs/keys-$1.txt" | sed "s/^/    /" | tee -a "$W/logs/endpoints.log"
 }
 measure ready
-cpu() {   # every 5 s: each process's CPU seconds so far (user + system), by name
+cpu() {   # every 5 s: each process's CPU seconds so far (user + system), by name (kcat and
+          # produce: the load running, as produce last wrote them to load.pids)
   local tick; tick=$(getconf CLK_TCK)
   while sleep 5; do
+    # shellcheck source=/dev/null
+    [ ! -f "$W/load.pids" ] || source "$W/load.pids"
     printf '%s load %s' "$(date +%s)" "$(cut -d' ' -f1 /proc/loadavg)"
     for name in sluice broker redis peer kcat produce; do
       local pid_var=PID_$name
@@ -171,19 +204,48 @@ cpu() {   # every 5 s: each process's CPU seconds so far (user + system), by nam
   done >> "$W/logs/cpu.txt"
 }
 
+produce() {   # produce FIFO COUNT_FILE RATES DURATION: produce.mjs's events through a fifo of their own
+              # to kcat (PID_kcat, PID_produce); the count per tenant in COUNT_FILE at the end
+  mkfifo "$W/$1"
+  kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/$1" >> "$W/logs/kcat-produce.log" 2>&1 &
+  PIDS+=($!); PID_kcat=$!
+  (cd "$W/node" && exec env RATES="$3" DURATION="$4" BURST=0 COUNT_FILE="$W/$2" node produce.mjs) \
+    > "$W/$1" 2>> "$W/logs/produce.log" &
+  PIDS+=($!); PID_produce=$!
+  echo "PID_kcat=$PID_kcat PID_produce=$PID_produce" > "$W/load.pids"
+}
+produced() { node -p 'Object.values(require(process.argv[1])).reduce((a, b) => a + b, 0)' "$W/$1"; }
+settled() {   # settled N: at least N events in sluice.outcomes and sluice.dlq together
+  local n
+  n=$( (kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f 'x\n'
+        kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f 'x\n') 2>/dev/null | wc -l)
+  [ "$n" -ge "$1" ]
+}
+cpu & PIDS+=($!)
+
+# --- warm-up: tenants t(N+1)..t(2N) at --rate each for WARMUP seconds, until every event settled
+PRODUCED=0
+if [ "$WARMUP" -gt 0 ]; then
+  WARM_START=$(date +%s)
+  WARM_RATES=$(for i in $(seq $((ENDPOINTS + 1)) $((2 * ENDPOINTS))); do printf 'hooks:%s:t%d:0,' "$RATE" "$i"; done)
+  stamp warmup "\"seconds\":$WARMUP,\"first\":$((ENDPOINTS + 1)),\"last\":$((2 * ENDPOINTS))"
+  log "warming up for ${WARMUP}s: tenants t$((ENDPOINTS + 1))..t$((2 * ENDPOINTS)) at $RATE/s each, no burst"
+  produce warmup.fifo produced-warmup.json "${WARM_RATES%,}" "$WARMUP"
+  wait "$PID_produce"; wait "$PID_kcat"
+  PRODUCED=$(produced produced-warmup.json)
+  wait_for "$SETTLE" "every warm-up event settled (outcome or dead letter)" settled "$PRODUCED"
+  stamp warmup-settled "\"produced\":$PRODUCED"
+  log "the warm-up's $PRODUCED events settled $(( $(date +%s) - WARM_START ))s after it began; the judged load in 5 s"
+  sleep 5
+fi
+
 # --- load: every tenant a burst of 2 x rate, then rate + 25% for DURATION seconds
 LOAD=$(python3 -c "print($RATE * 1.25)")
 BURST=$(python3 -c "print(max(1, round(2 * $RATE)))")
 RATES=$(for i in $(seq "$ENDPOINTS"); do printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" "$BURST"; done)
-mkfifo "$W/events.fifo"
-kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.fifo" > "$W/logs/kcat-produce.log" 2>&1 &
-PIDS+=($!); PID_kcat=$!
-(cd "$W/node" && exec env RATES="${RATES%,}" DURATION="$DURATION" BURST=0 COUNT_FILE="$W/produced.json" \
-   node produce.mjs) > "$W/events.fifo" 2> "$W/logs/produce.log" &
-PIDS+=($!); PID_produce=$!
-cpu & PIDS+=($!)
+produce events.fifo produced.json "${RATES%,}" "$DURATION"
 START=$(date +%s)
-stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS"
+stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS,\"warmup\":$WARMUP,\"whileDisabled\":\"$WHILE_DISABLED\""
 log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $BURST"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
@@ -194,20 +256,14 @@ if $FAULTS; then
 fi
 wait "$PID_produce"; wait "$PID_kcat"
 stamp load-end
-measure busy
+measure busy "$BUSY_HEAP"
 if $FAULTS; then
   echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"
   stamp mended; log "endpoints 1 and 2 answer again"
 fi
-PRODUCED=$(node -p 'Object.values(require(process.argv[1])).reduce((a, b) => a + b)' "$W/produced.json")
-log "produced $PRODUCED events"
-settled() {
-  local n
-  n=$( (kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f 'x\n'
-        kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f 'x\n') 2>/dev/null | wc -l)
-  [ "$n" -ge "$PRODUCED" ]
-}
-wait_for 900 "every event settled (outcome or dead letter)" settled
+PRODUCED=$((PRODUCED + $(produced produced.json)))
+log "produced $PRODUCED events$([ "$WARMUP" -eq 0 ] || echo ", the warm-up's included")"
+wait_for "$SETTLE" "every event settled (outcome or dead letter)" settled "$PRODUCED"
 stamp settled; log "every event settled after $(( $(date +%s) - START ))s"
 if $IDLE; then
   sleep 70
