@@ -274,9 +274,13 @@ public final class SlotPacer {
     }
     long handedAt = handed[i];
     long latency = Math.max(0, answeredNanos - handedAt);
+    // Against the fastest before this answer: the lane's first answer has none to compare with
+    // and counts whole (a cold lane's first call opens a connection, and lands late: seen from
+    // outside, the third call of two new lanes in the same millisecond answered 429).
+    long fastest = fastestNanos < 0 ? 0 : Math.min(fastestNanos, latency);
+    long moved = handedAt + Math.min(toleranceNanos, latency - fastest);
     fastestNanos = fastestNanos < 0 || latency < fastestNanos ? latency
         : fastestNanos + (latency - fastestNanos) / FASTEST_RISE;
-    long moved = handedAt + Math.min(toleranceNanos, latency - fastestNanos);
     if (moved - reached[i] > 0) {
       reached[i] = moved;
     }
