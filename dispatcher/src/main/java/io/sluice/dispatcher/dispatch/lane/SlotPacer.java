@@ -67,7 +67,9 @@ package io.sluice.dispatcher.dispatch.lane;
  * as late as its answer was slower than the lane's fastest recent answer ({@link #answeredAt}):
  * {@code hand-off + min(cap, latency - fastest)}, where the fastest drops to a faster answer at
  * once and forgets it slowly (a 256th of the difference per slower answer): the floor a provider's
- * answers do not go below, not the luckiest of a few. A provider that is always slow is slow for
+ * answers do not go below, not the luckiest of a few. A lane's first {@value #TRUSTED_AFTER}
+ * answers count whole: a new lane's first call opens a connection, and a fresh JVM answers every
+ * call slowly at first, its fastest too. A provider that is always slow is slow for
  * every call (its fastest is slow), and only the part of a call's delay that others did not have
  * counts; the provider saw that call at most that much later than it saw the others. The cap is
  * the tolerance (half an interval): a call moved further would be dropped anyway. The cost is
@@ -103,6 +105,12 @@ public final class SlotPacer {
    * part of the difference (a fast answer lowers it at once).
    */
   static final int FASTEST_RISE = 256;
+  /**
+   * How many answers a lane must have seen before its fastest is trusted: until then each call
+   * counts as landing as late as its answer came (16 s at 2/s; at 100 ms a round trip, 90% of a
+   * 1.92/s rate for those seconds).
+   */
+  static final int TRUSTED_AFTER = 32;
 
   /** What to do with a slot that is due. */
   sealed interface Decision {
@@ -137,8 +145,10 @@ public final class SlotPacer {
   /** The same calls' tickets ({@link #handed}'s answer), to find an answered call's place. */
   private long[] tickets = new long[2];
   private long nextTicket;
-  /** The lane's fastest recent answer ({@link #FASTEST_RISE}); -1 before the first. */
-  private long fastestNanos = -1;
+  /** The lane's fastest recent answer ({@link #FASTEST_RISE}); meaningless before the first. */
+  private long fastestNanos;
+  /** Answers seen, up to {@link #TRUSTED_AFTER}. */
+  private int answers;
   private int handedCount;
   private int handedNext;
   /** How many hand-offs the last decision looked back over: the ring grows to it. */
@@ -274,13 +284,17 @@ public final class SlotPacer {
     }
     long handedAt = handed[i];
     long latency = Math.max(0, answeredNanos - handedAt);
-    // Against the fastest before this answer: the lane's first answer has none to compare with
-    // and counts whole (a cold lane's first call opens a connection, and lands late: seen from
-    // outside, the third call of two new lanes in the same millisecond answered 429).
-    long fastest = fastestNanos < 0 ? 0 : Math.min(fastestNanos, latency);
+    // Against the fastest before this answer, and only once the lane has seen enough answers to
+    // know it: until then every answer counts whole. A cold lane's first call opens a connection
+    // and lands late (seen from outside: the third calls of two new lanes, in one millisecond,
+    // answered 429); in a fresh JVM every answer of the first seconds is slow (the JIT), its
+    // fastest too, and the part of a delay that comes before the call lands varies the most
+    // (seen from outside: 24 429s 4-10 s into a cold start, none once warm).
+    long fastest = answers < TRUSTED_AFTER ? 0 : Math.min(fastestNanos, latency);
     long moved = handedAt + Math.min(toleranceNanos, latency - fastest);
-    fastestNanos = fastestNanos < 0 || latency < fastestNanos ? latency
+    fastestNanos = answers == 0 || latency < fastestNanos ? latency
         : fastestNanos + (latency - fastestNanos) / FASTEST_RISE;
+    answers = Math.min(TRUSTED_AFTER, answers + 1);
     if (moved - reached[i] > 0) {
       reached[i] = moved;
     }

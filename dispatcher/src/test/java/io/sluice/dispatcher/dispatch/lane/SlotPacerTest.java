@@ -201,53 +201,69 @@ class SlotPacerTest {
     return pacer;
   }
 
+  /**
+   * Runs {@code count} slots from slot {@code first} on, each call answered {@code latency} after
+   * its hand-off, following every wait; returns the instant after the last slot.
+   */
+  private static long run(SlotPacer pacer, int first, int count, long latency) {
+    for (int k = first; k < first + count; k++) {
+      long due = k * STRICT_INTERVAL;
+      long now = due;
+      Decision d = pacer.decide(now, due, STRICT_INTERVAL);
+      while (d instanceof Decision.WaitUntil w) {
+        now = w.atNanos();
+        d = pacer.decide(now, due, STRICT_INTERVAL);
+      }
+      if (d instanceof Decision.Fire) {
+        pacer.answeredAt(pacer.handed(now, now), now + latency);
+      }
+    }
+    return (first + count) * STRICT_INTERVAL;
+  }
+
   @Test
   void shouldCountACallWhoseAnswerCameLateAsReachingTheProviderThatLate() {
+    // A lane that has seen 40 answers of 1 ms.
     SlotPacer pacer = strictPacer();
-    // Call 0, handed over on time, answered 61 ms later where the lane's answers take 1 ms: the
-    // provider may have seen it 60 ms after its hand-off.
-    long first = pacer.handed(0, 0);
-    pacer.answeredAt(first, MS);
-    long zero = pacer.handed(STRICT_INTERVAL * 0 + 2 * MS, 2 * MS);
-    pacer.answeredAt(zero, 63 * MS);
-    long one = pacer.handed(2 * MS + STRICT_INTERVAL, 2 * MS + STRICT_INTERVAL);
-    pacer.answeredAt(one, 3 * MS + STRICT_INTERVAL);
-    // Call 2's slot is on time, 1 041.7 ms after call 0's hand-off: sent then, it could land
-    // 981.7 ms after call 0 did. It waits until a second and 10 ms after call 0 could have landed
-    // (the lane's fastest answer, 1 ms, has risen a 256th of the way toward the slow one).
-    long due = 2 * MS + 2 * STRICT_INTERVAL;
-    Decision waits = pacer.decide(due, due, STRICT_INTERVAL);
-    assertTrue(waits instanceof Decision.WaitUntil w
-        && w.atNanos() > (2 + 59 + 1_010) * MS && w.atNanos() <= (2 + 60 + 1_010) * MS, waits.toString());
+    run(pacer, 0, 40, MS);
+    // Call 40, handed over on time, answered 61 ms later: the provider may have seen it 60 ms
+    // after its hand-off.
+    long h40 = 40 * STRICT_INTERVAL;
+    assertEquals(new Decision.Fire(), pacer.decide(h40, h40, STRICT_INTERVAL));
+    pacer.answeredAt(pacer.handed(h40, h40), h40 + 61 * MS);
+    long h41 = 41 * STRICT_INTERVAL;
+    assertEquals(new Decision.Fire(), pacer.decide(h41, h41, STRICT_INTERVAL));
+    pacer.answeredAt(pacer.handed(h41, h41), h41 + MS);
+    // Call 42's slot is on time, 1 041.7 ms after call 40's hand-off: sent then, it could land
+    // 981.7 ms after call 40 did. It waits until a second and 10 ms after call 40 could have
+    // landed.
+    long due = 42 * STRICT_INTERVAL;
+    assertEquals(new Decision.WaitUntil(h40 + 60 * MS + 1_010 * MS), pacer.decide(due, due, STRICT_INTERVAL));
+  }
+
+  @Test
+  void shouldCountEveryAnswerWholeUntilTheLaneHasSeenEnoughOfThem() {
+    // A new lane's first answers, 40 ms each (a cold connection, a fresh JVM): the fastest of
+    // them says nothing yet about what comes before a call lands. Call 1 is held until a second
+    // and 10 ms after call 0's answer.
+    SlotPacer pacer = strictPacer();
+    pacer.answeredAt(pacer.handed(0, 0), 40 * MS);
+    pacer.answeredAt(pacer.handed(STRICT_INTERVAL, STRICT_INTERVAL), STRICT_INTERVAL + 40 * MS);
+    long due = 2 * STRICT_INTERVAL;
+    assertEquals(new Decision.WaitUntil(1_050 * MS), pacer.decide(due, due, STRICT_INTERVAL));
   }
 
   @Test
   void shouldNotHoldBackTheCallsOfAProviderThatIsAlwaysSlow() {
     // Every answer takes 300 ms: each call is as slow as the others, and the provider saw each
-    // as long after its hand-off as the others. Only the lane's first answer, with no other to
-    // compare with, counts whole, up to the tolerance (its call holds the one two slots later);
-    // then the slots go on time.
+    // as long after its hand-off as the others. Once the lane has seen enough answers to trust
+    // their fastest, the slots go on time.
     SlotPacer pacer = strictPacer();
-    pacer.answeredAt(pacer.handed(0, 0), 300 * MS);
-    pacer.answeredAt(pacer.handed(STRICT_INTERVAL, STRICT_INTERVAL), STRICT_INTERVAL + 300 * MS);
-    long held = LaneSchedule.toleranceNanos(1.92) + 1_010 * MS;
-    assertEquals(new Decision.WaitUntil(held),
-        pacer.decide(2 * STRICT_INTERVAL, 2 * STRICT_INTERVAL, STRICT_INTERVAL));
-    pacer.answeredAt(pacer.handed(held, held), held + 300 * MS);
-    for (int k = 3; k < 40; k++) {
+    run(pacer, 0, 80, 300 * MS);
+    for (int k = 80; k < 120; k++) {
       long due = k * STRICT_INTERVAL;
-      long now = due;
-      Decision d = pacer.decide(now, due, STRICT_INTERVAL);
-      if (k >= 20) {
-        assertEquals(new Decision.Fire(), d, "slot " + k);
-      } else if (d instanceof Decision.WaitUntil w) {
-        // The held slot's lateness wears off by what the slots leave free in a second, 31.7 ms a
-        // pair of slots.
-        now = w.atNanos();
-        assertEquals(new Decision.Fire(), pacer.decide(now, due, STRICT_INTERVAL), "slot " + k);
-      }
-      long ticket = pacer.handed(now, now);
-      pacer.answeredAt(ticket, now + 300 * MS);
+      assertEquals(new Decision.Fire(), pacer.decide(due, due, STRICT_INTERVAL), "slot " + k);
+      pacer.answeredAt(pacer.handed(due, due), due + 300 * MS);
     }
   }
 
