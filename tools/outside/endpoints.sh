@@ -209,7 +209,9 @@ produce() {   # produce FIFO COUNT_FILE RATES DURATION: produce.mjs's events thr
   mkfifo "$W/$1"
   kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/$1" >> "$W/logs/kcat-produce.log" 2>&1 &
   PIDS+=($!); PID_kcat=$!
-  (cd "$W/node" && exec env RATES="$3" DURATION="$4" BURST=0 COUNT_FILE="$W/$2" node produce.mjs) \
+  # Through a file: at 10,000 tenants the list is past what one environment string may hold.
+  printf '%s' "$3" > "$W/$1.rates"
+  (cd "$W/node" && exec env RATES="@$W/$1.rates" DURATION="$4" BURST=0 COUNT_FILE="$W/$2" node produce.mjs) \
     > "$W/$1" 2>> "$W/logs/produce.log" &
   PIDS+=($!); PID_produce=$!
   echo "PID_kcat=$PID_kcat PID_produce=$PID_produce" > "$W/load.pids"

@@ -7,11 +7,14 @@
 //
 // An entry may name one tenant and its own burst, provider:rate:tenant:burst (a stream of that
 // tenant only, ids <provider>-<tenant>-<n>); otherwise the events go round tenants t1..t5.
-import { writeFileSync } from "node:fs";
+// RATES="@FILE" reads the list from FILE: one environment string holds at most 128 KiB (Linux's
+// MAX_ARG_STRLEN), about 6,000 tenants' entries.
+import { readFileSync, writeFileSync } from "node:fs";
 import { env } from "./peer.mjs";
 
 const defaultBurst = Number(env("BURST"));
-const rates = env("RATES").split(",").map((s) => {
+const ratesText = env("RATES").startsWith("@") ? readFileSync(env("RATES").slice(1), "utf8").trim() : env("RATES");
+const rates = ratesText.split(",").map((s) => {
   const [provider, rate, tenant, burst] = s.split(":");
   return {
     provider, rate: Number(rate), tenant: tenant || undefined,
