@@ -159,7 +159,10 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private volatile RecordIntake intake;
   private final ReadBudget held;
   /** Whether {@link #held} has paused all reading (it resumes at half its limits). */
-  private boolean readingHeld;
+  /** Every partition paused: the bytes held are past {@code dispatcher.bufferBytes}. */
+  private boolean bytesHeld;
+  /** Partitions paused for holding more than their share of unsettled records. */
+  private final Set<TopicPartition> recordsHeld = new HashSet<>();
   /** Partitions not read for now because all they brought overflowed ({@link OverflowPause}). */
   private final OverflowPause<TopicPartition> overflowPause;
   /** Commits the settled offsets: in rounds, on shutdown, on revocation. */
@@ -699,14 +702,28 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     }
   }
 
-  /** Pauses reading while too much is unsettled in memory, and resumes it ({@link ReadBudget}). */
+  /**
+   * Pauses reading a partition while it holds too much unsettled in memory, every partition while
+   * the bytes held are, and resumes it ({@link ReadBudget}).
+   */
   private void applyBackpressure() {
-    readingHeld = held.pauseReading(readingHeld, owned.unsettled(), endpoints.liveLanes());
     Set<TopicPartition> assigned = owned.partitions();
+    bytesHeld = held.pauseForBytes(bytesHeld);
+    recordsHeld.retainAll(assigned);
+    int endpointLanes = endpoints.liveLanes();
+    for (TopicPartition tp : assigned) {
+      if (held.pausePartition(recordsHeld.contains(tp), owned.get(tp).offsets().waiting(),
+          endpointLanes, assigned.size())) {
+        recordsHeld.add(tp);
+      } else {
+        recordsHeld.remove(tp);
+      }
+    }
     overflowPause.retainOnly(assigned);
-    Set<TopicPartition> want = readingHeld ? new HashSet<>(assigned)
+    Set<TopicPartition> want = bytesHeld ? new HashSet<>(assigned)
         : overflowPause.paused(nanoTime.getAsLong(), this::queuedOf,
             config.dispatcher().bufferSize() / 2);
+    want.addAll(recordsHeld);
     want.retainAll(assigned);
     Set<TopicPartition> paused = consumer.paused();
     if (!paused.equals(want)) {

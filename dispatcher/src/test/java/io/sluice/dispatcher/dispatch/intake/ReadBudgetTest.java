@@ -59,23 +59,37 @@ class ReadBudgetTest {
     ReadBudget budget = new ReadBudget(Set.of("hooks"), 3_000, 1L << 30);
     int lanes = 1_000;
     int limit = 3_000 + ReadBudget.PER_ENDPOINT_LANE * lanes;
-    assertTrue(budget.pauseReading(false, 3_001, 0), "no endpoint lanes: the provider's limit");
-    assertFalse(budget.pauseReading(false, 3_001, lanes));
-    assertFalse(budget.pauseReading(false, limit, lanes));
-    assertTrue(budget.pauseReading(false, limit + 1, lanes));
-    assertTrue(budget.pauseReading(true, limit / 2 + 1, lanes), "paused: resumes only at half");
-    assertFalse(budget.pauseReading(true, limit / 2, lanes));
-    assertTrue(budget.pauseReading(false, 3_001, -5), "no negative lanes");
+    assertTrue(budget.pausePartition(false, 3_001, 0, 1), "no endpoint lanes: the provider's limit");
+    assertFalse(budget.pausePartition(false, 3_001, lanes, 1));
+    assertFalse(budget.pausePartition(false, limit, lanes, 1));
+    assertTrue(budget.pausePartition(false, limit + 1, lanes, 1));
+    assertTrue(budget.pausePartition(true, limit / 2 + 1, lanes, 1), "paused: resumes only at half");
+    assertFalse(budget.pausePartition(true, limit / 2, lanes, 1));
+    assertTrue(budget.pausePartition(false, 3_001, -5, 1), "no negative lanes");
   }
 
   @Test
   @DisplayName("reading pauses past the records limit and resumes only at half of it")
   void pausesOnRecords() {
     ReadBudget budget = new ReadBudget(Set.of("a"), 100, 1_000_000);
-    assertFalse(budget.pauseReading(false, 100, 0));
-    assertTrue(budget.pauseReading(false, 101, 0));
-    assertTrue(budget.pauseReading(true, 51, 0), "paused: stays paused above half");
-    assertFalse(budget.pauseReading(true, 50, 0), "resumes at half");
+    assertFalse(budget.pausePartition(false, 100, 0, 1));
+    assertTrue(budget.pausePartition(false, 101, 0, 1));
+    assertTrue(budget.pausePartition(true, 51, 0, 1), "paused: stays paused above half");
+    assertFalse(budget.pausePartition(true, 50, 0, 1), "resumes at half");
+  }
+
+  @Test
+  @DisplayName("each partition holds at most an equal share of the records limit, whatever the others hold: one whose lanes drain faster keeps reading")
+  void eachPartitionHoldsItsShareOfTheRecordsLimit() {
+    ReadBudget budget = new ReadBudget(Set.of("hooks"), 3_000, 1L << 30);
+    int lanes = 1_000;
+    int share = (3_000 + ReadBudget.PER_ENDPOINT_LANE * lanes) / 2;
+    assertFalse(budget.pausePartition(false, share, lanes, 2));
+    assertTrue(budget.pausePartition(false, share + 1, lanes, 2));
+    // The other partition's 30,000 unsettled are not this one's: below half its share, it reads.
+    assertFalse(budget.pausePartition(true, share / 2, lanes, 2), "drained to half its share: resumes");
+    assertTrue(budget.pausePartition(true, share / 2 + 1, lanes, 2));
+    assertFalse(budget.pausePartition(false, 1, lanes, 0), "no partition: no share to divide");
   }
 
   @Test
@@ -85,13 +99,13 @@ class ReadBudgetTest {
     for (int i = 0; i < 4; i++) {
       budget.hold(entry(i % 2 == 0 ? "a" : "b"));
     }
-    assertFalse(budget.pauseReading(false, 4, 0), "exactly the budget");
+    assertFalse(budget.pauseForBytes(false), "exactly the budget");
     budget.hold(entry("a")); // an overflow being written is held too
-    assertTrue(budget.pauseReading(false, 5, 0));
+    assertTrue(budget.pauseForBytes(false));
     budget.release(entry("a"));
     budget.release(entry("a"));
-    assertTrue(budget.pauseReading(true, 3, 0), "3 of 4 entries' bytes: above half");
+    assertTrue(budget.pauseForBytes(true), "3 of 4 entries' bytes: above half");
     budget.release(entry("b"));
-    assertFalse(budget.pauseReading(true, 2, 0), "half: reading resumes");
+    assertFalse(budget.pauseForBytes(true), "half: reading resumes");
   }
 }
