@@ -72,7 +72,11 @@ package io.sluice.dispatcher.dispatch.lane;
  * call slowly at first, its fastest too. A provider that is always slow is slow for
  * every call (its fastest is slow), and only the part of a call's delay that others did not have
  * counts; the provider saw that call at most that much later than it saw the others. The cap is
- * the tolerance (half an interval): a call moved further would be dropped anyway. The cost is
+ * twice the tolerance (about an interval): the slot {@code n} after such a call would be dropped
+ * (used more than the tolerance late), and the one after it counts from that call too, so the cap
+ * is how late a call may land and still be covered (a cap of the tolerance alone left a call
+ * held 270 ms after its hand-off uncovered: from outside, two 429s, one stall, two endpoints in the
+ * same millisecond). The cost is
  * paid only by calls whose answers came late, by the call {@code n} slots after each, and only
  * beyond what the slots leave free in a second. Only where the rule looks back over a whole
  * second (rates up to {@value #WINDOW_CALLS}/s): above, it looks back over fewer intervals than a
@@ -268,7 +272,7 @@ public final class SlotPacer {
   /**
    * The call of {@code ticket} came back (answered, timed out or failed) at {@code answeredNanos}:
    * it counts in the one-second rule as handed over as late as its answer was slower than the
-   * lane's fastest recent answer, at most the tolerance later (see the class
+   * lane's fastest recent answer, at most twice the tolerance later (see the class
    * comment). A call the rule no longer looks back to is forgotten: it matters to no decision.
    */
   void answeredAt(long ticket, long answeredNanos) {
@@ -291,7 +295,7 @@ public final class SlotPacer {
     // fastest too, and the part of a delay that comes before the call lands varies the most
     // (seen from outside: 24 429s 4-10 s into a cold start, none once warm).
     long fastest = answers < TRUSTED_AFTER ? 0 : Math.min(fastestNanos, latency);
-    long moved = handedAt + Math.min(toleranceNanos, latency - fastest);
+    long moved = handedAt + Math.min(2 * toleranceNanos, latency - fastest);
     fastestNanos = answers == 0 || latency < fastestNanos ? latency
         : fastestNanos + (latency - fastestNanos) / FASTEST_RISE;
     answers = Math.min(TRUSTED_AFTER, answers + 1);

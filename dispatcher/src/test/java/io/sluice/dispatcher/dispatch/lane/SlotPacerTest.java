@@ -268,18 +268,22 @@ class SlotPacerTest {
   }
 
   @Test
-  void shouldMoveACallAtMostTheTolerance() {
-    // A call that timed out after 2 s: where it landed is unknown; it counts as landing half an
-    // interval after its hand-off, the latest a slot is used anyway.
+  void shouldMoveACallAtMostAboutAnIntervalAndDropTheSlotItWouldCrowd() {
+    // A call that timed out after 2 s: where it landed is unknown; it counts as landing twice the
+    // tolerance (about an interval) after its hand-off. The slot two after it would then go more
+    // than the tolerance late: it is dropped. The one after that counts from the same call and
+    // fires on time.
     SlotPacer pacer = strictPacer();
     pacer.answeredAt(pacer.handed(0, 0), MS);
     long slow = pacer.handed(STRICT_INTERVAL, STRICT_INTERVAL);
     pacer.handed(2 * STRICT_INTERVAL, 2 * STRICT_INTERVAL);
     pacer.answeredAt(slow, STRICT_INTERVAL + 2_000 * MS);
-    long due = 3 * STRICT_INTERVAL;
     long tolerance = LaneSchedule.toleranceNanos(1.92);
-    assertEquals(new Decision.WaitUntil(STRICT_INTERVAL + tolerance + 1_010 * MS),
-        pacer.decide(due, due, STRICT_INTERVAL));
+    long due = 3 * STRICT_INTERVAL;
+    assertTrue(pacer.decide(due, due, STRICT_INTERVAL) instanceof Decision.Drop);
+    long next = 4 * STRICT_INTERVAL;
+    assertTrue(next >= STRICT_INTERVAL + 2 * tolerance + 1_010 * MS, "the next slot is clear of it");
+    assertEquals(new Decision.Fire(), pacer.decide(next, next, STRICT_INTERVAL));
   }
 
   @Test
