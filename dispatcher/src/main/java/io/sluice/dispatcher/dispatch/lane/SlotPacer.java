@@ -146,8 +146,10 @@ public final class SlotPacer {
    * instant it can have reached the provider, as far as known. Never before its hand-off.
    */
   private long[] reached = new long[2];
-  /** The same calls' tickets ({@link #handed}'s answer), to find an answered call's place. */
-  private long[] tickets = new long[2];
+  /**
+   * The ticket the next hand-off gets ({@link #handed}'s answer): hand-offs are numbered in the
+   * order the ring holds them, so a ticket's place in the ring follows from how far back it is.
+   */
   private long nextTicket;
   /** The lane's fastest recent answer ({@link #FASTEST_RISE}); meaningless before the first. */
   private long fastestNanos;
@@ -276,16 +278,11 @@ public final class SlotPacer {
    * comment). A call the rule no longer looks back to is forgotten: it matters to no decision.
    */
   void answeredAt(long ticket, long answeredNanos) {
-    int i = -1;
-    for (int k = 0; k < handedCount; k++) {
-      if (tickets[k] == ticket) {
-        i = k;
-        break;
-      }
-    }
-    if (i < 0) {
+    long back = nextTicket - ticket;
+    if (back < 1 || back > handedCount) {
       return;
     }
+    int i = Math.floorMod(handedNext - (int) back, handed.length);
     long handedAt = handed[i];
     long latency = Math.max(0, answeredNanos - handedAt);
     // Against the fastest before this answer, and only once the lane has seen enough answers to
@@ -347,12 +344,11 @@ public final class SlotPacer {
       int size = Math.min(WINDOW_CALLS, Math.max(lookBack, handed.length * 2));
       handed = grown(handed, size);
       reached = grown(reached, size);
-      tickets = grown(tickets, size);
       handedNext = handedCount;
     }
     handed[handedNext] = at;
     reached[handedNext] = at;
-    tickets[handedNext] = nextTicket++;
+    nextTicket++;
     handedNext = (handedNext + 1) % handed.length;
     handedCount = Math.min(handed.length, handedCount + 1);
   }

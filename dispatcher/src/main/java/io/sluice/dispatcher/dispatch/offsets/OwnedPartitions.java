@@ -122,15 +122,6 @@ public final class OwnedPartitions {
     return count;
   }
 
-  /** Records read and not yet settled, over every owned partition. */
-  public int unsettled() {
-    int unsettled = 0;
-    for (Assignment a : assignments.values()) {
-      unsettled += a.offsets().waiting();
-    }
-    return unsettled;
-  }
-
   /**
    * What to commit for those of {@code which} that are owned and have settled something new: the
    * offset of the first unsettled record, with the offsets settled beyond it in at most

@@ -35,10 +35,10 @@ class OwnedPartitionsTest {
 
     assertFalse(owned.isCurrent(old), "read before the partition was revoked and assigned again");
     assertFalse(owned.settle(old), "a late settlement of the old assignment moves nothing");
-    assertEquals(1, owned.unsettled());
+    assertEquals(1, owned.get(P0).offsets().waiting());
     assertTrue(owned.isCurrent(current));
     assertTrue(owned.settle(current));
-    assertEquals(0, owned.unsettled());
+    assertEquals(0, owned.get(P0).offsets().waiting());
   }
 
   @Test
