@@ -12,7 +12,10 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.tenants.TenantLookup;
 import java.time.Clock;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
@@ -40,6 +43,9 @@ import org.apache.kafka.clients.producer.Producer;
  * @param tenants      the tenants' registry records, whose endpoints come before the file's (a
  *                     {@link io.sluice.redis.tenants.TenantWatcher} in the application; by default
  *                     none, every endpoint is the file's)
+ * @param nanoTime     the monotonic clock of every wait, slot and pause ({@code System::nanoTime}
+ *                     by default; a test's fake clock)
+ * @param random       uniform in [0, 1): the jitter of retries' backoff
  */
 public record DispatcherWiring(
     SluiceConfig config,
@@ -53,7 +59,9 @@ public record DispatcherWiring(
     DispatchListener listener,
     Function<String, LimitSource> limitSources,
     Supplier<PauseRules> pauses,
-    TenantLookup tenants) {
+    TenantLookup tenants,
+    LongSupplier nanoTime,
+    DoubleSupplier random) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -62,36 +70,43 @@ public record DispatcherWiring(
     return new DispatcherWiring(config, consumer, producer, providers, leak, DeliveredLog.NONE,
         LimitLearner.local(listener), clock, listener,
         name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
-        () -> PauseRules.NONE, TenantLookup.NONE);
+        () -> PauseRules.NONE, TenantLookup.NONE, System::nanoTime,
+        () -> ThreadLocalRandom.current().nextDouble());
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources, pauses, tenants);
+        listener, limitSources, pauses, tenants, nanoTime, random);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources, pauses, tenants);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources, pauses, tenants);
+        clock, listener, sources, pauses, tenants, nanoTime, random);
   }
 
   /** This wiring with {@code rules} giving the pauses in force. */
   public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, rules, tenants);
+        clock, listener, limitSources, rules, tenants, nanoTime, random);
+  }
+
+  /** This wiring with {@code nanoTime} as its monotonic clock and {@code random} as its jitter. */
+  public DispatcherWiring withTime(LongSupplier nanoTime, DoubleSupplier random) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, pauses, tenants, nanoTime, random);
   }
 
   /** This wiring with {@code registry} giving the tenants' registry records (their endpoints). */
   public DispatcherWiring withTenants(TenantLookup registry) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, registry);
+        clock, listener, limitSources, pauses, registry, nanoTime, random);
   }
 }

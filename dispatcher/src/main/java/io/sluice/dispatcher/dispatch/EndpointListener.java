@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.provider.ProviderResult;
@@ -21,8 +22,7 @@ final class EndpointListener implements DispatchListener {
 
   /** The provider of a lane name ({@code provider/tenant}); a provider's own lane is its name. */
   static String provider(String lane) {
-    int slash = lane.indexOf('/');
-    return slash < 0 ? lane : lane.substring(0, slash);
+    return LaneId.providerOf(lane);
   }
 
   @Override

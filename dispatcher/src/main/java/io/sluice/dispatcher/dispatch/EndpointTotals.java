@@ -103,7 +103,7 @@ final class EndpointTotals {
     parts.clear();
     Map<String, List<TotalShares.Demand<ProviderLane>>> busy = new HashMap<>();
     for (ProviderLane lane : lanes.get()) {
-      String provider = lane.name().substring(0, Math.max(0, lane.name().indexOf('/')));
+      String provider = lane.id().provider();
       ProviderTotal gone = removed.get(provider);
       if (gone != null) {
         parts.put(lane.name(), gone.ratePerSecond());

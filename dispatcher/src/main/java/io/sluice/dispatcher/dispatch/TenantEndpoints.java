@@ -5,7 +5,9 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderEndpoints;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantEndpoint;
-import io.sluice.dispatcher.dispatch.lane.Pace;
+import io.sluice.dispatcher.LaneId;
+import io.sluice.dispatcher.dispatch.lane.LaneOrder;
+import io.sluice.dispatcher.dispatch.lane.Settlement;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.endpoint.EndpointHealth;
 import io.sluice.dispatcher.endpoint.EndpointLanes;
@@ -28,10 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,26 +66,11 @@ final class TenantEndpoints {
   static final long IDLE_MILLIS = 60_000;
   private static final long RETIRE_EVERY_MILLIS = 1_000;
 
-  /** What to do with an event of a per-tenant provider. */
-  sealed interface Route {}
-
-  /** Queue it in this lane. */
-  record Queue(ProviderLane lane) implements Route {}
-
-  /** Dead-letter it, without a call. */
-  record Dead(Reason reason, String detail) implements Route {}
-
-  /**
-   * Not now (every lane busy, or the registry did not answer): defer it round the ladder, no
-   * attempt spent.
-   */
-  record Full(String detail) implements Route {}
-
   /**
    * A live endpoint: its lane, its health, what it was made from ({@code timeoutNanos}: its
    * calls' timeout).
    */
-  private record Live(EndpointLanes.Key key, TenantEndpoint endpoint, ProviderLane lane,
+  private record Live(LaneId key, TenantEndpoint endpoint, ProviderLane lane,
       EndpointHealth health, ProviderEndpoints settings, long timeoutNanos) {
     /**
      * Nothing queued or in flight, and not disabled. The health's monitor is let go before the
@@ -117,29 +101,20 @@ final class TenantEndpoints {
   }
 
   /**
-   * What a lane needs from the dispatcher.
+   * What the endpoint lanes need from the dispatcher.
    *
-   * @param pace the dispatcher's pace, which every endpoint lane claims at and which tells a
-   *             timeout of this process's own making ({@link Pace#lateSince})
+   * @param lanes        builds each lane
+   * @param providers    the configured providers, by name: each endpoint's calls are its
+   *                     provider's {@link Provider#toward} the endpoint
+   * @param settler      what becomes of every call's result, after the endpoint's health took it
+   * @param disabledDead dead-letters a queued event of an endpoint disabled under
+   *                     {@code whileDisabled: dead_letter}, with why
    */
-  record Parts(Map<String, Provider> providers, LeakyBucket leak, LimitLearner learner,
-      ScheduledExecutorService timer, ProviderLane.ResultHandler settle,
-      BiConsumer<DispatchEntry, String> cannotFit, BiConsumer<DispatchEntry, String> disabledDead,
-      DispatchListener listener, Clock clock, LongSupplier nanoTime, long lookaheadMicros,
-      int bufferSize, Pace pace) {
-    /** Parts whose lanes always run at full pace ({@link Pace#FULL}). */
-    Parts(Map<String, Provider> providers, LeakyBucket leak, LimitLearner learner,
-        ScheduledExecutorService timer, ProviderLane.ResultHandler settle,
-        BiConsumer<DispatchEntry, String> cannotFit, BiConsumer<DispatchEntry, String> disabledDead,
-        DispatchListener listener, Clock clock, LongSupplier nanoTime, long lookaheadMicros,
-        int bufferSize) {
-      this(providers, leak, learner, timer, settle, cannotFit, disabledDead, listener, clock,
-          nanoTime, lookaheadMicros, bufferSize, Pace.FULL);
-    }
-  }
+  record Parts(LaneFactory lanes, Map<String, Provider> providers, LeakyBucket leak,
+      LimitLearner learner, ProviderLane.ResultHandler settler,
+      BiConsumer<DispatchEntry, String> disabledDead, Clock clock) {}
 
   private final Parts parts;
-  private final DispatchListener listener;
   private final EndpointLanes<Live> live = new EndpointLanes<>(MAX_LANES, IDLE_MILLIS);
   /**
    * Lanes toward an endpoint changed while they were busy: no new events, closed once idle; at
@@ -150,7 +125,7 @@ final class TenantEndpoints {
    * Endpoints whose registry endpoint the configuration refuses, warned of once (until it passes
    * again); at most {@value #MAX_LANES} (beyond, no more warnings).
    */
-  private final java.util.Set<EndpointLanes.Key> warnedRefused = new java.util.HashSet<>();
+  private final java.util.Set<LaneId> warnedRefused = new java.util.HashSet<>();
   /** The tenants' registry records (their endpoints over the file's). */
   private final TenantLookup registry;
   /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
@@ -171,30 +146,29 @@ final class TenantEndpoints {
   TenantEndpoints(Parts parts, Map<String, Double> weights, TenantLookup registry) {
     this.parts = parts;
     this.registry = registry;
-    this.listener = new EndpointListener(parts.listener());
     this.weights = Map.copyOf(weights);
-    this.totals = new EndpointTotals(parts.leak(), parts.pace()::factor);
+    this.totals = new EndpointTotals(parts.leak(), parts.lanes().pace()::factor);
   }
 
   /** Where an event of the per-tenant provider {@code provider} goes. */
-  Route route(DispatchEntry entry, ProviderConfig provider, SluiceConfig config) {
+  LaneRoute route(DispatchEntry entry, ProviderConfig provider, SluiceConfig config) {
     String name = entry.event().provider();
     String tenant = entry.event().tenant();
     TenantLookup.Answer registered = registry.answer(tenant);
     if (!registered.known()) {
       // Redis slow or down and the tenant not kept: its registry endpoint may be the only one, or
       // replace the file's. Neither a dead letter nor the file's URL: back later, no attempt spent.
-      return new Full("the tenant registry did not answer for tenant " + tenant);
+      return new LaneRoute.Full("the tenant registry did not answer for tenant " + tenant);
     }
     Optional<String> refused = TenantRecord.refusedEndpoint(config, name, registered.record());
-    EndpointLanes.Key key = new EndpointLanes.Key(name, tenant);
+    LaneId key = LaneId.endpoint(name, tenant);
     if (refused.isPresent()) {
       if (warnedRefused.size() < MAX_LANES && warnedRefused.add(key)) {
         LOG.warn("{}: the registry's endpoint is refused under the configuration now ({}); its "
             + "events are dead-lettered no_endpoint until it is set again or removed",
-            key.laneName(), refused.get());
+            key.name(), refused.get());
       }
-      return new Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant " + tenant
+      return new LaneRoute.Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant " + tenant
           + " toward " + name + " fails the configuration's checks now (see the log; sluice "
           + "tenants set " + tenant + " --endpoint " + name + "=URL, or --remove-endpoint " + name
           + ")");
@@ -205,7 +179,7 @@ final class TenantEndpoints {
     Optional<TenantEndpoint> endpoint = TenantRecord.endpointOf(config, name, tenant,
         registered.record());
     if (endpoint.isEmpty()) {
-      return new Dead(Reason.NO_ENDPOINT, "tenant " + tenant + " has no endpoint toward " + name
+      return new LaneRoute.Dead(Reason.NO_ENDPOINT, "tenant " + tenant + " has no endpoint toward " + name
           + " (tenants." + tenant + ".endpoints." + name + ", or sluice tenants set " + tenant
           + " --endpoint " + name + "=URL)");
     }
@@ -219,7 +193,7 @@ final class TenantEndpoints {
         retire(List.of(found.get()));
       } else if (retiring.size() >= MAX_LANES) {
         // Bounded like the live lanes: endpoints changed faster than their old lanes drain.
-        return new Full(MAX_LANES + " lanes are finishing toward changed endpoints on this instance");
+        return new LaneRoute.Full(MAX_LANES + " lanes are finishing toward changed endpoints on this instance");
       } else {
         live.remove(key);
         retiring.add(found.get());
@@ -229,17 +203,17 @@ final class TenantEndpoints {
         () -> open(key, provider, endpoint.get()));
     opened.retired().ifPresent(l -> retire(List.of(l)));
     if (opened.full()) {
-      return new Full(MAX_LANES + " endpoints are busy on this instance");
+      return new LaneRoute.Full(MAX_LANES + " endpoints are busy on this instance");
     }
     Live lane = opened.lane().get();
     if (provider.endpoints().whileDisabled() == ProviderEndpoints.WhileDisabled.DEAD_LETTER
         && lane.refuses(now)) {
-      return new Dead(Reason.ENDPOINT_DISABLED, disabledDetail(name, tenant));
+      return new LaneRoute.Dead(Reason.ENDPOINT_DISABLED, disabledDetail(name, tenant));
     }
-    return new Queue(lane.lane());
+    return new LaneRoute.Queue(lane.lane());
   }
 
-  private Live open(EndpointLanes.Key key, ProviderConfig provider, TenantEndpoint endpoint) {
+  private Live open(LaneId key, ProviderConfig provider, TenantEndpoint endpoint) {
     ProviderConfig toward = provider.toward(endpoint.url(), endpoint.limitsUnder(provider));
     Provider base = parts.providers().get(key.provider()).toward(endpoint.url());
     Provider calls = provider.endpoints().allowPrivateNetworks() ? base
@@ -247,22 +221,16 @@ final class TenantEndpoints {
             lookups());
     EndpointHealth health = new EndpointHealth(provider.endpoints().disableAfter().toMillis(),
         provider.endpoints().probeAfter().toMillis());
-    long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
-    LimitSource limits = new LearningLimitSource(key.laneName(),
+    LimitSource limits = new LearningLimitSource(key.name(),
         LimitSource.fixed(new ProviderLimits(toward.limits())), parts.learner(),
         LimitLearner.ENDPOINT_REFRESH_MILLIS);
-    Live[] self = new Live[1];
-    ProviderLane lane = new ProviderLane(
-        new ProviderLane.Settings(key.laneName(), leaseMicros, provider.maxInFlight(),
-            parts.lookaheadMicros(), weights, parts.bufferSize()),
-        new ProviderLane.Calls(limits, calls, totals.leakOf(key.provider(), provider, parts.leak())),
-        new ProviderLane.Hooks(parts.timer(),
-            (l, entry, result, claimedAt) -> settled(self[0], entry, result, claimedAt), listener,
-            parts.cannotFit(), parts.nanoTime(), parts.pace()));
+    EndpointResults results = new EndpointResults(key, health, provider.endpoints(),
+        provider.timeout().toNanos());
+    ProviderLane lane = parts.lanes().open(key, provider, weights, limits, calls,
+        totals.leakOf(key.provider(), provider, parts.leak()), results);
     totals.opened(key.provider(), lane);
     Live made = new Live(key, endpoint, lane, health, provider.endpoints(),
         provider.timeout().toNanos());
-    self[0] = made;
     lane.gate(() -> made.mayCall(parts.clock().millis()));
     lane.oneTenant();
     lane.startAfter(EndpointLanes.firstClaimDelayNanos(opened++,
@@ -271,43 +239,72 @@ final class TenantEndpoints {
   }
 
   /**
-   * A call of an endpoint came back: its health first, then the dispatcher's settlement. A
-   * timeout of a call that was in flight while this dispatcher ran late (it started at most a
-   * timeout ago) may be this process's own doing, its answer waiting for a CPU: it says nothing
-   * of the endpoint ({@link EndpointHealth#take(ProviderResult, long, boolean)}).
+   * A call of an endpoint came back: its health takes the result first, then the dispatcher's
+   * settler. A timeout of a call that was in flight while this dispatcher ran late (it started at
+   * most a timeout ago) may be this process's own doing, its answer waiting for a CPU: it says
+   * nothing of the endpoint ({@link EndpointHealth#take(ProviderResult, long, boolean)}). An
+   * endpoint disabled now holds its lane until its probe is due and, under
+   * {@code whileDisabled: dead_letter}, has its queued events dead-lettered: orders its lane
+   * carries out ({@link LaneOrder}).
    */
-  private void settled(Live e, DispatchEntry entry, ProviderResult result, long claimedAt) {
-    boolean ours = false;
-    if (result instanceof ProviderResult.TimedOut) {
-      long now = parts.nanoTime().getAsLong();
-      ours = parts.pace().lateSince(now - e.timeoutNanos(), now);
+  private final class EndpointResults implements ProviderLane.ResultHandler {
+    private final LaneId key;
+    private final EndpointHealth health;
+    private final ProviderEndpoints settings;
+    private final long timeoutNanos;
+
+    EndpointResults(LaneId key, EndpointHealth health, ProviderEndpoints settings,
+        long timeoutNanos) {
+      this.key = key;
+      this.health = health;
+      this.settings = settings;
+      this.timeoutNanos = timeoutNanos;
     }
-    EndpointHealth.Change change;
-    synchronized (e.health()) {
-      change = e.health().take(result, parts.clock().millis(), ours);
+
+    @Override
+    public Settlement settle(LaneId lane, DispatchEntry entry, ProviderResult result,
+        long claimedAt) {
+      List<LaneOrder> orders = new ArrayList<>(healthOrders(result));
+      Settlement settled = parts.settler().settle(lane, entry, result, claimedAt);
+      orders.addAll(settled.first());
+      return Settlement.of(orders, settled::complete);
     }
-    String lane = e.key().laneName();
-    long probe = e.settings().probeAfter().toMillis();
-    if (change == EndpointHealth.Change.DISABLED || change == EndpointHealth.Change.PROBE_FAILED) {
+
+    private List<LaneOrder> healthOrders(ProviderResult result) {
+      boolean ours = false;
+      if (result instanceof ProviderResult.TimedOut) {
+        long now = parts.lanes().nanoTime().getAsLong();
+        ours = parts.lanes().pace().lateSince(now - timeoutNanos, now);
+      }
+      EndpointHealth.Change change;
+      synchronized (health) {
+        change = health.take(result, parts.clock().millis(), ours);
+      }
+      String lane = key.name();
+      if (change == EndpointHealth.Change.ENABLED) {
+        LOG.info("{}: endpoint enabled again: it answered", lane);
+        parts.lanes().listener().endpointEnabled(key.provider());
+        return List.of();
+      }
+      if (change != EndpointHealth.Change.DISABLED && change != EndpointHealth.Change.PROBE_FAILED) {
+        return List.of();
+      }
       if (change == EndpointHealth.Change.DISABLED) {
         LOG.warn("{}: endpoint disabled, its calls failed for {} or more (last: {}); events {} "
-            + "until it answers a probe in {}", lane, Durations.format(e.settings().disableAfter()),
-            failure(result), waitOrDead(e.settings()), Durations.format(e.settings().probeAfter()));
+            + "until it answers a probe in {}", lane, Durations.format(settings.disableAfter()),
+            failure(result), waitOrDead(settings), Durations.format(settings.probeAfter()));
       } else {
         LOG.warn("{}: endpoint probe failed ({}); disabled for another {}", lane, failure(result),
-            Durations.format(e.settings().probeAfter()));
+            Durations.format(settings.probeAfter()));
       }
-      listener.endpointDisabled(lane);
-      e.lane().hold(probe);
-      if (e.settings().whileDisabled() == ProviderEndpoints.WhileDisabled.DEAD_LETTER) {
-        String detail = disabledDetail(e.key().provider(), e.key().tenant());
-        e.lane().drop(x -> true).forEach(x -> parts.disabledDead().accept(x, detail));
+      parts.lanes().listener().endpointDisabled(key.provider());
+      LaneOrder hold = new LaneOrder.Hold(settings.probeAfter().toMillis());
+      if (settings.whileDisabled() != ProviderEndpoints.WhileDisabled.DEAD_LETTER) {
+        return List.of(hold);
       }
-    } else if (change == EndpointHealth.Change.ENABLED) {
-      LOG.info("{}: endpoint enabled again: it answered", lane);
-      listener.endpointEnabled(lane);
+      String detail = disabledDetail(key.provider(), key.tenant());
+      return List.of(hold, new LaneOrder.DropQueued(x -> parts.disabledDead().accept(x, detail)));
     }
-    parts.settle().handle(e.lane(), entry, result, claimedAt);
   }
 
   private static String failure(ProviderResult r) {
@@ -377,14 +374,9 @@ final class TenantEndpoints {
     return retiring.size();
   }
 
-  /** Events queued in the lane named {@code laneName}, 0 if it is not live. */
-  int queuedOf(String laneName) {
-    int slash = laneName.indexOf('/');
-    if (slash < 0) {
-      return 0;
-    }
-    return live.get(new EndpointLanes.Key(laneName.substring(0, slash),
-        laneName.substring(slash + 1))).map(l -> l.lane().queued()).orElse(0);
+  /** The live lane toward the endpoint {@code id}, if any. */
+  Optional<ProviderLane> get(LaneId id) {
+    return live.get(id).map(Live::lane);
   }
 
   /** Events queued per per-tenant provider, as of the last tick (gauges, any thread). */

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.endpoint;
 
+import io.sluice.dispatcher.LaneId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -42,15 +43,8 @@ import java.util.function.Supplier;
 public final class EndpointLanes<L> {
   private final int maxLanes;
   private final long idleMillis;
-  private final Map<Key, Live<L>> live = new HashMap<>();
+  private final Map<LaneId, Live<L>> live = new HashMap<>();
 
-  /** One tenant's endpoint of one provider. */
-  public record Key(String provider, String tenant) {
-    /** The lane's name: its leak's, its learned limits' and its pause's key, shared by instances. */
-    public String laneName() {
-      return provider + "/" + tenant;
-    }
-  }
 
   private static final class Live<L> {
     final L lane;
@@ -98,7 +92,7 @@ public final class EndpointLanes<L> {
    * The endpoint's lane, made by {@code make} if it has none; past the bound, the lane idle the
    * longest is retired for it, or, with none idle, none is given.
    */
-  public Opened<L> open(Key key, long nowMillis, Predicate<L> idle, Supplier<L> make) {
+  public Opened<L> open(LaneId key, long nowMillis, Predicate<L> idle, Supplier<L> make) {
     Live<L> found = live.get(key);
     if (found != null) {
       found.lastUsedMillis = nowMillis;
@@ -107,8 +101,8 @@ public final class EndpointLanes<L> {
     Optional<L> retired = Optional.empty();
     if (live.size() >= maxLanes) {
       // At the bound only: one pass over at most maxLanes lanes.
-      Map.Entry<Key, Live<L>> longestIdle = null;
-      for (Map.Entry<Key, Live<L>> e : live.entrySet()) {
+      Map.Entry<LaneId, Live<L>> longestIdle = null;
+      for (Map.Entry<LaneId, Live<L>> e : live.entrySet()) {
         if ((longestIdle == null
             || e.getValue().lastUsedMillis < longestIdle.getValue().lastUsedMillis)
             && idle.test(e.getValue().lane)) {
@@ -127,13 +121,13 @@ public final class EndpointLanes<L> {
   }
 
   /** The endpoint's lane if it is live (not counted as a use). */
-  public Optional<L> get(Key key) {
+  public Optional<L> get(LaneId key) {
     Live<L> found = live.get(key);
     return Optional.ofNullable(found == null ? null : found.lane);
   }
 
   /** The lane was used now (an event given back to it, a call ended): it is not idle. */
-  public void touch(Key key, long nowMillis) {
+  public void touch(LaneId key, long nowMillis) {
     Live<L> found = live.get(key);
     if (found != null) {
       found.lastUsedMillis = nowMillis;
@@ -146,7 +140,7 @@ public final class EndpointLanes<L> {
    */
   public List<L> retireIdle(long nowMillis, Predicate<L> idle) {
     List<L> retired = new ArrayList<>();
-    Iterator<Map.Entry<Key, Live<L>>> it = live.entrySet().iterator();
+    Iterator<Map.Entry<LaneId, Live<L>>> it = live.entrySet().iterator();
     while (it.hasNext()) {
       Live<L> l = it.next().getValue();
       if (nowMillis - l.lastUsedMillis >= idleMillis && idle.test(l.lane)) {
@@ -161,7 +155,7 @@ public final class EndpointLanes<L> {
    * Takes the endpoint's lane out, busy or not, for the caller to finish and close (its endpoint
    * changed: the next event opens a new lane); empty when it has none.
    */
-  public Optional<L> remove(Key key) {
+  public Optional<L> remove(LaneId key) {
     Live<L> found = live.remove(key);
     return Optional.ofNullable(found == null ? null : found.lane);
   }

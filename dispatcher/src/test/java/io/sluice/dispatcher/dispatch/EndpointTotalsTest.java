@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.Settlement;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -81,11 +82,11 @@ class EndpointTotalsTest {
     }
   };
 
-  private final TenantEndpoints endpoints = new TenantEndpoints(new TenantEndpoints.Parts(
+  private final TenantEndpoints endpoints = new TenantEndpoints(EndpointParts.of(
       Map.of("hooks", provider),
       new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
-      LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, claimedAt) -> {},
-      (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
+      LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, claimedAt) -> Settlement.NONE,
+      (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
       100_000, 1000), Map.of("gold", 3.0, "std", 1.0));
 
   @Test
@@ -96,7 +97,7 @@ class EndpointTotalsTest {
     for (int k = 0; k < 200; k++) {
       for (Map.Entry<String, String> t : tiers.entrySet()) {
         DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
-        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(e, hooks, config))
+        assertInstanceOf(LaneRoute.Queue.class, endpoints.route(e, hooks, config))
             .lane().offer(e);
       }
     }
@@ -177,16 +178,16 @@ class EndpointTotalsTest {
         return CompletableFuture.completedFuture(sums);
       }
     };
-    TenantEndpoints here = new TenantEndpoints(new TenantEndpoints.Parts(Map.of("hooks", provider),
-        shared, LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> {},
-        (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
+    TenantEndpoints here = new TenantEndpoints(EndpointParts.of(Map.of("hooks", provider),
+        shared, LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> Settlement.NONE,
+        (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
         100_000, 1000), Map.of("gold", 3.0, "std", 1.0));
     Map<String, String> tiers = Map.of("g1", "gold", "g2", "gold", "s1", "std", "s2", "std");
     int n = 0;
     for (int k = 0; k < 20; k++) {
       for (Map.Entry<String, String> t : tiers.entrySet()) {
         DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
-        assertInstanceOf(TenantEndpoints.Queue.class, here.route(e, hooks, config)).lane().offer(e);
+        assertInstanceOf(LaneRoute.Queue.class, here.route(e, hooks, config)).lane().offer(e);
       }
     }
     here.tick(clock.millis());
@@ -204,17 +205,17 @@ class EndpointTotalsTest {
   void shouldTakeThePacesShareOfItsPartOfTheTotal() {
     io.sluice.dispatcher.dispatch.lane.SetPace pace = new io.sluice.dispatcher.dispatch.lane.SetPace();
     pace.factor = 0.5;
-    TenantEndpoints slowed = new TenantEndpoints(new TenantEndpoints.Parts(Map.of("hooks", provider),
+    TenantEndpoints slowed = new TenantEndpoints(EndpointParts.of(Map.of("hooks", provider),
         new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
-        LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> {},
-        (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
+        LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> Settlement.NONE,
+        (entry, why) -> {}, DispatchListener.NONE, clock, clock::nanos,
         100_000, 1000, pace), Map.of("gold", 3.0, "std", 1.0));
     Map<String, String> tiers = Map.of("g1", "gold", "g2", "gold", "s1", "std", "s2", "std");
     int n = 0;
     for (int k = 0; k < 20; k++) {
       for (Map.Entry<String, String> t : tiers.entrySet()) {
         DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
-        assertInstanceOf(TenantEndpoints.Queue.class, slowed.route(e, hooks, config)).lane().offer(e);
+        assertInstanceOf(LaneRoute.Queue.class, slowed.route(e, hooks, config)).lane().offer(e);
       }
     }
     slowed.tick(clock.millis());
@@ -237,7 +238,7 @@ class EndpointTotalsTest {
     DispatchEntry s = entry("s", "s1", "std");
     for (DispatchEntry e : List.of(g, s)) {
       for (int k = 0; k < 5; k++) {
-        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(e, hooks, config)).lane()
+        assertInstanceOf(LaneRoute.Queue.class, endpoints.route(e, hooks, config)).lane()
             .offer(e);
       }
     }

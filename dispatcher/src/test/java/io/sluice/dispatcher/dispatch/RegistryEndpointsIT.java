@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.Settlement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,10 +73,10 @@ class RegistryEndpointsIT {
       await(registry.put("acme", set(config, "hooks=" + first.url() + "/in?token=s3cret"), "it"));
       HttpProvider http = HttpProvider.of("hooks", hooks);
       try (TenantWatcher watcher = TenantWatcher.start(registry, 100)) {
-        TenantEndpoints endpoints = new TenantEndpoints(new TenantEndpoints.Parts(
+        TenantEndpoints endpoints = new TenantEndpoints(EndpointParts.of(
             Map.of("hooks", http), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
-            LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> {},
-            (entry, why) -> {}, (entry, why) -> {}, DispatchListener.NONE, Clock.systemUTC(),
+            LimitLearner.local(DispatchListener.NONE), timer, (lane, entry, result, at) -> Settlement.NONE,
+            (entry, why) -> {}, DispatchListener.NONE, Clock.systemUTC(),
             System::nanoTime, 100_000, 100), Map.of("std", 1.0), watcher);
 
         send(endpoints, hooks, config, "e1");
@@ -129,8 +130,8 @@ class RegistryEndpointsIT {
 
   private static void send(TenantEndpoints endpoints, ProviderConfig hooks, SluiceConfig config,
       String id) {
-    TenantEndpoints.Route route = endpoints.route(TenantEndpointsTest.entry(id, "acme"), hooks, config);
-    assertInstanceOf(TenantEndpoints.Queue.class, route, id).lane()
+    LaneRoute route = endpoints.route(TenantEndpointsTest.entry(id, "acme"), hooks, config);
+    assertInstanceOf(LaneRoute.Queue.class, route, id).lane()
         .offer(TenantEndpointsTest.entry(id, "acme"));
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.Settlement;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -99,19 +100,22 @@ class TenantEndpointsTest {
     }
   };
 
-  private final TenantEndpoints endpoints = new TenantEndpoints(new TenantEndpoints.Parts(
+  private final TenantEndpoints endpoints = new TenantEndpoints(EndpointParts.of(
       Map.of("hooks", provider),
       new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
       LimitLearner.local(DispatchListener.NONE), timer,
-      (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
+      (lane, entry, result, claimedAt) -> {
+        settled.add(result);
+        return Settlement.NONE;
+      },
       (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
       clock::nanos, 100_000, 100), Map.of("std", 1.0), lookup);
 
   @Test
   void shouldDeadLetterTheEventOfATenantWithoutAnEndpointWithoutACall() {
-    TenantEndpoints.Route route = endpoints.route(entry("e1", "nobody"), hooks, config);
+    LaneRoute route = endpoints.route(entry("e1", "nobody"), hooks, config);
 
-    assertEquals(new TenantEndpoints.Dead(Reason.NO_ENDPOINT, "tenant nobody has no endpoint "
+    assertEquals(new LaneRoute.Dead(Reason.NO_ENDPOINT, "tenant nobody has no endpoint "
         + "toward hooks (tenants.nobody.endpoints.hooks, or sluice tenants set nobody --endpoint "
         + "hooks=URL)"), route);
     assertEquals(0, endpoints.size(), "no lane for it");
@@ -126,11 +130,11 @@ class TenantEndpointsTest {
 
     // Three events every 200 ms toward an endpoint taking two a second... and answering 503.
     int offered = 1;
-    TenantEndpoints.Route route = null;
+    LaneRoute route = null;
     for (int step = 1; step <= 10; step++) {
       for (int k = 0; k < 3; k++) {
         route = endpoints.route(entry("e" + offered, "acme"), hooks, config);
-        if (route instanceof TenantEndpoints.Queue q) {
+        if (route instanceof LaneRoute.Queue q) {
           q.lane().offer(entry("e" + offered, "acme"));
           offered++;
         }
@@ -138,7 +142,7 @@ class TenantEndpointsTest {
       timer.advance(Duration.ofMillis(200));
     }
 
-    assertEquals(new TenantEndpoints.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
+    assertEquals(new LaneRoute.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
         + "toward hooks is disabled (it kept failing; whileDisabled: dead_letter)"), route,
         "disabled after 1 s of 503s: new events are dead-lettered without a call");
     assertEquals(offered, calledAt.size() + deadLettered.size(),
@@ -161,17 +165,20 @@ class TenantEndpointsTest {
     timingOut = true;
     SetPace pace = new SetPace();
     pace.late = true;
-    TenantEndpoints paced = new TenantEndpoints(new TenantEndpoints.Parts(
+    TenantEndpoints paced = new TenantEndpoints(EndpointParts.of(
         Map.of("hooks", provider),
         new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
         LimitLearner.local(DispatchListener.NONE), timer,
-        (lane, entry, result, claimedAt) -> settled.add(result), (entry, why) -> {},
+        (lane, entry, result, claimedAt) -> {
+        settled.add(result);
+        return Settlement.NONE;
+      },
         (entry, why) -> deadLettered.add(Reason.ENDPOINT_DISABLED), DispatchListener.NONE, clock,
         clock::nanos, 100_000, 100, pace), Map.of("std", 1.0), lookup);
-    TenantEndpoints.Route route = null;
+    LaneRoute route = null;
     for (int i = 0; i < 30; i++) {
       route = paced.route(entry("a" + i, "acme"), hooks, config);
-      assertInstanceOf(TenantEndpoints.Queue.class, route, "event " + i).lane()
+      assertInstanceOf(LaneRoute.Queue.class, route, "event " + i).lane()
           .offer(entry("a" + i, "acme"));
       timer.advance(Duration.ofMillis(100));
     }
@@ -180,12 +187,12 @@ class TenantEndpointsTest {
     pace.late = false;
     for (int i = 0; i < 20; i++) {
       route = paced.route(entry("b" + i, "acme"), hooks, config);
-      if (route instanceof TenantEndpoints.Queue q) {
+      if (route instanceof LaneRoute.Queue q) {
         q.lane().offer(entry("b" + i, "acme"));
       }
       timer.advance(Duration.ofMillis(100));
     }
-    assertEquals(new TenantEndpoints.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
+    assertEquals(new LaneRoute.Dead(Reason.ENDPOINT_DISABLED, "the endpoint of tenant acme "
         + "toward hooks is disabled (it kept failing; whileDisabled: dead_letter)"), route,
         "timeouts of its own for its disableAfter (1 s): disabled");
   }
@@ -208,7 +215,7 @@ class TenantEndpointsTest {
     timer.advance(Duration.ofMillis(200));
     assertEquals(URI.create("http://127.0.0.1:9/acme"), calledAt.get(calledAt.size() - 1),
         "its record gone: the file's");
-    assertInstanceOf(TenantEndpoints.Dead.class, endpoints.route(entry("e4", "nobody"), hooks,
+    assertInstanceOf(LaneRoute.Dead.class, endpoints.route(entry("e4", "nobody"), hooks,
         config), "no record and nothing in the file: no_endpoint");
   }
 
@@ -217,10 +224,10 @@ class TenantEndpointsTest {
     unanswered.add("nobody");
     unanswered.add("acme");
 
-    assertEquals(new TenantEndpoints.Full("the tenant registry did not answer for tenant nobody"),
+    assertEquals(new LaneRoute.Full("the tenant registry did not answer for tenant nobody"),
         endpoints.route(entry("e1", "nobody"), hooks, config),
         "maybe its only endpoint is in the registry: not no_endpoint");
-    assertInstanceOf(TenantEndpoints.Full.class, endpoints.route(entry("e2", "acme"), hooks,
+    assertInstanceOf(LaneRoute.Full.class, endpoints.route(entry("e2", "acme"), hooks,
         config), "maybe the registry replaced the file's endpoint: not the file's URL");
     assertEquals(0, endpoints.size(), "no lane opened");
 
@@ -245,10 +252,10 @@ class TenantEndpointsTest {
         """, Map.of());
     registry.put("acme", record("https://hooks.elsewhere.example/in?sig=secret"));
 
-    TenantEndpoints.Route route = endpoints.route(entry("e1", "acme"), narrowed.providers()
+    LaneRoute route = endpoints.route(entry("e1", "acme"), narrowed.providers()
         .get("hooks"), narrowed);
 
-    assertEquals(new TenantEndpoints.Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant "
+    assertEquals(new LaneRoute.Dead(Reason.NO_ENDPOINT, "the registry's endpoint of tenant "
         + "acme toward hooks fails the configuration's checks now (see the log; sluice tenants set"
         + " acme --endpoint hooks=URL, or --remove-endpoint hooks)"), route,
         "not the file's URL, which the registry's replaced");
@@ -288,19 +295,19 @@ class TenantEndpointsTest {
     for (int i = 0; i < n; i++) {
       registry.put("t" + i, record("http://127.0.0.1:9/old"));
       for (int k = 0; k < 2; k++) {
-        assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("a" + i + k, "t" + i),
+        assertInstanceOf(LaneRoute.Queue.class, endpoints.route(entry("a" + i + k, "t" + i),
             hooks, config)).lane().offer(entry("a" + i + k, "t" + i));
       }
     }
     for (int i = 0; i < n; i++) {
       registry.put("t" + i, record("http://127.0.0.1:9/new"));
-      assertInstanceOf(TenantEndpoints.Queue.class, endpoints.route(entry("b" + i, "t" + i), hooks,
+      assertInstanceOf(LaneRoute.Queue.class, endpoints.route(entry("b" + i, "t" + i), hooks,
           config)).lane().offer(entry("b" + i, "t" + i));
     }
     assertEquals(n, endpoints.retiring(), "every old lane still holds an event");
 
     registry.put("t0", record("http://127.0.0.1:9/newer"));
-    assertInstanceOf(TenantEndpoints.Full.class, endpoints.route(entry("c", "t0"), hooks, config),
+    assertInstanceOf(LaneRoute.Full.class, endpoints.route(entry("c", "t0"), hooks, config),
         "no more lanes finishing apart than live ones: deferred, no attempt spent");
   }
 
@@ -310,8 +317,8 @@ class TenantEndpointsTest {
   }
 
   private ProviderLane queue(String id) {
-    TenantEndpoints.Route route = endpoints.route(entry(id, "acme"), hooks, config);
-    ProviderLane lane = assertInstanceOf(TenantEndpoints.Queue.class, route, id).lane();
+    LaneRoute route = endpoints.route(entry(id, "acme"), hooks, config);
+    ProviderLane lane = assertInstanceOf(LaneRoute.Queue.class, route, id).lane();
     lane.offer(entry(id, "acme"));
     return lane;
   }

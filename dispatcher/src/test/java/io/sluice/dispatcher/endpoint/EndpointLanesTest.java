@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.sluice.dispatcher.endpoint.EndpointLanes.Key;
+import io.sluice.dispatcher.LaneId;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -22,8 +22,8 @@ class EndpointLanesTest {
   private final Predicate<String> idle = lane -> !busy.contains(lane);
 
   private EndpointLanes.Opened<String> open(String tenant, long now) {
-    Key key = new Key("hooks", tenant);
-    return lanes.open(key, now, idle, key::laneName);
+    LaneId key = LaneId.endpoint("hooks", tenant);
+    return lanes.open(key, now, idle, key::name);
   }
 
   @Test
@@ -49,13 +49,13 @@ class EndpointLanesTest {
     assertEquals(List.of("hooks/acme"), lanes.retireIdle(30_000, idle));
     assertEquals(List.of("hooks/globex"), lanes.retireIdle(40_000, idle));
     assertEquals(List.of(), lanes.retireIdle(100_000, idle), "a busy lane is never retired");
-    assertEquals(Optional.of("hooks/initech"), lanes.get(new Key("hooks", "initech")));
+    assertEquals(Optional.of("hooks/initech"), lanes.get(LaneId.endpoint("hooks", "initech")));
   }
 
   @Test
   void shouldCountAUseAsWorkSoAnEndpointWithSteadyTrafficStays() {
     open("acme", 0);
-    lanes.touch(new Key("hooks", "acme"), 25_000);
+    lanes.touch(LaneId.endpoint("hooks", "acme"), 25_000);
 
     assertEquals(List.of(), lanes.retireIdle(50_000, idle));
     assertEquals(List.of("hooks/acme"), lanes.retireIdle(55_000, idle));
@@ -86,7 +86,7 @@ class EndpointLanesTest {
     EndpointLanes.Opened<String> umbrella = open("umbrella", 1);
 
     assertTrue(umbrella.full(), "the event is deferred round the ladder, no attempt spent");
-    assertEquals(Optional.empty(), lanes.get(new Key("hooks", "umbrella")));
+    assertEquals(Optional.empty(), lanes.get(LaneId.endpoint("hooks", "umbrella")));
     assertEquals(3, lanes.size());
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.fair.FairQueue;
@@ -98,17 +99,18 @@ import org.slf4j.LoggerFactory;
 public final class ProviderLane implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
 
-  /** What the dispatcher does with a call's result: judge it and settle the entry. */
+  /** What becomes of a call's result: it is judged into a {@link Settlement}. */
   public interface ResultHandler {
     /**
      * @param claimedAtMicros when the leak granted this call's slot, on the leak's clock: a 429 to
      *                        a call whose slot was granted before the last rate cut does not cut
      *                        again (it was spaced at the old rate)
      */
-    void handle(ProviderLane lane, DispatchEntry entry, ProviderResult result,
-        long claimedAtMicros);
+    Settlement settle(LaneId lane, DispatchEntry entry, ProviderResult result, long claimedAtMicros);
   }
 
+  private final LaneId id;
+  /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
   private final String name;
   private final BiConsumer<DispatchEntry, String> cannotFit;
   private final LimitSource limits;
@@ -182,7 +184,7 @@ public final class ProviderLane implements AutoCloseable {
   /**
    * A lane's settings, from its provider's configuration.
    *
-   * @param name            the provider's name
+   * @param id              the lane: a provider's, or a tenant's endpoint of one
    * @param leaseMicros     how long a concurrency lease outlives its slot if never released (the
    *                        call's timeout and a second)
    * @param maxInFlight     calls in flight at most ({@code maxInFlight})
@@ -190,7 +192,7 @@ public final class ProviderLane implements AutoCloseable {
    * @param tierWeights     the fair queue's weight per tier
    * @param bufferSize      entries queued at most ({@code dispatcher.bufferSize})
    */
-  public record Settings(String name, long leaseMicros, int maxInFlight, long lookaheadMicros,
+  public record Settings(LaneId id, long leaseMicros, int maxInFlight, long lookaheadMicros,
       Map<String, Double> tierWeights, int bufferSize) {}
 
   /** What a lane calls: its provider's limits, the provider, the leak it shares. */
@@ -218,7 +220,8 @@ public final class ProviderLane implements AutoCloseable {
   }
 
   public ProviderLane(Settings settings, Calls calls, Hooks hooks) {
-    this.name = settings.name();
+    this.id = settings.id();
+    this.name = id.name();
     this.nanoTime = hooks.nanoTime();
     this.cannotFit = hooks.cannotFit();
     this.limits = calls.limits();
@@ -330,6 +333,11 @@ public final class ProviderLane implements AutoCloseable {
 
   public String name() {
     return name;
+  }
+
+  /** Which lane this is. */
+  public LaneId id() {
+    return id;
   }
 
   /**
@@ -741,7 +749,9 @@ public final class ProviderLane implements AutoCloseable {
       listener.callEnded(name, entry.tier(), r, latency);
       release(slot);
       try {
-        results.handle(this, entry, r, claimedAtMicros);
+        Settlement settlement = results.settle(id, entry, r, claimedAtMicros);
+        obey(settlement.first());
+        obey(settlement.complete());
       } finally {
         synchronized (this) {
           // Warm only once the first answer has been judged and learned from (seen from outside
@@ -753,6 +763,19 @@ public final class ProviderLane implements AutoCloseable {
         kick();
       }
     });
+  }
+
+  /** Carries out what a settlement asks of this lane ({@link LaneOrder}). */
+  private void obey(List<LaneOrder> orders) {
+    for (LaneOrder order : orders) {
+      if (order instanceof LaneOrder.Throttle t) {
+        throttle(t.millis(), t.claimedAtMicros());
+      } else if (order instanceof LaneOrder.Hold h) {
+        hold(h.millis());
+      } else {
+        drop(e -> true).forEach(((LaneOrder.DropQueued) order).to());
+      }
+    }
   }
 
   private void later(Runnable task, long delayNanos) {

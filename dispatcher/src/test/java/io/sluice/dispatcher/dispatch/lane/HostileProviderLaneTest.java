@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.dispatcher.LaneId;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,7 +55,7 @@ class HostileProviderLaneTest {
       new FeedbackPolicy(8, new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5))),
       Duration.ofSeconds(1));
   private final ProviderLane lane = new ProviderLane(
-        new ProviderLane.Settings("api", 60_000_000, 4, 100_000,
+        new ProviderLane.Settings(LaneId.provider("api"), 60_000_000, 4, 100_000,
             Map.of("std", 1.0), 1000),
         new ProviderLane.Calls(new LearningLimitSource("api", LimitSource.fixed(ProviderLimits.rateOnly(RATE)), learner), call -> {
         started.add(clock.nanos());
@@ -64,11 +65,16 @@ class HostileProviderLaneTest {
       }, new PublishingLeak(new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
           (member, busy) -> CompletableFuture.completedFuture(busy))),
         new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
-        // As Dispatcher.settle: the verdict's pause, then what the answer teaches.
+        // As the Settler: the verdict's pause, then what the answer teaches.
         CallJudge.Judgement j = judge.judge(result, 0, null, clock.instant(), () -> 0.5,
             learner.bounds("api").maxRetryAfterMillis());
-        j.pauseMillis().ifPresent(p -> lane.throttle(p, claimedAtMicros));
-        learner.answered("api", result, 1).ifPresent(hold -> lane.throttle(hold, 0));
+        List<LaneOrder> first = new ArrayList<>();
+        j.pauseMillis().ifPresent(p -> first.add(new LaneOrder.Throttle(p, claimedAtMicros)));
+        return Settlement.of(first, () -> {
+          java.util.OptionalLong hold = learner.answered("api", result, 1);
+          return hold.isPresent() ? List.of(new LaneOrder.Throttle(hold.getAsLong(), 0))
+              : List.of();
+        });
       }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos));
 
   @Test

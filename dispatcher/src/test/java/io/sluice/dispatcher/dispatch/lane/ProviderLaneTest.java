@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.dispatcher.LaneId;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,14 +76,15 @@ class ProviderLaneTest {
   private ProviderLane lane(ProviderLimits limits, LeakyBucket leak, long lookaheadMicros,
       Pace pace, Provider provider) {
     return new ProviderLane(
-        new ProviderLane.Settings("api", 60_000_000, 4, lookaheadMicros,
+        new ProviderLane.Settings(LaneId.provider("api"), 60_000_000, 4, lookaheadMicros,
             Map.of("std", 1.0), 100),
         new ProviderLane.Calls(LimitSource.fixed(limits), provider, leak),
         new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
-        // As the dispatcher does: a 429 pauses the lane for its Retry-After.
+        // As the dispatcher's settler does: a 429 pauses the lane for its Retry-After.
         if (result instanceof ProviderResult.Answered a && a.status() == 429) {
-          lane.throttle(2_000, claimedAtMicros);
+          return Settlement.of(List.of(new LaneOrder.Throttle(2_000, claimedAtMicros)), List::of);
         }
+        return Settlement.NONE;
       }, new DispatchListener() {
         @Override
         public void slotWasted(String provider, String reason) {

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.dispatcher.LaneId;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -99,7 +100,7 @@ class SharedProviderFairnessTest {
 
   private ProviderLane lane(LeakyBucket bucket) {
     return new ProviderLane(
-        new ProviderLane.Settings("api", 0, 8, 100_000,
+        new ProviderLane.Settings(LaneId.provider("api"), 0, 8, 100_000,
             WEIGHTS, 5_000),
         new ProviderLane.Calls(LimitSource.fixed(ProviderLimits.rateOnly(RATE)), call -> {
           calls.merge(call.eventId().substring(0, call.eventId().lastIndexOf('-')), 1, Integer::sum);
@@ -107,7 +108,7 @@ class SharedProviderFairnessTest {
           return CompletableFuture.completedFuture(
               new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
         }, bucket),
-        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> { }, DispatchListener.NONE, (entry, why) -> { }, clock::nanos));
+        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> Settlement.NONE, DispatchListener.NONE, (entry, why) -> { }, clock::nanos));
   }
 
   private static DispatchEntry entry(String tenant, String tier, int i) {

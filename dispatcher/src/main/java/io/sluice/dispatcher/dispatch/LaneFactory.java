@@ -1,0 +1,50 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.config.ProviderConfig;
+import io.sluice.dispatcher.LaneId;
+import io.sluice.dispatcher.dispatch.lane.Pace;
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.leak.LeakyBucket;
+import io.sluice.dispatcher.leak.LimitSource;
+import io.sluice.dispatcher.provider.Provider;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+
+/**
+ * Builds every lane, a provider's own and a tenant's endpoint's alike, from its provider's
+ * configuration and the parts all lanes share: one timer, one listener, one clock, the
+ * dispatcher's pace, the look-ahead and buffer. An endpoint lane reports under its provider's
+ * name ({@link EndpointListener}: metrics grow with providers, not with endpoints).
+ *
+ * @param timer           runs every lane's due slots and pauses (one thread)
+ * @param listener        metrics and events
+ * @param cannotFit       takes an entry that no longer fits its provider's limits, and why
+ * @param nanoTime        the lanes' monotonic clock
+ * @param pace            the dispatcher's pace ({@link io.sluice.dispatcher.dispatch.lane.PaceGovernor})
+ * @param lookaheadMicros how far ahead lanes claim slots ({@code dispatcher.lookahead})
+ * @param bufferSize      entries a lane queues at most ({@code dispatcher.bufferSize})
+ */
+record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
+    BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
+    long lookaheadMicros, int bufferSize) {
+
+  /**
+   * A new lane {@code id} calling {@code calls} within {@code limits} on {@code leak}; its
+   * results go to {@code results}.
+   */
+  ProviderLane open(LaneId id, ProviderConfig provider, Map<String, Double> weights,
+      LimitSource limits, Provider calls, LeakyBucket leak, ProviderLane.ResultHandler results) {
+    // A lease outlives its slot by the call's timeout and a second: a call still running then
+    // has been given up by the HTTP client.
+    long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
+    DispatchListener reports = id.isEndpoint() ? new EndpointListener(listener) : listener;
+    return new ProviderLane(
+        new ProviderLane.Settings(id, leaseMicros, provider.maxInFlight(), lookaheadMicros,
+            weights, bufferSize),
+        new ProviderLane.Calls(limits, calls, leak),
+        new ProviderLane.Hooks(timer, results, reports, cannotFit, nanoTime, pace));
+  }
+}
