@@ -18,6 +18,28 @@ import org.apache.kafka.common.TopicPartition;
  * the bytes no longer held ({@link ReadBudget}), and the deliveries and settlements beyond the
  * commit written to the {@link DeliveredLog} for a partition's next owner. Settlements arrive on
  * any thread ({@link #settled}, {@link #dropped}); everything else runs on the consumer thread.
+ *
+ * <h2>What is committed</h2>
+ * An event is settled when the record that takes it on (an outcome, a deferral, a dead letter) is
+ * acknowledged by Kafka. A crash before that leaves the offset uncommitted and the next owner reads
+ * the event again, so provider calls are at least once; each carries the event id as its
+ * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
+ * them again); its calls in flight are waited for, a few seconds at most, before it is handed over
+ * ({@link HandOver}), and settlements that come later are ignored.
+ *
+ * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
+ * long time; so each commit's metadata also lists the offsets settled beyond it
+ * ({@code OffsetLedger.settledAhead()}, {@code SettledOffsetsCodec}), and the partition's next
+ * owner skips those. A crash then repeats only the calls in flight and those settled since the
+ * last commit, not everything behind the oldest held record.
+ *
+ * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
+ * away calls go on and nothing commits, and after its restart the group forgets its members and
+ * another instance takes the partition from the last commit that went through. So the calls
+ * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
+ * in Redis, once per partition per commit round; a new owner reads it when a partition is
+ * assigned, skips the settled records and writes the outcome of the delivered ones instead of
+ * calling them again.
  */
 final class Books {
   /**

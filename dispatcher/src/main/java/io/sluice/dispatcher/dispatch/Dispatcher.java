@@ -6,8 +6,6 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.intake.OverflowPause;
 import io.sluice.dispatcher.dispatch.intake.ReadBudget;
-import io.sluice.dispatcher.dispatch.intake.ReadyRecordCheck;
-import io.sluice.dispatcher.dispatch.intake.RecordIntake;
 import io.sluice.dispatcher.dispatch.lane.DispatcherPace;
 import io.sluice.dispatcher.dispatch.lane.PaceGovernor;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
@@ -22,8 +20,6 @@ import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.schemas.event.Reason;
-import io.sluice.schemas.offsets.OffsetLedger;
-import io.sluice.schemas.offsets.SettledOffsetsCodec;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,12 +30,10 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * dead), committing each partition only up to its first unsettled record.
  *
  * <h2>Threads</h2>
- * One thread (this runnable) owns the consumer and the {@link OffsetLedger}s: it reads, queues,
+ * One thread (this runnable) owns the consumer and the partitions' books: it reads, queues,
  * applies settlements and commits. A timer thread fires leak slots; provider calls and Kafka
  * acknowledgements complete on their clients' threads and hand settled entries back through a
  * concurrent queue. Nothing blocks per event: the consumer never waits for a provider, which is
@@ -58,32 +52,11 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>What is committed</h2>
  * An event is settled when the record that takes it on (an outcome, a deferral, a dead letter) is
- * acknowledged by Kafka. A crash before that leaves the offset uncommitted and the next owner reads
- * the event again, so provider calls are at least once; each carries the event id as its
- * {@code Idempotency-Key}. A revoked partition's queued events are dropped (the new owner reads
- * them again); its calls in flight are waited for, a few seconds at most, before it is handed over
- * ({@code handOver}), and settlements that come later are ignored.
- *
- * <p>The committed offset stops at the first unsettled record, which fair queueing may hold for a
- * long time; so each commit's metadata also lists the offsets settled beyond it
- * ({@link OffsetLedger#settledAhead()}, {@link SettledOffsetsCodec}), and the partition's next
- * owner skips those. A crash then repeats only the calls in flight and those settled since the
- * last commit, not everything behind the oldest held record.
- *
- * <p>Settled is later than delivered, and a commit needs the group coordinator: while the broker is
- * away calls go on and nothing commits, and after its restart the group forgets its members and
- * another instance takes the partition from the last commit that went through. So the calls
- * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
- * in Redis, once per partition per commit round; a new owner reads it when a partition is
- * assigned, skips the settled records and writes the outcome of the delivered ones instead of
- * calling them again.
- *
- * <h2>Records the gate would not have written</h2>
- * Each record is checked ({@link ReadyRecordCheck}) before it is queued; a malformed one is
- * dead-lettered at once and the loop goes on.
+ * acknowledged by Kafka; each partition is committed up to its first unsettled record, with the
+ * offsets settled beyond it in the commit's metadata ({@link Books} says why and how).
  *
  * <h2>Rooms</h2>
- * One turn of the loop: poll, take each record ({@link RecordIntake} says what becomes of it),
+ * One turn of the loop: poll, take each record ({@link Arrivals}),
  * route it to its lane ({@link Lanes}), apply pauses ({@link PauseKeeper}) and settlements
  * ({@link Books}), commit, and pause or resume reading ({@link Backpressure}). A call's result is
  * settled by the {@link Settler} on the thread it completed on, which hands its lane orders
@@ -120,25 +93,18 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final SettlementWriter writer;
   private final Lanes lanes;
   private final Map<String, Provider> providers;
-  /** The configuration now (a reload replaces it): which endpoint each tenant has. */
-  private volatile SluiceConfig current;
   /** The partitions owned now, their offsets and their last confirmed commits. */
   private final OwnedPartitions owned = new OwnedPartitions();
   private final Books books;
   private final AtomicBoolean running = new AtomicBoolean(true);
-  /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
-  private volatile RecordIntake intake;
   /** Records and bytes read and not yet settled. */
   private final ReadBudget held;
   private final Backpressure backpressure;
-  private final WithoutCall withoutCall;
   private final PauseKeeper pauses;
+  /** Takes each record read. */
+  private final Arrivals arrivals;
   /** What happens when partitions move. */
   private final HandOver handOver;
-  /** Records skipped because the previous owner's commit said they were settled. */
-  private volatile long skipped;
-  /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
-  private volatile long skippedAsDelivered;
   private volatile boolean abrupt;
   private volatile boolean consuming;
 
@@ -152,7 +118,6 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.nanoTime = wiring.nanoTime();
     this.listener = wiring.listener();
     this.providers = Map.copyOf(wiring.providers());
-    this.current = config;
     learner.bound(answerBounds(config));
     this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
     this.pace = new DispatcherPace(nanoTime);
@@ -172,7 +137,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.books = new Books(owned, commits, held, wiring.deliveredLog());
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,
         timer, 1000, owned::isCurrent);
-    this.withoutCall = new WithoutCall(writer, listener, learner, config);
+    WithoutCall withoutCall = new WithoutCall(writer, listener, learner, config);
     this.pauses = new PauseKeeper(wiring.pauses(), d.bufferSize(), withoutCall);
     Settler settler = new Settler(new CallJudge(new FeedbackPolicy(config.maxAttempts(),
         new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase()), learner, writer,
@@ -183,13 +148,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         new TenantEndpoints.Parts(factory, providers, wiring.leak(), learner, settler,
             (e, detail) -> withoutCall.dead(e, Reason.ENDPOINT_DISABLED, detail), clock),
         weights(config), wiring.tenants());
-    this.intake = new RecordIntake(new ReadyRecordCheck(config));
     // A partition pauses after a few dozen arrivals in a row met a full buffer, for at most the
     // ladder's smallest step.
     this.backpressure = new Backpressure(consumer, held,
         new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos()), nanoTime,
         d.bufferSize() / 2);
-    this.handOver = new HandOver(lanes, pauses, held, owned, books,
+    this.arrivals = new Arrivals(config, owned, held, lanes, pauses, withoutCall, writer, books,
+        backpressure, clock);
+    this.handOver = new HandOver(lanes, pauses, held, owned, books, wiring.instances(),
         new PartitionTakeover(consumer, wiring.deliveredLog(), COMMITTED_TIMEOUT,
             DELIVERED_LOG_TIMEOUT, nanoTime), clock, nanoTime, longestTimeoutMillis(),
         () -> abrupt);
@@ -203,8 +169,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    */
   public void reload(SluiceConfig next) {
     lanes.reweigh(weights(next));
-    current = next;
-    intake = new RecordIntake(new ReadyRecordCheck(next));
+    arrivals.reload(next);
     learner.bound(answerBounds(next));
   }
 
@@ -233,9 +198,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     try {
       while (running.get()) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
-          accept(record);
+          arrivals.accept(record);
         }
-        pauses.apply(lanes.all(), clock.instant(), this::queue);
+        pauses.apply(lanes.all(), clock.instant(), arrivals::queue);
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());
@@ -251,10 +216,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
       throw e;
     } finally {
       consuming = false;
+      Shutdown shutdown = new Shutdown(consumer, producer, providers.values(), lanes, books,
+          writer, timer, nanoTime);
       if (abrupt) {
-        stopAbruptly();
+        shutdown.abruptly();
       } else {
-        stopCleanly();
+        shutdown.cleanly(longestTimeoutMillis() + 5000);
       }
     }
   }
@@ -289,12 +256,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   /** Records not called again because the previous owner's last commit said they were settled. */
   public long skippedAsSettled() {
-    return skipped;
+    return arrivals.skippedAsSettled();
   }
 
   /** Records not called again because the delivered log said a call of theirs had been accepted. */
   public long skippedAsDelivered() {
-    return skippedAsDelivered;
+    return arrivals.skippedAsDelivered();
   }
 
   /**
@@ -332,132 +299,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     consumer.wakeup();
   }
 
-  /** Takes one record read ({@link RecordIntake}): skips, dead-letters, writes, or queues it. */
-  private void accept(ConsumerRecord<byte[], byte[]> record) {
-    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
-    OwnedPartitions.Assignment assignment = owned.get(tp);
-    if (assignment == null) {
-      return; // not ours (a record from a poll that raced a revocation)
-    }
-    RecordIntake.Action action = intake.admit(record, assignment, clock.instant());
-    if (action instanceof RecordIntake.SettledBefore) {
-      skipped++;
-      books.skipped();
-      return;
-    }
-    if (action instanceof RecordIntake.ReadAgain again) {
-      LOG.warn("dispatcher: {}@{} read again by the same assignment (its position went back); "
-          + "skipped, it was taken at its first read", tp, again.offset());
-      return;
-    }
-    if (action instanceof RecordIntake.Malformed m) {
-      held.hold(m.entry());
-      withoutCall.dead(m.entry(), m.reason(), m.detail()); // the dead letter names its source
-      return;
-    }
-    if (action instanceof RecordIntake.DeliveredBefore d) {
-      held.hold(d.entry());
-      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
-      skippedAsDelivered++;
-      return;
-    }
-    if (action instanceof RecordIntake.Expired x) {
-      held.hold(x.entry());
-      withoutCall.dead(x.entry(), Reason.EXPIRED, x.detail());
-      return;
-    }
-    DispatchEntry entry = ((RecordIntake.Queue) action).entry();
-    // Judged before this entry is counted: does its provider's share have room for it?
-    boolean fits = held.fits(entry);
-    held.hold(entry);
-    String provider = entry.event().provider();
-    if (!fits) {
-      double drain = lanes.get(io.sluice.dispatcher.LaneId.provider(provider))
-          .map(ProviderLane::drainPerSecond).orElse(0.0);
-      withoutCall.overflow(provider, drain, entry, "provider " + provider
-          + " holds its share of dispatcher.bufferBytes");
-      backpressure.overflowed(tp, provider);
-      return;
-    }
-    if (pauses.holds(entry)) {
-      pauses.hold(entry);
-      return;
-    }
-    Optional<String> overflowed = queue(entry);
-    if (overflowed.isPresent()) {
-      backpressure.overflowed(tp, overflowed.get());
-    } else {
-      backpressure.queued(tp);
-    }
-  }
-
-  /**
-   * Queues an entry in its lane, or settles it without a call when it gets none ({@link Lanes#route}).
-   * When the lane's buffer is full, the entry its fair queue would serve last goes round the
-   * ladder; the lane's name is returned then.
-   */
-  private Optional<String> queue(DispatchEntry entry) {
-    LaneRoute route = lanes.route(entry, current);
-    if (route instanceof LaneRoute.Dead dead) {
-      withoutCall.dead(entry, dead.reason(), dead.detail());
-      return Optional.empty();
-    }
-    if (route instanceof LaneRoute.Full full) {
-      withoutCall.full(entry, full.detail());
-      return Optional.empty();
-    }
-    ProviderLane lane = ((LaneRoute.Queue) route).lane();
-    Optional<DispatchEntry> evicted = lane.offer(entry);
-    evicted.ifPresent(e -> withoutCall.overflow(e.event().provider(), lane.drainPerSecond(), e,
-        "provider " + lane.name() + " buffer full (" + config.dispatcher().bufferSize()
-            + " events)"));
-    return evicted.map(e -> lane.name());
-  }
-
-  private void stopCleanly() {
-    List<ProviderLane> all = lanes.all();
-    lanes.closeLanes();
-    long deadline = nanoTime.getAsLong() + TimeUnit.MILLISECONDS.toNanos(longestTimeoutMillis() + 5000);
-    try {
-      while (all.stream().anyMatch(l -> l.inFlight() > 0) && nanoTime.getAsLong() - deadline < 0) {
-        books.apply();
-        // Shutdown only: wait for the last calls to come back, checking every 10 ms.
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-      }
-      producer.flush();
-      books.apply();
-      books.commitNow();
-    } catch (RuntimeException e) {
-      LOG.warn("dispatcher: could not commit on shutdown ({}); the next owner re-reads from the "
-          + "last commit", e.toString());
-    } finally {
-      writer.close();
-      timer.shutdownNow();
-      lanes.close();
-      closeQuietly(consumer::close);
-      closeQuietly(producer::close);
-      providers.values().forEach(p -> closeQuietly(p::close));
-    }
-  }
-
-  private void stopAbruptly() {
-    timer.shutdownNow();
-    lanes.close();
-    closeQuietly(() -> producer.close(Duration.ZERO));
-    closeQuietly(() -> consumer.close(Duration.ZERO));
-    providers.values().forEach(p -> closeQuietly(p::close));
-  }
-
   private long longestTimeoutMillis() {
     return config.providers().values().stream()
         .mapToLong(p -> p.timeout().toMillis()).max().orElse(0);
-  }
-
-  private static void closeQuietly(Runnable close) {
-    try {
-      close.run();
-    } catch (RuntimeException e) {
-      LOG.debug("dispatcher: close failed", e);
-    }
   }
 }

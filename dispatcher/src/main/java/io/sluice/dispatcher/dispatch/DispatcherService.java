@@ -109,15 +109,12 @@ public final class DispatcherService implements AutoCloseable {
     LeakConfig leakConfig = LeakConfig.of(config.dispatcher());
     Map<String, RedisDownPolicy> policies = new HashMap<>();
     config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));
-    Dispatcher[] self = new Dispatcher[1];
+    InstanceShare instances = new InstanceShare(readyPartitions);
     FailoverLeakyBucket leak = new FailoverLeakyBucket(
         new RedisLeakyBucket(redis.commands(), leakConfig),
         new LocalLeakyBucket(leakConfig, 1), policies, redis.circuit(),
         // Instances sharing the rate, estimated from the share of partitions this one owns.
-        () -> {
-          int mine = self[0] == null ? 0 : self[0].assignedPartitions();
-          return mine == 0 ? 1 : (int) Math.ceil(readyPartitions / (double) mine);
-        });
+        instances::instances);
     // Limits learned from the providers' answers, shared through Redis, lower every lane's limits.
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis.commands()),
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
@@ -140,9 +137,9 @@ public final class DispatcherService implements AutoCloseable {
         .withLearner(learner)
         .withLimitSources(name -> new ConfiguredLimits(live, name))
         .withPauses(pauses::current)
-        .withTenants(tenants.<TenantLookup>map(t -> t).orElse(TenantLookup.NONE)));
+        .withTenants(tenants.<TenantLookup>map(t -> t).orElse(TenantLookup.NONE))
+        .withInstances(instances));
     Runnable unfollow = live.onChange(dispatcher::reload);
-    self[0] = dispatcher;
     DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity,
         pauses, tenants);
     service.thread.start();

@@ -46,6 +46,8 @@ import org.apache.kafka.clients.producer.Producer;
  * @param nanoTime     the monotonic clock of every wait, slot and pause ({@code System::nanoTime}
  *                     by default; a test's fake clock)
  * @param random       uniform in [0, 1): the jitter of retries' backoff
+ * @param instances    told how many partitions this instance owns, at every assignment (a
+ *                     leak's fallback divides the rate by the instances it estimates)
  */
 public record DispatcherWiring(
     SluiceConfig config,
@@ -61,7 +63,8 @@ public record DispatcherWiring(
     Supplier<PauseRules> pauses,
     TenantLookup tenants,
     LongSupplier nanoTime,
-    DoubleSupplier random) {
+    DoubleSupplier random,
+    InstanceShare instances) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -71,42 +74,48 @@ public record DispatcherWiring(
         LimitLearner.local(listener), clock, listener,
         name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
         () -> PauseRules.NONE, TenantLookup.NONE, System::nanoTime,
-        () -> ThreadLocalRandom.current().nextDouble());
+        () -> ThreadLocalRandom.current().nextDouble(), new InstanceShare(1));
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources, pauses, tenants, nanoTime, random);
+        listener, limitSources, pauses, tenants, nanoTime, random, instances);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources, pauses, tenants, nanoTime, random);
+        clock, listener, sources, pauses, tenants, nanoTime, random, instances);
   }
 
   /** This wiring with {@code rules} giving the pauses in force. */
   public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, rules, tenants, nanoTime, random);
+        clock, listener, limitSources, rules, tenants, nanoTime, random, instances);
   }
 
   /** This wiring with {@code nanoTime} as its monotonic clock and {@code random} as its jitter. */
   public DispatcherWiring withTime(LongSupplier nanoTime, DoubleSupplier random) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances);
+  }
+
+  /** This wiring telling {@code share} how many partitions this instance owns. */
+  public DispatcherWiring withInstances(InstanceShare share) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, share);
   }
 
   /** This wiring with {@code registry} giving the tenants' registry records (their endpoints). */
   public DispatcherWiring withTenants(TenantLookup registry) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, registry, nanoTime, random);
+        clock, listener, limitSources, pauses, registry, nanoTime, random, instances);
   }
 }

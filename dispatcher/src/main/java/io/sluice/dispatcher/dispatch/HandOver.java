@@ -39,6 +39,7 @@ final class HandOver implements ConsumerRebalanceListener {
   private final ReadBudget budget;
   private final OwnedPartitions owned;
   private final Books books;
+  private final InstanceShare instances;
   private final PartitionTakeover takeover;
   private final Clock clock;
   private final LongSupplier nanoTime;
@@ -47,13 +48,14 @@ final class HandOver implements ConsumerRebalanceListener {
   private final BooleanSupplier abrupt;
 
   HandOver(Lanes lanes, PauseKeeper pauses, ReadBudget budget, OwnedPartitions owned, Books books,
-      PartitionTakeover takeover, Clock clock, LongSupplier nanoTime, long longestTimeoutMillis,
+      InstanceShare instances, PartitionTakeover takeover, Clock clock, LongSupplier nanoTime, long longestTimeoutMillis,
       BooleanSupplier abrupt) {
     this.lanes = lanes;
     this.pauses = pauses;
     this.budget = budget;
     this.owned = owned;
     this.books = books;
+    this.instances = instances;
     this.takeover = takeover;
     this.clock = clock;
     this.nanoTime = nanoTime;
@@ -79,6 +81,7 @@ final class HandOver implements ConsumerRebalanceListener {
     for (TopicPartition tp : partitions) {
       owned.assign(tp, inherited.get(tp));
     }
+    instances.owns(owned.count());
   }
 
   @Override
@@ -112,6 +115,7 @@ final class HandOver implements ConsumerRebalanceListener {
 
   private void forget(Collection<TopicPartition> partitions) {
     owned.forget(partitions, takeover::lost);
+    instances.owns(owned.count());
     dropQueued(Set.copyOf(partitions));
   }
 

@@ -1,0 +1,159 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.LaneId;
+import io.sluice.dispatcher.dispatch.intake.ReadBudget;
+import io.sluice.dispatcher.dispatch.intake.ReadyRecordCheck;
+import io.sluice.dispatcher.dispatch.intake.RecordIntake;
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
+import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
+import io.sluice.schemas.event.Reason;
+import java.time.Clock;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes each record read: what becomes of it is {@link RecordIntake}'s to say (skipped as settled
+ * before, dead-lettered as malformed or expired, its outcome written as delivered before, or
+ * queued); a queued one is counted against the {@link ReadBudget}, held if a pause covers it
+ * ({@link PauseKeeper}), and routed to its lane ({@link Lanes#route}). The consumer thread owns
+ * it; a reload replaces the record check ({@link #reload}).
+ */
+final class Arrivals {
+  private static final Logger LOG = LoggerFactory.getLogger(Arrivals.class);
+
+  private final OwnedPartitions owned;
+  private final ReadBudget held;
+  private final Lanes lanes;
+  private final PauseKeeper pauses;
+  private final WithoutCall withoutCall;
+  private final SettlementWriter writer;
+  private final Books books;
+  private final Backpressure backpressure;
+  private final Clock clock;
+  private final int bufferSize;
+  /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
+  private volatile RecordIntake intake;
+  /** The configuration now (a reload replaces it): which endpoint each tenant has. */
+  private volatile SluiceConfig current;
+  /** Records skipped because the previous owner's commit said they were settled. */
+  private volatile long skipped;
+  /** Records whose call a previous owner (or this instance) had delivered: outcome written, not called. */
+  private volatile long skippedAsDelivered;
+
+  Arrivals(SluiceConfig config, OwnedPartitions owned, ReadBudget held, Lanes lanes,
+      PauseKeeper pauses, WithoutCall withoutCall, SettlementWriter writer, Books books,
+      Backpressure backpressure, Clock clock) {
+    this.owned = owned;
+    this.held = held;
+    this.lanes = lanes;
+    this.pauses = pauses;
+    this.withoutCall = withoutCall;
+    this.writer = writer;
+    this.books = books;
+    this.backpressure = backpressure;
+    this.clock = clock;
+    this.bufferSize = config.dispatcher().bufferSize();
+    reload(config);
+  }
+
+  /** Records read from now on are checked against {@code next}, and routed under it. */
+  void reload(SluiceConfig next) {
+    current = next;
+    intake = new RecordIntake(new ReadyRecordCheck(next));
+  }
+
+  long skippedAsSettled() {
+    return skipped;
+  }
+
+  long skippedAsDelivered() {
+    return skippedAsDelivered;
+  }
+
+  /** Takes one record read ({@link RecordIntake}): skips, dead-letters, writes, or queues it. */
+  void accept(ConsumerRecord<byte[], byte[]> record) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    OwnedPartitions.Assignment assignment = owned.get(tp);
+    if (assignment == null) {
+      return; // not ours (a record from a poll that raced a revocation)
+    }
+    RecordIntake.Action action = intake.admit(record, assignment, clock.instant());
+    if (action instanceof RecordIntake.SettledBefore) {
+      skipped++;
+      books.skipped();
+      return;
+    }
+    if (action instanceof RecordIntake.ReadAgain again) {
+      LOG.warn("dispatcher: {}@{} read again by the same assignment (its position went back); "
+          + "skipped, it was taken at its first read", tp, again.offset());
+      return;
+    }
+    if (action instanceof RecordIntake.Malformed m) {
+      held.hold(m.entry());
+      withoutCall.dead(m.entry(), m.reason(), m.detail()); // the dead letter names its source
+      return;
+    }
+    if (action instanceof RecordIntake.DeliveredBefore d) {
+      held.hold(d.entry());
+      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
+      skippedAsDelivered++;
+      return;
+    }
+    if (action instanceof RecordIntake.Expired x) {
+      held.hold(x.entry());
+      withoutCall.dead(x.entry(), Reason.EXPIRED, x.detail());
+      return;
+    }
+    DispatchEntry entry = ((RecordIntake.Queue) action).entry();
+    // Judged before this entry is counted: does its provider's share have room for it?
+    boolean fits = held.fits(entry);
+    held.hold(entry);
+    String provider = entry.event().provider();
+    if (!fits) {
+      double drain = lanes.get(LaneId.provider(provider))
+          .map(ProviderLane::drainPerSecond).orElse(0.0);
+      withoutCall.overflow(provider, drain, entry, "provider " + provider
+          + " holds its share of dispatcher.bufferBytes");
+      backpressure.overflowed(tp, provider);
+      return;
+    }
+    if (pauses.holds(entry)) {
+      pauses.hold(entry);
+      return;
+    }
+    Optional<String> overflowed = queue(entry);
+    if (overflowed.isPresent()) {
+      backpressure.overflowed(tp, overflowed.get());
+    } else {
+      backpressure.queued(tp);
+    }
+  }
+
+  /**
+   * Queues an entry in its lane, or settles it without a call when it gets none ({@link Lanes#route}).
+   * When the lane's buffer is full, the entry its fair queue would serve last goes round the
+   * ladder; the lane's name is returned then.
+   */
+  Optional<String> queue(DispatchEntry entry) {
+    LaneRoute route = lanes.route(entry, current);
+    if (route instanceof LaneRoute.Dead dead) {
+      withoutCall.dead(entry, dead.reason(), dead.detail());
+      return Optional.empty();
+    }
+    if (route instanceof LaneRoute.Full full) {
+      withoutCall.full(entry, full.detail());
+      return Optional.empty();
+    }
+    ProviderLane lane = ((LaneRoute.Queue) route).lane();
+    Optional<DispatchEntry> evicted = lane.offer(entry);
+    evicted.ifPresent(e -> withoutCall.overflow(e.event().provider(), lane.drainPerSecond(), e,
+        "provider " + lane.name() + " buffer full (" + bufferSize
+            + " events)"));
+    return evicted.map(e -> lane.name());
+  }
+}
