@@ -84,7 +84,13 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   A bucket lost at that time held at least -(refill * reach): reservations reach at most the
   holders' reach ahead (owed units of the local fallback aside, see the README). So a bucket Redis
   does not have starts as the worst the lost one could have been: empty with a full reach of
-  reservations at the loss, refilled since, min(capacity, (now - lost - reach) * refill). Every
+  reservations at the loss, refilled since, min(capacity, (now - lost - reach) * refill). A bucket
+  that leased may also have had its whole capacity in live leases at the loss, which their holders
+  spend until the leases end, up to hold_us after it (its cap was 0 until then): so a caller that
+  leases names its hold on every call (ARGV[7], whatever its want), and the bucket starts at
+  min(capacity, (now - lost - max(reach, hold)) * refill). (Rebuilt from the reach alone, a hold
+  longer than the reach sold the capacity twice: the holders' and the rebuilt bucket's; issue 34,
+  TokenBucketSpecification row "lost while leased".) Every
   admission then, lost or new, is one a single bucket of the configured size could have made:
   admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
   horizon would not be enough: the lost bucket may have spent its capacity just before.) One
@@ -151,7 +157,8 @@ ARGV[4]   need         units the current event must have (its cost), >= 1
 ARGV[5]   horizon_us   reservation horizon, microseconds, >= 0
 ARGV[6]   holder       "1" when the event holds a ticket (charged within the reach), "2" for units
                        the local fallback admitted (charged whatever the level), else "0"
-ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need)
+ARGV[7]   hold_us      how long the bucket holds a new lease, microseconds (> 0 when want > need;
+                       a caller that leases sends it on every call: see "Lost data")
 ARGV[8]   release      a lease to release first: "id deadline_us units used", or "" for none.
                        It is released only if the bucket still holds exactly that lease.
 ARGV[9]   places       places in line to give back first: "line_end_us unused", or "" for none.
@@ -302,8 +309,11 @@ local function decide(kb, km, o)
     -- After a loss, a bucket Redis does not have may have been empty with a horizon of
     -- reservations whose events wait paid in the ladder: it starts as that bucket, refilled since
     -- (see "Lost data" above).
+    -- With leases, its whole capacity may also have been leased out, spendable until the
+    -- leases end, up to hold after the loss (the cap stayed 0 until then): it refills from the
+    -- later of the two.
     if lost > 0 then
-      level = math.min(capacity, (now - lost - reach) * refill / 1000000)
+      level = math.min(capacity, (now - lost - math.max(reach, hold)) * refill / 1000000)
     end
   end
 

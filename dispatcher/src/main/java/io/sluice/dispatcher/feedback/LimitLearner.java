@@ -388,6 +388,36 @@ public final class LimitLearner {
     written.keySet().retainAll(writtenAt.keySet());
   }
 
+  /**
+   * Forgets everything learned about {@code lane} ("provider" or "provider/tenant", as its answers
+   * were keyed): its limits, its typical cost, when it was refreshed, written, bounded and logged.
+   * For the dispatcher to call when a lane retires (an endpoint lane idle past its time): the maps
+   * here are keyed by lane and, without it, grow by one entry per endpoint lane ever busy
+   * (issue 34, 10). What the lane learned stays in the store for the next instance or lane that
+   * reads it; a lane that comes back reads it again at its first refresh.
+   */
+  public void forget(String lane) {
+    learned.remove(lane);
+    typicalCost.remove(lane);
+    refreshedAt.remove(lane);
+    boundedLast.remove(lane);
+    String prefix = lane + '\u0000';
+    loggedAt.keySet().removeIf(k -> k.startsWith(prefix));
+    writtenAt.keySet().removeIf(k -> k.startsWith(prefix));
+    written.keySet().removeIf(k -> k.startsWith(prefix));
+  }
+
+  /** How many lanes anything is remembered about (for tests). */
+  int rememberedLanes() {
+    java.util.Set<String> lanes = new java.util.HashSet<>(learned.keySet());
+    lanes.addAll(typicalCost.keySet());
+    lanes.addAll(refreshedAt.keySet());
+    lanes.addAll(boundedLast.keySet());
+    java.util.stream.Stream.of(loggedAt.keySet(), writtenAt.keySet(), written.keySet())
+        .flatMap(java.util.Set::stream).forEach(k -> lanes.add(k.substring(0, k.indexOf('\u0000'))));
+    return lanes.size();
+  }
+
   /** How many (provider, name) writes are remembered (for tests). */
   int rememberedWrites() {
     return written.size();

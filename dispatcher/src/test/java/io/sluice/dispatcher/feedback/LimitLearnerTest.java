@@ -21,6 +21,28 @@ class LimitLearnerTest {
   }
 
   @Test
+  @DisplayName("a retired lane is forgotten: 1,000 endpoint lanes learned from and retired leave nothing behind but the lane still busy")
+  void retiredLanesAreForgotten() {
+    for (int i = 0; i < 1_000; i++) {
+      String lane = "p/tenant-" + i;
+      learner.answered(lane, new ProviderResult.Answered(200, null,
+          ResponseHeaders.of("RateLimit-Policy", "\"q\";q=100;w=60")), 2);
+      learner.refreshIfDue(lane);
+      learner.noteBound(lane, LimitLearner.Bound.values()[0], "held back");
+    }
+    answer("\"q\";q=100;w=60");
+    assertEquals(1_001, learner.rememberedLanes());
+
+    for (int i = 0; i < 1_000; i++) {
+      learner.forget("p/tenant-" + i);
+    }
+
+    assertEquals(1, learner.rememberedLanes(), "only the provider's own lane, still busy");
+    assertEquals(1.0, learner.typicalCost("p/tenant-0"), "a forgotten lane starts again from a cost of 1");
+    assertTrue(learner.current("p/tenant-0").isEmpty());
+  }
+
+  @Test
   @DisplayName("what was written to the store is forgotten once it decides nothing (30 s, pruned each second), whatever names a provider invents")
   void writtenIsPruned() {
     for (int i = 0; i < 10_000; i++) {

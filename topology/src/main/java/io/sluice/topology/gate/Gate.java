@@ -22,8 +22,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +69,15 @@ public final class Gate implements AutoCloseable {
    * is handed the new capacity and refill with the stored level and debt.
    */
   public static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides) {
+    return start(live, listener, overrides, new DefaultKafkaClientSupplier());
+  }
+
+  /**
+   * {@link #start(LiveConfig, GateListener, Map)} with Kafka clients from {@code clients}: a test
+   * wraps the producer to inject a fault at a chosen send (GateTaskRevivalIT).
+   */
+  static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides,
+      KafkaClientSupplier clients) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "gate");
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
@@ -97,7 +108,7 @@ public final class Gate implements AutoCloseable {
         stateDir = GateStateDir.create();
         named.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.path().toString());
       }
-      streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named));
+      streams = new KafkaStreams(GateTopology.build(wiring), properties(config, named), clients);
     } catch (RuntimeException e) {
       if (stateDir != null) {
         stateDir.close();

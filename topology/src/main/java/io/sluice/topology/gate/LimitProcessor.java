@@ -93,6 +93,9 @@ final class LimitProcessor {
   }
 
   void init(ProcessorContext<byte[], Object> context) {
+    // A revived task (closed dirty, then started again with this same object) reads its input
+    // again from the last commit: nothing decided before may be routed now (see close).
+    discardPending();
     this.context = context;
     this.internal = (InternalProcessorContext<byte[], Object>) context;
     this.node = internal.currentNode();
@@ -141,9 +144,22 @@ final class LimitProcessor {
   }
 
   void close() {
-    // A clean close was preceded by a commit, which drained every pending event; after a dirty
-    // one their input is read again.
+    // A clean close was preceded by a commit, which drained every pending event. A dirty one
+    // (a produce failure, a fenced producer) aborts the transaction and the input is read again,
+    // by this task revived with this processor or by another instance: the events still pending
+    // are dropped here, else a revived task would route them beside their re-read selves, each
+    // admitted twice (issue 34, GateTaskRevivalIT).
+    discardPending();
   }
+
+  private void discardPending() {
+    int dropped = pending.discardAll();
+    if (dropped > 0) {
+      LOG.info("gate: dropped {} events pending at a dirty close of the task; they are read again", dropped);
+    }
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LimitProcessor.class);
 
   private static final LimiterDecision UNKNOWN_TENANT = new LimiterDecision.Unavailable("unknown tenant");
   /** How often pending events are sent and drained when no more come. */

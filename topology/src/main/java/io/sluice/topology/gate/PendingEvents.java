@@ -160,6 +160,28 @@ final class PendingEvents {
     }
   }
 
+  /**
+   * Settles every event's call and forgets the events without routing any: the task is closing
+   * dirty, or starting again after one (Kafka Streams revives a corrupted task with the same
+   * processor objects and reads its input again from the last commit, so an event still here
+   * would be routed a second time beside its re-read self, into the revived task's transaction).
+   * Each call out or not yet sent is still finished as its answer says, so the limiter's leases,
+   * places and one-call-per-bucket state stay what the store holds; an event whose call was
+   * charged is charged again when it is read again: stricter, never looser.
+   *
+   * @return how many events were dropped
+   */
+  int discardAll() {
+    int dropped = queue.size();
+    while (!queue.isEmpty()) {
+      decideHead();
+    }
+    unsentBuckets.clear();
+    unsentRules.clear();
+    waitingForBucket = 0;
+    return dropped;
+  }
+
   int size() {
     return queue.size();
   }
@@ -200,6 +222,11 @@ final class PendingEvents {
 
   /** Decides the head (waiting for its batch if need be), routes it, and starts its bucket's next. */
   private void routeHead() {
+    route.accept(decideHead());
+  }
+
+  /** Decides the head (waiting for its batch if need be), takes it off and starts its bucket's next. */
+  private Event decideHead() {
     Slot head = queue.peek();
     Event e = head.event;
     if (e.decision() == null) {
@@ -234,7 +261,7 @@ final class PendingEvents {
       }
     }
     queue.poll();
-    route.accept(e);
+    return e;
   }
 
   /**

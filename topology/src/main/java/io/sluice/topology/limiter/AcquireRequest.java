@@ -55,14 +55,23 @@ public record AcquireRequest(
     return new AcquireRequest(cost, cost, false, 0, null, null);
   }
 
-  /** Units and, beyond {@code need}, a lease held for {@code holdMicros} (or places in line). */
+  /**
+   * Units and, beyond {@code need}, a lease held for {@code holdMicros} (or places in line). The
+   * hold is sent whatever the want: a caller that leases names its hold on every call, so a bucket
+   * Redis lost is rebuilt to assume its leases may still be spent (the script's "Lost data").
+   */
   public static AcquireRequest leasing(int want, int need, long holdMicros) {
-    return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null);
+    return new AcquireRequest(want, need, false, holdMicros, null, null);
   }
 
   /** A ticket holder's units, charged without the horizon check. */
   public static AcquireRequest holding(int cost) {
-    return new AcquireRequest(cost, cost, true, 0, null, null);
+    return holding(cost, 0);
+  }
+
+  /** {@link #holding(int)} by a caller whose leases are held {@code holdMicros} (see {@link #leasing}). */
+  public static AcquireRequest holding(int cost, long holdMicros) {
+    return new AcquireRequest(cost, cost, true, holdMicros, null, null);
   }
 
   /**
@@ -70,12 +79,17 @@ public record AcquireRequest(
    * spent already, and Redis's ledger must hold every unit admitted.
    */
   public static AcquireRequest owing(int units) {
-    return new AcquireRequest(units, units, true, 0, null, null, false, true);
+    return owing(units, 0);
+  }
+
+  /** {@link #owing(int)} by a caller whose leases are held {@code holdMicros} (see {@link #leasing}). */
+  public static AcquireRequest owing(int units, long holdMicros) {
+    return new AcquireRequest(units, units, true, holdMicros, null, null, false, true);
   }
 
   /** Shadow mode: units the bucket holds now and, beyond {@code need}, a lease of held units only. */
   public static AcquireRequest shadowing(int want, int need, long holdMicros) {
-    return new AcquireRequest(want, need, false, want > need ? holdMicros : 0, null, null, true);
+    return new AcquireRequest(want, need, false, holdMicros, null, null, true);
   }
 
   /**

@@ -272,12 +272,12 @@ public final class GateLimiter {
     AcquireRequest request;
     if (holder) {
       // A holder's charge leaves the lease or places in hand as they are: they stay good.
-      request = AcquireRequest.holding(cost);
+      request = AcquireRequest.holding(cost, lostLeaseHold());
     } else {
       int extra = r.demand.extraUnits(leaseTargetSeconds, maxLease);
       request = shadow
-          ? AcquireRequest.shadowing(cost + extra, cost, holdMicros)
-          : AcquireRequest.leasing(cost + extra, cost, holdMicros);
+          ? AcquireRequest.shadowing(cost + extra, cost, lostLeaseHold())
+          : AcquireRequest.leasing(cost + extra, cost, lostLeaseHold());
       // What is in hand is done with: this request gives its unused units or places back. (One
       // lease per request: when a renewal has just taken over and cannot serve this event either,
       // the lease it took over from is not named and ends at its deadline: stricter, never looser.)
@@ -303,7 +303,7 @@ public final class GateLimiter {
       // a bucket that refilled unseen during the outage does not pay its refill out twice.
       // (Once per outage and bucket, so this one waits.)
       try {
-        store.acquire(key, spec, AcquireRequest.owing(r.owed)).toCompletableFuture()
+        store.acquire(key, spec, AcquireRequest.owing(r.owed, lostLeaseHold())).toCompletableFuture()
             .get(timeoutNanos, TimeUnit.NANOSECONDS);
       } catch (Exception e) {
         return Pending.of(fail(new Pending(null, null, r, holder, shadow, permit.get(), sent), e));
@@ -313,6 +313,16 @@ public final class GateLimiter {
     r.inFlight = true;
     return new Pending(null, new TokenBucketStore.BucketCall(key, spec, request), r, holder, shadow,
         permit.get(), sent);
+  }
+
+  /**
+   * The hold named on every call, leasing or not: a bucket Redis lost may have had its whole
+   * capacity leased out to holders who spend it until their leases end, up to this long after the
+   * loss, so the script rebuilds it no fuller than that allows (token_bucket.lua, "Lost data";
+   * issue 34). Without leases (maxLease 0) nothing can be held: 0.
+   */
+  private long lostLeaseHold() {
+    return maxLease > 0 ? holdMicros : 0;
   }
 
   /** The second half of {@link #decide}: the store's answer to {@code p}'s call. */

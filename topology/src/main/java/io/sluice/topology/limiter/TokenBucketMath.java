@@ -65,14 +65,16 @@ public final class TokenBucketMath {
    *
    * @param state null for a bucket Redis does not have: full, or after a loss the worst the lost
    *              bucket could have been: empty with a full reach of reservations at the loss
-   *              ({@link #reachMicros}), refilled since (the script's "Lost data")
+   *              ({@link #reachMicros}) and, with leases, its capacity leased out until the
+   *              request's hold after it, refilled since the later (the script's "Lost data")
    */
   public static Step acquire(BucketState state, BucketSpec spec, AcquireRequest request, long nowMicros,
       long lostMicros) {
     BucketState s = state == null ? BucketState.full(spec, nowMicros) : state;
     if (state == null && lostMicros > 0) {
       double level = Math.min(spec.capacity(),
-          (double) (nowMicros - lostMicros - reachMicros(spec)) * spec.refillPerSecond() / 1_000_000);
+          (double) (nowMicros - lostMicros - Math.max(reachMicros(spec), request.holdMicros()))
+              * spec.refillPerSecond() / 1_000_000);
       s = new BucketState(level, nowMicros, 0, 0, List.of());
     }
     double level = s.level();

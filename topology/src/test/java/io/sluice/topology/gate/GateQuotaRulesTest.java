@@ -69,6 +69,14 @@ class GateQuotaRulesTest {
           shadow: true
           overall: { capacity: 2, refill: 1/s }
         plain: { tier: free }
+        bulkrefunder:
+          tier: free
+          rules:
+            refunds: { path: refunds, capacity: 20, refill: 1/m }
+        bscoped:
+          tier: free
+          rules:
+            b-refunds: { provider: b-api, path: refunds, capacity: 2, refill: 1/m }
       gate: { leaseTarget: 0ms }
       """;
 
@@ -142,6 +150,35 @@ class GateQuotaRulesTest {
     assertEquals(List.of(), regate1s.readRecordsToList());
     assertEquals(1, regate30s.readRecordsToList().size(), "the third refund waits a minute: the 30 s step");
     assertEquals(0, store.ruleLevel(RuleKeys.rule("refunder", "refunds")), 1e-9);
+  }
+
+  /**
+   * Issue 34 (1): the tenant's (provider, tenant) quota is one bucket whether or not an event matches
+   * one of its rules. It used to be two (the multi-rule key for the matching events, the
+   * single-rule key for the others), each holding the full quota: 10 refunds and 10 charges at one
+   * instant were all admitted against a quota of 10.
+   */
+  @Test
+  void shouldHoldEveryEventOfATenantWithARuleToItsOneProviderQuota() {
+    start();
+    send("bulkrefunder", "a-api", "refunds/1", 10);
+    send("bulkrefunder", "a-api", "charges/1", 10);
+    assertEquals(10, ready.readRecordsToList().size(), "one quota of 10 for refunds and charges together");
+    assertEquals(10, regate1s.readRecordsToList().size(), "the other ten wait for the quota's refill");
+    assertEquals(0, store.ruleLevel(RuleKeys.provider("bulkrefunder", "a-api")), 1e-9,
+        "every admitted event, matching the rule or not, was charged to the tenant's one quota");
+    assertEquals(10, store.ruleLevel(RuleKeys.rule("bulkrefunder", "refunds")), 1e-9,
+        "the rule's own bucket was charged for the refunds only; its 20 held 10 more");
+  }
+
+  /** A rule scoped to another provider changes nothing toward this one: the single-rule fast path stays. */
+  @Test
+  void shouldKeepTheSingleRuleBucketTowardAProviderNoRuleOfTheTenantCanMatch() {
+    start();
+    send("bscoped", "a-api", null, 1);
+    assertEquals(1, ready.readRecordsToList().size());
+    assertNull(store.ruleLevel(RuleKeys.provider("bscoped", "a-api")),
+        "its rule names b-api: toward a-api the tenant has one rule, in the single-rule bucket");
   }
 
   @Test

@@ -168,6 +168,28 @@ class PendingEventsTest {
   }
 
   /**
+   * Issue 34 (2): a task closed dirty is revived with the same processor, and reads its input
+   * again from the last commit. What was pending is settled with the store and dropped, never
+   * routed: a bucket whose call was out takes its next call at once, and the revived task's events
+   * are the only ones routed (GateTaskRevivalIT builds the fault on a broker).
+   */
+  @Test
+  void shouldSettleAndDropWhatWasPendingWhenTheTaskClosesDirty() {
+    add("a1", "a");
+    add("b1", "b");
+    add("a2", "a");
+    assertEquals(3, pending.discardAll());
+    assertEquals(List.of(), routed, "nothing routed from before the close");
+    assertEquals(0, pending.size());
+    assertEquals(List.of(2, 1), batches, "a1's and b1's call answered, then a2's: every call settled");
+
+    Event again = add("a1", "a");
+    pending.drainAll();
+    assertEquals(List.of("a1"), routed, "a's bucket has no call left out: the re-read a1 is decided and routed");
+    assertInstanceOf(LimiterDecision.Admit.class, again.decision());
+  }
+
+  /**
    * The batch path decides every event exactly as deciding them one by one does: the same
    * decisions, event for event, over a run of busy and quiet tenants whose leases, renewals,
    * reservations and places in line all come into play (time moves between groups of events;

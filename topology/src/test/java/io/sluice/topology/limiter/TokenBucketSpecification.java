@@ -299,7 +299,13 @@ final class TokenBucketSpecification {
       /* 77 */ ask("100 ms on, one event decided by 20/s (a stale read): the debt (1 unit sold at 80/s beside the line) repaid at 20 - 20 = 0/s until the line ends is kept in units (-1), nothing reserved meanwhile: its turn in 1 s", 100, 1, 1, false, 0, -1, 1000)
           .at(AT_20).heldBackLocally(),
       /* 78 */ ask("100 ms on, back to 100/s: the debt repaid at 80/s ends no sooner than it was sold, so it is kept; 100 ms at 80/s refilled 8 (7): cost 10 fits, due in 37.5 ms (one old line at 100/s until the old one's end would have sold nothing new for 800 ms)", 100, 11, 10, false, 11, 7, 0)
-          .at(AT_100).due(37.5));
+          .at(AT_100).due(37.5),
+      // Issue 34 (6): a bucket lost while leased. Its whole capacity may be in a lease whose holder
+      // spends it until the lease ends, up to the hold after the loss: rebuilt from the reach
+      // alone (2 s) with a hold of 3 s, the bucket was full again at 3 s while the holder could
+      // still spend its 10 units: 20 in a moment. The caller names its hold on every call.
+      /* 79 */ new Step("lost while leased, hold 3 s beyond the reach of 2 s: the rebuilt bucket starts a hold in debt (-30, not the reach's -20): cost 1's turn is in 2100 ms, when its unit (due in 3.1 s) fits the horizon (else 1100 ms: due in 2.1 s, beside the holder's units)",
+          1000, 1, 1, false, 3000, -1, 0, 0, -30, 2100, Loss.SLOT, false));
 
 
   private TokenBucketSpecification() {}
