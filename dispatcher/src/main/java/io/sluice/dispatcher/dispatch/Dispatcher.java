@@ -158,7 +158,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.handOver = new HandOver(lanes, pauses, held, owned, books, wiring.instances(),
         new PartitionTakeover(consumer, wiring.deliveredLog(), COMMITTED_TIMEOUT,
             DELIVERED_LOG_TIMEOUT, nanoTime), clock, nanoTime, longestTimeoutMillis(),
-        () -> abrupt);
+        () -> abrupt, producer::flush);
   }
 
   /**

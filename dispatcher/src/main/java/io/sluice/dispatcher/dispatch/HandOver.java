@@ -46,10 +46,12 @@ final class HandOver implements ConsumerRebalanceListener {
   private final long longestTimeoutMillis;
   /** The dispatcher is halting as a crash would: nothing is handed over. */
   private final BooleanSupplier abrupt;
+  /** Waits until every settlement sent is acknowledged or failed (the producer's flush). */
+  private final Runnable flushWrites;
 
   HandOver(Lanes lanes, PauseKeeper pauses, ReadBudget budget, OwnedPartitions owned, Books books,
-      InstanceShare instances, PartitionTakeover takeover, Clock clock, LongSupplier nanoTime, long longestTimeoutMillis,
-      BooleanSupplier abrupt) {
+      InstanceShare instances, PartitionTakeover takeover, Clock clock, LongSupplier nanoTime,
+      long longestTimeoutMillis, BooleanSupplier abrupt, Runnable flushWrites) {
     this.lanes = lanes;
     this.pauses = pauses;
     this.budget = budget;
@@ -61,6 +63,7 @@ final class HandOver implements ConsumerRebalanceListener {
     this.nanoTime = nanoTime;
     this.longestTimeoutMillis = longestTimeoutMillis;
     this.abrupt = abrupt;
+    this.flushWrites = flushWrites;
   }
 
   @Override
@@ -69,6 +72,10 @@ final class HandOver implements ConsumerRebalanceListener {
       return;
     }
     awaitCalls(partitions);
+    // A settlement sent and not yet acknowledged is outside the books: committed without it, the
+    // next owner would handle its event again (a second call, a second retry or dead letter).
+    // So the writes are flushed first, as the shutdown does (issue 34, 3).
+    flushWrites.run();
     books.apply();
     // What was delivered and not yet logged goes to the log before the next owner reads it.
     awaitQuietly(books.handOver(List.copyOf(partitions), clock.millis()));

@@ -347,8 +347,18 @@ final class TenantEndpoints {
     inFlight = Map.copyOf(f);
   }
 
+  /**
+   * Closes retired lanes and, unless a live lane toward a changed endpoint still holds the key,
+   * forgets what was learned about them ({@link LimitLearner#forget}): the learner's maps would
+   * otherwise grow by an entry per endpoint ever busy. The store keeps it for the next lane.
+   */
   private void retire(List<Live> lanes) {
-    lanes.forEach(l -> l.lane().close());
+    for (Live l : lanes) {
+      l.lane().close();
+      if (live.get(l.key()).isEmpty()) {
+        parts.learner().forget(l.key().name());
+      }
+    }
   }
 
   /** Lanes toward endpoints now live, retiring ones included. Consumer thread. */

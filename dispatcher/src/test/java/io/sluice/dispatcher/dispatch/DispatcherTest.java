@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,6 +31,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -61,9 +63,9 @@ class DispatcherTest {
   private static final TopicPartition READY = new TopicPartition(TOPICS.ready(), 0);
   private static final long WAIT_MILLIS = 10_000;
 
-  private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-  private final MockProducer<byte[], byte[]> producer =
-      new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+  private final CommitsKept consumer = new CommitsKept();
+  /** Acknowledges every write at once, unless a test sets one that does not. */
+  private MockProducer<byte[], byte[]> producer = producer(true);
   /** The event id of each call, in order. */
   private final List<String> called = new CopyOnWriteArrayList<>();
   /** What the provider answers each call. */
@@ -148,6 +150,27 @@ class DispatcherTest {
     assertEquals(List.of("e1"), called);
   }
 
+  @Test
+  void shouldCommitARevokedPartitionOnlyOnceItsSettlementsAreAcknowledged() {
+    producer = producer(false); // a write is acknowledged only when the producer flushes
+    start();
+    read(event("e1"));
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "the outcome sent");
+    assertEquals(0, committed(), "not acknowledged yet: not settled");
+
+    consumer.schedulePollTask(() -> consumer.rebalance(List.of()));
+
+    awaitTrue(() -> consumer.assignment().isEmpty(), "the partition handed over");
+    assertEquals(1, committed(), "the hand-over waited for the outcome's acknowledgement and "
+        + "committed past it: its next owner does not call it again");
+    assertEquals(List.of("e1"), called);
+  }
+
+  private static MockProducer<byte[], byte[]> producer(boolean autoComplete) {
+    return new MockProducer<>(autoComplete, null, new ByteArraySerializer(),
+        new ByteArraySerializer());
+  }
+
   private void read(String... values) {
     consumer.schedulePollTask(() -> {
       for (String value : values) {
@@ -170,9 +193,30 @@ class DispatcherTest {
         .toList();
   }
 
+  /** The offset last committed for {@code sluice.ready}'s partition, 0 before any. */
   private long committed() {
-    OffsetAndMetadata c = consumer.committed(Set.of(READY)).get(READY);
+    OffsetAndMetadata c = consumer.commits.get(READY);
     return c == null ? 0 : c.offset();
+  }
+
+  /**
+   * A mock consumer that keeps every commit as a group coordinator would: the mock's own
+   * {@code committed()} answers 0 for a partition no longer assigned, so a hand-over's commit
+   * could not be seen through it.
+   */
+  private static final class CommitsKept extends MockConsumer<byte[], byte[]> {
+    final Map<TopicPartition, OffsetAndMetadata> commits = new ConcurrentHashMap<>();
+
+    CommitsKept() {
+      super("earliest");
+    }
+
+    @Override
+    public synchronized void commitAsync(Map<TopicPartition, OffsetAndMetadata> offsets,
+        OffsetCommitCallback callback) {
+      commits.putAll(offsets);
+      super.commitAsync(offsets, callback);
+    }
   }
 
   private static String header(ProducerRecord<byte[], byte[]> record, String name) {
