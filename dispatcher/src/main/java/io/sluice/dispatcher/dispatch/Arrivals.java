@@ -35,7 +35,6 @@ final class Arrivals {
   private final Books books;
   private final Backpressure backpressure;
   private final Clock clock;
-  private final int bufferSize;
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile RecordIntake intake;
   /** The configuration now (a reload replaces it): which endpoint each tenant has. */
@@ -57,7 +56,6 @@ final class Arrivals {
     this.books = books;
     this.backpressure = backpressure;
     this.clock = clock;
-    this.bufferSize = config.dispatcher().bufferSize();
     reload(config);
   }
 
@@ -115,9 +113,12 @@ final class Arrivals {
     held.hold(entry);
     String provider = entry.event().provider();
     if (!fits) {
-      double drain = lanes.get(LaneId.provider(provider))
-          .map(ProviderLane::drainPerSecond).orElse(0.0);
-      withoutCall.overflow(provider, drain, entry, "provider " + provider
+      // Its turn in its lane if the lane is live (its provider's, or its endpoint's); else the
+      // smallest step.
+      long wait = lanes.get(LaneId.provider(provider))
+          .or(() -> lanes.get(LaneId.endpoint(provider, entry.event().tenant())))
+          .map(ProviderLane::parkNanos).orElse(0L);
+      withoutCall.overflow(entry, wait, "provider " + provider
           + " holds its share of dispatcher.bufferBytes");
       backpressure.overflowed(tp, provider);
       return;
@@ -151,9 +152,8 @@ final class Arrivals {
     }
     ProviderLane lane = ((LaneRoute.Queue) route).lane();
     Optional<DispatchEntry> evicted = lane.offer(entry);
-    evicted.ifPresent(e -> withoutCall.overflow(e.event().provider(), lane.drainPerSecond(), e,
-        "provider " + lane.name() + " buffer full (" + bufferSize
-            + " events)"));
+    evicted.ifPresent(e -> withoutCall.overflow(e, lane.parkNanos(),
+        "lane " + lane.name() + " buffer full (" + lane.capacity() + " events); parked for its turn"));
     return evicted.map(e -> lane.name());
   }
 }

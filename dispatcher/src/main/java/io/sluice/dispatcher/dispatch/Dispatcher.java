@@ -101,6 +101,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final ReadBudget held;
   private final Backpressure backpressure;
   private final PauseKeeper pauses;
+  /** Expires and parks what waits in the lanes, once a second. */
+  private final LaneSweep sweep;
   /** Takes each record read. */
   private final Arrivals arrivals;
   /** What happens when partitions move. */
@@ -137,13 +139,16 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.books = new Books(owned, commits, held, wiring.deliveredLog());
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,
         timer, 1000, owned::isCurrent);
-    WithoutCall withoutCall = new WithoutCall(writer, listener, learner, config);
-    this.pauses = new PauseKeeper(wiring.pauses(), d.bufferSize(), withoutCall);
+    WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock);
+    this.sweep = new LaneSweep(withoutCall, nanoTime);
+    this.pauses = new PauseKeeper(wiring.pauses(), d.bufferSize(), withoutCall, nanoTime);
     Settler settler = new Settler(new CallJudge(new FeedbackPolicy(config.maxAttempts(),
         new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase()), learner, writer,
         books.deliveries(), listener, clock, wiring.random());
     LaneFactory factory = new LaneFactory(timer, listener, withoutCall::cannotFit, nanoTime, pace,
-        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize());
+        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(), clock,
+        e -> withoutCall.dead(e, Reason.EXPIRED, "deadline " + e.event().deadline()
+            + " passed while it waited for its slot"));
     this.lanes = new Lanes(config, factory, providers, wiring.limitSources(),
         new TenantEndpoints.Parts(factory, providers, wiring.leak(), learner, settler,
             (e, detail) -> withoutCall.dead(e, Reason.ENDPOINT_DISABLED, detail), clock),
@@ -201,6 +206,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           arrivals.accept(record);
         }
         pauses.apply(lanes.all(), clock.instant(), arrivals::queue);
+        sweep.sweepIfDue(lanes.all(), clock.instant());
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());

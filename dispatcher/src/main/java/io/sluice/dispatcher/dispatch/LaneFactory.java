@@ -7,10 +7,13 @@ import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.dispatch.intake.ReadBudget;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,11 +28,16 @@ import java.util.function.LongSupplier;
  * @param nanoTime        the lanes' monotonic clock
  * @param pace            the dispatcher's pace ({@link io.sluice.dispatcher.dispatch.lane.PaceGovernor})
  * @param lookaheadMicros how far ahead lanes claim slots ({@code dispatcher.lookahead})
- * @param bufferSize      entries a lane queues at most ({@code dispatcher.bufferSize})
+ * @param bufferSize      entries a provider's lane queues at most ({@code dispatcher.bufferSize});
+ *                        an endpoint's lane at most {@link ReadBudget#PER_ENDPOINT_LANE}, the
+ *                        records each live endpoint lane adds to its partition's budget, so that
+ *                        one endpoint's backlog waits parked in Kafka, not in its partition's share
+ * @param clock           the wall clock its entries' deadlines are judged on
+ * @param expired         takes an entry whose deadline passed while it was queued
  */
 record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
     BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
-    long lookaheadMicros, int bufferSize) {
+    long lookaheadMicros, int bufferSize, Clock clock, Consumer<DispatchEntry> expired) {
 
   /**
    * A new lane {@code id} calling {@code calls} within {@code limits} on {@code leak}; its
@@ -41,10 +49,14 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
     // has been given up by the HTTP client.
     long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
     DispatchListener reports = id.isEndpoint() ? new EndpointListener(listener) : listener;
-    return new ProviderLane(
+    int capacity = id.isEndpoint() ? Math.min(bufferSize, ReadBudget.PER_ENDPOINT_LANE)
+        : bufferSize;
+    ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(id, leaseMicros, provider.maxInFlight(), lookaheadMicros,
-            weights, bufferSize),
+            weights, capacity),
         new ProviderLane.Calls(limits, calls, leak),
         new ProviderLane.Hooks(timer, results, reports, cannotFit, nanoTime, pace));
+    lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);
+    return lane;
   }
 }

@@ -1,12 +1,13 @@
 package io.sluice.dispatcher.dispatch;
 
 import io.sluice.config.SluiceConfig;
-import io.sluice.dispatcher.dispatch.lane.LaneSchedule;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
-import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.schemas.event.Reason;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Settles the entries that get no call now: dead letters decided before a call (malformed,
@@ -15,17 +16,22 @@ import java.util.List;
  * the provider never saw it. Each writes one record and tells the listener.
  */
 final class WithoutCall {
+  /**
+   * The longest an entry is parked at once: one waiting longer (a lane at a crawl, a long
+   * backlog) comes back after an hour and is judged again at the pace of that moment.
+   */
+  static final long MAX_PARK_MILLIS = TimeUnit.HOURS.toMillis(1);
   private final SettlementWriter writer;
+  private final Clock clock;
   private final DispatchListener listener;
-  private final LimitLearner learner;
   private final List<Duration> ladder;
   private final int bufferSize;
 
-  WithoutCall(SettlementWriter writer, DispatchListener listener, LimitLearner learner,
-      SluiceConfig config) {
+  WithoutCall(SettlementWriter writer, DispatchListener listener, SluiceConfig config,
+      Clock clock) {
     this.writer = writer;
+    this.clock = clock;
     this.listener = listener;
-    this.learner = learner;
     this.ladder = List.copyOf(config.ladder());
     this.bufferSize = config.dispatcher().bufferSize();
   }
@@ -38,14 +44,42 @@ final class WithoutCall {
 
   /**
    * The buffer is full and this entry would be served last: it goes round the ladder and comes
-   * back when the buffer has had time to drain ({@code bufferSize} over what the lane achieves,
-   * at least the smallest step), at most the provider's {@code maxRetryAfter}: the longest an
-   * answer may pause it, and so the longest a pace its answers lowered may be taken to last.
+   * back at its turn in its lane ({@code waitNanos}, from {@code ProviderLane.parkNanos}: behind
+   * what is queued and parked before it, at the lane's paced rate), at least the smallest step.
    */
-  void overflow(String provider, double drainPerSecond, DispatchEntry entry, String why) {
-    long wait = LaneSchedule.overflowWaitMillis(bufferSize, drainPerSecond,
-        ladder.get(0).toMillis(), learner.bounds(provider).maxRetryAfterMillis());
-    defer(entry, Reason.OVERFLOW, why + "; back in about " + wait + " ms", wait);
+  void overflow(DispatchEntry entry, long waitNanos, String why) {
+    park(entry, Reason.OVERFLOW, waitNanos, why);
+  }
+
+  /**
+   * The entry's lane cannot call it within seconds (its hold, a disabled endpoint, a pause): it
+   * waits in Kafka for its turn ({@code waitNanos}) instead of in memory, so it holds neither the
+   * partition's commit nor its share of records ({@link Reason#PARKED}).
+   */
+  void park(DispatchEntry entry, long waitNanos, String why) {
+    park(entry, Reason.PARKED, waitNanos, why);
+  }
+
+  /**
+   * Round the ladder for {@code waitNanos} (at least the smallest step, at most
+   * {@link #MAX_PARK_MILLIS}: back then, it is judged again), never past the entry's deadline:
+   * it comes back at its deadline and is dead-lettered {@code expired} as it is read. One past its
+   * deadline already is dead-lettered now.
+   */
+  private void park(DispatchEntry entry, Reason reason, long waitNanos, String why) {
+    long wait = Math.max(ladder.get(0).toMillis(),
+        Math.min(MAX_PARK_MILLIS, TimeUnit.NANOSECONDS.toMillis(waitNanos)));
+    Instant deadline = entry.event().deadline();
+    if (deadline != null) {
+      long left = deadline.toEpochMilli() - clock.millis();
+      if (left <= 0) {
+        dead(entry, Reason.EXPIRED, "deadline " + deadline + " passed while it waited ("
+            + why + ")");
+        return;
+      }
+      wait = Math.min(wait, left);
+    }
+    defer(entry, reason, why + "; back in about " + wait + " ms", wait);
   }
 
   /** No lane could take it now (every endpoint lane busy, the registry silent): the smallest step. */

@@ -159,6 +159,20 @@ public final class FairQueue<T> {
     return Optional.of(evicted.item());
   }
 
+  /**
+   * Removes and returns the entry the queue would serve last (as a full queue evicts it), or
+   * empty when the queue is empty.
+   */
+  public Optional<T> removeLast() {
+    if (size == 0) {
+      return Optional.empty();
+    }
+    Tier<T> last = tiers.last();
+    Entry<T> removed = tiers.change(last, last::removeLast);
+    size--;
+    return Optional.of(removed.item());
+  }
+
   /** Removes and returns the entry to serve next, or empty when the queue is empty. */
   public Optional<T> poll() {
     Tier<T> next = tiers.next();

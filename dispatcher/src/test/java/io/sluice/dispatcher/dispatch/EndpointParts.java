@@ -29,7 +29,7 @@ final class EndpointParts {
       BiConsumer<DispatchEntry, String> disabledDead, DispatchListener listener, Clock clock,
       LongSupplier nanoTime, long lookaheadMicros, int bufferSize, Pace pace) {
     LaneFactory lanes = new LaneFactory(timer, listener, (entry, why) -> {}, nanoTime, pace,
-        lookaheadMicros, bufferSize);
+        lookaheadMicros, bufferSize, clock, entry -> {});
     return new TenantEndpoints.Parts(lanes, providers, leak, learner, settler, disabledDead, clock);
   }
 }

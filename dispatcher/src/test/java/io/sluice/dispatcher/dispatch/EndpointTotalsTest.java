@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.lane.Settlement;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,14 +95,19 @@ class EndpointTotalsTest {
   void shouldCapEveryEndpointTogetherAndShareTheTotalByTierWeight() {
     Map<String, String> tiers = Map.of("g1", "gold", "g2", "gold", "s1", "std", "s2", "std");
     int n = 0;
-    for (int k = 0; k < 200; k++) {
-      for (Map.Entry<String, String> t : tiers.entrySet()) {
-        DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
-        assertInstanceOf(LaneRoute.Queue.class, endpoints.route(e, hooks, config))
-            .lane().offer(e);
-      }
-    }
     for (int step = 0; step < 400; step++) {
+      // Every endpoint kept busy: its lane topped up to what it queues (a backlog waits parked).
+      for (Map.Entry<String, String> t : tiers.entrySet()) {
+        while (true) {
+          DispatchEntry e = entry("e" + n++, t.getKey(), t.getValue());
+          ProviderLane lane = assertInstanceOf(LaneRoute.Queue.class,
+              endpoints.route(e, hooks, config)).lane();
+          if (lane.queued() >= lane.capacity()) {
+            break;
+          }
+          lane.offer(e);
+        }
+      }
       endpoints.tick(clock.millis());
       timer.advance(Duration.ofMillis(50));
     }

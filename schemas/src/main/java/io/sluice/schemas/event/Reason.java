@@ -31,7 +31,13 @@ public enum Reason {
   /** The event's tenant has no endpoint toward its per-tenant provider ({@code endpoints: perTenant}). */
   NO_ENDPOINT("no_endpoint"),
   /** The tenant's endpoint was disabled after failing, and its provider says {@code whileDisabled: dead_letter}. */
-  ENDPOINT_DISABLED("endpoint_disabled");
+  ENDPOINT_DISABLED("endpoint_disabled"),
+  /**
+   * Not an outcome: the event waits in Kafka (round the delay ladder) for its lane, which cannot
+   * call it within seconds (its provider's Retry-After, its endpoint disabled until a probe, an
+   * operator's pause), so that it holds no memory and no partition's commit meanwhile.
+   */
+  PARKED("parked");
 
   private final String code;
 

@@ -483,6 +483,14 @@ public final class LaneSchedule {
     return closed;
   }
 
+  /**
+   * When the lane may call again: the end of its provider's Retry-After, or of a hold (a missing
+   * credential, a disabled endpoint until its probe); in the past when it may now.
+   */
+  long readyAtNanos() {
+    return pausedUntilNanos;
+  }
+
   /** Whether the provider's Retry-After still holds calls back at {@code nowNanos}. */
   boolean paused(long nowNanos) {
     return nowNanos - pausedUntilNanos < 0;

@@ -171,6 +171,19 @@ public final class ProviderLane implements AutoCloseable {
   static final long SHARE_STALE_NANOS = TimeUnit.SECONDS.toNanos(1);
   /** The last claim failed: logged once until one is answered again. */
   private boolean leakDown;
+  /** When entries this lane has no room or no turn for come back ({@link ParkingSchedule}). */
+  private final ParkingSchedule parking = new ParkingSchedule();
+  /**
+   * Whether a queued entry may no longer be called (its deadline passed), asked as its slot
+   * fires; such an entry goes to {@link #expired} instead of its call. Never, by default.
+   */
+  private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
+  private volatile java.util.function.Consumer<DispatchEntry> expired = e -> { };
+
+  /**
+   * An entry taken out of the queue to wait in Kafka for its turn ({@link #trim}), and how long.
+   */
+  public record Parked(DispatchEntry entry, long waitNanos) {}
 
   /**
    * @param limits      the limits each claim enforces, asked per claim
@@ -391,6 +404,11 @@ public final class ProviderLane implements AutoCloseable {
     return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor());
   }
 
+  /** Entries this lane queues at most. */
+  public int capacity() {
+    return queue.capacity();
+  }
+
   public synchronized int queued() {
     return queue.size();
   }
@@ -477,6 +495,67 @@ public final class ProviderLane implements AutoCloseable {
   /** Asks {@code gate} before each call ({@link #mayCall}); set once, before the first offer. */
   public void gate(java.util.function.BooleanSupplier gate) {
     this.mayCall = gate;
+  }
+
+  /**
+   * Asks {@code pastDeadline} of each entry as its slot fires; one past its deadline goes to
+   * {@code expired}, never to the provider (the slot goes unused). Set once, before the first offer.
+   */
+  public void expireWith(Predicate<DispatchEntry> pastDeadline,
+      java.util.function.Consumer<DispatchEntry> expired) {
+    this.pastDeadline = pastDeadline;
+    this.expired = expired;
+  }
+
+  /**
+   * How long an entry this lane turned away now (its buffer full) waits before the lane can take
+   * it: behind what is queued and what was parked before it, at the lane's paced rate, after its
+   * hold ({@link ParkingSchedule#park}). Moves the lane's tail: ask once per entry turned away.
+   */
+  public synchronized long parkNanos() {
+    long now = nanoTime.getAsLong();
+    return parking.park(now, queue.size(), pacedPerSecond(), schedule.readyAtNanos()) - now;
+  }
+
+  /**
+   * Takes out of the queue, served-last first, the entries this lane cannot call within
+   * {@code keepNanos} (it is held past it by a {@code Retry-After} or a disabled endpoint's
+   * probe, or it holds more than that window at its paced rate), each with how long it waits
+   * for its turn, in the order they would have been served. At least one stays (the next call,
+   * or a disabled endpoint's probe).
+   */
+  public synchronized List<Parked> trim(long keepNanos) {
+    long now = nanoTime.getAsLong();
+    double rate = pacedPerSecond();
+    int keeps = ParkingSchedule.keeps(now, rate, schedule.readyAtNanos(), keepNanos);
+    if (queue.size() <= keeps) {
+      return List.of();
+    }
+    java.util.ArrayDeque<DispatchEntry> removed = new java.util.ArrayDeque<>();
+    while (queue.size() > keeps) {
+      DispatchEntry e = queue.removeLast().orElseThrow();
+      unqueued(e);
+      removed.addFirst(e);
+    }
+    List<Parked> parked = new java.util.ArrayList<>(removed.size());
+    int ahead = keeps;
+    for (DispatchEntry e : removed) {
+      parked.add(new Parked(e, parking.park(now, ahead++, rate, schedule.readyAtNanos()) - now));
+    }
+    return parked;
+  }
+
+  /**
+   * How long the lane may not call any more, from now: its provider's {@code Retry-After}, or a
+   * hold (a missing credential, a disabled endpoint until its probe); 0 when it may.
+   */
+  public synchronized long heldForNanos() {
+    return Math.max(0, schedule.readyAtNanos() - nanoTime.getAsLong());
+  }
+
+  /** The lane's paced rate: what its limits sustain, at the dispatcher's pace. Caller holds the monitor. */
+  private double pacedPerSecond() {
+    return limits.current().sustainedCallsPerSecond() * pace.factor();
   }
 
   /** Nothing queued and nothing in flight: the lane may be retired. */
@@ -662,6 +741,7 @@ public final class ProviderLane implements AutoCloseable {
    */
   private void fire(Slot slot, long atNanos) {
     DispatchEntry next = null;
+    DispatchEntry pastDue = null;
     String wasted = null;
     long ticket = -1;
     long firedNanos = nanoTime.getAsLong();
@@ -682,6 +762,13 @@ public final class ProviderLane implements AutoCloseable {
       } else if (!mayCall.getAsBoolean()) {
         wasted = "disabled";
       }
+      if (wasted == null && queue.peek().map(pastDeadline::test).orElse(false)) {
+        wasted = "expired";
+        pastDue = queue.poll().orElse(null);
+        if (pastDue != null) {
+          unqueued(pastDue);
+        }
+      }
       if (wasted == null) {
         next = queue.poll().orElse(null);
         if (next != null) {
@@ -695,6 +782,9 @@ public final class ProviderLane implements AutoCloseable {
     long callTicket = ticket;
     if (wasted != null) {
       listener.slotWasted(name, wasted);
+    }
+    if (pastDue != null) {
+      expired.accept(pastDue); // its deadline passed while it waited: never called after it
     }
     if (entry == null) {
       release(slot);

@@ -1,0 +1,96 @@
+package io.sluice.dispatcher.dispatch;
+
+import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.schemas.event.Reason;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Once a second, what waits in each lane is looked at: an entry whose deadline passed leaves as
+ * expired (never called after it; a slot firing in between checks too), and the entries a lane
+ * cannot call within {@link #KEEP_NANOS} (it is held by a {@code Retry-After} or a disabled
+ * endpoint until its probe, or it holds more than that window at its paced rate) are parked in
+ * Kafka for their turn ({@link ProviderLane#trim}). So memory holds only what is about to be
+ * sent, and a lane that cannot drain holds neither its partition's commit nor its share of the
+ * records that pause reading: one dead endpoint does not stop its partition.
+ *
+ * <p>Each lane that parks is logged once a minute at most, with why and how many. The consumer
+ * thread owns it.
+ */
+final class LaneSweep {
+  private static final Logger LOG = LoggerFactory.getLogger(LaneSweep.class);
+  /**
+   * What a lane keeps in memory: the entries it can call within 16 s. At 2/s, 32 entries, what
+   * {@code ReadBudget.PER_ENDPOINT_LANE} gives each endpoint lane of a partition's records.
+   */
+  static final long KEEP_NANOS = TimeUnit.SECONDS.toNanos(16);
+  private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long LOG_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+  /** Lanes logged at most: beyond, parking is counted (the metric) but not logged. */
+  private static final int MAX_LOGGED = 10_000;
+
+  private final WithoutCall withoutCall;
+  private final LongSupplier nanoTime;
+  private final Map<String, Long> loggedAt = new HashMap<>();
+  private long lastNanos;
+  private boolean swept;
+
+  LaneSweep(WithoutCall withoutCall, LongSupplier nanoTime) {
+    this.withoutCall = withoutCall;
+    this.nanoTime = nanoTime;
+  }
+
+  /** Sweeps {@code lanes} if a second has passed since the last sweep. */
+  void sweepIfDue(List<ProviderLane> lanes, Instant now) {
+    long t = nanoTime.getAsLong();
+    if (swept && t - lastNanos < EVERY_NANOS) {
+      return;
+    }
+    swept = true;
+    lastNanos = t;
+    for (ProviderLane lane : lanes) {
+      lane.drop(e -> pastDeadline(e, now)).forEach(e -> withoutCall.dead(e, Reason.EXPIRED,
+          "deadline " + e.event().deadline() + " passed while it waited in lane " + lane.name()));
+      List<ProviderLane.Parked> parked = lane.trim(KEEP_NANOS);
+      if (parked.isEmpty()) {
+        continue;
+      }
+      long held = lane.heldForNanos();
+      String why = held > 0
+          ? "lane " + lane.name() + " may not call for " + TimeUnit.NANOSECONDS.toMillis(held)
+              + " ms (its provider's Retry-After, or its endpoint disabled until a probe)"
+          : "lane " + lane.name() + " holds more than it calls in "
+              + TimeUnit.NANOSECONDS.toSeconds(KEEP_NANOS) + " s";
+      parked.forEach(p -> withoutCall.park(p.entry(), p.waitNanos(), why));
+      logOnce(lane.name(), parked.size(), why, t);
+    }
+  }
+
+  static boolean pastDeadline(DispatchEntry e, Instant now) {
+    Instant deadline = e.event() == null ? null : e.event().deadline();
+    return deadline != null && !now.isBefore(deadline);
+  }
+
+  private void logOnce(String lane, int count, String why, long t) {
+    Long last = loggedAt.get(lane);
+    if (last != null && t - last < LOG_EVERY_NANOS) {
+      return;
+    }
+    if (last == null && loggedAt.size() >= MAX_LOGGED) {
+      loggedAt.values().removeIf(at -> t - at >= LOG_EVERY_NANOS);
+      if (loggedAt.size() >= MAX_LOGGED) {
+        return;
+      }
+    }
+    loggedAt.put(lane, t);
+    LOG.info("{}: {} events parked in Kafka for their turn: {} (logged once a minute per lane; "
+        + "the metric sluice_dispatch_deferred_total{{reason=\"parked\"}} counts them all)", lane,
+        count, why);
+  }
+}
