@@ -258,7 +258,9 @@ public final class HttpProvider implements Provider {
       if (used != null) {
         request.header(Credentials.AUTHORIZATION, "Bearer " + used.value());
       }
-      sent = client.sendAsync(request.build(), BoundedBody.handler(keptBodyBytes()));
+      // Headers and body within the timeout: an endpoint trickling its body is a timeout.
+      sent = WholeDeadline.send(client, request.build(), BoundedBody.handler(keptBodyBytes()),
+          timeout);
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
       // The message may quote the offending value: its control characters must not reach a log.
