@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * connection error: retrying cannot fix the event, and each retry would cost a slot of the
  * provider's rate.
  */
-public final class HttpProvider implements Provider {
+public final class HttpProvider implements Provider, Pinnable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpProvider.class);
   /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
   private static final Set<String> RESTRICTED =
@@ -92,6 +92,12 @@ public final class HttpProvider implements Provider {
   private final OAuth2Tokens tokens;
   /** Whether closing this closes the tokens: not for a tenant's endpoint ({@link #toward}). */
   private final boolean ownsTokens;
+  /**
+   * The route of a guarded per-tenant provider's calls, connecting each to the address its guard
+   * pinned ({@link PinnedTunnel}); null for a provider calling its own URL, or one whose
+   * endpoints may be private (no guard, nothing to pin).
+   */
+  private final PinnedTunnel tunnel;
 
   public HttpProvider(ProviderConfig config, HttpClient client) {
     this(config, client, Clock.systemUTC());
@@ -106,6 +112,12 @@ public final class HttpProvider implements Provider {
   }
 
   private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
+    this(config, client, clock, tokens, null);
+  }
+
+  private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens,
+      PinnedTunnel tunnel) {
+    this.tunnel = tunnel;
     this.tokens = (OAuth2Tokens) tokens;
     this.ownsTokens = true;
     this.base = config.url();
@@ -143,14 +155,37 @@ public final class HttpProvider implements Provider {
    * process), started now.
    */
   public static HttpProvider of(String name, ProviderConfig config) {
-    HttpClient client = config.request().tls() == null ? defaultClient(config.timeout())
-        : clientBuilder(config.timeout())
-            .sslContext(TlsContexts.of(config.request().tls())).build();
+    // A guarded provider's tenant endpoints are reached only through its tunnel, at the address
+    // each guard pinned; its OAuth2 token endpoint (the operator's, not a tenant's) directly, on
+    // a client of its own.
+    PinnedTunnel tunnel = config.endpoints().perTenant()
+        && !config.endpoints().allowPrivateNetworks() ? new PinnedTunnel() : null;
+    HttpClient client = client(config, tunnel);
     if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
+      HttpClient tokenClient = tunnel == null ? client : client(config, null);
       return new HttpProvider(config, client, Clock.systemUTC(),
-          new OAuth2Tokens(name, oauth2, client, Clock.systemUTC(), config.timeout()));
+          new OAuth2Tokens(name, oauth2, tokenClient, Clock.systemUTC(), config.timeout()), tunnel);
     }
-    return new HttpProvider(config, client);
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
+  }
+
+  private static HttpClient client(ProviderConfig config, PinnedTunnel tunnel) {
+    HttpClient.Builder builder = clientBuilder(config.timeout());
+    if (config.request().tls() != null) {
+      builder.sslContext(TlsContexts.of(config.request().tls()));
+    }
+    if (tunnel != null) {
+      builder.proxy(tunnel.proxy());
+    }
+    return builder.build();
+  }
+
+  /**
+   * A provider calling tenants' endpoints through {@code tunnel} only (what {@link #of} builds for
+   * a guarded per-tenant provider; {@code client} must route through {@code tunnel.proxy()}).
+   */
+  public static HttpProvider pinned(ProviderConfig config, HttpClient client, PinnedTunnel tunnel) {
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
   }
 
   /**
@@ -215,6 +250,21 @@ public final class HttpProvider implements Provider {
     this.clock = from.clock;
     this.tokens = from.tokens;
     this.ownsTokens = false;
+    this.tunnel = from.tunnel;
+  }
+
+  /**
+   * Pins this endpoint's host to {@code address}, which the caller (the endpoint guard) checked:
+   * connections opened from now go there. A provider without a tunnel connects where the JDK
+   * resolves the name (its endpoints may be private: there is no guard to pin for).
+   */
+  @Override
+  public void pin(java.net.InetAddress address) {
+    if (tunnel != null) {
+      int port = base.getPort() != -1 ? base.getPort()
+          : "https".equalsIgnoreCase(base.getScheme()) ? 443 : 80;
+      tunnel.pin(base.getHost(), port, address);
+    }
   }
 
   /**
@@ -236,6 +286,9 @@ public final class HttpProvider implements Provider {
   public void close() {
     if (tokens != null && ownsTokens) {
       tokens.close();
+    }
+    if (tunnel != null && ownsTokens) {
+      tunnel.close();
     }
   }
 
