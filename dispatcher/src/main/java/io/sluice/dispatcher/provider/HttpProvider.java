@@ -8,6 +8,7 @@ import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderRequest;
+import io.sluice.config.Secret;
 import io.sluice.config.Secrets;
 import io.sluice.schemas.validation.RelativePath;
 import java.net.ConnectException;
@@ -294,6 +295,17 @@ public final class HttpProvider implements Provider, Pinnable {
 
   @Override
   public CompletionStage<ProviderResult> call(ProviderCall call) {
+    try {
+      return send(call);
+    } catch (Secret.Unavailable revoked) {
+      // A ${file:} credential or signing key deleted: no call carries it, none is made without
+      // it; the event waits as for a missing OAuth2 token (no attempt spent).
+      return CompletableFuture.completedFuture(
+          new ProviderResult.CredentialUnavailable(revoked.getMessage()));
+    }
+  }
+
+  private CompletionStage<ProviderResult> send(ProviderCall call) {
     AccessToken token = null;
     if (tokens != null) {
       Optional<AccessToken> current = tokens.current();
@@ -465,6 +477,15 @@ public final class HttpProvider implements Provider, Pinnable {
   /** The provider's secrets as they are now: its credential (and header value), its keys. */
   private List<String> secrets() {
     List<String> secrets = new ArrayList<>();
+    try {
+      collectSecrets(secrets);
+    } catch (Secret.Unavailable revoked) {
+      // revoked since the call was built: what was collected is masked, the rest is not sent
+    }
+    return secrets;
+  }
+
+  private void collectSecrets(List<String> secrets) {
     String credential = Credentials.headerValue(shape.auth());
     if (credential != null) {
       secrets.add(credential);
@@ -474,7 +495,6 @@ public final class HttpProvider implements Provider, Pinnable {
     }
     secrets.addAll(Credentials.secretValues(shape.auth()));
     shape.signingSecrets().forEach(s -> secrets.add(s.value()));
-    return secrets;
   }
 
   static ProviderResult failure(Throwable error) {
