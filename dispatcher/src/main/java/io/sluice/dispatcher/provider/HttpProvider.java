@@ -333,7 +333,9 @@ public final class HttpProvider implements Provider, Pinnable {
       return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
     }
     return sent.handle((response, error) -> {
-      if (error == null && used != null && response.statusCode() == 401) {
+      // A 401 from the provider's own URL refuses its token; one from a tenant's endpoint
+      // (ownsTokens false) says nothing about it (issue 33: it threw the provider-wide token away).
+      if (error == null && used != null && response.statusCode() == 401 && ownsTokens) {
         if (!used.afterRefusal()) {
           tokens.refused(used);
         }
