@@ -143,6 +143,7 @@ providers:
   hooks:
     endpoints: perTenant
     allowPrivateNetworks: true
+    allowPlainHttp: true
     $(if [ -n "$MARGIN" ]; then
         echo "limits: [{ rate: $SLUICE_RATE/s }, { calls: $RATE, per: 1s, window: sliding, margin: ${MARGIN}ms }]"
       else echo "rate: $SLUICE_RATE/s"; fi)

@@ -188,7 +188,7 @@ final class ConfigBinder {
 
   /** Settings only a per-tenant provider takes; given to a provider with one URL, a mistake. */
   private static final List<String> PER_TENANT_ONLY = List.of("totalRate", "allowedHosts",
-      "allowPrivateNetworks", "disableAfter", "probeAfter", "whileDisabled");
+      "allowPrivateNetworks", "allowPlainHttp", "disableAfter", "probeAfter", "whileDisabled");
 
   /** {@code endpoints: perTenant} and the settings that go with it ({@link ProviderEndpoints}). */
   private ProviderEndpoints endpoints(JsonNode node, String path) {
@@ -215,7 +215,8 @@ final class ConfigBinder {
         duration(node, "disableAfter", ConfigDefaults.DISABLE_AFTER, path),
         duration(node, "probeAfter", ConfigDefaults.PROBE_AFTER, path),
         whileDisabled == null ? ConfigDefaults.WHILE_DISABLED
-            : ProviderEndpoints.WhileDisabled.fromCode(whileDisabled.asText()));
+            : ProviderEndpoints.WhileDisabled.fromCode(whileDisabled.asText()),
+        node.has("allowPlainHttp") && node.get("allowPlainHttp").asBoolean());
   }
 
   /** The provider's one URL (the schema requires it unless each tenant has its own endpoint). */

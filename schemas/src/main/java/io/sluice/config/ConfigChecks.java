@@ -109,10 +109,10 @@ final class ConfigChecks {
   }
 
   /**
-   * A tenant's endpoints: each toward a configured per-tenant provider, to a host its
-   * {@code allowedHosts} admit, and (unless it sets {@code allowPrivateNetworks: true}) not to an
-   * internal address written as such ({@link EndpointHosts#literalRefusal}); a name is checked
-   * again at every call by the address it resolves to.
+   * A tenant's endpoints: each toward a configured per-tenant provider, by the registry's own
+   * rule ({@link EndpointUrls#problem}): https unless {@code allowPlainHttp}, no user information
+   * or fragment, a host its {@code allowedHosts} admit, not an internal address written as such
+   * unless {@code allowPrivateNetworks}; a name is checked again at every call.
    */
   private void checkEndpoints(String path, TenantConfig tenant, SluiceConfig config) {
     for (String name : new TreeSet<>(tenant.endpoints().keySet())) {
@@ -126,18 +126,12 @@ final class ConfigChecks {
             + "perTenant (those: " + (perTenant.isEmpty() ? "none" : perTenant) + ")"));
         continue;
       }
-      String host = tenant.endpoints().get(name).url().getHost();
-      if (host == null || host.equals("invalid")) {
+      java.net.URI url = tenant.endpoints().get(name).url();
+      if (url.getHost() == null || url.getHost().equals("invalid")) {
         continue; // reported by the binder
       }
-      if (!EndpointHosts.allowed(host, provider.endpoints().allowedHosts())) {
-        problems.add(new Problem(at, "host \"" + host + "\" is not in providers." + name
-            + ".allowedHosts (" + String.join(", ", provider.endpoints().allowedHosts()) + ")"));
-      } else if (!provider.endpoints().allowPrivateNetworks()) {
-        EndpointHosts.literalRefusal(host).ifPresent(why -> problems.add(new Problem(at,
-            "host \"" + host + "\" is " + why + "; per-tenant endpoints may not reach internal "
-                + "addresses unless providers." + name + ".allowPrivateNetworks is true")));
-      }
+      // The registry's rule, the same function (EndpointUrls): the file is checked no less.
+      EndpointUrls.problem(name, provider, url).ifPresent(why -> problems.add(new Problem(at, why)));
     }
   }
 

@@ -25,6 +25,11 @@ import java.util.Optional;
  * @param probeAfter           a disabled endpoint is probed with one call after this cool-off
  * @param whileDisabled        what a disabled endpoint's events do: wait (no attempt spent) or go
  *                             to the dead letters as {@code endpoint_disabled}
+ * @param allowPlainHttp       endpoints may be {@code http://} (their calls and signatures in the
+ *                             clear); false by default. Its own switch, apart from
+ *                             {@code allowPrivateNetworks}: plain http to a lab endpoint must not
+ *                             need the address guard turned off, nor turning the guard off
+ *                             allow plain http (issue 33)
  */
 public record ProviderEndpoints(
     boolean perTenant,
@@ -33,12 +38,21 @@ public record ProviderEndpoints(
     boolean allowPrivateNetworks,
     Duration disableAfter,
     Duration probeAfter,
-    WhileDisabled whileDisabled) {
+    WhileDisabled whileDisabled,
+    boolean allowPlainHttp) {
 
   /** One URL for the provider, as before per-tenant endpoints. */
   public static final ProviderEndpoints SINGLE = new ProviderEndpoints(false, Optional.empty(),
       List.of(), ConfigDefaults.ALLOW_PRIVATE_NETWORKS, ConfigDefaults.DISABLE_AFTER,
       ConfigDefaults.PROBE_AFTER, ConfigDefaults.WHILE_DISABLED);
+
+  /** Endpoints that must be https ({@code allowPlainHttp: false}). */
+  public ProviderEndpoints(boolean perTenant, Optional<Rate> totalRate, List<String> allowedHosts,
+      boolean allowPrivateNetworks, Duration disableAfter, Duration probeAfter,
+      WhileDisabled whileDisabled) {
+    this(perTenant, totalRate, allowedHosts, allowPrivateNetworks, disableAfter, probeAfter,
+        whileDisabled, false);
+  }
 
   public ProviderEndpoints {
     totalRate = totalRate == null ? Optional.empty() : totalRate;

@@ -26,8 +26,13 @@ import java.util.regex.Pattern;
  * {@link #MAX_FILE_BYTES} file stops start-up, naming the field) and again when {@link #value} is
  * asked for after {@link #RECHECK} since the last read: a rotated Kubernetes secret (whose
  * mount swaps a symbolic link) is in use within that time, with no restart. A read that fails
- * later keeps the last value: a file being replaced must not fail calls. One trailing line break
- * is dropped ({@code echo token > file} writes one).
+ * later keeps the last value: a file being replaced must not fail calls. But a file found
+ * <em>missing</em> at two reads at least {@link #RECHECK} apart was deleted, not replaced (a
+ * Kubernetes mount swaps its link atomically, and a tool writing anew leaves it missing for
+ * moments): the secret is revoked, and {@link #value} throws {@link Unavailable} until the file
+ * is back. An operator revokes a credential with {@code rm}, and the calls that would carry it
+ * wait (issue 33; before, the deleted secret was sent for as long as the process ran). One
+ * trailing line break is dropped ({@code echo token > file} writes one).
  */
 public final class Secret {
   /** How often, at most, a file secret is read again. */
@@ -42,6 +47,16 @@ public final class Secret {
   private final LongSupplier nanoClock;
   private volatile String value;
   private volatile long readAtNanos;
+  /** When a read first found the file missing, in a run of such reads; 0 while it is there. */
+  private volatile long missingSinceNanos;
+  private volatile boolean revoked;
+
+  /** A file secret whose file was deleted: it is not sent until the file is back. */
+  public static final class Unavailable extends IllegalStateException {
+    Unavailable(String message) {
+      super(message);
+    }
+  }
 
   private Secret(String reference, String value, Path file, LongSupplier nanoClock) {
     this.reference = reference;
@@ -121,12 +136,31 @@ public final class Secret {
         readAtNanos = now;
         try {
           value = read(file);
+          missingSinceNanos = 0;
+          revoked = false;
+        } catch (Missing e) {
+          if (missingSinceNanos == 0) {
+            missingSinceNanos = now; // perhaps mid-replacement: the last value, this once
+          } else if (now - missingSinceNanos >= RECHECK.toNanos()) {
+            revoked = true;
+          }
         } catch (IllegalArgumentException e) {
           // Keep the last value: a secret mount mid-swap must not fail calls.
+          missingSinceNanos = 0;
         }
+      }
+      if (revoked) {
+        throw new Unavailable(reference + " was deleted: the secret is revoked until the file is back");
       }
     }
     return value;
+  }
+
+  /** A read that found no file (the start-up check reports it as any unreadable file). */
+  private static final class Missing extends IllegalArgumentException {
+    Missing(String message) {
+      super(message);
+    }
   }
 
   /** Where the secret comes from, safe to show: {@code ${env:NAME}}, {@code ${file:PATH}} or (literal). */
@@ -139,8 +173,7 @@ public final class Secret {
     try (InputStream in = Files.newInputStream(file)) {
       bytes = in.readNBytes(MAX_FILE_BYTES + 1);
     } catch (NoSuchFileException e) {
-      throw new IllegalArgumentException("the file " + file + " (from ${file:" + file
-          + "}) does not exist");
+      throw new Missing("the file " + file + " (from ${file:" + file + "}) does not exist");
     } catch (IOException e) {
       throw new IllegalArgumentException("the file " + file + " (from ${file:" + file
           + "}) cannot be read: " + e.getClass().getSimpleName());

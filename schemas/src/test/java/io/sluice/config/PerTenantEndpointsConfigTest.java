@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /** {@code endpoints: perTenant}: what it binds to, and every mistake named by its field. */
@@ -109,14 +110,29 @@ class PerTenantEndpointsConfigTest {
     assertEquals("tenants.acme.endpoints.hooks: host \"169.254.169.254\" is link-local "
         + "(169.254.0.0/16); per-tenant endpoints may not reach internal addresses unless "
         + "providers.hooks.allowPrivateNetworks is true",
-        error("", "http://169.254.169.254/latest/meta-data"));
+        error("allowPlainHttp: true", "http://169.254.169.254/latest/meta-data"));
     assertEquals("tenants.acme.endpoints.hooks: host \"2130706433\" is a numeric host that is not "
         + "a plain dotted quad (\"2130706433\"): write the address as four decimal numbers, like "
         + "203.0.113.7; per-tenant endpoints may not reach internal addresses unless "
-        + "providers.hooks.allowPrivateNetworks is true", error("", "http://2130706433/"));
+        + "providers.hooks.allowPrivateNetworks is true", error("", "https://2130706433/"));
 
-    assertEquals(URI.create("http://localhost:8081/h"), load("allowPrivateNetworks: true",
+    assertEquals(URI.create("http://localhost:8081/h"), load("allowPrivateNetworks: true\n    allowPlainHttp: true",
         "http://localhost:8081/h").endpointOf("hooks", "acme").orElseThrow().url());
+  }
+
+  @Test
+  @DisplayName("the file's endpoints are checked as the registry's (issue 33): https unless allowPlainHttp, its own switch; no user information")
+  void shouldCheckTheFilesEndpointsAsTheRegistrys() {
+    assertEquals("tenants.acme.endpoints.hooks: expected https, got \"http://acme.example/in\" (http "
+        + "only toward providers with allowPlainHttp: true)", error("", "http://acme.example/in"));
+    assertEquals("tenants.acme.endpoints.hooks: expected https, got \"http://localhost:8081/h\" (http "
+        + "only toward providers with allowPlainHttp: true)",
+        error("allowPrivateNetworks: true", "http://localhost:8081/h"), "the guard off does not allow http");
+    assertTrue(error("", "https://user:pw@acme.example/in")
+        .startsWith("tenants.acme.endpoints.hooks: has user information (user:password@)"));
+    assertEquals(URI.create("http://acme.example/in"), load("allowPlainHttp: true",
+        "http://acme.example/in").endpointOf("hooks", "acme").orElseThrow().url(),
+        "http with the guard still on");
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,6 +60,24 @@ class SecretTest {
     Files.writeString(file, "");
     nanos.addAndGet(Secret.RECHECK.toNanos());
     assertEquals("kept", s.value());
+    Files.writeString(file, "new");
+    nanos.addAndGet(Secret.RECHECK.toNanos());
+    assertEquals("new", s.value());
+  }
+
+  @Test
+  @DisplayName("a file deleted, found missing at two reads a recheck apart, revokes the secret until it is back")
+  void deletedFileRevokesTheSecret(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("token");
+    Files.writeString(file, "kept");
+    Secret s = Secret.resolve("${file:" + file + "}", Map.of(), nanos::get);
+    Files.delete(file);
+    nanos.addAndGet(Secret.RECHECK.toNanos());
+    assertEquals("kept", s.value(), "missing once: perhaps mid-replacement");
+    nanos.addAndGet(Secret.RECHECK.toNanos());
+    Secret.Unavailable revoked = assertThrows(Secret.Unavailable.class, s::value);
+    assertEquals("${file:" + file + "} was deleted: the secret is revoked until the file is back",
+        revoked.getMessage());
     Files.writeString(file, "new");
     nanos.addAndGet(Secret.RECHECK.toNanos());
     assertEquals("new", s.value());

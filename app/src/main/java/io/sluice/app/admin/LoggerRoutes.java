@@ -49,7 +49,13 @@ final class LoggerRoutes {
           AdminApi.respond(exchange, 403,
               AdminApi.error("setting a log level needs admin.writeToken"));
         } else {
-          AdminApi.respond(exchange, 200, one(Logging.set(name, level(exchange))));
+          String level = level(exchange);
+          java.util.Optional<String> refused = refusal(name, level);
+          if (refused.isPresent()) {
+            AdminApi.respond(exchange, 400, AdminApi.error(refused.get()));
+          } else {
+            AdminApi.respond(exchange, 200, one(Logging.set(name, level)));
+          }
         }
       } else {
         AdminApi.notAllowed(exchange, name == null ? "GET" : "GET, PUT");
@@ -72,6 +78,29 @@ final class LoggerRoutes {
   private static ObjectNode one(Logging.LoggerLevel l) {
     return JSON.createObjectNode().put("name", l.name()).put("level", l.level())
         .put("effective", l.effective());
+  }
+
+  /** Loggers that may be set below INFO through the API: Sluice's own. */
+  static final String OWN = "io.sluice";
+
+  /**
+   * Why {@code level} may not be set on logger {@code name} through the API, or empty. Below
+   * INFO (DEBUG, TRACE, ALL) only for Sluice's own loggers: a library's debug output (Lettuce's
+   * commands on reconnect, with Redis's AUTH; Netty's and Kafka's wire bytes) may carry
+   * credentials, and the write token is no licence to read them from the logs (issue 33). The
+   * process's own configuration ({@code logging.level}, logback) still may.
+   */
+  static java.util.Optional<String> refusal(String name, String level) {
+    if (level == null) {
+      return java.util.Optional.empty();
+    }
+    String upper = level.toUpperCase(java.util.Locale.ROOT);
+    boolean belowInfo = upper.equals("DEBUG") || upper.equals("TRACE") || upper.equals("ALL");
+    boolean own = name.equals(OWN) || name.startsWith(OWN + ".");
+    return belowInfo && !own
+        ? java.util.Optional.of(upper + " is set through the API only on " + OWN + " loggers: a "
+            + "library's debug output may carry credentials (set it in the logging configuration)")
+        : java.util.Optional.empty();
   }
 
   /** The body's {@code level}: a string, or null to inherit. */

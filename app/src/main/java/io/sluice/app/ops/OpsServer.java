@@ -10,11 +10,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -36,17 +31,20 @@ import java.util.function.Supplier;
  * {@code /console/} ({@link ConsoleFiles}). Anything else is 404; other methods than GET
  * and HEAD are 405.
  *
- * <p>Two daemon threads serve requests: one slow {@code /health} (a dependency timing out) does
- * not hold up a {@code /metrics} scrape. {@link #close()} stops at once (in-flight exchanges are
- * cut; this is an operations port, not a data path) and shuts the threads down.
+ * <p>No client can hold the port ({@link OpsExchanges}): every exchange has a thread of its own,
+ * at most {@link OpsExchanges#MAX_EXCHANGES} at once, and a request not read within
+ * {@link OpsExchanges#READ_DEADLINE} of its first byte has its socket cut; so a slow
+ * {@code /health} (a dependency timing out) does not hold up a {@code /metrics} scrape, and 200
+ * sockets sending a byte now and then do not hold up {@code /live} (the headers are read before
+ * any handler or token check runs, hence the deadline below the handlers). {@link #close()} stops
+ * at once (in-flight exchanges are cut; this is an operations port, not a data path) and shuts
+ * the threads down.
  */
 public final class OpsServer implements AutoCloseable {
-  private static final int THREADS = 2;
-
   private final HttpServer server;
-  private final ExecutorService executor;
+  private final OpsExchanges executor;
 
-  private OpsServer(HttpServer server, ExecutorService executor) {
+  private OpsServer(HttpServer server, OpsExchanges executor) {
     this.server = server;
     this.executor = executor;
   }
@@ -110,34 +108,35 @@ public final class OpsServer implements AutoCloseable {
       throw new UncheckedIOException("cannot serve /metrics and /health on " + address
           + " (http.bind, http.port): " + e.getMessage(), e);
     }
-    ExecutorService executor = Executors.newFixedThreadPool(THREADS, daemonThreads());
+    OpsExchanges executor = new OpsExchanges();
     server.setExecutor(executor);
     server.createContext("/", exchange -> respond(exchange, 404, "text/plain; charset=utf-8",
-        "not found: try /metrics, /ready, /live or /health\n"));
+        "not found: try /metrics, /ready, /live or /health\n")).getFilters().add(executor.filter());
     server.createContext("/metrics", guarded(exchange -> {
       if (exact(exchange, "/metrics")) {
         respond(exchange, 200, PrometheusExposition.CONTENT_TYPE, metrics.render());
       }
-    }));
-    report(server, "/ready", health);
-    report(server, "/health", health);
-    report(server, "/live", liveness);
+    })).getFilters().add(executor.filter());
+    report(server, "/ready", health, executor);
+    report(server, "/health", health, executor);
+    report(server, "/live", liveness, executor);
     if (admin != null) {
-      server.createContext("/admin/", admin);
-      server.createContext("/console", new ConsoleFiles());
+      server.createContext("/admin/", admin).getFilters().add(executor.filter());
+      server.createContext("/console", new ConsoleFiles()).getFilters().add(executor.filter());
     }
     server.start();
     return new OpsServer(server, executor);
   }
 
   /** Serves {@code report} at {@code path}: 200 when UP, 503 when DOWN. */
-  private static void report(HttpServer server, String path, Supplier<HealthReport> report) {
+  private static void report(HttpServer server, String path, Supplier<HealthReport> report,
+      OpsExchanges exchanges) {
     server.createContext(path, guarded(exchange -> {
       if (exact(exchange, path)) {
         HealthReport now = report.get();
         respond(exchange, now.up() ? 200 : 503, "application/json", now.toJson());
       }
-    }));
+    })).getFilters().add(exchanges.filter());
   }
 
   /** The port actually bound, useful after starting on port 0. */
@@ -148,12 +147,12 @@ public final class OpsServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    executor.shutdownNow();
-    try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    executor.close();
+  }
+
+  /** Exchanges cut for reading their request past the deadline, since start (for tests). */
+  long cutForReadDeadline() {
+    return executor.cut();
   }
 
   /**
@@ -202,15 +201,6 @@ public final class OpsServer implements AutoCloseable {
       } catch (RuntimeException e) {
         respond(exchange, 500, "text/plain; charset=utf-8", "internal error: " + e + "\n");
       }
-    };
-  }
-
-  private static ThreadFactory daemonThreads() {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, "sluice-ops-http-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
     };
   }
 }

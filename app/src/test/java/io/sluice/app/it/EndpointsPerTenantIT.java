@@ -69,6 +69,7 @@ class EndpointsPerTenantIT {
             %s:
               endpoints: perTenant
               allowPrivateNetworks: true
+              allowPlainHttp: true
               rate: 4/s
               maxInFlight: 4
               timeout: 2s
@@ -185,6 +186,7 @@ class EndpointsPerTenantIT {
             %s:
               endpoints: perTenant
               allowPrivateNetworks: true
+              allowPlainHttp: true
               rate: 5/s
               totalRate: 36/s
               maxInFlight: 4

@@ -14,7 +14,7 @@ import java.util.concurrent.Flow;
  * reusable and memory holds {@code limit} bytes per call whatever the provider sends. A limit of 0
  * keeps nothing.
  */
-final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
+public final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
   private final int limit;
   private final ByteArrayOutputStream kept;
   private final CompletableFuture<byte[]> result = new CompletableFuture<>();
@@ -24,7 +24,8 @@ final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
     this.kept = new ByteArrayOutputStream(Math.min(limit, 1024));
   }
 
-  static HttpResponse.BodyHandler<byte[]> handler(int limit) {
+  /** A handler keeping at most {@code limit} bytes of each body. */
+  public static HttpResponse.BodyHandler<byte[]> handler(int limit) {
     return info -> new BoundedBody(limit);
   }
 

@@ -8,6 +8,7 @@ import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderRequest;
+import io.sluice.config.Secret;
 import io.sluice.config.Secrets;
 import io.sluice.schemas.validation.RelativePath;
 import java.net.ConnectException;
@@ -58,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * connection error: retrying cannot fix the event, and each retry would cost a slot of the
  * provider's rate.
  */
-public final class HttpProvider implements Provider {
+public final class HttpProvider implements Provider, Pinnable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpProvider.class);
   /** Headers {@code java.net.http} manages itself and refuses to let a caller set. */
   private static final Set<String> RESTRICTED =
@@ -92,6 +93,12 @@ public final class HttpProvider implements Provider {
   private final OAuth2Tokens tokens;
   /** Whether closing this closes the tokens: not for a tenant's endpoint ({@link #toward}). */
   private final boolean ownsTokens;
+  /**
+   * The route of a guarded per-tenant provider's calls, connecting each to the address its guard
+   * pinned ({@link PinnedTunnel}); null for a provider calling its own URL, or one whose
+   * endpoints may be private (no guard, nothing to pin).
+   */
+  private final PinnedTunnel tunnel;
 
   public HttpProvider(ProviderConfig config, HttpClient client) {
     this(config, client, Clock.systemUTC());
@@ -106,6 +113,12 @@ public final class HttpProvider implements Provider {
   }
 
   private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
+    this(config, client, clock, tokens, null);
+  }
+
+  private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens,
+      PinnedTunnel tunnel) {
+    this.tunnel = tunnel;
     this.tokens = (OAuth2Tokens) tokens;
     this.ownsTokens = true;
     this.base = config.url();
@@ -143,14 +156,37 @@ public final class HttpProvider implements Provider {
    * process), started now.
    */
   public static HttpProvider of(String name, ProviderConfig config) {
-    HttpClient client = config.request().tls() == null ? defaultClient(config.timeout())
-        : clientBuilder(config.timeout())
-            .sslContext(TlsContexts.of(config.request().tls())).build();
+    // A guarded provider's tenant endpoints are reached only through its tunnel, at the address
+    // each guard pinned; its OAuth2 token endpoint (the operator's, not a tenant's) directly, on
+    // a client of its own.
+    PinnedTunnel tunnel = config.endpoints().perTenant()
+        && !config.endpoints().allowPrivateNetworks() ? new PinnedTunnel() : null;
+    HttpClient client = client(config, tunnel);
     if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
+      HttpClient tokenClient = tunnel == null ? client : client(config, null);
       return new HttpProvider(config, client, Clock.systemUTC(),
-          new OAuth2Tokens(name, oauth2, client, Clock.systemUTC(), config.timeout()));
+          new OAuth2Tokens(name, oauth2, tokenClient, Clock.systemUTC(), config.timeout()), tunnel);
     }
-    return new HttpProvider(config, client);
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
+  }
+
+  private static HttpClient client(ProviderConfig config, PinnedTunnel tunnel) {
+    HttpClient.Builder builder = clientBuilder(config.timeout());
+    if (config.request().tls() != null) {
+      builder.sslContext(TlsContexts.of(config.request().tls()));
+    }
+    if (tunnel != null) {
+      builder.proxy(tunnel.proxy());
+    }
+    return builder.build();
+  }
+
+  /**
+   * A provider calling tenants' endpoints through {@code tunnel} only (what {@link #of} builds for
+   * a guarded per-tenant provider; {@code client} must route through {@code tunnel.proxy()}).
+   */
+  public static HttpProvider pinned(ProviderConfig config, HttpClient client, PinnedTunnel tunnel) {
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
   }
 
   /**
@@ -215,6 +251,21 @@ public final class HttpProvider implements Provider {
     this.clock = from.clock;
     this.tokens = from.tokens;
     this.ownsTokens = false;
+    this.tunnel = from.tunnel;
+  }
+
+  /**
+   * Pins this endpoint's host to {@code address}, which the caller (the endpoint guard) checked:
+   * connections opened from now go there. A provider without a tunnel connects where the JDK
+   * resolves the name (its endpoints may be private: there is no guard to pin for).
+   */
+  @Override
+  public void pin(java.net.InetAddress address) {
+    if (tunnel != null) {
+      int port = base.getPort() != -1 ? base.getPort()
+          : "https".equalsIgnoreCase(base.getScheme()) ? 443 : 80;
+      tunnel.pin(base.getHost(), port, address);
+    }
   }
 
   /**
@@ -237,10 +288,24 @@ public final class HttpProvider implements Provider {
     if (tokens != null && ownsTokens) {
       tokens.close();
     }
+    if (tunnel != null && ownsTokens) {
+      tunnel.close();
+    }
   }
 
   @Override
   public CompletionStage<ProviderResult> call(ProviderCall call) {
+    try {
+      return send(call);
+    } catch (Secret.Unavailable revoked) {
+      // A ${file:} credential or signing key deleted: no call carries it, none is made without
+      // it; the event waits as for a missing OAuth2 token (no attempt spent).
+      return CompletableFuture.completedFuture(
+          new ProviderResult.CredentialUnavailable(revoked.getMessage()));
+    }
+  }
+
+  private CompletionStage<ProviderResult> send(ProviderCall call) {
     AccessToken token = null;
     if (tokens != null) {
       Optional<AccessToken> current = tokens.current();
@@ -258,7 +323,9 @@ public final class HttpProvider implements Provider {
       if (used != null) {
         request.header(Credentials.AUTHORIZATION, "Bearer " + used.value());
       }
-      sent = client.sendAsync(request.build(), BoundedBody.handler(keptBodyBytes()));
+      // Headers and body within the timeout: an endpoint trickling its body is a timeout.
+      sent = WholeDeadline.send(client, request.build(), BoundedBody.handler(keptBodyBytes()),
+          timeout);
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
       // The message may quote the offending value: its control characters must not reach a log.
@@ -266,7 +333,9 @@ public final class HttpProvider implements Provider {
       return CompletableFuture.completedFuture(new ProviderResult.Unsendable(detail));
     }
     return sent.handle((response, error) -> {
-      if (error == null && used != null && response.statusCode() == 401) {
+      // A 401 from the provider's own URL refuses its token; one from a tenant's endpoint
+      // (ownsTokens false) says nothing about it (issue 33: it threw the provider-wide token away).
+      if (error == null && used != null && response.statusCode() == 401 && ownsTokens) {
         if (!used.afterRefusal()) {
           tokens.refused(used);
         }
@@ -410,6 +479,15 @@ public final class HttpProvider implements Provider {
   /** The provider's secrets as they are now: its credential (and header value), its keys. */
   private List<String> secrets() {
     List<String> secrets = new ArrayList<>();
+    try {
+      collectSecrets(secrets);
+    } catch (Secret.Unavailable revoked) {
+      // revoked since the call was built: what was collected is masked, the rest is not sent
+    }
+    return secrets;
+  }
+
+  private void collectSecrets(List<String> secrets) {
     String credential = Credentials.headerValue(shape.auth());
     if (credential != null) {
       secrets.add(credential);
@@ -419,7 +497,6 @@ public final class HttpProvider implements Provider {
     }
     secrets.addAll(Credentials.secretValues(shape.auth()));
     shape.signingSecrets().forEach(s -> secrets.add(s.value()));
-    return secrets;
   }
 
   static ProviderResult failure(Throwable error) {

@@ -54,6 +54,7 @@ class EndpointTotalsTest {
         hooks:
           endpoints: perTenant
           allowPrivateNetworks: true
+          allowPlainHttp: true
           rate: 10/s
           totalRate: 8/s
           quotas: { gold: { capacity: 10, refill: 1/s }, std: { capacity: 10, refill: 1/s } }

@@ -62,6 +62,7 @@ class RegistryEndpointsIT {
             hooks:
               endpoints: perTenant
               allowPrivateNetworks: true
+              allowPlainHttp: true
               rate: 20/s
               timeout: 2s
               quotas: { std: { capacity: 10, refill: 1/s } }

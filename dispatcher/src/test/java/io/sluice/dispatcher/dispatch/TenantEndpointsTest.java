@@ -50,6 +50,7 @@ class TenantEndpointsTest {
         hooks:
           endpoints: perTenant
           allowPrivateNetworks: true
+          allowPlainHttp: true
           rate: 10/s
           disableAfter: 1s
           probeAfter: 5s

@@ -28,6 +28,18 @@ class HttpProviderTargetTest {
   }
 
   @Test
+  @DisplayName("an endpoint with a query: the event's path goes before it, and the queries are joined (issue 33)")
+  void endpointWithAQuery() {
+    URI withQuery = URI.create("https://hooks.acme.example/in?k=1");
+    assertEquals(URI.create("https://hooks.acme.example/in/orders/7?k=1"),
+        HttpProvider.target(withQuery, "orders/7"));
+    assertEquals(URI.create("https://hooks.acme.example/in/orders/7?k=1&x=2"),
+        HttpProvider.target(withQuery, "orders/7?x=2"));
+    assertEquals(URI.create("https://hooks.acme.example/in?k=1&x=2"),
+        HttpProvider.target(withQuery, "?x=2"));
+  }
+
+  @Test
   @DisplayName("a path can never move the call to another host, however it is written")
   void neverAnotherHost() {
     URI bare = URI.create("http://api.example:8081");

@@ -2,6 +2,7 @@ package io.sluice.redis.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.config.EndpointHosts;
+import io.sluice.config.EndpointUrls;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderLimit;
 import io.sluice.config.Rate;
@@ -12,7 +13,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -190,41 +190,10 @@ public final class EndpointInput {
   }
 
   private static Optional<String> problem(SluiceConfig config, String provider, URI uri) {
-    ProviderConfig p = config.providers().get(provider);
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    boolean open = p.endpoints().allowPrivateNetworks();
     if (uri.toString().length() > MAX_URL) {
       return Optional.of("longer than " + MAX_URL + " characters");
     }
-    if (!uri.isAbsolute() || uri.getHost() == null
-        || !(scheme.equals("https") || scheme.equals("http"))) {
-      return Optional.of("expected an absolute https URL with a host, got " + shown(uri));
-    }
-    if (!scheme.equals("https") && !open) {
-      return Optional.of("expected https, got " + shown(uri) + " (http only toward providers "
-          + "with allowPrivateNetworks: true)");
-    }
-    if (uri.getRawUserInfo() != null) {
-      return Optional.of("has user information (user:password@), which is not sent: put "
-          + "credentials in providers." + provider + ".auth");
-    }
-    if (uri.getRawFragment() != null) {
-      return Optional.of("has a fragment (#...), which is never sent: remove it");
-    }
-    String host = uri.getHost();
-    if (!EndpointHosts.allowed(host, p.endpoints().allowedHosts())) {
-      return Optional.of("host \"" + host + "\" is not in providers." + provider
-          + ".allowedHosts (" + String.join(", ", p.endpoints().allowedHosts()) + ")");
-    }
-    if (!open) {
-      Optional<String> why = EndpointHosts.literalRefusal(host);
-      if (why.isPresent()) {
-        return Optional.of("host \"" + host + "\" is " + why.get() + "; per-tenant endpoints may "
-            + "not reach internal addresses unless providers." + provider
-            + ".allowPrivateNetworks is true");
-      }
-    }
-    return Optional.empty();
+    return EndpointUrls.problem(provider, config.providers().get(provider), uri);
   }
 
   /**
@@ -232,25 +201,9 @@ public final class EndpointInput {
    * information, and the query, which may carry a secret, as {@code ?...}.
    */
   public static String shown(URI url) {
-    StringBuilder out = new StringBuilder();
-    if (url.getScheme() != null) {
-      out.append(url.getScheme()).append("://");
-    }
-    if (url.getHost() != null) {
-      out.append(url.getHost());
-      if (url.getPort() >= 0) {
-        out.append(':').append(url.getPort());
-      }
-    }
-    if (url.getRawPath() != null) {
-      out.append(url.getRawPath());
-    }
-    if (url.getRawQuery() != null) {
-      out.append("?...");
-    }
-    String s = out.toString();
-    return "\"" + (s.length() > 120 ? s.substring(0, 120) + "..." : s) + "\"";
+    return EndpointUrls.shown(url);
   }
+
 
   private static Refused tooMany(int count) {
     return new Refused("endpoints", "at most " + MAX_ENDPOINTS + " per tenant, got " + count);

@@ -41,6 +41,7 @@ class EndpointInputTest {
         lab:
           endpoints: perTenant
           allowPrivateNetworks: true
+          allowPlainHttp: true
           rate: 2/s
           quotas: { std: { capacity: 10, refill: 1/s } }
         payments-api:
@@ -89,7 +90,7 @@ class EndpointInputTest {
         .startsWith("endpoints.nope: not a provider"));
     assertTrue(refusal(List.of("https://acme.customers.example/in")).startsWith("endpoints: expected"));
     assertEquals("endpoints.hooks.url: expected https, got \"http://acme.customers.example/in\""
-        + " (http only toward providers with allowPrivateNetworks: true)",
+        + " (http only toward providers with allowPlainHttp: true)",
         refusal(List.of("hooks=http://acme.customers.example/in")));
     assertEquals("endpoints.hooks.url: host \"evil.example\" is not in providers.hooks.allowedHosts"
         + " (*.customers.example, hooks.partner.example)",
@@ -124,7 +125,7 @@ class EndpointInputTest {
     }
     assertEquals(Map.of("lab", new TenantEndpoint(URI.create("http://169.254.169.254/in"))),
         set(null, List.of("lab=http://169.254.169.254/in"), null).endpoints(),
-        "allowPrivateNetworks: true lets it (and http) through");
+        "allowPrivateNetworks: true lets it through, and allowPlainHttp: true http");
   }
 
   @Test
@@ -147,7 +148,7 @@ class EndpointInputTest {
         + "providers:\n");
     List<String> many = new ArrayList<>();
     for (int i = 0; i < 9; i++) {
-      config.append("  p").append(i).append(": { endpoints: perTenant, allowPrivateNetworks: true,"
+      config.append("  p").append(i).append(": { endpoints: perTenant, allowPrivateNetworks: true, allowPlainHttp: true,"
           + " rate: 1/s, quotas: { std: { capacity: 1, refill: 1/s } } }\n");
       many.add("p" + i + "=http://127.0.0.1/" + i);
     }
@@ -165,7 +166,7 @@ class EndpointInputTest {
         + "providers:\n");
     Map<String, TenantEndpoint> endpoints = new java.util.TreeMap<>();
     for (int i = 0; i < 8; i++) {
-      config.append("  p").append(i).append(": { endpoints: perTenant, allowPrivateNetworks: true,"
+      config.append("  p").append(i).append(": { endpoints: perTenant, allowPrivateNetworks: true, allowPlainHttp: true,"
           + " rate: 1/s, quotas: { std: { capacity: 1, refill: 1/s } } }\n");
       endpoints.put("p" + i, new TenantEndpoint(URI.create("http://127.0.0.1/"
           + "x".repeat(EndpointInput.MAX_URL - 17))));

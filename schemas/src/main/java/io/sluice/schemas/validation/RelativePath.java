@@ -133,12 +133,20 @@ public final class RelativePath {
     if (path == null || path.isEmpty()) {
       return base;
     }
+    // The path goes before the base's query, not after it (issue 33: an endpoint
+    // https://h/in?k=1 and the path orders/7 made https://h/in?k=1/orders/7, the event's path
+    // inside the endpoint's query); the two queries are joined with '&'.
     String b = base.toString();
-    if (path.startsWith("?")) {
-      return URI.create(b + path);
-    }
-    String rel = path.startsWith("/") ? path.substring(1) : path;
-    return URI.create((b.endsWith("/") ? b : b + "/") + rel);
+    int q = base.getRawQuery() == null ? -1 : b.indexOf('?');
+    String head = q < 0 ? b : b.substring(0, q);
+    String baseQuery = q < 0 ? null : b.substring(q + 1);
+    int pq = path.indexOf('?');
+    String relPath = pq < 0 ? path : path.substring(0, pq);
+    String relQuery = pq < 0 ? null : path.substring(pq + 1);
+    String joined = relPath.isEmpty() ? head
+        : (head.endsWith("/") ? head : head + "/") + (relPath.startsWith("/") ? relPath.substring(1) : relPath);
+    String query = baseQuery == null ? relQuery : relQuery == null ? baseQuery : baseQuery + "&" + relQuery;
+    return URI.create(query == null ? joined : joined + "?" + query);
   }
 
   private static boolean endsDotSegment(String path, int next) {

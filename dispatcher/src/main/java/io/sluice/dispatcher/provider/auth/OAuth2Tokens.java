@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.Secrets;
+import io.sluice.dispatcher.provider.BoundedBody;
+import io.sluice.dispatcher.provider.WholeDeadline;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,14 +111,15 @@ public final class OAuth2Tokens implements AutoCloseable {
       return;
     }
     try {
-      HttpResponse<byte[]> answer = client.send(request(), info ->
-          HttpResponse.BodySubscribers.mapping(HttpResponse.BodySubscribers.ofInputStream(), in -> {
-            try (in) {
-              return in.readNBytes(MAX_ANSWER_BYTES);
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          }));
+      // The whole answer within the timeout (a token endpoint trickling its body would hold
+      // this thread, and with it every refresh); at most MAX_ANSWER_BYTES kept, the rest dropped.
+      HttpResponse<byte[]> answer;
+      try {
+        answer = WholeDeadline.send(client, request(), BoundedBody.handler(MAX_ANSWER_BYTES),
+            timeout).get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw e.getCause() instanceof Exception cause ? cause : e;
+      }
       long now = clock.millis();
       AccessToken fetched = parse(answer.statusCode(), answer.body(), now, afterRefusal);
       synchronized (this) {
