@@ -142,9 +142,6 @@ public final class PauseWatcher implements AutoCloseable {
       answer = java.util.concurrent.CompletableFuture.failedFuture(e);
     }
     answer.whenComplete((rules, error) -> {
-      synchronized (this) {
-        reading = false;
-      }
       if (error != null) {
         if (!failing) {
           LOG.warn("pauses: could not read them from Redis ({}); the last read stays in force",
@@ -164,6 +161,10 @@ public final class PauseWatcher implements AutoCloseable {
             .map(p -> p.scope().toString()).toList());
       }
       current = now;
+      // Last: the next read starts only once this answer is in force.
+      synchronized (this) {
+        reading = false;
+      }
     });
   }
 
