@@ -34,7 +34,9 @@ public interface OperatorJournal {
         ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000,
         ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000,
         ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
-        ProducerConfig.LINGER_MS_CONFIG, 0));
+        ProducerConfig.LINGER_MS_CONFIG, 0,
+        // KAFKA-15591: idempotent, several in flight, a topic created a moment ago: stuck 120 s.
+        ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1));
     return new Kafka(new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer()),
         new Topics(config.kafka().topicPrefix(), config.ladder()).operator());
   }
