@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * applied: only then is the view the operators' state, and may seed a cache. While Kafka does not
  * answer, the view keeps what it read (a pause must not lift because of an outage); while the
  * topic does not exist (a deployment not yet upgraded with {@code sluice topics create}), the
- * view stays empty and not read, it says so once, and looks again every {@link #RETRY}.
+ * view is empty and counts as read (there is nothing to wait for), it says so once, and looks
+ * again every {@link #RETRY}.
  */
 public final class OperatorLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorLog.class);
@@ -94,6 +95,8 @@ public final class OperatorLog implements AutoCloseable {
             LOG.warn("operator state: topic {} does not exist (run `sluice topics create`); pauses "
                 + "and tenant records live only in Redis until it does", topic);
             saidMissing = true;
+            // Nothing to wait for: a topic that does not exist holds nothing.
+            readLatch.countDown();
           }
           closed.await(RETRY.toMillis(), TimeUnit.MILLISECONDS);
         }
