@@ -58,6 +58,8 @@ public final class OperatorLog implements AutoCloseable {
     Map<String, Object> props = config.kafka().clientProperties(Map.of(
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
         ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        // Never created by a reader: made with the broker's defaults it would not be compacted.
+        ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-operator-log-"
             + java.util.UUID.randomUUID().toString().substring(0, 8)));
     props.remove(ConsumerConfig.GROUP_ID_CONFIG);
