@@ -93,8 +93,14 @@ class OperatorStateIT {
 
   @Test
   @DisplayName("FLUSHALL: every pause, tenant record and endpoint back in Redis within 5 s; the paused provider never called")
-  void shouldSeedRedisAgainAfterAFlushAllWithoutLiftingAnyPause(KafkaBroker kafka,
-      RedisServerProcess redis) throws Exception {
+  void shouldSeedRedisAgainAfterAFlushAllWithoutLiftingAnyPause(KafkaBroker kafka) throws Exception {
+    // Its own redis-server: a FLUSHALL of the shared one would wipe the tests running beside it.
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      flushAllWithAPauseHeld(kafka, redis);
+    }
+  }
+
+  private void flushAllWithAPauseHeld(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     String paused = Providers.uniqueName("paused");
     String open = Providers.uniqueName("open");
     SluiceConfig config = config(kafka, redis.uri(), paused, open);
@@ -174,8 +180,13 @@ class OperatorStateIT {
 
   @Test
   @DisplayName("a dispatcher started on an empty Redis (a failover to an empty replica) holds the topic's pause")
-  void shouldHoldTheTopicsPauseWhenStartedOnAnEmptyRedis(KafkaBroker kafka, RedisServerProcess redis)
-      throws Exception {
+  void shouldHoldTheTopicsPauseWhenStartedOnAnEmptyRedis(KafkaBroker kafka) throws Exception {
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      startOnAnEmptyRedis(kafka, redis);
+    }
+  }
+
+  private void startOnAnEmptyRedis(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     String paused = Providers.uniqueName("paused");
     String open = Providers.uniqueName("open");
     SluiceConfig config = config(kafka, redis.uri(), paused, open);
