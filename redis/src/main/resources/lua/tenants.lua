@@ -19,6 +19,13 @@
 -- changes: ARGV[2] the last version applied (-1: none), ARGV[3] the most ids answered.
 --          Returns {version, tenants, gap, id...}: gap 1 when the ids since the last version
 --          cannot all be given (trimmed, more than the most, or the counter went back).
+-- restore: a record set again from the operator topic (CacheKeeper); KEYS[4] is the marker.
+--          ARGV[2] id, ARGV[3] the value ("" when the tenant has no record), ARGV[4] changesMax.
+--          Changes the hash, the version and the changes only when the value differs (no audit
+--          entry: the change is not an operator's). Returns {1} when changed, {0} when not.
+-- marker:  KEYS[4] sluice:v1:{tenants}:marker. Returns {its value} or {} when absent.
+-- mark:    KEYS[4] as marker; ARGV[2] the value to leave, ARGV[3] the value expected there ("":
+--          any). Returns {1} when set, {0} when the marker was not the one expected.
 local op = ARGV[1]
 
 local function now()
@@ -96,5 +103,30 @@ elseif op == 'changes' then
     out[#out + 1] = entry[2][2]
   end
   return out
+elseif op == 'restore' then
+  local old = redis.call('HGET', KEYS[1], ARGV[2])
+  if (old or '') == ARGV[3] then
+    return {0}
+  end
+  if ARGV[3] == '' then
+    redis.call('HDEL', KEYS[1], ARGV[2])
+  else
+    redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  end
+  local v = redis.call('INCR', KEYS[2])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], v .. '-1', 'id', ARGV[2])
+  return {1}
+elseif op == 'marker' then
+  local marker = redis.call('GET', KEYS[4])
+  if marker then
+    return {marker}
+  end
+  return {}
+elseif op == 'mark' then
+  if ARGV[3] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[3] then
+    return {0}
+  end
+  redis.call('SET', KEYS[4], ARGV[2])
+  return {1}
 end
 return redis.error_reply('unknown operation ' .. tostring(op))

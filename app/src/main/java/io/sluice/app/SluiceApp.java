@@ -30,6 +30,8 @@ import io.sluice.app.ops.RedisReachability;
 import io.sluice.app.ops.RoleStatus;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
+import io.sluice.redis.operator.OperatorJournal;
+import io.sluice.app.state.CacheKeeper;
 import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.ProviderConfig;
@@ -162,6 +164,9 @@ public final class SluiceApp implements AutoCloseable {
     // Stopped in the reverse order of this list: dispatcher, relay, gate, then the endpoint.
     JmxExposure jmx = JmxExposure.start(metrics.registry());
     stopOrder.add(jmx);
+    // Redis's cache of the operators' pauses and tenant records, seeded again from the operator
+    // topic whenever Redis lost it.
+    stopOrder.add(CacheKeeper.start(config));
     Map<String, Supplier<RoleStatus>> states = new LinkedHashMap<>();
     List<HealthCheck> circuits = new ArrayList<>();
     if (roles.contains(Role.GATE)) {
@@ -232,6 +237,9 @@ public final class SluiceApp implements AutoCloseable {
       // Its own connection: a PING never waits behind a role's pipelined scripts.
       RedisAccess redis = RedisAccess.open(config.redis(), "health");
       stopOrder.add(0, redis);
+      // The admin API's pauses and tenant records go to the operator topic first.
+      OperatorJournal.Kafka journal = OperatorJournal.open(config);
+      stopOrder.add(0, journal);
       List<HealthCheck> checks = new ArrayList<>(List.of(kafka, RedisReachability.of(redis::ping)));
       // Each role's circuit: open means the onRedisDown policies decide, which /ready must say.
       checks.addAll(circuits);
@@ -255,8 +263,8 @@ public final class SluiceApp implements AutoCloseable {
             Clock.systemUTC()).read(provider, tenant);
         status.set("instance", instanceStatus());
         return status;
-      }, new PauseStore(redis.commands()),
-          new io.sluice.redis.tenants.TenantRegistry(redis.commands()));
+      }, new PauseStore(redis.commands(), journal),
+          new io.sluice.redis.tenants.TenantRegistry(redis.commands(), journal));
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
           new Health(checks, states), admin);
       stopOrder.add(1, ops);

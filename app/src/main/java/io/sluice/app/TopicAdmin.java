@@ -42,6 +42,8 @@ public final class TopicAdmin implements AutoCloseable {
     for (String name : names) {
       plan.add(new NewTopic(name, partitions, replicas).configs(topics.configs(name, replicas)));
     }
+    plan.add(new NewTopic(topics.operator(), Topics.OPERATOR_PARTITIONS, replicas)
+        .configs(topics.configs(topics.operator(), replicas)));
     return plan;
   }
 

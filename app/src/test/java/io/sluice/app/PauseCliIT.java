@@ -7,6 +7,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.testkit.RealServers;
 import java.net.URI;
@@ -44,9 +45,11 @@ class PauseCliIT {
   }
 
   @BeforeEach
-  void writeConfig() {
-    config = AppConfigFile.write(dir, "127.0.0.1:1", redisUri, URI.create("http://127.0.0.1:1/"),
+  void writeConfig(KafkaBroker kafka) {
+    // A change is written to the operator topic first, then to Redis: the broker is needed.
+    config = AppConfigFile.write(dir, kafka.bootstrapServers(), redisUri, URI.create("http://127.0.0.1:1/"),
         Map.of());
+    kafka.createTopics(Map.of(config.prefix() + "operator", 1));
   }
 
   /** The pauses are global: none may outlive its test, or another's events would be held. */

@@ -36,6 +36,11 @@ final class TopicCreation {
     private static final Map<String, String> DLQ_CONFIGS = Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
             String.valueOf(Topics.DLQ_MAX_MESSAGE_BYTES));
 
+    /** As {@code sluice topics create} makes the operator topic: compacted, never deleted by age. */
+    private static final Map<String, String> OPERATOR_CONFIGS = Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.RETENTION_MS_CONFIG, "-1");
+
     private TopicCreation() {
     }
 
@@ -49,7 +54,8 @@ final class TopicCreation {
         List<NewTopic> newTopics = new ArrayList<>();
         partitionsByTopic.forEach((name, partitions) ->
                 newTopics.add(new NewTopic(name, Optional.of(partitions), Optional.empty())
-                        .configs(name.endsWith("dlq") ? DLQ_CONFIGS : Map.of())));
+                        .configs(name.endsWith("dlq") ? DLQ_CONFIGS
+                                : name.endsWith("operator") ? OPERATOR_CONFIGS : Map.of())));
         admin.createTopics(newTopics).values().forEach(TopicCreation::ignoreIfExists);
         awaitLeaders(admin, partitionsByTopic);
     }

@@ -5,6 +5,7 @@ import io.sluice.app.admin.PauseRequest;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.pause.Pause;
 import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.redis.operator.OperatorJournal;
 import io.sluice.redis.RedisAccess;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -27,7 +28,7 @@ import picocli.CommandLine.Parameters;
 final class PauseCommands {
   private PauseCommands() {}
 
-  private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(20);
 
   @Command(name = "pause", mixinStandardHelpOptions = true,
       description = "Stop calling a provider, a tenant, or a tenant on a provider, on every "
@@ -150,17 +151,22 @@ final class PauseCommands {
     }
   }
 
-  /** Runs one request on the pause store; Redis unreachable or silent is exit 3. */
+  /**
+   * Runs one request on the pauses: written to the operator topic first, then to Redis. Kafka or
+   * Redis unreachable or silent is exit 3; a change Kafka took is in force even when Redis then
+   * fails (every dispatcher reads the topic, and the cache follows it once Redis answers).
+   */
   private static <T> T withStore(SluiceConfig config, Function<PauseStore, CompletionStage<T>> op) {
     Preflight.redis(config);
-    try (RedisAccess redis = RedisAccess.open(config.redis(), "cli")) {
-      return op.apply(new PauseStore(redis.commands())).toCompletableFuture()
+    try (RedisAccess redis = RedisAccess.open(config.redis(), "cli");
+        OperatorJournal.Kafka journal = OperatorJournal.open(config)) {
+      return op.apply(new PauseStore(redis.commands(), journal)).toCompletableFuture()
           .orTimeout(REDIS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException r && r instanceof PauseStore.TooManyPauses) {
         throw r;
       }
-      throw new Preflight.Unreachable("Redis did not carry out the request: " + e.getCause());
+      throw new Preflight.Unreachable("the request was not carried out: " + e.getCause());
     }
   }
 }

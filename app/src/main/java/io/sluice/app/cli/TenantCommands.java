@@ -11,6 +11,7 @@ import io.sluice.redis.tenants.StoredTenant;
 import io.sluice.redis.tenants.TenantInput;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.redis.tenants.TenantRegistry;
+import io.sluice.redis.operator.OperatorJournal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -35,7 +36,7 @@ import picocli.CommandLine.Parameters;
 final class TenantCommands {
   private TenantCommands() {}
 
-  private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(20);
 
   @Command(name = "tenants", mixinStandardHelpOptions = true,
       description = "Change tenants while Sluice runs: tier, quotas, shadow mode and endpoints in "
@@ -296,17 +297,21 @@ final class TenantCommands {
     }
   }
 
-  /** Runs one request on the registry; Redis unreachable or silent is exit 3. */
+  /**
+   * Runs one request on the registry: a change written to the operator topic first, then to
+   * Redis. Kafka or Redis unreachable or silent is exit 3.
+   */
   private static <T> T withRegistry(SluiceConfig config, Function<TenantRegistry, CompletionStage<T>> op) {
     Preflight.redis(config);
-    try (RedisAccess redis = RedisAccess.open(config.redis(), "cli")) {
-      return op.apply(new TenantRegistry(redis.commands())).toCompletableFuture()
+    try (RedisAccess redis = RedisAccess.open(config.redis(), "cli");
+        OperatorJournal.Kafka journal = OperatorJournal.open(config)) {
+      return op.apply(new TenantRegistry(redis.commands(), journal)).toCompletableFuture()
           .orTimeout(REDIS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof TenantRegistry.Full full) {
         throw full;
       }
-      throw new Preflight.Unreachable("Redis did not carry out the request: " + e.getCause());
+      throw new Preflight.Unreachable("the request was not carried out: " + e.getCause());
     }
   }
 }

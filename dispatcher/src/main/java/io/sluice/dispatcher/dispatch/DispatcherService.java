@@ -120,8 +120,8 @@ public final class DispatcherService implements AutoCloseable {
         System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
-    // The operator's pauses, read from Redis every 250 ms.
-    PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()));
+    // The operator's pauses: the operator topic's (read before the first event) and Redis's.
+    PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()), io.sluice.redis.operator.OperatorLog.follow(config));
     // The tenants' endpoints set in the registry, followed within a second: only when some
     // provider has endpoints per tenant (else no poll at all).
     Optional<TenantWatcher> tenants = config.providers().values().stream()

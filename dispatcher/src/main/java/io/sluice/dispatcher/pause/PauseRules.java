@@ -78,6 +78,24 @@ public final class PauseRules {
   }
 
   /**
+   * The pauses of both: what a dispatcher honours of the operator topic's pauses and the cache's
+   * ({@link PauseWatcher}). A scope paused in either is paused (who, when and why of {@code first}
+   * where both have it): a cache that lost its data cannot lift a pause the topic holds, and a
+   * pause written to the cache alone (a tool of before the topic) still holds.
+   */
+  public static PauseRules union(PauseRules first, PauseRules second) {
+    if (second.isEmpty()) {
+      return first;
+    }
+    if (first.isEmpty()) {
+      return second;
+    }
+    List<Pause> both = new java.util.ArrayList<>(first.pauses);
+    both.addAll(second.pauses);
+    return of(both);
+  }
+
+  /**
    * What to do now with an event of {@code tenant} to {@code provider}.
    *
    * @param deadline the event's deadline, or null when it has none

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
+import io.sluice.redis.operator.OperatorEntry;
+import io.sluice.redis.operator.OperatorJournal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +14,13 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The pauses in Redis: one hash, {@code sluice:v1:pauses}, field {@link PauseScope#field()},
- * value {@code "<atMillis> {"by":...,"reason":...}"}, written and read by {@code lua/pauses.lua}.
- * A pause lives until it is removed; it survives every dispatcher's restart, and Redis's as far
- * as Redis persists its data (AOF or RDB).
+ * The pauses: written first to the operator topic ({@link OperatorJournal}, the durable home,
+ * acknowledged), then to Redis, their cache: one hash, {@code sluice:v1:pauses}, field
+ * {@link PauseScope#field()}, value {@code "<atMillis> {"by":...,"reason":...}"}, written and read
+ * by {@code lua/pauses.lua}. A pause lives until it is removed; it survives every dispatcher's
+ * restart and every loss of Redis's data: each role's {@code CacheKeeper} seeds the hash again
+ * from the topic when it finds the hash's marker ({@value #MARKER}) gone, and a dispatcher honours
+ * the topic's pauses whatever Redis answers ({@link PauseWatcher}).
  *
  * <p><b>Bounds.</b> At most {@value #MAX_PAUSES} pauses (the script refuses a new one beyond;
  * replacing one in force is always allowed), each value cut to {@value #MAX_VALUE_CHARS}
@@ -28,6 +33,11 @@ public final class PauseStore {
   public static final String KEY = "sluice:v1:pauses";
   /** Most pauses in force at once. */
   public static final int MAX_PAUSES = 1_000;
+  /**
+   * The hash's field that marks it whole (seeded from the operator topic): it names no scope, so
+   * every reader skips it, and it goes with the hash when Redis loses it.
+   */
+  public static final String MARKER = "~marker";
   /** Longest stored value read. */
   static final int MAX_VALUE_CHARS = 2_000;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,10 +51,18 @@ public final class PauseStore {
   }
 
   private final RedisScriptingAsyncCommands<String, String> commands;
+  private final OperatorJournal journal;
   private final LuaScript script = LuaScript.load("/lua/pauses.lua");
 
+  /** The pauses in Redis alone: for readers, and tests of the cache. */
   public PauseStore(RedisScriptingAsyncCommands<String, String> commands) {
+    this(commands, OperatorJournal.NONE);
+  }
+
+  /** The pauses, each change written to {@code journal} first and to Redis once it is acknowledged. */
+  public PauseStore(RedisScriptingAsyncCommands<String, String> commands, OperatorJournal journal) {
     this.commands = commands;
+    this.journal = journal;
   }
 
   /**
@@ -57,8 +75,15 @@ public final class PauseStore {
     ObjectNode value = JSON.createObjectNode();
     value.put("by", asked.by());
     value.put("reason", asked.reason());
-    return script.run(commands, new String[] {KEY},
-        new String[] {"put", scope.field(), value.toString(), Integer.toString(MAX_PAUSES)}, () -> {})
+    OperatorEntry entry = OperatorEntry.of(OperatorEntry.Kind.PAUSE, scope.field(),
+        System.currentTimeMillis(), value.toString());
+    return journal.write(entry.key(), Optional.of(entry)).thenCompose(written -> script.run(
+        commands, new String[] {KEY},
+        new String[] {"put", scope.field(), value.toString(), Integer.toString(MAX_PAUSES)}, () -> {}))
+        .thenCompose(reply -> (Long) reply.get(0) == 0
+            // Refused by the bound: take it back from the topic too, so no role seeds it later.
+            ? journal.write(entry.key(), Optional.empty()).thenApply(undone -> reply)
+            : java.util.concurrent.CompletableFuture.completedFuture(reply))
         .thenApply(reply -> {
           if ((Long) reply.get(0) == 0) {
             throw new TooManyPauses((Long) reply.get(1));
@@ -70,8 +95,41 @@ public final class PauseStore {
 
   /** Removes the pause of exactly {@code scope}; completes with whether there was one. */
   public CompletionStage<Boolean> resume(PauseScope scope) {
-    return script.run(commands, new String[] {KEY}, new String[] {"remove", scope.field()}, () -> {})
+    return journal.write(new OperatorEntry.Key(OperatorEntry.Kind.PAUSE, scope.field()), Optional.empty())
+        .thenCompose(written -> script.run(commands, new String[] {KEY},
+            new String[] {"remove", scope.field()}, () -> {}))
         .thenApply(reply -> (Long) reply.get(0) == 1);
+  }
+
+  /**
+   * Sets the cache's pauses from the operator topic, in one script: each of {@code values} (field
+   * to cached value, empty to remove), and, when {@code marker} is given, the marker after them.
+   * Completes with how many fields changed.
+   */
+  public CompletionStage<Long> restore(java.util.Map<String, Optional<String>> values,
+      Optional<String> marker) {
+    List<String> args = new ArrayList<>(List.of("restore", MARKER, marker.orElse("")));
+    values.forEach((field, value) -> {
+      args.add(field);
+      args.add(value.orElse(""));
+    });
+    return script.run(commands, new String[] {KEY}, args.toArray(String[]::new), () -> {})
+        .thenApply(reply -> (Long) reply.get(0));
+  }
+
+  /** The hash's marker, empty when absent (the cache lost, or never seeded). */
+  public CompletionStage<Optional<String>> marker() {
+    return script.run(commands, new String[] {KEY}, new String[] {"marker", MARKER}, () -> {})
+        .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(String.valueOf(reply.get(0))));
+  }
+
+  /** The pauses of the operator topic's entries, as {@link #read} would answer them from Redis. */
+  public static PauseRules rules(List<OperatorEntry> entries) {
+    List<Pause> pauses = new ArrayList<>();
+    for (OperatorEntry e : entries) {
+      decode(e.id(), e.cached()).ifPresent(pauses::add);
+    }
+    return PauseRules.of(pauses);
   }
 
   /** Every pause in force, sorted by scope. */

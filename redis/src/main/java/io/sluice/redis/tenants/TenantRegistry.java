@@ -2,6 +2,8 @@ package io.sluice.redis.tenants;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.redis.LuaScript;
+import io.sluice.redis.operator.OperatorEntry;
+import io.sluice.redis.operator.OperatorJournal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,16 +25,22 @@ import java.util.concurrent.CompletionStage;
  *       {@value #MAX_CHANGES} entries: what the gates poll to forget what changed;</li>
  *   <li>{@code sluice:v1:{tenants}:audit:<id>}: the tenant's audit trail, a list of its last
  *       {@value #MAX_AUDIT} changes (who, when, before, after), removed
- *       {@value #AUDIT_DAYS} days after its last change.</li>
+ *       {@value #AUDIT_DAYS} days after its last change;</li>
+ *   <li>{@value #MARKER}: the marker of a cache seeded whole from the operator topic
+ *       ({@link io.sluice.redis.operator.CacheRepair}).</li>
  * </ul>
- * A record lives until deleted; it survives restarts, and Redis's as far as Redis persists its
- * data. Redis wiped: every tenant is decided by the file again, and the gates forget what they
- * cached within a poll (the counter went back).
+ * Every change is written first to the operator topic ({@link OperatorJournal}, acknowledged),
+ * the durable home, then here, its cache. A record lives until deleted; it survives restarts, and
+ * every loss of Redis's data: a role's {@code CacheKeeper} finds the marker gone and sets every
+ * record again ({@link #restore}), bumping the counter, so the gates forget what they kept and
+ * look the tenants up again. (The audit trail is Redis's alone: a loss takes it.)
  */
 public final class TenantRegistry {
   public static final String KEY = "sluice:v1:{tenants}";
   public static final String VERSION = KEY + ":version";
   public static final String CHANGES = KEY + ":changes";
+  /** Present while the cache holds the whole operator topic's records (same slot as the rest). */
+  public static final String MARKER = KEY + ":marker";
   /** Most tenants the registry holds. */
   public static final int MAX_TENANTS = 1_000_000;
   /** Changes kept in the stream (about: Redis trims whole nodes). */
@@ -63,10 +71,18 @@ public final class TenantRegistry {
   public record Page(List<StoredTenant> tenants, boolean truncated) {}
 
   private final RedisScriptingAsyncCommands<String, String> commands;
+  private final OperatorJournal journal;
   private final LuaScript script = LuaScript.load("/lua/tenants.lua");
 
+  /** The registry in Redis alone: for readers (the gates', the dispatchers' watchers). */
   public TenantRegistry(RedisScriptingAsyncCommands<String, String> commands) {
+    this(commands, OperatorJournal.NONE);
+  }
+
+  /** The registry, each change written to {@code journal} first and here once acknowledged. */
+  public TenantRegistry(RedisScriptingAsyncCommands<String, String> commands, OperatorJournal journal) {
     this.commands = commands;
+    this.journal = journal;
   }
 
   static String auditKey(String id) {
@@ -80,9 +96,17 @@ public final class TenantRegistry {
    */
   public CompletionStage<StoredTenant> put(String id, TenantRecord record, String by) {
     TenantInput.checkSize(record);
-    return run(new String[] {KEY, VERSION, CHANGES, auditKey(id)}, "put", id,
-        TenantCodec.stored(record, by), TenantCodec.quoted(by), Integer.toString(MAX_TENANTS),
-        Integer.toString(MAX_AUDIT), AUDIT_TTL, Integer.toString(MAX_CHANGES))
+    String stored = TenantCodec.stored(record, by);
+    OperatorEntry entry = OperatorEntry.of(OperatorEntry.Kind.TENANT, id, System.currentTimeMillis(),
+        stored);
+    return journal.write(entry.key(), Optional.of(entry))
+        .thenCompose(written -> run(new String[] {KEY, VERSION, CHANGES, auditKey(id)}, "put", id,
+            stored, TenantCodec.quoted(by), Integer.toString(MAX_TENANTS),
+            Integer.toString(MAX_AUDIT), AUDIT_TTL, Integer.toString(MAX_CHANGES)))
+        .thenCompose(reply -> (Long) reply.get(0) == 0
+            // Refused by the bound: take it back from the topic too, so no role seeds it later.
+            ? journal.write(entry.key(), Optional.empty()).thenApply(undone -> reply)
+            : CompletableFuture.completedFuture(reply))
         .thenApply(reply -> {
           if ((Long) reply.get(0) == 0) {
             throw new Full((Long) reply.get(1));
@@ -93,8 +117,32 @@ public final class TenantRegistry {
 
   /** Removes {@code id}'s record (the file and the default tier decide again); whether there was one. */
   public CompletionStage<Boolean> delete(String id, String by) {
-    return run(new String[] {KEY, VERSION, CHANGES, auditKey(id)}, "delete", id,
-        TenantCodec.quoted(by), Integer.toString(MAX_AUDIT), AUDIT_TTL, Integer.toString(MAX_CHANGES))
+    return journal.write(new OperatorEntry.Key(OperatorEntry.Kind.TENANT, id), Optional.empty())
+        .thenCompose(written -> run(new String[] {KEY, VERSION, CHANGES, auditKey(id)}, "delete", id,
+            TenantCodec.quoted(by), Integer.toString(MAX_AUDIT), AUDIT_TTL,
+            Integer.toString(MAX_CHANGES)))
+        .thenApply(reply -> (Long) reply.get(0) == 1);
+  }
+
+  /**
+   * Sets {@code id}'s cached value as the operator topic has it ({@link OperatorEntry#cached}, or
+   * empty: no record), with no audit entry; bumps the version only when it changed. Completes
+   * with whether it did.
+   */
+  public CompletionStage<Boolean> restore(String id, Optional<String> cached) {
+    return run(new String[] {KEY, VERSION, CHANGES, MARKER}, "restore", id, cached.orElse(""),
+        Integer.toString(MAX_CHANGES)).thenApply(reply -> (Long) reply.get(0) == 1);
+  }
+
+  /** The cache's marker ({@link #MARKER}), empty when absent. */
+  public CompletionStage<Optional<String>> marker() {
+    return run(new String[] {KEY, VERSION, CHANGES, MARKER}, "marker")
+        .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(String.valueOf(reply.get(0))));
+  }
+
+  /** Sets the marker to {@code value} if it is {@code expected} now (empty: whatever it is). */
+  public CompletionStage<Boolean> mark(String value, Optional<String> expected) {
+    return run(new String[] {KEY, VERSION, CHANGES, MARKER}, "mark", value, expected.orElse(""))
         .thenApply(reply -> (Long) reply.get(0) == 1);
   }
 

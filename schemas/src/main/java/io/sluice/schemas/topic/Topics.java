@@ -94,6 +94,21 @@ public record Topics(String prefix, List<Duration> ladder) {
     return prefix + "replays";
   }
 
+  /**
+   * The operators' state: every pause and every tenant registry record (quotas, endpoints,
+   * rules), one record per key ({@code pause:<provider>/<tenant>}, {@code tenant:<id>}), the
+   * latest value of a key in force and a null value (a tombstone) for a resume or a delete.
+   * Compacted and never deleted by age: it is the durable home of what an operator set, and
+   * Redis holds only a cache of it (docs/decisions/2026-11-29-operator-state.md). One partition
+   * ({@link #OPERATOR_PARTITIONS}): it is small, and one partition reads in the order written.
+   */
+  public String operator() {
+    return prefix + "operator";
+  }
+
+  /** The operator topic's partitions: one, whatever the work topics have. */
+  public static final int OPERATOR_PARTITIONS = 1;
+
   public String delay(Duration step) {
     return prefix + "delay." + Durations.format(step);
   }
@@ -109,6 +124,7 @@ public record Topics(String prefix, List<Duration> ladder) {
   public List<String> all() {
     List<String> names = new ArrayList<>(List.of(inbound(), regate(), ready(), outcomes(), dlq()));
     names.addAll(delays());
+    names.add(operator());
     return names;
   }
 
@@ -123,6 +139,8 @@ public record Topics(String prefix, List<Duration> ladder) {
    *   <li>outcomes and dlq: {@link #AUDIT_RETENTION}; the dlq also takes records up to
    *       {@link #DLQ_MAX_MESSAGE_BYTES};
    *   <li>replays: {@link #REPLAY_LEDGER_RETENTION}, compacted as well;
+   *   <li>operator: compacted only, kept forever (a pause or a tenant record set a year ago is
+   *       still in force);
    *   <li>every topic: delete cleanup, {@code min.insync.replicas} = replicas - 1 (at least 1).
    * </ul>
    *
@@ -140,6 +158,9 @@ public record Topics(String prefix, List<Duration> ladder) {
       configs.put(TopicConfig.CLEANUP_POLICY_CONFIG,
           TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE);
     }
+    if (name.equals(operator())) {
+      configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+    }
     return configs;
   }
 
@@ -153,6 +174,9 @@ public record Topics(String prefix, List<Duration> ladder) {
     if (name.equals(replays())) {
       return REPLAY_LEDGER_RETENTION;
     }
+    if (name.equals(operator())) {
+      return Duration.ofMillis(-1);
+    }
     for (Duration step : ladder) {
       if (name.equals(delay(step))) {
         Duration tenSteps = step.multipliedBy(10);
@@ -164,7 +188,7 @@ public record Topics(String prefix, List<Duration> ladder) {
 
   /**
    * Partition counts for every topic: {@code work} for the topics records flow through (inbound,
-   * regate, ready, the delay steps), {@code audit} for outcomes and dlq. For test and demo brokers; a real
+   * regate, ready, the delay steps), {@code audit} for outcomes and dlq, one for operator. For test and demo brokers; a real
    * deployment creates its topics with their settings (see the {@code topics create} command).
    */
   public Map<String, Integer> partitionCounts(int work, int audit) {
@@ -175,6 +199,7 @@ public record Topics(String prefix, List<Duration> ladder) {
     delays().forEach(d -> counts.put(d, work));
     counts.put(outcomes(), audit);
     counts.put(dlq(), audit);
+    counts.put(operator(), OPERATOR_PARTITIONS);
     return counts;
   }
 }

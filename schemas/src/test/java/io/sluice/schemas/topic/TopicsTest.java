@@ -14,12 +14,12 @@ class TopicsTest {
 
   @Test
   void shouldNameEveryTopicUnderItsPrefix() {
-    assertEquals(List.of("t.inbound", "t.regate", "t.ready", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s"), topics.all());
+    assertEquals(List.of("t.inbound", "t.regate", "t.ready", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s", "t.operator"), topics.all());
   }
 
   @Test
   void shouldGiveTheWorkTopicsOneCountAndTheAuditTopicsAnother() {
-    assertEquals(Map.of("t.inbound", 4, "t.regate", 4, "t.ready", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1),
+    assertEquals(Map.of("t.inbound", 4, "t.regate", 4, "t.ready", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1, "t.operator", 1),
         topics.partitionCounts(4, 1));
     assertEquals(topics.all().size(), topics.partitionCounts(4, 1).size(), "every topic, once");
   }
@@ -39,6 +39,15 @@ class TopicsTest {
     assertEquals(String.valueOf(60 * Duration.ofDays(1).toMillis()), ledger.get("retention.ms"));
     assertEquals(2 * Long.parseLong(topics.configs(topics.dlq(), (short) 3).get("retention.ms")),
         Long.parseLong(ledger.get("retention.ms")));
+  }
+
+  @Test
+  void shouldCompactTheOperatorStateAndNeverDeleteItByAge() {
+    Map<String, String> operator = topics.configs(topics.operator(), (short) 3);
+    assertEquals("t.operator", topics.operator());
+    assertEquals("compact", operator.get("cleanup.policy"), "a tombstone removes a key, age never");
+    assertEquals("-1", operator.get("retention.ms"));
+    assertEquals("2", operator.get("min.insync.replicas"));
   }
 
   @Test
