@@ -11,6 +11,7 @@ import io.sluice.dispatcher.dispatch.lane.Settlement;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.endpoint.EndpointHealth;
 import io.sluice.dispatcher.endpoint.EndpointLanes;
+import io.sluice.dispatcher.endpoint.EndpointLookups;
 import io.sluice.dispatcher.endpoint.GuardedEndpoint;
 import io.sluice.dispatcher.feedback.LearningLimitSource;
 import io.sluice.dispatcher.feedback.LimitLearner;
@@ -28,8 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,8 +129,6 @@ final class TenantEndpoints {
   private final TenantLookup registry;
   /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
   private final EndpointTotals totals;
-  /** Resolves endpoints' hosts for the address guard, off the lanes' timer; made when needed. */
-  private ExecutorService lookups;
   private Map<String, Double> weights;
   private long lastRetired;
   /** Lanes opened so far: each one's place in the spread of first slots. */
@@ -217,8 +214,7 @@ final class TenantEndpoints {
     ProviderConfig toward = provider.toward(endpoint.url(), endpoint.limitsUnder(provider));
     Provider base = parts.providers().get(key.provider()).toward(endpoint.url());
     Provider calls = provider.endpoints().allowPrivateNetworks() ? base
-        : new GuardedEndpoint(base, endpoint.url().getHost(), GuardedEndpoint.Resolver.SYSTEM,
-            lookups());
+        : new GuardedEndpoint(base, endpoint.url().getHost(), EndpointLookups.system());
     EndpointHealth health = new EndpointHealth(provider.endpoints().disableAfter().toMillis(),
         provider.endpoints().probeAfter().toMillis());
     LimitSource limits = new LearningLimitSource(key.name(),
@@ -414,21 +410,7 @@ final class TenantEndpoints {
     all().forEach(l -> l.lane().reweigh(weights));
   }
 
-  private ExecutorService lookups() {
-    if (lookups == null) {
-      lookups = Executors.newFixedThreadPool(4, r -> {
-        Thread t = new Thread(r, "sluice-endpoint-lookup");
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    return lookups;
-  }
-
-  /** Stops the lookups (the lanes are closed with the others). */
+  /** Nothing of its own to stop: the lanes are closed with the others, lookups are shared. */
   void close() {
-    if (lookups != null) {
-      lookups.shutdownNow();
-    }
   }
 }

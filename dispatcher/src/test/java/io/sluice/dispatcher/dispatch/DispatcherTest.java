@@ -166,6 +166,180 @@ class DispatcherTest {
     assertEquals(List.of("e1"), called);
   }
 
+  /**
+   * The default budgets: one dispatcher owning 6 partitions, a per-tenant provider. Reading pauses
+   * a partition past its share of unsettled records, (2 x 1,000 + 1,000 + 32 per live endpoint
+   * lane) / 6: about 510 here.
+   */
+  private static final SluiceConfig ENDPOINTS = ConfigLoader.parse("""
+      tiers: { std: { weight: 1 } }
+      defaultTier: std
+      providers:
+        hooks:
+          endpoints: perTenant
+          allowPrivateNetworks: true
+          allowPlainHttp: true
+          rate: 100/s
+          disableAfter: 200ms
+          probeAfter: 1h
+          whileDisabled: wait
+          quotas: { std: { capacity: 10, refill: 1/s } }
+      tenants:
+        dead: { endpoints: { hooks: "http://127.0.0.1:9/dead" } }
+        alive: { endpoints: { hooks: "http://127.0.0.1:9/alive" } }
+      """, Map.of());
+
+  @Test
+  void shouldKeepADisabledEndpointsBacklogFromStoppingItsPartition() {
+    List<TopicPartition> six = new java.util.ArrayList<>();
+    for (int p = 0; p < 6; p++) {
+      six.add(new TopicPartition(TOPICS.ready(), p));
+    }
+    Provider hooks = new Provider() {
+      @Override
+      public java.util.concurrent.CompletionStage<ProviderResult> call(
+          io.sluice.dispatcher.provider.ProviderCall call) {
+        throw new AssertionError("only endpoints are called");
+      }
+
+      @Override
+      public Provider toward(java.net.URI endpoint) {
+        return call -> {
+          called.add(call.eventId());
+          return CompletableFuture.completedFuture(new ProviderResult.Answered(
+              endpoint.getPath().equals("/dead") ? 500 : 200, null));
+        };
+      }
+    };
+    java.util.concurrent.atomic.AtomicBoolean disabled = new java.util.concurrent.atomic.AtomicBoolean();
+    DispatchListener listener = new DispatchListener() {
+      @Override
+      public void endpointDisabled(String provider) {
+        disabled.set(true);
+      }
+    };
+    dispatcher = new Dispatcher(DispatcherWiring.of(ENDPOINTS, consumer, producer,
+            Map.of("hooks", hooks), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
+            Clock.systemUTC(), listener)
+        .withTime(System::nanoTime, () -> 0.5));
+    Map<TopicPartition, Long> beginnings = new java.util.HashMap<>();
+    six.forEach(tp -> beginnings.put(tp, 0L));
+    consumer.updateBeginningOffsets(beginnings);
+    consumer.setMaxPollRecords(100);
+    consumer.schedulePollTask(() -> consumer.rebalance(six));
+    loop = new Thread(dispatcher, "dispatcher-test");
+    loop.start();
+    // The dead endpoint fails until it is disabled (its probe an hour away).
+    List<String> warm = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      warm.add(endpointEvent("warm" + i, "dead"));
+    }
+    read(warm.toArray(String[]::new));
+    awaitTrue(disabled::get, "the dead endpoint disabled after 200 ms of 500s");
+
+    // 1,200 events for it, then 30 for another tenant (within its lane's 32), all on one
+    // partition.
+    List<String> held = new java.util.ArrayList<>();
+    for (int i = 0; i < 1_200; i++) {
+      held.add(endpointEvent("held" + i, "dead"));
+    }
+    read(held.toArray(String[]::new));
+    List<String> alive = new java.util.ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      alive.add(endpointEvent("alive" + i, "alive"));
+    }
+    read(alive.toArray(String[]::new));
+
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 30,
+        "the other tenant's 30 events delivered: the dead endpoint's queue did not pause the "
+            + "partition they share");
+    assertTrue(called.stream().noneMatch(id -> id.startsWith("held")),
+        "nothing called at the disabled endpoint");
+    assertTrue(written(TOPICS.delay(CONFIG.ladder().get(CONFIG.ladder().size() - 1))).size()
+        >= 1_000, "its backlog parked in Kafka until its probe, not held in memory");
+  }
+
+  private static String endpointEvent(String id, String tenant) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant
+        + "\",\"provider\":\"hooks\",\"payload\":{}}";
+  }
+
+  @Test
+  void shouldDeadLetterAnEventWhoseDeadlinePassesWhileItsLaneIsHeldWithoutCallingIt() {
+    answer = new ProviderResult.Answered(429, "60"); // the provider asks for a minute
+    start();
+    read(event("first"));
+    awaitTrue(() -> retries().size() == 1, "the 429 retried; the lane held for 60 s");
+    answer = new ProviderResult.Answered(200, null);
+
+    read(eventWithDeadline("late", Instant.now().plusMillis(1_500)));
+
+    awaitTrue(() -> written(TOPICS.dlq()).size() == 1, "dead-lettered at its deadline");
+    assertEquals("expired", header(written(TOPICS.dlq()).get(0), HeaderNames.REASON));
+    assertEquals(List.of("first"), called, "never called after its deadline");
+  }
+
+  @Test
+  void shouldSendAnOverflowRoundTheLadderUntilItsTurnAtThePacedRateNotASlowMomentsDrain() {
+    // One call in flight, each answered after 2 s: the lane drains 0.5/s while slow, its paced
+    // rate is 200/s. A buffer of 20: an overflow's turn is 20 / 200/s = 0.1 s away (the ladder's
+    // smallest step, 1 s), not 20 / 0.5/s = 40 s.
+    SluiceConfig slow = ConfigLoader.parse("""
+        tiers: { std: { weight: 1 } }
+        defaultTier: std
+        dispatcher: { bufferSize: 20 }
+        providers:
+          api:
+            url: http://127.0.0.1:9/api
+            rate: 200/s
+            maxInFlight: 1
+            timeout: 5s
+            quotas: { std: { capacity: 10, refill: 1/s } }
+        """, Map.of());
+    java.util.concurrent.ScheduledExecutorService later =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      Provider slowly = call -> {
+        called.add(call.eventId());
+        CompletableFuture<ProviderResult> answered = new CompletableFuture<>();
+        later.schedule(() -> answered.complete(new ProviderResult.Answered(200, null)), 2,
+            TimeUnit.SECONDS);
+        return answered;
+      };
+      dispatcher = new Dispatcher(DispatcherWiring.of(slow, consumer, producer,
+              Map.of("api", slowly), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
+              Clock.systemUTC(), DispatchListener.NONE)
+          .withTime(System::nanoTime, () -> 0.5));
+      consumer.updateBeginningOffsets(Map.of(READY, 0L));
+      consumer.schedulePollTask(() -> consumer.rebalance(List.of(READY)));
+      loop = new Thread(dispatcher, "dispatcher-test");
+      loop.start();
+      read(event("e0"), event("e1"));
+      awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "one slow call answered: the lane "
+          + "has measured its 2 s calls");
+
+      List<String> more = new java.util.ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        more.add(event("m" + i));
+      }
+      read(more.toArray(String[]::new));
+
+      awaitTrue(() -> !retries().isEmpty(), "an overflow sent round the ladder");
+      ProducerRecord<byte[], byte[]> overflow = retries().get(0);
+      assertEquals("overflow", header(overflow, HeaderNames.REASON));
+      long wait = Long.parseLong(header(overflow, HeaderNames.NOT_BEFORE)) - overflow.timestamp();
+      assertTrue(wait <= 1_000, "back at its turn at the paced rate, the smallest step: " + wait
+          + " ms (" + header(overflow, HeaderNames.DETAIL) + ")");
+    } finally {
+      later.shutdownNow();
+    }
+  }
+
+  private static String eventWithDeadline(String id, Instant deadline) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"acme\",\"provider\":\"api\","
+        + "\"deadline\":\"" + deadline + "\",\"payload\":{}}";
+  }
+
   private static MockProducer<byte[], byte[]> producer(boolean autoComplete) {
     return new MockProducer<>(autoComplete, null, new ByteArraySerializer(),
         new ByteArraySerializer());
