@@ -8,6 +8,8 @@ import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.Quota;
 import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.dispatch.Waits;
+import io.sluice.dispatcher.dispatch.WaitsStore;
 import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
@@ -130,6 +132,12 @@ public final class StatusReader {
     learner.bound(bounds);
     List<String> names = new ArrayList<>(new TreeMap<>(config.providers()).keySet());
     names.removeIf(n -> only.isPresent() && !only.get().equals(n));
+    List<Map<String, Waits>> waits = List.of();
+    try {
+      waits = await(new WaitsStore(redis).read());
+    } catch (RuntimeException e) {
+      errors.put("waits", message(e));
+    }
     try {
       learner.preload(names, TIMEOUT);
     } catch (RuntimeException e) {
@@ -151,6 +159,8 @@ public final class StatusReader {
         o.put("expiresAt", Instant.ofEpochMilli(l.expiresAtMillis()).toString());
       }
       n.put("paused", pauses.pausesAllOf(name));
+      // What its events wait for now, from every live dispatcher (WaitsStore).
+      n.set("waits", WaitsView.of(name, waits));
       ArrayNode concerning = n.putArray("pauses");
       pauses.concerning(name).forEach(x -> concerning.add(pause(x)));
     }

@@ -25,6 +25,9 @@ public final class StatusText {
       for (JsonNode x : n.path("pauses")) {
         out.append("    pause: ").append(pause(x)).append('\n');
       }
+      if (n.has("waits")) {
+        out.append("    waiting: ").append(WaitsView.line(n.path("waits"))).append('\n');
+      }
     }
     if (status.has("waiting")) {
       out.append("waiting (consumer lag):\n");

@@ -206,7 +206,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           arrivals.accept(record);
         }
         pauses.apply(lanes.all(), clock.instant(), arrivals::queue);
-        sweep.sweepIfDue(lanes.all(), clock.instant());
+        sweep.sweepIfDue(lanes.all(), clock.instant(), pauses.heldByProvider());
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());
@@ -253,6 +253,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** Events held by a pause per provider (providers holding none left out). */
   public Map<String, Integer> heldByPause() {
     return pauses.heldByProvider();
+  }
+
+  /** What each provider's events wait for on this instance, as of the last second ({@link Waits}). */
+  public Map<String, Waits> waits() {
+    return sweep.waits();
   }
 
   /** Partitions of {@code sluice.ready} this instance owns now. */

@@ -30,6 +30,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +63,14 @@ public final class DispatcherService implements AutoCloseable {
    */
   static final int TENANTS_KEPT = 20_000;
 
+  /** Writes this instance's waits for status. */
+  private final ScheduledExecutorService waitsTimer = Executors.newSingleThreadScheduledExecutor(
+      r -> {
+        Thread t = new Thread(r, "sluice-dispatch-waits");
+        t.setDaemon(true);
+        return t;
+      });
+
   private DispatcherService(Dispatcher dispatcher, RedisAccess redis, Runnable unfollow,
       AdminTopicIdentity identity, PauseWatcher pauses, Optional<TenantWatcher> tenants) {
     this.pauses = pauses;
@@ -69,6 +80,16 @@ public final class DispatcherService implements AutoCloseable {
     this.unfollow = unfollow;
     this.identity = identity;
     this.thread = new Thread(dispatcher, "sluice-dispatcher");
+    // What this instance's events wait for, told to status once a second (WaitsStore).
+    WaitsStore waits = new WaitsStore(redis.commands());
+    String instance = "dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
+    this.waitsTimer.scheduleWithFixedDelay(() -> {
+      try {
+        waits.put(instance, dispatcher.waits());
+      } catch (RuntimeException e) {
+        // Redis away: status shows no waits for this instance until it is back.
+      }
+    }, 1, 1, TimeUnit.SECONDS);
   }
 
   /** Starts with one {@link HttpProvider} per configured provider. */
@@ -208,6 +229,7 @@ public final class DispatcherService implements AutoCloseable {
 
   @Override
   public void close() {
+    waitsTimer.shutdownNow();
     unfollow.run();
     dispatcher.close();
     try {

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -40,17 +41,62 @@ final class LaneSweep {
   private final Map<String, Long> loggedAt = new HashMap<>();
   private long lastNanos;
   private boolean swept;
+  /** What each provider's events wait for, as of the last sweep (any thread reads it). */
+  private volatile Map<String, Waits> waits = Map.of();
 
   LaneSweep(WithoutCall withoutCall, LongSupplier nanoTime) {
     this.withoutCall = withoutCall;
     this.nanoTime = nanoTime;
   }
 
-  /** Sweeps {@code lanes} if a second has passed since the last sweep. */
-  void sweepIfDue(List<ProviderLane> lanes, Instant now) {
+  /** What each provider's events wait for, as of the last sweep. */
+  Map<String, Waits> waits() {
+    return waits;
+  }
+
+  /**
+   * Sweeps {@code lanes} if a second has passed since the last sweep, and takes what each
+   * provider's events wait for ({@link Waits}), {@code heldByPause} among them.
+   */
+  void sweepIfDue(List<ProviderLane> lanes, Instant now, Map<String, Integer> heldByPause) {
+    if (sweepIfDue(lanes, now)) {
+      waits = waits(lanes, heldByPause, now.toEpochMilli());
+    }
+  }
+
+  private Map<String, Waits> waits(List<ProviderLane> lanes, Map<String, Integer> heldByPause,
+      long nowMillis) {
+    Map<String, int[]> counts = new TreeMap<>(); // queued, in flight, lanes held
+    Map<String, Long> heldUntil = new HashMap<>();
+    for (ProviderLane lane : lanes) {
+      int[] c = counts.computeIfAbsent(lane.id().provider(), p -> new int[3]);
+      c[0] += lane.queued();
+      c[1] += lane.inFlight();
+      long held = lane.heldForNanos();
+      if (held > 0) {
+        c[2]++;
+        heldUntil.merge(lane.id().provider(), nowMillis + TimeUnit.NANOSECONDS.toMillis(held),
+            Math::max);
+      }
+    }
+    heldByPause.keySet().forEach(p -> counts.computeIfAbsent(p, x -> new int[3]));
+    Map<String, ParkedLedger.Parked> parked = withoutCall.ledger().at(nowMillis);
+    parked.keySet().forEach(p -> counts.computeIfAbsent(p, x -> new int[3]));
+    Map<String, Waits> out = new TreeMap<>();
+    counts.forEach((provider, c) -> {
+      ParkedLedger.Parked p = parked.get(provider);
+      out.put(provider, new Waits(c[0], c[1], heldByPause.getOrDefault(provider, 0), c[2],
+          heldUntil.getOrDefault(provider, 0L), p == null ? Map.of() : p.byReason(),
+          p == null ? 0 : p.nextDueMillis(), p == null ? 0 : p.lastDueMillis()));
+    });
+    return Map.copyOf(out);
+  }
+
+  /** Sweeps {@code lanes} if a second has passed since the last sweep; true if it did. */
+  boolean sweepIfDue(List<ProviderLane> lanes, Instant now) {
     long t = nanoTime.getAsLong();
     if (swept && t - lastNanos < EVERY_NANOS) {
-      return;
+      return false;
     }
     swept = true;
     lastNanos = t;
@@ -70,6 +116,7 @@ final class LaneSweep {
       parked.forEach(p -> withoutCall.park(p.entry(), p.waitNanos(), why));
       logOnce(lane.name(), parked.size(), why, t);
     }
+    return true;
   }
 
   static boolean pastDeadline(DispatchEntry e, Instant now) {

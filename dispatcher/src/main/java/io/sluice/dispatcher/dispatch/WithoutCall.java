@@ -23,6 +23,8 @@ final class WithoutCall {
   static final long MAX_PARK_MILLIS = TimeUnit.HOURS.toMillis(1);
   private final SettlementWriter writer;
   private final Clock clock;
+  /** What was sent round the ladder and is not due back yet, for {@code status}. */
+  private final ParkedLedger ledger = new ParkedLedger();
   private final DispatchListener listener;
   private final List<Duration> ladder;
   private final int bufferSize;
@@ -113,7 +115,13 @@ final class WithoutCall {
     return ladder.get(ladder.size() - 1).toMillis();
   }
 
+  /** The events deferred without a call that are not due back yet. */
+  ParkedLedger ledger() {
+    return ledger;
+  }
+
   private void defer(DispatchEntry entry, Reason reason, String detail, long waitMillis) {
+    ledger.parked(entry.event().provider(), reason, clock.millis() + waitMillis);
     writer.defer(entry, reason, detail, waitMillis, entry.attempts());
     listener.deferred(entry.event().provider(), entry.tier(), reason);
   }

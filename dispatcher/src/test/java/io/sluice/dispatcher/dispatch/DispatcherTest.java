@@ -257,6 +257,11 @@ class DispatcherTest {
         "nothing called at the disabled endpoint");
     assertTrue(written(TOPICS.delay(CONFIG.ladder().get(CONFIG.ladder().size() - 1))).size()
         >= 1_000, "its backlog parked in Kafka until its probe, not held in memory");
+    awaitTrue(() -> {
+      Waits w = dispatcher.waits().get("hooks");
+      return w != null && w.lanesHeld() == 1
+          && w.parked().values().stream().mapToInt(Integer::intValue).sum() >= 1_000;
+    }, "status is told why they wait: one lane held (disabled until its probe), the rest parked");
   }
 
   private static String endpointEvent(String id, String tenant) {
