@@ -512,22 +512,4 @@ public final class LaneSchedule {
     }
     return Math.min(sustainedPerSecond, maxInFlight * 1e9 / latencyNanos);
   }
-
-  /**
-   * How long an entry the full buffer turned away goes round the ladder: until the buffer of
-   * {@code bufferSize} has had time to drain at {@code drainPerSecond}, at most
-   * {@code maxWaitMillis}, at least the ladder's shortest step.
-   *
-   * <p>The cap: the pace may be low only for now (a learned limit at the floor, which the
-   * provider's next policy list or its fading lifts), and an entry in the ladder cannot come back
-   * before its not-before. Back too early, it overflows again and goes round once more; back too
-   * late, it waits for a pace long gone (a chaos run: 1,000 buffered at a 2.4/s floor sent 404
-   * events away for 417 s, beyond the run's 240 s to settle, though the floor lifted within
-   * seconds).
-   */
-  public static long overflowWaitMillis(int bufferSize, double drainPerSecond,
-      long shortestStepMillis, long maxWaitMillis) {
-    long drainMillis = (long) Math.ceil(bufferSize * 1000.0 / drainPerSecond);
-    return Math.max(shortestStepMillis, Math.min(maxWaitMillis, drainMillis));
-  }
 }

@@ -336,21 +336,6 @@ class LaneScheduleTest {
         "latency is a moving average: one fast call weighs a sixteenth");
   }
 
-  @Test
-  void shouldSendAnOverflowRoundTheLadderUntilTheBufferHasDrained() {
-    assertEquals(50_000, LaneSchedule.overflowWaitMillis(100, 2, 1_000, 300_000),
-        "100 buffered at 2 a second: back in 50 s");
-    assertEquals(1_000, LaneSchedule.overflowWaitMillis(100, 1_000, 1_000, 300_000),
-        "at least the ladder's shortest step");
-  }
-
-  @Test
-  void shouldBringAnOverflowBackWithinMaxRetryAfterWhateverThePaceNow() {
-    // The chaos run: 1,000 buffered while a hostile answer held the pace at the floor (10% of
-    // 24/s); the floor lifted within seconds, the entries came back 417 s later.
-    assertEquals(20_000, LaneSchedule.overflowWaitMillis(1_000, 2.4, 1_000, 20_000));
-  }
-
   /**
    * With three queued on a warm lane: no claim until {@code millis} from now, then a claim of
    * three.
