@@ -14,12 +14,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Once a second, what waits in each lane is looked at: an entry whose deadline passed leaves as
- * expired (never called after it; a slot firing in between checks too), and the entries a lane
- * cannot call within {@link #KEEP_NANOS} (it is held by a {@code Retry-After} or a disabled
- * endpoint until its probe, or it holds more than that window at its paced rate) are parked in
- * Kafka for their turn ({@link ProviderLane#trim}). So memory holds only what is about to be
- * sent, and a lane that cannot drain holds neither its partition's commit nor its share of the
- * records that pause reading: one dead endpoint does not stop its partition.
+ * expired (never called after it; a slot firing in between checks too), and the entries of a
+ * lane that may not call for longer than {@link #KEEP_NANOS} (a {@code Retry-After}, a disabled
+ * endpoint until its probe) are parked in Kafka for their turn after the hold
+ * ({@link ProviderLane#trim}). So a lane that cannot drain holds neither its partition's commit
+ * nor its share of the records that pause reading: one dead endpoint does not stop its partition.
  *
  * <p>Each lane that parks is logged once a minute at most, with why and how many. The consumer
  * thread owns it.
@@ -27,8 +26,8 @@ import org.slf4j.LoggerFactory;
 final class LaneSweep {
   private static final Logger LOG = LoggerFactory.getLogger(LaneSweep.class);
   /**
-   * What a lane keeps in memory: the entries it can call within 16 s. At 2/s, 32 entries, what
-   * {@code ReadBudget.PER_ENDPOINT_LANE} gives each endpoint lane of a partition's records.
+   * A lane held longer than this parks its queue: 16 s, what {@code ReadBudget.PER_ENDPOINT_LANE}
+   * (32 records) is at 2/s, an endpoint lane's share of its partition's records.
    */
   static final long KEEP_NANOS = TimeUnit.SECONDS.toNanos(16);
   private static final long EVERY_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -108,11 +107,9 @@ final class LaneSweep {
         continue;
       }
       long held = lane.heldForNanos();
-      String why = held > 0
-          ? "lane " + lane.name() + " may not call for " + TimeUnit.NANOSECONDS.toMillis(held)
-              + " ms (its provider's Retry-After, or its endpoint disabled until a probe)"
-          : "lane " + lane.name() + " holds more than it calls in "
-              + TimeUnit.NANOSECONDS.toSeconds(KEEP_NANOS) + " s";
+      String why = "lane " + lane.name() + " may not call for "
+          + TimeUnit.NANOSECONDS.toMillis(held) + " ms (its provider's Retry-After, or its "
+          + "endpoint disabled until a probe)";
       parked.forEach(p -> withoutCall.park(p.entry(), p.waitNanos(), why));
       logOnce(lane.name(), parked.size(), why, t);
     }

@@ -518,14 +518,18 @@ public final class ProviderLane implements AutoCloseable {
   }
 
   /**
-   * Takes out of the queue, served-last first, the entries this lane cannot call within
-   * {@code keepNanos} (it is held past it by a {@code Retry-After} or a disabled endpoint's
-   * probe, or it holds more than that window at its paced rate), each with how long it waits
-   * for its turn, in the order they would have been served. At least one stays (the next call,
-   * or a disabled endpoint's probe).
+   * When the lane may not call for longer than {@code keepNanos} (a provider's
+   * {@code Retry-After}, a disabled endpoint until its probe), takes every queued entry but the
+   * first out of the queue, each with how long it waits for its turn after the hold, in the
+   * order they would have been served; the first stays (the next call, or the probe). A lane
+   * that may call keeps its queue: its backlog drains, and one that outgrows the buffer
+   * overflows at its turn (reading its partition on pauses when all its arrivals overflow).
    */
   public synchronized List<Parked> trim(long keepNanos) {
     long now = nanoTime.getAsLong();
+    if (schedule.readyAtNanos() - now <= keepNanos) {
+      return List.of();
+    }
     double rate = pacedPerSecond();
     int keeps = ParkingSchedule.keeps(now, rate, schedule.readyAtNanos(), keepNanos);
     if (queue.size() <= keeps) {
