@@ -77,7 +77,18 @@ public record ChaosReport(
   }
 
   static List<String> judge(long lost, List<PairFigure> pairs, boolean settled) {
+    return judge(lost, pairs, settled, List.of());
+  }
+
+  /** @param idle the long gaps after the faults with events waiting for no visible reason */
+  static List<String> judge(long lost, List<PairFigure> pairs, boolean settled,
+      List<GapReasons.GapFigure> idle) {
     List<String> failures = new ArrayList<>();
+    for (GapReasons.GapFigure g : idle) {
+      failures.add(String.format("a provider idle %.1f s from %.1f s after the faults while %d "
+          + "events waited with no visible reason %s", g.seconds(), g.fromSecond(), g.waiting(),
+          g.waitingFor()));
+    }
     if (lost > 0) {
       failures.add(lost + " events lost (neither delivered nor dead-lettered)");
     }

@@ -243,7 +243,9 @@ public final class ChaosRun {
         (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps, longGaps,
         calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
         faultLog.stream().map(DuplicateCauses.Fault::label).toList(),
-        ChaosReport.judge(lost, pairs, settled));
+        ChaosReport.judge(lost, pairs, settled, GapReasons.idleWithoutReason(longGaps,
+            (windows.stream().mapToLong(GapReasons.Window::toMillis).max().orElse(loadStart)
+                - loadStart) / 1000.0)));
   }
 
   private void inject(FaultPlan.Fault f, RedisServerProcess redis, ChildJvm broker,
@@ -403,8 +405,11 @@ public final class ChaosRun {
           long notBefore = place != GapReasons.Place.DELAY ? 0
               : io.sluice.schemas.topic.HeaderValues.lastLong(r.headers(),
                   io.sluice.schemas.topic.HeaderNames.NOT_BEFORE).orElse(0L);
+          String reason = place != GapReasons.Place.DELAY ? ""
+              : io.sluice.schemas.topic.HeaderValues.last(r.headers(),
+                  io.sluice.schemas.topic.HeaderNames.REASON).orElse("");
           marks.computeIfAbsent(id, k -> new ArrayList<>())
-              .add(new GapReasons.Mark(place, r.timestamp(), notBefore));
+              .add(new GapReasons.Mark(place, r.timestamp(), notBefore, reason));
         }
       });
     }

@@ -70,4 +70,28 @@ class GapReasonsTest {
     assertEquals(List.of("Redis away (circuits, leak)"), g.faultsDuring(), "only what overlaps");
     assertEquals(Map.of(GapReasons.IN_READY + "Redis away (circuits, leak)", 1L), g.waitingFor());
   }
+
+  @Test
+  @DisplayName("after the faults, a gap with an overflow back past its end fails the run; a parked one does not")
+  void anOverflowWaitingPastItsTurnAfterTheFaultsIsIdleWithoutAReason() {
+    // Calls at 0 s and 30 s; the faults were over at 0 s.
+    List<Arrival> calls = List.of(ok(0, "x"), ok(30_000, "overflow"), ok(30_500, "parked"));
+    Map<String, List<Mark>> overflow = Map.of("overflow", List.of(mark(Place.INBOUND, 100),
+        mark(Place.READY, 200), new Mark(Place.DELAY, LOAD + 300, LOAD + 30_000, "overflow")));
+    Map<String, List<Mark>> parked = Map.of("parked", List.of(mark(Place.INBOUND, 100),
+        mark(Place.READY, 200), new Mark(Place.DELAY, LOAD + 300, LOAD + 30_000, "parked")));
+
+    List<GapFigure> withOverflow = GapReasons.of(calls, overflow, List.of(), LOAD);
+    assertEquals(Map.of(GapReasons.DELAY_OVERFLOW, 1L), withOverflow.get(0).waitingFor());
+    assertEquals(withOverflow, GapReasons.idleWithoutReason(withOverflow, 0.0));
+    assertEquals(List.of(), GapReasons.idleWithoutReason(withOverflow, 5.0),
+        "a gap that began during the faults is theirs");
+
+    List<GapFigure> withParked = GapReasons.of(calls, parked, List.of(), LOAD);
+    assertEquals(Map.of(GapReasons.DELAY_STEP, 1L), withParked.get(0).waitingFor());
+    assertEquals(List.of(), GapReasons.idleWithoutReason(withParked, 0.0),
+        "parked for a hold, a pause or a disabled endpoint: a reason status shows");
+    assertEquals(1, ChaosReport.judge(0, List.of(), true,
+        GapReasons.idleWithoutReason(withOverflow, 0.0)).size(), "the run fails on it");
+  }
 }
