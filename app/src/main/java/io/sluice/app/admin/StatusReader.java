@@ -16,9 +16,12 @@ import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
 import io.sluice.dispatcher.pause.Pause;
 import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.redis.SlotMarkers;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.limiter.BucketKey;
+import io.sluice.topology.limiter.BucketSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,9 +61,9 @@ public final class StatusReader {
   static final int MAX_DEAD_LETTERS = 10_000;
   static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
-      + "local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts') "
-      + "return {t[1], t[2], v[1] or '', v[2] or ''}";
+  /** Redis's clock, a bucket's hash and its slot's marker, read at one instant. */
+  static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
+      + "return {t[1], t[2], redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) or false}";
 
   private final SluiceConfig config;
   private final RedisScriptingAsyncCommands<String, String> redis;
@@ -286,29 +289,34 @@ public final class StatusReader {
       ObjectNode b = buckets.putObject(provider);
       b.put("capacity", quota.get().capacity());
       b.put("refillPerSecond", quota.get().refill().perSecond());
+      String key = new BucketKey(provider, tenant).redisKey();
       List<Object> reply = await(redis.<List<Object>>eval(BUCKET_SCRIPT, ScriptOutputType.MULTI,
-          "sluice:v1:{" + provider + ":" + tenant + "}:tb"));
-      b.put("level", level(reply, quota.get()));
+          key, SlotMarkers.markerOf(key)));
+      b.put("level", level(reply, BucketSpec.of(quota.get(), config.reservationHorizon())));
     }
     return out;
   }
 
   /**
-   * The bucket's level now from its stored {@code tokens} at {@code ts} (microseconds, Redis's
-   * clock) refilled since, at most the capacity; the capacity when the bucket was never used.
-   * Negative: units reserved ahead for events waiting in the ladder.
+   * The bucket's level now, as the gate would decide by it ({@link BucketLevel}), from the reply of
+   * {@link #BUCKET_SCRIPT}: Redis's TIME, the bucket's hash as a flat list of fields and values,
+   * the slot's marker (null when missing). Negative: units reserved ahead for events waiting in
+   * the ladder.
    */
-  static double level(List<Object> reply, Quota quota) {
-    long now = Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
-        + Long.parseLong(String.valueOf(reply.get(1)));
-    String tokens = String.valueOf(reply.get(2));
-    String ts = String.valueOf(reply.get(3));
-    if (tokens.isEmpty() || ts.isEmpty()) {
-      return quota.capacity();
+  static double level(List<Object> reply, BucketSpec spec) {
+    return level(reply, spec, Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
+        + Long.parseLong(String.valueOf(reply.get(1))));
+  }
+
+  /** {@link #level(List, BucketSpec)} at {@code now} rather than the reply's time. */
+  static double level(List<Object> reply, BucketSpec spec, long now) {
+    Map<String, String> fields = new HashMap<>();
+    List<?> flat = (List<?>) reply.get(2);
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      fields.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
     }
-    double refilled = Double.parseDouble(tokens)
-        + Math.max(0, now - Double.parseDouble(ts)) / 1e6 * quota.refill().perSecond();
-    return Math.min(quota.capacity(), refilled);
+    Object marker = reply.size() > 3 ? reply.get(3) : null;
+    return BucketLevel.at(fields, marker == null ? null : String.valueOf(marker), spec, now);
   }
 
   /** A consumer for the dead letters' counts: no group, never committing, read_committed. */
