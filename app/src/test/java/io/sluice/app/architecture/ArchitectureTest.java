@@ -35,6 +35,11 @@ import org.junit.jupiter.api.Test;
  *       root, only its shared vocabulary ({@code DispatchEntry}, {@code DispatchListener}), never
  *       the loop that wires them; and of each other only what {@link #SEAMS} allows (intake reads
  *       the owned partitions' offsets), so no two parts depend on each other.
+ *   <li><b>A Redis key is named in its module's key class.</b> A string that starts a Sluice key
+ *       ({@code "sluice:v1:"}, {@code "sluice:v2:"}) appears in main code only in the key class of
+ *       the module that owns the key ({@link #KEY_CLASSES}), as a topic name only in {@code Topics}:
+ *       so a key's format, version and hash tag are decided once, and listed in
+ *       {@code docs/architecture.md}.
  * </ol>
  */
 class ArchitectureTest {
@@ -60,6 +65,21 @@ class ArchitectureTest {
   /** An import of the dispatcher package: the part (empty for the root) and the class. */
   static final Pattern DISPATCH_IMPORT = Pattern.compile(
       "^import (?:static )?io\\.sluice\\.dispatcher\\.dispatch\\.(?:(\\w+)\\.)?([A-Z]\\w*)", Pattern.MULTILINE);
+  /** Where each module's Redis keys are built: the only main files a key prefix may appear in. */
+  static final Map<String, String> KEY_CLASSES = Map.of(
+      "redis/src/main/java/io/sluice/redis/RedisKeys.java", "the slot markers every role reads",
+      "dispatcher/src/main/java/io/sluice/dispatcher/DispatcherKeys.java", "leak, limits, busy, learned, pauses",
+      // The gate's two, one class once the topology module (being renamed to gate) is free to change.
+      "topology/src/main/java/io/sluice/topology/limiter/BucketKey.java", "the single-rule bucket",
+      "topology/src/main/java/io/sluice/topology/limiter/RuleKeys.java", "the multi-rule buckets");
+  /** Keys still built beside their store, each with why, until its file is free to change. */
+  static final Map<String, String> KEYS_NOT_YET_MOVED = Map.of(
+      "redis/src/main/java/io/sluice/redis/tenants/TenantRegistry.java",
+      "redis.tenants is being changed in another branch; its KEY moves to RedisKeys next",
+      "dispatcher/src/main/java/io/sluice/dispatcher/dispatch/offsets/RedisDeliveredLog.java",
+      "dispatcher.dispatch is being changed in another branch; its key moves to DispatcherKeys next");
+  /** A string literal that starts a Sluice Redis key. */
+  static final Pattern KEY_PREFIX = Pattern.compile("\"sluice:v\\d+:");
   /** A class javadoc's claim to be pure. */
   static final Pattern SAYS_PURE = Pattern.compile("\\bPure\\b|\\bpure arithmetic\\b|\\bpure-Java\\b");
 
@@ -101,6 +121,24 @@ class ArchitectureTest {
       }
       broken.addAll(crossings(rel.getName(0).toString(), ROOT.relativize(file), read(file)));
     }
+    assertEquals(List.of(), broken);
+  }
+
+  @Test
+  @DisplayName("a Redis key prefix is written only in its module's key class")
+  void redisKeysAreNamedInTheirModulesKeyClass() {
+    List<String> broken = new ArrayList<>();
+    int keyClasses = 0;
+    for (Path file : mainSources(ALL_MODULES)) {
+      String rel = ROOT.relativize(file).toString().replace('\\', '/');
+      List<String> found = matches(KEY_PREFIX, Path.of(rel), withoutComments(read(file)));
+      if (KEY_CLASSES.containsKey(rel)) {
+        keyClasses += found.isEmpty() ? 0 : 1;
+      } else if (!KEYS_NOT_YET_MOVED.containsKey(rel)) {
+        broken.addAll(found);
+      }
+    }
+    assertEquals(KEY_CLASSES.size(), keyClasses, "each key class builds keys: has a key class moved?");
     assertEquals(List.of(), broken);
   }
 
@@ -147,6 +185,9 @@ class ArchitectureTest {
         "L.java (lane) uses io.sluice.dispatcher.dispatch.settlement.CallJudge"),
         crossings("lane", Path.of("L.java"), laneUsingSettlement));
 
+    String key = "final class Store {\n  // sluice:v1:{p}:leak\n  String k = \"sluice:v1:{\" + p + \"}:leak\";\n}\n";
+    assertEquals(List.of("Store.java:3 uses \"sluice:v1:"), matches(KEY_PREFIX, Path.of("Store.java"), withoutComments(key)));
+
     String comment = "/** Unlike {@code io.lettuce.core.RedisClient}, pure wiring. */\nfinal class Wiring {}\n";
     assertTrue(!saysPure(comment, Path.of("Wiring.java")), "\"pure wiring\" is not a claim to be pure");
     assertEquals(List.of(), uses(IMPURE, Path.of("Wiring.java"), comment), "comments are not uses");
@@ -163,8 +204,13 @@ class ArchitectureTest {
 
   /** Each line of code (comments and strings left out) that uses {@code forbidden}, as file:line. */
   static List<String> uses(Pattern forbidden, Path file, String source) {
+    return matches(forbidden, file, codeOnly(source));
+  }
+
+  /** Each line of {@code text}, as it is, that matches {@code forbidden}, as file:line. */
+  static List<String> matches(Pattern forbidden, Path file, String text) {
     List<String> found = new ArrayList<>();
-    String[] lines = codeOnly(source).split("\n", -1);
+    String[] lines = text.split("\n", -1);
     for (int i = 0; i < lines.length; i++) {
       Matcher m = forbidden.matcher(lines[i]);
       if (m.find()) {
@@ -176,6 +222,15 @@ class ArchitectureTest {
 
   /** {@code source} with comments and string literals blanked, line breaks kept. */
   static String codeOnly(String source) {
+    return blanked(source, false);
+  }
+
+  /** {@code source} with comments blanked, string literals kept, line breaks kept. */
+  static String withoutComments(String source) {
+    return blanked(source, true);
+  }
+
+  private static String blanked(String source, boolean keepStrings) {
     StringBuilder out = new StringBuilder(source.length());
     int i = 0;
     while (i < source.length()) {
@@ -192,8 +247,12 @@ class ArchitectureTest {
       } else if (c == '"') {
         int end = source.startsWith("\"\"\"", i) ? source.indexOf("\"\"\"", i + 3) + 3 : stringEnd(source, i);
         end = end < i ? source.length() : end;
-        source.substring(i, end).chars().filter(ch -> ch == '\n').forEach(ch -> out.append('\n'));
-        out.append("\"\"");
+        if (keepStrings) {
+          out.append(source, i, end);
+        } else {
+          source.substring(i, end).chars().filter(ch -> ch == '\n').forEach(ch -> out.append('\n'));
+          out.append("\"\"");
+        }
         i = end;
       } else {
         out.append(c);

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.leak;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
 import java.util.List;
@@ -43,7 +44,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * are {@code [A-Za-z0-9._-]}: no braces.
    */
   public static String redisKey(String provider) {
-    return "sluice:v1:" + tagged(provider) + ":leak";
+    return DispatcherKeys.leak(provider);
   }
 
   /**
@@ -51,7 +52,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * tag ({@link ProviderTotal#laneKeyName}: {@code {hooks}/acme}, an endpoint lane under a total).
    */
   static String tagged(String name) {
-    return name.startsWith("{") ? name : "{" + name + "}";
+    return DispatcherKeys.tagged(name);
   }
 
   /**
@@ -59,7 +60,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * a hash of {@code last} and {@code ts}, in the cluster slot of its endpoints' keys.
    */
   public static String totalKey(String provider) {
-    return "sluice:v1:{" + provider + "}:total";
+    return DispatcherKeys.total(provider);
   }
 
   @Override
@@ -89,7 +90,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * amount keeps the record), with the leak's hash tag: one cluster slot for the whole claim.
    */
   public static String limitKey(String provider, io.sluice.config.ProviderLimit limit) {
-    return "sluice:v1:" + tagged(provider) + ":limit:" + limit.id();
+    return DispatcherKeys.limit(provider, limit.id());
   }
 
   @Override
@@ -203,7 +204,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * lane, value {@code {"e": expiry, "t": {tier: count}}}; same hash tag as the leak.
    */
   public static String busyKey(String provider) {
-    return "sluice:v1:" + tagged(provider) + ":busy";
+    return DispatcherKeys.busy(provider);
   }
 
   @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.operator.OperatorEntry;
 import io.sluice.redis.operator.OperatorJournal;
@@ -30,7 +31,7 @@ import java.util.concurrent.CompletionStage;
  */
 public final class PauseStore {
   /** The hash every pause is a field of. */
-  public static final String KEY = "sluice:v1:pauses";
+  public static final String KEY = DispatcherKeys.PAUSES;
   /** Most pauses in force at once. */
   public static final int MAX_PAUSES = 1_000;
   /**
