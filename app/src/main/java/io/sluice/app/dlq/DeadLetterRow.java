@@ -32,7 +32,7 @@ public record DeadLetterRow(String at, String time, String reason, String detail
   }
 
   /** One line for a terminal: every field a producer could write made printable and cut. */
-  String line() {
+  public String line() {
     java.util.List<String> fields = new java.util.ArrayList<>(java.util.List.of(at, time, Printable.of(reason, 40),
         Printable.of(tenant, 40), Printable.of(provider, 40), Printable.of(eventId, 64),
         "attempts=" + (attempts == null ? "-" : attempts),
