@@ -13,9 +13,10 @@ package io.sluice.dispatcher;
  * {@code {provider}}. Provider names are {@code [A-Za-z0-9._-]}: no braces. A name that already
  * carries a tag (an endpoint lane under a total, {@code {hooks}/acme}) keeps it.
  *
- * <p>Not here yet: the delivered log's key, {@code sluice:v2:{<group>:<partition>}:delivered:...},
- * still built by {@code dispatch.offsets.RedisDeliveredLog} while that package is being changed
- * (allowed, with that reason, by {@code ArchitectureTest}).
+ * <p>Not here yet: the delivered log's key, {@code sluice:v2:{<group>:<partition>}:delivered:...}
+ * ({@code dispatch.offsets.RedisDeliveredLog}), and the instances' waits, {@code sluice:v2:{waits}}
+ * ({@code dispatch.WaitsStore}), built there while that package is being changed (allowed, with
+ * that reason, by {@code ArchitectureTest}).
  */
 public final class DispatcherKeys {
   /** The hash every operator pause is a field of ({@code PauseStore}). */
