@@ -3,6 +3,7 @@ package io.sluice.app;
 import java.net.UnknownHostException;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
@@ -96,14 +97,14 @@ public record KafkaFailure(Kind kind, String detail) {
     if (t instanceof SslAuthenticationException || t instanceof SSLException) {
       return Kind.TLS;
     }
-    if (t instanceof UnknownHostException || (t instanceof org.apache.kafka.common.config.ConfigException
+    if (t instanceof UnknownHostException || (t instanceof ConfigException
         && String.valueOf(t.getMessage()).contains("No resolvable bootstrap urls"))) {
       return Kind.UNKNOWN_HOST;
     }
     if (t instanceof AuthorizationException) {
       return Kind.NOT_AUTHORISED;
     }
-    if (t instanceof org.apache.kafka.common.config.ConfigException) {
+    if (t instanceof ConfigException) {
       return Kind.CLIENT_CONFIG;
     }
     if (t instanceof TimeoutException || t instanceof org.apache.kafka.common.errors.TimeoutException) {

@@ -1,5 +1,6 @@
 package io.sluice.app;
 
+import io.lettuce.core.ScriptOutputType;
 import io.sluice.redis.RedisConnection;
 import io.sluice.config.ConfigException;
 import io.sluice.config.SluiceConfig;
@@ -52,7 +53,7 @@ public final class Preflight {
 
   public static void redis(SluiceConfig config) {
     try (RedisConnection redis = RedisConnection.open(config.redis())) {
-      redis.commands().eval("return 1", io.lettuce.core.ScriptOutputType.INTEGER)
+      redis.commands().eval("return 1", ScriptOutputType.INTEGER)
           .toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (Unreachable e) {
       throw e;

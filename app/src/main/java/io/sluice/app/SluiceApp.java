@@ -32,6 +32,7 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.operator.OperatorJournal;
 import io.sluice.app.state.CacheKeeper;
+import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.ProviderConfig;
@@ -221,7 +222,7 @@ public final class SluiceApp implements AutoCloseable {
       circuits.add(new PausesHealth(() -> latest.get().pauses().current(),
           () -> latest.get().dispatcher().heldByPause()));
       circuits.add(new LearnedLimitsHealth(() -> latest.get().dispatcher().learner(), live::get));
-      if (config.providers().values().stream().anyMatch(io.sluice.config.ProviderConfig::perTenant)) {
+      if (config.providers().values().stream().anyMatch(ProviderConfig::perTenant)) {
         circuits.add(TenantRegistryHealth.ofDispatcher(
             () -> latest.get().tenants().map(TenantWatcher::view),
             Clock.systemUTC()));
@@ -264,7 +265,7 @@ public final class SluiceApp implements AutoCloseable {
         status.set("instance", instanceStatus());
         return status;
       }, new PauseStore(redis.commands(), journal),
-          new io.sluice.redis.tenants.TenantRegistry(redis.commands(), journal));
+          new TenantRegistry(redis.commands(), journal));
       ops = OpsServer.start(config.http().bind(), httpPort, metrics.registry(),
           new Health(checks, states), admin);
       stopOrder.add(1, ops);

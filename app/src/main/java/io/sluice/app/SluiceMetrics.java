@@ -15,9 +15,19 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.relay.RelayListener;
 import io.sluice.topology.gate.GateListener;
 import io.sluice.config.LiveConfig;
+import java.math.BigDecimal;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -29,17 +39,17 @@ import java.util.function.Supplier;
  */
 public final class SluiceMetrics implements GateListener, RelayListener, DispatchListener {
   private final MetricRegistry registry;
-  private final java.util.function.LongSupplier millis;
+  private final LongSupplier millis;
   /** Per provider: epoch ms until which its calls are known to wait (see {@link #heldUntil}). */
-  private final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> heldUntil =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> heldUntil =
+      new ConcurrentHashMap<>();
 
   public SluiceMetrics(MetricRegistry registry) {
     this(registry, System::currentTimeMillis);
   }
 
   /** @param millis the wall clock, epoch milliseconds (tests pass their own) */
-  public SluiceMetrics(MetricRegistry registry, java.util.function.LongSupplier millis) {
+  public SluiceMetrics(MetricRegistry registry, LongSupplier millis) {
     this.registry = registry;
     this.millis = millis;
   }
@@ -54,22 +64,22 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    * registry name each time ({@link MetricNames#name}) cost the dispatcher a twentieth of its CPU.
    * Grows as the registry does: label values come from bounded sets.
    */
-  private record Series(String base, java.util.List<String> labels) {}
+  private record Series(String base, List<String> labels) {}
 
-  private final java.util.Map<Series, Counter> counters =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.util.Map<Series, Timer> timers =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Series, Counter> counters =
+      new ConcurrentHashMap<>();
+  private final Map<Series, Timer> timers =
+      new ConcurrentHashMap<>();
 
   private Counter counter(String base, String... labels) {
-    Series series = new Series(base, java.util.List.of(labels));
+    Series series = new Series(base, List.of(labels));
     Counter counter = counters.get(series);
     return counter != null ? counter
         : counters.computeIfAbsent(series, s -> registry.counter(MetricNames.name(base, labels)));
   }
 
   private Timer timer(String base, String... labels) {
-    Series series = new Series(base, java.util.List.of(labels));
+    Series series = new Series(base, List.of(labels));
     Timer timer = timers.get(series);
     return timer != null ? timer
         : timers.computeIfAbsent(series, s -> registry.timer(MetricNames.name(base, labels)));
@@ -252,10 +262,10 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   // ---- limits learned from the providers' answers
 
   /** Each provider's learned-limit gauges by registry name, to remove those that faded. */
-  private final java.util.Map<String, java.util.Set<String>> learnedGauges =
-      new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.util.Map<String, Long> learnedQuotas =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Set<String>> learnedGauges =
+      new ConcurrentHashMap<>();
+  private final Map<String, Long> learnedQuotas =
+      new ConcurrentHashMap<>();
 
   @Override
   public void malformedHeader(String provider, String header) {
@@ -268,8 +278,8 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    * learned from the provider's answers while it lives (a faded one is removed).
    */
   @Override
-  public synchronized void learned(String provider, java.util.Collection<LearnedLimit> limits) {
-    java.util.Set<String> now = new java.util.HashSet<>();
+  public synchronized void learned(String provider, Collection<LearnedLimit> limits) {
+    Set<String> now = new HashSet<>();
     for (LearnedLimit l : limits) {
       String name = MetricNames.name("sluice_dispatch_learned_limit", "provider", p(provider),
           "unit", l.unit().label(), "window_seconds", windowSeconds(l.windowMillis()));
@@ -279,7 +289,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
         registry.register(name, (Gauge<Number>) () -> learnedQuotas.getOrDefault(name, 0L));
       }
     }
-    java.util.Set<String> before = learnedGauges.put(p(provider), now);
+    Set<String> before = learnedGauges.put(p(provider), now);
     if (before != null) {
       for (String gone : before) {
         if (!now.contains(gone)) {
@@ -292,7 +302,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
 
   private static String windowSeconds(long millis) {
     return millis % 1000 == 0 ? Long.toString(millis / 1000)
-        : java.math.BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
+        : BigDecimal.valueOf(millis, 3).stripTrailingZeros().toPlainString();
   }
 
   @Override
@@ -309,7 +319,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    */
   private void heldUntil(String provider, long waitMillis) {
     heldUntil.computeIfAbsent(p(provider), name -> {
-      java.util.concurrent.atomic.AtomicLong until = new java.util.concurrent.atomic.AtomicLong();
+      AtomicLong until = new AtomicLong();
       gauge(() -> until.get() / 1000.0, "sluice_dispatch_held_until_seconds", "provider", name);
       return until;
     }).accumulateAndGet(millis.getAsLong() + Math.max(0, waitMillis), Math::max);
@@ -374,7 +384,7 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
    * {@code sluice_gate_tenant_registry_stale}: 1 while the gate's view of the tenant registry is
    * stale (no read of its changes for 5 s: the tenants kept stay in force as last read), else 0.
    */
-  public void tenantRegistryStale(java.util.function.BooleanSupplier stale) {
+  public void tenantRegistryStale(BooleanSupplier stale) {
     gauge(() -> stale.getAsBoolean() ? 1 : 0, "sluice_gate_tenant_registry_stale");
   }
 

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -111,7 +112,7 @@ public final class Verify {
   }
 
   private static void readAll(KafkaConsumer<byte[], byte[]> c, String topic, Duration timeout,
-      java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
+      Consumer<ConsumerRecord<byte[], byte[]>> each) {
     List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
     if (infos == null || infos.isEmpty()) {
       throw new IllegalStateException("topic " + topic + " does not exist; run `sluice topics "

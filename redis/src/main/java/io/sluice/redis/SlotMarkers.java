@@ -45,7 +45,7 @@ public final class SlotMarkers {
   }
 
   private static String marker(String tag) {
-    return "sluice:v1:{" + tag + "}:marker";
+    return RedisKeys.marker(tag);
   }
 
   /**

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import com.networknt.schema.JsonNodePath;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.ValidationMessage;
-import io.sluice.schemas.validation.SchemaFiles;
+import io.sluice.schemas.serde.SchemaFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

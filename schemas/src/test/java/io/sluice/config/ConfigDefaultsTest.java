@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.serde.Json;
-import io.sluice.schemas.validation.SchemaFiles;
+import io.sluice.schemas.serde.SchemaFiles;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;

@@ -9,6 +9,7 @@ import io.sluice.config.AdminConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.dispatcher.pause.Pause;
+import io.sluice.dispatcher.pause.PauseScope;
 import io.sluice.dispatcher.pause.PauseStore;
 import io.sluice.redis.tenants.TenantRegistry;
 import java.io.IOException;
@@ -16,10 +17,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -74,7 +79,7 @@ public final class AdminApi implements HttpHandler {
     this.config = config;
     this.status = status;
     this.pauses = pauses;
-    this.deadLetters = DeadLetterRoutes.of(config, java.time.Clock.systemUTC());
+    this.deadLetters = DeadLetterRoutes.of(config, Clock.systemUTC());
   }
 
   @Override
@@ -130,7 +135,7 @@ public final class AdminApi implements HttpHandler {
           }
           String tenant = query.get("tenant");
           if (tenant != null) {
-            io.sluice.dispatcher.pause.PauseScope.checkName("tenant", tenant);
+            PauseScope.checkName("tenant", tenant);
           }
           respond(exchange, 200, status.status(Optional.ofNullable(provider),
               Optional.ofNullable(tenant)));
@@ -220,13 +225,13 @@ public final class AdminApi implements HttpHandler {
     return out;
   }
 
-  static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+  static <T> T await(CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted");
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       if (e.getCause() instanceof PauseStore.TooManyPauses t) {
         throw t;
       }
@@ -234,7 +239,7 @@ public final class AdminApi implements HttpHandler {
         throw t;
       }
       throw new IllegalStateException("Redis did not carry out the request: " + e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new IllegalStateException("Redis did not answer within 5 s");
     }
   }

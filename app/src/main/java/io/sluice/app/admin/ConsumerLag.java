@@ -3,6 +3,9 @@ package io.sluice.app.admin;
 import io.sluice.config.SluiceConfig;
 import io.sluice.relay.RelayService;
 import io.sluice.schemas.topic.Topics;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -67,7 +71,7 @@ public final class ConsumerLag {
   public static List<Lag> read(Admin admin, Map<String, List<String>> groups) {
     try {
       List<String> topics = groups.values().stream().flatMap(List::stream).distinct().toList();
-      Map<String, org.apache.kafka.clients.admin.TopicDescription> described = new HashMap<>();
+      Map<String, TopicDescription> described = new HashMap<>();
       for (var e : admin.describeTopics(topics).topicNameValues().entrySet()) {
         try {
           described.put(e.getKey(), e.getValue().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
@@ -109,9 +113,9 @@ public final class ConsumerLag {
       return lags;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new java.io.UncheckedIOException(new java.io.InterruptedIOException("interrupted"));
+      throw new UncheckedIOException(new InterruptedIOException("interrupted"));
     } catch (ExecutionException | TimeoutException e) {
-      throw new java.io.UncheckedIOException(new java.io.IOException(
+      throw new UncheckedIOException(new IOException(
           "Kafka did not answer the lag's requests: " + e.getCause(), e));
     }
   }

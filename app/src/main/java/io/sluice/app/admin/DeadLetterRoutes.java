@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import io.sluice.app.dlq.DeadLetterQuery;
-import io.sluice.app.dlq.DeadLetters;
+import io.sluice.app.dlq.DlqOperations;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.schemas.topic.Topics;
@@ -45,11 +45,11 @@ final class DeadLetterRoutes {
   static final Duration SCAN_TIMEOUT = Duration.ofSeconds(10);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** What the routes read and send through: {@link DeadLetters} against the cluster. */
+  /** What the routes read and send through: {@link DlqOperations} against the cluster. */
   interface Source {
-    DeadLetters.Listing list(DeadLetterQuery query, Duration timeout);
+    DlqOperations.Listing list(DeadLetterQuery query, Duration timeout);
 
-    DeadLetters.ReplayReport replay(DeadLetterQuery query, Duration timeout, boolean dryRun);
+    DlqOperations.ReplayReport replay(DeadLetterQuery query, Duration timeout, boolean dryRun);
   }
 
   private final Source source;
@@ -63,16 +63,16 @@ final class DeadLetterRoutes {
   static DeadLetterRoutes of(Supplier<SluiceConfig> config, Clock clock) {
     return new DeadLetterRoutes(new Source() {
       @Override
-      public DeadLetters.Listing list(DeadLetterQuery query, Duration timeout) {
+      public DlqOperations.Listing list(DeadLetterQuery query, Duration timeout) {
         SluiceConfig c = config.get();
-        return DeadLetters.list(c.kafka(), topics(c), query, clock.instant(), timeout);
+        return DlqOperations.list(c.kafka(), topics(c), query, clock.instant(), timeout);
       }
 
       @Override
-      public DeadLetters.ReplayReport replay(DeadLetterQuery query, Duration timeout,
+      public DlqOperations.ReplayReport replay(DeadLetterQuery query, Duration timeout,
           boolean dryRun) {
         SluiceConfig c = config.get();
-        return DeadLetters.replay(c.kafka(), topics(c), query, clock.instant(), timeout, dryRun);
+        return DlqOperations.replay(c.kafka(), topics(c), query, clock.instant(), timeout, dryRun);
       }
     });
   }
@@ -116,7 +116,7 @@ final class DeadLetterRoutes {
   }
 
   private ObjectNode listed(Filters f) {
-    DeadLetters.Listing l = source.list(f.query(), SCAN_TIMEOUT);
+    DlqOperations.Listing l = source.list(f.query(), SCAN_TIMEOUT);
     ObjectNode out = JSON.createObjectNode();
     out.set("deadLetters", JSON.valueToTree(l.rows()));
     out.put("read", l.read());
@@ -126,7 +126,7 @@ final class DeadLetterRoutes {
   }
 
   private ObjectNode replayed(Filters f) {
-    DeadLetters.ReplayReport r = source.replay(f.query(), SCAN_TIMEOUT, f.dryRun());
+    DlqOperations.ReplayReport r = source.replay(f.query(), SCAN_TIMEOUT, f.dryRun());
     ObjectNode out = JSON.createObjectNode();
     out.put("dryRun", r.dryRun());
     out.set(r.dryRun() ? "wouldSend" : "sent", JSON.valueToTree(r.sent()));

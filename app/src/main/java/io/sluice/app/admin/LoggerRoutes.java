@@ -9,6 +9,8 @@ import io.sluice.app.logging.Logging;
 import io.sluice.dispatcher.pause.OperatorText;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Locale;
+import java.util.Optional;
 
 /**
  * The admin API's log levels, for {@link AdminApi} (which has already checked the client and the
@@ -50,7 +52,7 @@ final class LoggerRoutes {
               AdminApi.error("setting a log level needs admin.writeToken"));
         } else {
           String level = level(exchange);
-          java.util.Optional<String> refused = refusal(name, level);
+          Optional<String> refused = refusal(name, level);
           if (refused.isPresent()) {
             AdminApi.respond(exchange, 400, AdminApi.error(refused.get()));
           } else {
@@ -90,17 +92,17 @@ final class LoggerRoutes {
    * credentials, and the write token is no licence to read them from the logs (issue 33). The
    * process's own configuration ({@code logging.level}, logback) still may.
    */
-  static java.util.Optional<String> refusal(String name, String level) {
+  static Optional<String> refusal(String name, String level) {
     if (level == null) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
-    String upper = level.toUpperCase(java.util.Locale.ROOT);
+    String upper = level.toUpperCase(Locale.ROOT);
     boolean belowInfo = upper.equals("DEBUG") || upper.equals("TRACE") || upper.equals("ALL");
     boolean own = name.equals(OWN) || name.startsWith(OWN + ".");
     return belowInfo && !own
-        ? java.util.Optional.of(upper + " is set through the API only on " + OWN + " loggers: a "
+        ? Optional.of(upper + " is set through the API only on " + OWN + " loggers: a "
             + "library's debug output may carry credentials (set it in the logging configuration)")
-        : java.util.Optional.empty();
+        : Optional.empty();
   }
 
   /** The body's {@code level}: a string, or null to inherit. */

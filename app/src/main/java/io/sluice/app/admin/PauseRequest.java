@@ -3,6 +3,7 @@ package io.sluice.app.admin;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.dispatcher.pause.PauseScope;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -63,7 +64,7 @@ public record PauseRequest(PauseScope scope, String reason) {
     String host;
     try {
       host = InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       host = "unknown-host";
     }
     return System.getProperty("user.name", "unknown") + "@" + host;

@@ -5,6 +5,7 @@ import io.sluice.app.ops.CachedResult;
 import io.sluice.config.SluiceConfig;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -40,7 +41,7 @@ public final class StatusCache {
   }
 
   /** A part as a request sees it: the shared answer and when it was read. */
-  record Seen(Part part, java.time.Instant asOf) {
+  record Seen(Part part, Instant asOf) {
     /** Puts a copy of the part, with its {@code "asOf"}, in {@code out}, or its error in {@code errors}. */
     void into(ObjectNode out, ObjectNode errors, String name) {
       if (part.error() != null) {

@@ -5,20 +5,31 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.AnswerBounds;
+import io.sluice.config.Durations;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.Quota;
 import io.sluice.config.SluiceConfig;
+import io.sluice.config.TenantConfig;
 import io.sluice.dispatcher.dispatch.Waits;
 import io.sluice.dispatcher.dispatch.WaitsStore;
 import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.feedback.RedisLearnedLimitStore;
+import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.dispatcher.pause.Pause;
 import io.sluice.dispatcher.pause.PauseRules;
+import io.sluice.dispatcher.pause.PauseScope;
 import io.sluice.dispatcher.pause.PauseStore;
+import io.sluice.redis.SlotMarkers;
+import io.sluice.redis.tenants.StoredTenant;
+import io.sluice.redis.tenants.TenantRecord;
+import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.limiter.BucketKey;
+import io.sluice.topology.limiter.BucketSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,14 +39,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * What {@code sluice status} and {@code GET /admin/status} show, read from what Redis and Kafka
@@ -58,9 +75,9 @@ public final class StatusReader {
   static final int MAX_DEAD_LETTERS = 10_000;
   static final Duration TIMEOUT = Duration.ofSeconds(5);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
-      + "local v = redis.call('HMGET', KEYS[1], 'tokens', 'ts') "
-      + "return {t[1], t[2], v[1] or '', v[2] or ''}";
+  /** Redis's clock, a bucket's hash and its slot's marker, read at one instant. */
+  static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
+      + "return {t[1], t[2], redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) or false}";
 
   private final SluiceConfig config;
   private final RedisScriptingAsyncCommands<String, String> redis;
@@ -127,7 +144,7 @@ public final class StatusReader {
     ObjectNode out = JSON.createObjectNode();
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis),
         clock::millis, () -> 0.5, LimitLearner.Listener.NONE);
-    Map<String, io.sluice.config.AnswerBounds> bounds = new HashMap<>();
+    Map<String, AnswerBounds> bounds = new HashMap<>();
     config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
     learner.bound(bounds);
     List<String> names = new ArrayList<>(new TreeMap<>(config.providers()).keySet());
@@ -196,7 +213,7 @@ public final class StatusReader {
     }
     for (Duration step : topics.ladder()) {
       if (topic.equals(topics.delay(step))) {
-        return "delay " + io.sluice.config.Durations.format(step);
+        return "delay " + Durations.format(step);
       }
     }
     return topic;
@@ -241,7 +258,7 @@ public final class StatusReader {
             continue;
           }
           String reason = HeaderValues.last(r.headers(), HeaderNames.REASON).orElse("unknown");
-          byReason.merge(io.sluice.dispatcher.pause.OperatorText.clean(reason, 40), 1L, Long::sum);
+          byReason.merge(OperatorText.clean(reason, 40), 1L, Long::sum);
         }
         // Transaction markers end a partition without a record at its end offset.
         left.keySet().removeIf(tp -> c.position(tp) >= left.get(tp));
@@ -260,14 +277,14 @@ public final class StatusReader {
 
   /** A tenant's tier and, per provider, its bucket's level now (capacity when untouched). */
   private ObjectNode tenant(String tenant, Optional<String> only) {
-    io.sluice.dispatcher.pause.PauseScope.checkName("tenant", tenant);
+    PauseScope.checkName("tenant", tenant);
     ObjectNode out = JSON.createObjectNode();
     out.put("name", tenant);
     // The registry's record over the file's entry, as the gate decides it (one script call).
-    Optional<io.sluice.redis.tenants.StoredTenant> stored =
-        await(new io.sluice.redis.tenants.TenantRegistry(redis).get(tenant)).tenant();
-    io.sluice.config.TenantConfig entry = io.sluice.redis.tenants.TenantRecord.effective(config,
-        tenant, stored.map(io.sluice.redis.tenants.StoredTenant::record).orElse(null));
+    Optional<StoredTenant> stored =
+        await(new TenantRegistry(redis).get(tenant)).tenant();
+    TenantConfig entry = TenantRecord.effective(config,
+        tenant, stored.map(StoredTenant::record).orElse(null));
     Optional<String> tier = config.tierOf(entry);
     out.put("tier", tier.orElse(null));
     out.put("listed", entry != null);
@@ -286,40 +303,45 @@ public final class StatusReader {
       ObjectNode b = buckets.putObject(provider);
       b.put("capacity", quota.get().capacity());
       b.put("refillPerSecond", quota.get().refill().perSecond());
+      String key = new BucketKey(provider, tenant).redisKey();
       List<Object> reply = await(redis.<List<Object>>eval(BUCKET_SCRIPT, ScriptOutputType.MULTI,
-          "sluice:v1:{" + provider + ":" + tenant + "}:tb"));
-      b.put("level", level(reply, quota.get()));
+          key, SlotMarkers.markerOf(key)));
+      b.put("level", level(reply, BucketSpec.of(quota.get(), config.reservationHorizon())));
     }
     return out;
   }
 
   /**
-   * The bucket's level now from its stored {@code tokens} at {@code ts} (microseconds, Redis's
-   * clock) refilled since, at most the capacity; the capacity when the bucket was never used.
-   * Negative: units reserved ahead for events waiting in the ladder.
+   * The bucket's level now, as the gate would decide by it ({@link BucketLevel}), from the reply of
+   * {@link #BUCKET_SCRIPT}: Redis's TIME, the bucket's hash as a flat list of fields and values,
+   * the slot's marker (null when missing). Negative: units reserved ahead for events waiting in
+   * the ladder.
    */
-  static double level(List<Object> reply, Quota quota) {
-    long now = Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
-        + Long.parseLong(String.valueOf(reply.get(1)));
-    String tokens = String.valueOf(reply.get(2));
-    String ts = String.valueOf(reply.get(3));
-    if (tokens.isEmpty() || ts.isEmpty()) {
-      return quota.capacity();
+  static double level(List<Object> reply, BucketSpec spec) {
+    return level(reply, spec, Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
+        + Long.parseLong(String.valueOf(reply.get(1))));
+  }
+
+  /** {@link #level(List, BucketSpec)} at {@code now} rather than the reply's time. */
+  static double level(List<Object> reply, BucketSpec spec, long now) {
+    Map<String, String> fields = new HashMap<>();
+    List<?> flat = (List<?>) reply.get(2);
+    for (int i = 0; i + 1 < flat.size(); i += 2) {
+      fields.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
     }
-    double refilled = Double.parseDouble(tokens)
-        + Math.max(0, now - Double.parseDouble(ts)) / 1e6 * quota.refill().perSecond();
-    return Math.min(quota.capacity(), refilled);
+    Object marker = reply.size() > 3 ? reply.get(3) : null;
+    return BucketLevel.at(fields, marker == null ? null : String.valueOf(marker), spec, now);
   }
 
   /** A consumer for the dead letters' counts: no group, never committing, read_committed. */
   public static Consumer<byte[], byte[]> deadLetterReader(SluiceConfig c) {
-    return new org.apache.kafka.clients.consumer.KafkaConsumer<>(c.kafka().clientProperties(
-        Map.of(org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-            org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+    return new KafkaConsumer<>(c.kafka().clientProperties(
+        Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
             "read_committed",
-            org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG, "sluice-status")),
-        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-        new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+            ConsumerConfig.CLIENT_ID_CONFIG, "sluice-status")),
+        new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
   }
 
   static ObjectNode pause(Pause p) {
@@ -332,18 +354,18 @@ public final class StatusReader {
     return o;
   }
 
-  private static <T> T await(java.util.concurrent.CompletionStage<T> stage) {
+  private static <T> T await(CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted");
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("Redis did not answer: " + (e.getCause() == null ? e : e.getCause()));
     }
   }
 
   static String message(RuntimeException e) {
-    return io.sluice.dispatcher.pause.OperatorText.clean(String.valueOf(e.getMessage()), 300);
+    return OperatorText.clean(String.valueOf(e.getMessage()), 300);
   }
 }

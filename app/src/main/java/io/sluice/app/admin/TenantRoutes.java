@@ -15,9 +15,12 @@ import io.sluice.redis.tenants.TenantRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
@@ -139,7 +142,7 @@ public final class TenantRoutes {
   /** {@link #list(SluiceConfig, String, int)} from a page already read. */
   public static ObjectNode list(SluiceConfig c, String prefix, int limit, TenantRegistry.Page page) {
     List<ObjectNode> views = new ArrayList<>();
-    java.util.Set<String> registered = new java.util.HashSet<>();
+    Set<String> registered = new HashSet<>();
     for (StoredTenant t : page.tenants()) {
       registered.add(t.id());
       views.add(view(c, t.id(), Optional.of(t)));
@@ -185,7 +188,7 @@ public final class TenantRoutes {
     out.setAll(TenantCodec.json(record));
     if (file != null && !file.endpoints().isEmpty()) {
       ObjectNode fileEndpoints = out.putObject("fileEndpoints");
-      new java.util.TreeMap<>(file.endpoints()).forEach((p, e) -> fileEndpoints.put(p, e.url().toString()));
+      new TreeMap<>(file.endpoints()).forEach((p, e) -> fileEndpoints.put(p, e.url().toString()));
     }
     out.put("source", source);
     out.put("updatedBy", stored.map(StoredTenant::by).orElse(null));

@@ -1,5 +1,6 @@
 package io.sluice.app.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.dispatcher.dispatch.Waits;
@@ -65,7 +66,7 @@ final class WaitsView {
   }
 
   /** One line for a person: what waits, and for what. */
-  static String line(com.fasterxml.jackson.databind.JsonNode w) {
+  static String line(JsonNode w) {
     StringBuilder out = new StringBuilder();
     out.append(w.path("queued").asInt()).append(" queued for their slots, ")
         .append(w.path("inFlight").asInt()).append(" in flight");

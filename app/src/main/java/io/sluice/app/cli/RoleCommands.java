@@ -3,6 +3,7 @@ package io.sluice.app.cli;
 import com.codahale.metrics.MetricRegistry;
 import io.sluice.app.SluiceApp;
 import io.sluice.config.SluiceConfig;
+import java.io.IOException;
 import java.util.EnumSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -23,7 +24,7 @@ final class RoleCommands {
         config.http().port());
     try {
       app.watchConfig(file.file, file::load);
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       app.close();
       throw e;
     }

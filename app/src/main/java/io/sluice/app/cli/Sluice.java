@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
     description = "Throttling and leaky-bucket dispatcher on Kafka and Redis.",
     subcommands = {RunCommand.class, RoleCommands.GateCommand.class,
-        io.sluice.app.dlq.DlqCommand.class,
+        DlqCommand.class,
         RoleCommands.RelayCommand.class, RoleCommands.DispatchCommand.class, TopicsCommand.class,
         ProduceCommand.class, VerifyCommand.class,
         PauseCommands.PauseCommand.class,

@@ -5,6 +5,7 @@ import io.sluice.app.Preflight;
 import io.sluice.app.admin.StatusReader;
 import io.sluice.app.admin.StatusText;
 import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.pause.OperatorText;
 import io.sluice.dispatcher.pause.PauseScope;
 import io.sluice.redis.RedisAccess;
 import java.time.Clock;
@@ -41,7 +42,7 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     SluiceConfig c = config.loadForOperator();
     if (provider != null && !c.providers().containsKey(provider)) {
-      System.err.println("no provider \"" + io.sluice.dispatcher.pause.OperatorText.clean(provider, 60)
+      System.err.println("no provider \"" + OperatorText.clean(provider, 60)
           + "\" is configured; configured: " + String.join(", ", c.providers().keySet()));
       return Sluice.BAD_INPUT;
     }

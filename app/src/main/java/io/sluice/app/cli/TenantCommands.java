@@ -13,6 +13,7 @@ import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.operator.OperatorJournal;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -226,7 +228,7 @@ final class TenantCommands {
     }
     out.append(')');
     if (view.has("fileEndpoints")) {
-      List<String> file = new java.util.ArrayList<>();
+      List<String> file = new ArrayList<>();
       view.path("fileEndpoints").fields().forEachRemaining(e -> file.add(e.getKey() + "="
           + e.getValue().asText()));
       out.append("; the file's endpoints ").append(String.join(" ", file));
@@ -243,12 +245,12 @@ final class TenantCommands {
       return "none";
     }
     StringBuilder out = new StringBuilder("tier ").append(record.path("tier").asText());
-    List<String> quotas = new java.util.ArrayList<>();
+    List<String> quotas = new ArrayList<>();
     record.path("quotas").fields().forEachRemaining(e -> quotas.add(e.getKey() + "="
         + e.getValue().path("capacity").asText() + "," + e.getValue().path("refill").asText()));
     out.append(", quotas ").append(quotas.isEmpty() ? "the tier's" : String.join(" ", quotas));
     out.append(", shadow ").append(record.path("shadow").asBoolean());
-    List<String> endpoints = new java.util.ArrayList<>();
+    List<String> endpoints = new ArrayList<>();
     record.path("endpoints").fields().forEachRemaining(e -> endpoints.add(e.getKey() + "="
         + e.getValue().path("url").asText() + (e.getValue().has("rate")
             ? ",rate=" + e.getValue().path("rate").asText() : "")));
@@ -259,7 +261,7 @@ final class TenantCommands {
       JsonNode o = record.path("overall");
       out.append(", overall ").append(o.isObject() ? o.path("capacity").asText() + ","
           + o.path("refill").asText() : "none");
-      List<String> rules = new java.util.ArrayList<>();
+      List<String> rules = new ArrayList<>();
       record.path("rules").fields().forEachRemaining(e -> {
         StringBuilder r = new StringBuilder(e.getKey()).append('=')
             .append(e.getValue().path("capacity").asText()).append(',')
@@ -288,7 +290,7 @@ final class TenantCommands {
     }
   }
 
-  private static <T> T checked(java.util.function.Supplier<T> check) {
+  private static <T> T checked(Supplier<T> check) {
     try {
       return check.get();
     } catch (TenantInput.Refused e) {

@@ -1,6 +1,8 @@
 package io.sluice.app.dlq;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One dead letter as {@code dlq list} prints it: what an operator reads, without the value bytes
@@ -32,8 +34,8 @@ public record DeadLetterRow(String at, String time, String reason, String detail
   }
 
   /** One line for a terminal: every field a producer could write made printable and cut. */
-  String line() {
-    java.util.List<String> fields = new java.util.ArrayList<>(java.util.List.of(at, time, Printable.of(reason, 40),
+  public String line() {
+    List<String> fields = new ArrayList<>(List.of(at, time, Printable.of(reason, 40),
         Printable.of(tenant, 40), Printable.of(provider, 40), Printable.of(eventId, 64),
         "attempts=" + (attempts == null ? "-" : attempts),
         valueBytes == null ? "no-value" : valueBytes + "B"));

@@ -29,7 +29,7 @@ final class ReplayLedger {
   /** The coordinates of every dead letter replayed, as committed. */
   static Set<String> read(KafkaConsumer<byte[], byte[]> c, String topic, Duration timeout) {
     Set<String> replayed = new HashSet<>();
-    TopicScan.Result r = TopicScan.read(c, topic, Optional.empty(), timeout, rec -> {
+    BoundedScan.Result r = BoundedScan.read(c, topic, Optional.empty(), timeout, rec -> {
       if (rec.key() != null) {
         String at = new String(rec.key(), StandardCharsets.UTF_8);
         if (rec.value() == null) {

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -43,7 +44,7 @@ public final class ConsoleFiles implements HttpHandler {
 
   /** @throws UncheckedIOException if a file is missing from the jar (a broken build) */
   public ConsoleFiles() {
-    java.util.HashMap<String, byte[]> read = new java.util.HashMap<>();
+    HashMap<String, byte[]> read = new HashMap<>();
     for (String[] file : FILES.values()) {
       read.computeIfAbsent(file[0], ConsoleFiles::resource);
     }

@@ -1,5 +1,6 @@
 package io.sluice.app.ops;
 
+import io.sluice.config.AnswerBounds;
 import io.sluice.dispatcher.feedback.LearnedLimit;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.config.SluiceConfig;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 
@@ -90,11 +92,11 @@ public final class LearnedLimitsHealth implements HealthCheck {
     if (bounded == null || bounded.isEmpty()) {
       return "";
     }
-    io.sluice.config.AnswerBounds b = learner.bounds(provider);
+    AnswerBounds b = learner.bounds(provider);
     StringJoiner out = new StringJoiner(", ", String.format(Locale.ROOT,
         "; learnedFloor %.2f, maxRetryAfter %ss; held back: ", b.learnedFloor(),
         seconds(b.maxRetryAfterMillis())), "");
-    new java.util.TreeMap<>(bounded).values().forEach(x -> out.add(x.bound().label() + " x"
+    new TreeMap<>(bounded).values().forEach(x -> out.add(x.bound().label() + " x"
         + x.count() + " (" + x.detail() + ")"));
     return out.toString();
   }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
@@ -73,7 +74,7 @@ public final class OpsServer implements AutoCloseable {
     if (address.isUnresolved()) {
       throw new UncheckedIOException("cannot serve /metrics and /health on " + bind + ":" + port
           + " (http.bind, http.port): no such host or address",
-          new java.net.UnknownHostException(bind));
+          new UnknownHostException(bind));
     }
     return start(address, new PrometheusExposition(registry), health::report, health::liveness,
         admin);

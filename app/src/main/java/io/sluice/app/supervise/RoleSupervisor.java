@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -88,7 +89,7 @@ public final class RoleSupervisor<R extends AutoCloseable> implements AutoClosea
    * instance, or {@code RESTARTING} (not ready, live) with the failures counted and when the next
    * start is due, or {@code FAILED} (neither) once the policy gave up.
    */
-  public RoleStatus status(java.util.function.Function<R, RoleStatus> instanceStatus) {
+  public RoleStatus status(Function<R, RoleStatus> instanceStatus) {
     R now = current;
     if (now == null) {
       return waiting;

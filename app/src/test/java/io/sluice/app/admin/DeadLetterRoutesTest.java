@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.app.dlq.DeadLetterQuery;
-import io.sluice.app.dlq.DeadLetters;
+import io.sluice.app.dlq.DlqOperations;
 import io.sluice.app.dlq.ReplaySelection;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -41,20 +41,20 @@ class DeadLetterRoutesTest {
 
   private final DeadLetterRoutes.Source source = new DeadLetterRoutes.Source() {
     @Override
-    public DeadLetters.Listing list(DeadLetterQuery query, Duration timeout) {
+    public DlqOperations.Listing list(DeadLetterQuery query, Duration timeout) {
       asked.set(query);
       entered.countDown();
       await(hold);
       assertEquals(DeadLetterRoutes.SCAN_TIMEOUT, timeout);
-      return new DeadLetters.Listing(List.of(), 7, false);
+      return new DlqOperations.Listing(List.of(), 7, false);
     }
 
     @Override
-    public DeadLetters.ReplayReport replay(DeadLetterQuery query, Duration timeout,
+    public DlqOperations.ReplayReport replay(DeadLetterQuery query, Duration timeout,
         boolean dryRun) {
       asked.set(query);
       dry.set(dryRun);
-      return new DeadLetters.ReplayReport(List.of(),
+      return new DlqOperations.ReplayReport(List.of(),
           Map.of(ReplaySelection.Verdict.ALREADY_REPLAYED, 3L), 3, false, false, dryRun);
     }
   };

@@ -74,7 +74,7 @@ class DeadLetterReplayIT {
     crashed.fence();
     crashed.begin();
     DeadLetterQuery all4xx = DeadLetterQuery.parse("non_retryable_4xx", null, null, null, 100);
-    DeadLetters.ReplayReport planned = DeadLetters.replay(config.kafka(), topics,
+    DlqOperations.ReplayReport planned = DlqOperations.replay(config.kafka(), topics,
         DeadLetterQuery.parse("non_retryable_4xx", null, null, null, 2), Instant.now(),
         Duration.ofSeconds(20), true);
     assertEquals(2, planned.sent().size(), "a dry run reads without fencing the crashed run");
@@ -146,7 +146,7 @@ class DeadLetterReplayIT {
   private static void readDlq(KafkaBroker kafka, Topics topics,
       java.util.function.Consumer<DeadLetterEntry> each) {
     try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
-      TopicScan.read(c, topics.dlq(), Optional.empty(), Duration.ofSeconds(20), r -> {
+      BoundedScan.read(c, topics.dlq(), Optional.empty(), Duration.ofSeconds(20), r -> {
         each.accept(DeadLetterEntry.of(r));
         return true;
       });
@@ -156,7 +156,7 @@ class DeadLetterReplayIT {
   private static List<Replayed> readInbound(KafkaBroker kafka, Topics topics) {
     List<Replayed> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
-      TopicScan.read(c, topics.inbound(), Optional.empty(), Duration.ofSeconds(20), r -> {
+      BoundedScan.read(c, topics.inbound(), Optional.empty(), Duration.ofSeconds(20), r -> {
         boolean sluice = false;
         for (Header h : r.headers()) {
           sluice |= HeaderNames.isSluice(h.key());

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch;
 import io.sluice.config.GroupMembership;
 import io.sluice.config.SluiceConfig;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -38,7 +39,7 @@ public final class DispatcherClients {
     // the eager default (range) every rebalance revoked every partition of every member, and each
     // revocation hands over calls in flight (Dispatcher.handOver) and refetches the queues.
     c.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-        java.util.List.of(CooperativeStickyAssignor.class.getName()));
+        List.of(CooperativeStickyAssignor.class.getName()));
     return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 

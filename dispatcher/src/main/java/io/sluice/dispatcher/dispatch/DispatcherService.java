@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.config.ProviderConfig;
 import io.sluice.dispatcher.dispatch.offsets.AdminTopicIdentity;
 import io.sluice.dispatcher.dispatch.offsets.RedisDeliveredLog;
 import io.sluice.dispatcher.feedback.LimitLearner;
@@ -17,6 +18,7 @@ import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.SlotMarkers;
+import io.sluice.redis.operator.OperatorLog;
 import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.tenants.TenantWatcher;
@@ -29,7 +31,10 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,7 +56,7 @@ public final class DispatcherService implements AutoCloseable {
   /** Stops reloads reaching this instance's dispatcher once it is closed. */
   private final Runnable unfollow;
   /** The providers this service built, and closes (their token fetchers). */
-  private final Map<String, Provider> owned = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Provider> owned = new ConcurrentHashMap<>();
   private final AdminTopicIdentity identity;
   /** The operator's pauses as this instance last read them. */
   private final PauseWatcher pauses;
@@ -138,15 +143,15 @@ public final class DispatcherService implements AutoCloseable {
         instances::instances);
     // Limits learned from the providers' answers, shared through Redis, lower every lane's limits.
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis.commands()),
-        System::currentTimeMillis, () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(),
+        System::currentTimeMillis, () -> ThreadLocalRandom.current().nextDouble(),
         listener);
     learner.preload(config.providers().keySet(), Duration.ofSeconds(2));
     // The operator's pauses: the operator topic's (read before the first event) and Redis's.
-    PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()), io.sluice.redis.operator.OperatorLog.follow(config));
+    PauseWatcher pauses = PauseWatcher.start(new PauseStore(redis.commands()), OperatorLog.follow(config));
     // The tenants' endpoints set in the registry, followed within a second: only when some
     // provider has endpoints per tenant (else no poll at all).
     Optional<TenantWatcher> tenants = config.providers().values().stream()
-        .anyMatch(io.sluice.config.ProviderConfig::perTenant)
+        .anyMatch(ProviderConfig::perTenant)
         ? Optional.of(TenantWatcher.start(new TenantRegistry(redis.commands()), TENANTS_KEPT))
         : Optional.empty();
     // The delivered log's entries belong to one cluster and one incarnation of sluice.ready.
@@ -178,7 +183,7 @@ public final class DispatcherService implements AutoCloseable {
   private static void markSlots(RedisAccess redis, boolean ranBefore) {
     try {
       SlotMarkers.mark(redis.commands(), ranBefore).toCompletableFuture()
-          .orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+          .orTimeout(30, TimeUnit.SECONDS).join();
     } catch (RuntimeException e) {
       LOG.warn("could not mark Redis's slots at start ({}); a provider window found without its "
           + "marker is held as if Redis had lost it", e.toString());
@@ -194,7 +199,7 @@ public final class DispatcherService implements AutoCloseable {
    * listed the dispatcher is not ready. Empty for providers given from outside.
    */
   public Map<String, String> providerProblems() {
-    Map<String, String> problems = new java.util.TreeMap<>();
+    Map<String, String> problems = new TreeMap<>();
     owned.forEach((name, p) -> {
       if (p instanceof HttpProvider http) {
         http.problem().ifPresent(problem -> problems.put(name, problem));

@@ -12,6 +12,10 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -44,9 +48,9 @@ final class EndpointTotals {
   /** Where the busy endpoints per tier are published (the dispatcher's leak). */
   private final LeakyBucket leak;
   /** This instance, among those publishing. */
-  private final String member = "endpoints-" + java.util.UUID.randomUUID();
+  private final String member = "endpoints-" + UUID.randomUUID();
   /** Per provider: the sums over every instance last heard, and when. */
-  private final Map<String, Heard> heard = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Heard> heard = new ConcurrentHashMap<>();
   /** Per provider: what was published last (an empty map withdrew this instance). */
   private final Map<String, Map<String, Integer>> published = new HashMap<>();
   /** Per lane name: the part given last (for tests and logs). */
@@ -55,14 +59,14 @@ final class EndpointTotals {
 
   private record Heard(Map<String, Integer> sums, long atMillis) {}
 
-  private final java.util.function.DoubleSupplier paceFactor;
+  private final DoubleSupplier paceFactor;
 
   /**
    * @param paceFactor the dispatcher's pace ({@code Pace#factor}): an instance that slows its lanes
    *                   down takes that share of its part of a total too, or the cut would not bite
    *                   while the total binds (its lanes' shares would still add up to it)
    */
-  EndpointTotals(LeakyBucket leak, java.util.function.DoubleSupplier paceFactor) {
+  EndpointTotals(LeakyBucket leak, DoubleSupplier paceFactor) {
     this.leak = leak;
     this.paceFactor = paceFactor;
   }
@@ -157,7 +161,7 @@ final class EndpointTotals {
   }
 
   /** The part last given to the lane named {@code laneName}, if any. */
-  java.util.Optional<Double> partOf(String laneName) {
-    return java.util.Optional.ofNullable(parts.get(laneName));
+  Optional<Double> partOf(String laneName) {
+    return Optional.ofNullable(parts.get(laneName));
   }
 }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -77,9 +78,9 @@ final class Lanes implements AutoCloseable {
   }
 
   /** The lane of this name now, if live. */
-  java.util.Optional<ProviderLane> get(LaneId id) {
+  Optional<ProviderLane> get(LaneId id) {
     if (!id.isEndpoint()) {
-      return java.util.Optional.ofNullable(providers.get(id.provider()));
+      return Optional.ofNullable(providers.get(id.provider()));
     }
     return endpoints.get(id);
   }

@@ -26,9 +26,11 @@ import io.sluice.schemas.event.Reason;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,7 +126,7 @@ final class TenantEndpoints {
    * Endpoints whose registry endpoint the configuration refuses, warned of once (until it passes
    * again); at most {@value #MAX_LANES} (beyond, no more warnings).
    */
-  private final java.util.Set<LaneId> warnedRefused = new java.util.HashSet<>();
+  private final Set<LaneId> warnedRefused = new HashSet<>();
   /** The tenants' registry records (their endpoints over the file's). */
   private final TenantLookup registry;
   /** The providers' {@code totalRate}s: the joint leak and each busy lane's part. */
@@ -396,7 +398,7 @@ final class TenantEndpoints {
   }
 
   /** The part of its provider's total last given to the lane {@code laneName} (tests). */
-  java.util.Optional<Double> partOf(String laneName) {
+  Optional<Double> partOf(String laneName) {
     return totals.partOf(laneName);
   }
 

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.endpoint;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -61,7 +62,7 @@ public final class TotalShares {
     for (int i = 0; i < tiers.size(); i++) {
       List<Demand<K>> members = byTier.get(tiers.get(i));
       double[] equal = new double[members.size()];
-      java.util.Arrays.fill(equal, 1.0);
+      Arrays.fill(equal, 1.0);
       double[] memberParts = fill(tierParts[i], equal,
           members.stream().mapToDouble(Demand::ceilingPerSecond).toArray());
       for (int j = 0; j < members.size(); j++) {

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.fair;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -226,7 +227,7 @@ public final class FairQueue<T> {
    * between them ({@link GlobalShare}).
    */
   public Map<String, Integer> busyTenantsByTier() {
-    Map<String, Integer> busy = new java.util.HashMap<>();
+    Map<String, Integer> busy = new HashMap<>();
     for (Tier<T> tier : tiers.activeFlows()) {
       busy.put(tier.name, tier.tenants.activeCount());
     }

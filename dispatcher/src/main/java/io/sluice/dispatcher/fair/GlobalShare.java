@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.fair;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
@@ -52,7 +53,7 @@ public record GlobalShare(double instanceShare, Map<String, Double> localWeights
    */
   public static GlobalShare of(Map<String, Double> configured, Map<String, Integer> local,
       Map<String, Integer> global) {
-    double smallest = java.util.Collections.min(configured.values());
+    double smallest = Collections.min(configured.values());
     ToDoubleFunction<String> weightOf = tier -> configured.getOrDefault(tier, smallest);
     double busyWeight = 0;
     Map<String, Integer> everywhere = new HashMap<>(global);

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.feedback;
 
+import io.sluice.config.AnswerBounds;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.schemas.event.Reason;
 import java.time.Instant;
@@ -45,7 +46,7 @@ public record FeedbackPolicy(int maxAttempts, Backoff backoff) {
   public Verdict judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
       DoubleSupplier uniform01) {
     return judge(result, priorAttempts, deadline, now, uniform01,
-        io.sluice.config.AnswerBounds.DEFAULT.maxRetryAfterMillis());
+        AnswerBounds.DEFAULT.maxRetryAfterMillis());
   }
 
   /**

@@ -5,7 +5,10 @@ import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.config.ProviderLimit;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 
 /**
  * A provider's limits as the lane enforces them per claim: the configured ones, lowered to what
@@ -87,7 +90,7 @@ public final class LearningLimitSource implements LimitSource {
       return cached.limits();
     }
     if (unfloored < rate) {
-      learner.noteBound(provider, LimitLearner.Bound.FLOOR, String.format(java.util.Locale.ROOT,
+      learner.noteBound(provider, LimitLearner.Bound.FLOOR, String.format(Locale.ROOT,
           "learned limits would pace at %.4f/s; paced at %.2f/s, learnedFloor %.2f of %.2f/s "
               + "configured", unfloored, rate, floor, base.ratePerSecond()));
     }
@@ -100,7 +103,7 @@ public final class LearningLimitSource implements LimitSource {
   static ProviderLimits lowered(ProviderLimits base, List<LearnedLimit> learned, double rate,
       double floor) {
     List<ProviderLimit> out = new ArrayList<>(paced(base, rate).all());
-    java.util.Set<String> learnedOnly = new java.util.HashSet<>(base.learnedOnly());
+    Set<String> learnedOnly = new HashSet<>(base.learnedOnly());
     for (LearnedLimit l : learned) {
       ProviderLimit.Kind kind = l.unit() == LimitUnit.CALLS ? ProviderLimit.Kind.CALLS
           : ProviderLimit.Kind.COST;

@@ -8,16 +8,23 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,7 +87,7 @@ public final class LimitLearner {
     FLOOR;
 
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
   }
 
@@ -127,7 +134,7 @@ public final class LimitLearner {
   /** A learner that keeps what it learns in this process only. */
   public static LimitLearner local(Listener listener) {
     return new LimitLearner(LearnedLimitStore.NONE, System::currentTimeMillis,
-        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble(), listener);
+        () -> ThreadLocalRandom.current().nextDouble(), listener);
   }
 
   /**
@@ -233,7 +240,7 @@ public final class LimitLearner {
    * replaces this instance's for the names it holds (it is at least as new: every answer is
    * written), and names it does not hold are kept until their own expiry.
    */
-  public java.util.concurrent.CompletionStage<Void> refresh(String provider) {
+  public CompletionStage<Void> refresh(String provider) {
     long now = clockMillis.getAsLong();
     if (!bounds(provider).learn()) {
       return CompletableFuture.completedFuture(null);
@@ -345,7 +352,7 @@ public final class LimitLearner {
 
   /** The providers something was learned about, with their live limits (for {@code /health}). */
   public Map<String, List<LearnedLimit>> snapshot() {
-    Map<String, List<LearnedLimit>> all = new java.util.TreeMap<>();
+    Map<String, List<LearnedLimit>> all = new TreeMap<>();
     for (String provider : learned.keySet()) {
       List<LearnedLimit> live = current(provider);
       if (!live.isEmpty()) {
@@ -409,12 +416,12 @@ public final class LimitLearner {
 
   /** How many lanes anything is remembered about (for tests). */
   int rememberedLanes() {
-    java.util.Set<String> lanes = new java.util.HashSet<>(learned.keySet());
+    Set<String> lanes = new HashSet<>(learned.keySet());
     lanes.addAll(typicalCost.keySet());
     lanes.addAll(refreshedAt.keySet());
     lanes.addAll(boundedLast.keySet());
-    java.util.stream.Stream.of(loggedAt.keySet(), writtenAt.keySet(), written.keySet())
-        .flatMap(java.util.Set::stream).forEach(k -> lanes.add(k.substring(0, k.indexOf('\u0000'))));
+    Stream.of(loggedAt.keySet(), writtenAt.keySet(), written.keySet())
+        .flatMap(Set::stream).forEach(k -> lanes.add(k.substring(0, k.indexOf('\u0000'))));
     return lanes.size();
   }
 
@@ -450,7 +457,7 @@ public final class LimitLearner {
   public void noteBound(String provider, Bound bound, String detail) {
     long now = clockMillis.getAsLong();
     Map<Bound, Bounded> byBound = boundedLast.computeIfAbsent(provider,
-        p -> new java.util.concurrent.ConcurrentHashMap<>());
+        p -> new ConcurrentHashMap<>());
     byBound.merge(bound, new Bounded(bound, now, detail, 1),
         (old, fresh) -> new Bounded(bound, now, detail, old.count() + 1));
     listener.bounded(provider, bound);
@@ -475,7 +482,7 @@ public final class LimitLearner {
 
   /** What each bound last held back, by provider (for {@code /health}). */
   public Map<String, Map<Bound, Bounded>> boundedSoFar() {
-    Map<String, Map<Bound, Bounded>> all = new java.util.TreeMap<>();
+    Map<String, Map<Bound, Bounded>> all = new TreeMap<>();
     boundedLast.forEach((p, m) -> all.put(p, Map.copyOf(m)));
     return all;
   }
@@ -487,7 +494,7 @@ public final class LimitLearner {
   static String excerpt(ProviderResult.Answered a) {
     StringBuilder out = new StringBuilder("status ").append(a.status());
     int shown = 0;
-    for (Map.Entry<String, List<String>> f : new java.util.TreeMap<>(a.headers().fields())
+    for (Map.Entry<String, List<String>> f : new TreeMap<>(a.headers().fields())
         .entrySet()) {
       if (shown++ == EXCERPT_FIELDS) {
         out.append("; ...");

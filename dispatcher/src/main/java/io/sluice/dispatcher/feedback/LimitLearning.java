@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
+import io.sluice.config.AnswerBounds;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -93,7 +95,7 @@ public final class LimitLearning {
   public static Step learn(Map<String, LearnedLimit> known, ProviderAnnouncement answer,
       long nowMillis, long costOfCall, DoubleSupplier uniform01) {
     return learn(known, answer, nowMillis, costOfCall, uniform01,
-        io.sluice.config.AnswerBounds.DEFAULT.maxRetryAfterMillis());
+        AnswerBounds.DEFAULT.maxRetryAfterMillis());
   }
 
   /**
@@ -175,7 +177,7 @@ public final class LimitLearning {
     }
     Map<String, LearnedLimit> kept = new HashMap<>();
     limits.values().stream()
-        .sorted(java.util.Comparator.comparingLong(LearnedLimit::expiresAtMillis).reversed()
+        .sorted(Comparator.comparingLong(LearnedLimit::expiresAtMillis).reversed()
             .thenComparing(LearnedLimit::name))
         .limit(MAX_LIMITS)
         .forEach(l -> kept.put(l.name(), l));

@@ -4,6 +4,7 @@ import io.sluice.dispatcher.provider.ResponseHeaders;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,7 +89,7 @@ public final class RateLimitHeaders {
     }
     List<AnnouncedPolicy> policies = new ArrayList<>();
     List<AnnouncedRemaining> remaining = new ArrayList<>();
-    Set<String> listed = new java.util.HashSet<>();
+    Set<String> listed = new HashSet<>();
     boolean listRead = false;
     ProviderAnnouncement.Family family = ProviderAnnouncement.Family.NONE;
     String policyField = headers.combined("ratelimit-policy");

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,7 +26,7 @@ public final class RedisLearnedLimitStore implements LearnedLimitStore {
 
   /** The key of a provider's learned limits. */
   public static String redisKey(String provider) {
-    return "sluice:v1:{" + provider + "}:learned";
+    return DispatcherKeys.learned(provider);
   }
 
   @Override

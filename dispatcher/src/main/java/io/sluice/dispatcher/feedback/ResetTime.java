@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.feedback;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -42,7 +43,7 @@ public final class ResetTime {
       if (n.compareTo(BigDecimal.valueOf(EPOCH_SECONDS_FROM)) >= 0) {
         return OptionalLong.of(cap(n.movePointRight(3).longValue() - nowMillis));
       }
-      return OptionalLong.of(cap(n.movePointRight(3).setScale(0, java.math.RoundingMode.CEILING)
+      return OptionalLong.of(cap(n.movePointRight(3).setScale(0, RoundingMode.CEILING)
           .longValue()));
     }
     if (!v.isEmpty() && GO.matcher(v).matches()) {

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.feedback;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ public final class StructuredList {
   /** One list member: a bare item and its parameters, in order. */
   public record Item(Object value, Map<String, Object> params) {
     public Item {
-      params = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+      params = Collections.unmodifiableMap(new LinkedHashMap<>(params));
     }
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.leak;
 
+import io.sluice.config.ProviderLimit;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -151,8 +152,8 @@ public final class LocalLeakyBucket implements LeakyBucket {
       long slotMicros, long reserved, long actual) {
     WindowLedger ledger = ledgers.get(provider);
     if (ledger != null) {
-      for (io.sluice.config.ProviderLimit l : limits.dividedAmong(share).beyondRate()) {
-        if (l.kind() == io.sluice.config.ProviderLimit.Kind.COST) {
+      for (ProviderLimit l : limits.dividedAmong(share).beyondRate()) {
+        if (l.kind() == ProviderLimit.Kind.COST) {
           ledger.settle(l, slotMicros, reserved, actual);
         }
       }

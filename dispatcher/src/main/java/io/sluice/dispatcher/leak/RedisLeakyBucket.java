@@ -1,10 +1,18 @@
 package io.sluice.dispatcher.leak;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.ProviderLimit;
+import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -23,8 +31,8 @@ public final class RedisLeakyBucket implements LeakyBucket {
   private final LeakConfig config;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON =
+      new ObjectMapper();
 
   public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakConfig config) {
     this(commands, LeakyBucketScript.load(), config);
@@ -43,7 +51,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * are {@code [A-Za-z0-9._-]}: no braces.
    */
   public static String redisKey(String provider) {
-    return "sluice:v1:" + tagged(provider) + ":leak";
+    return DispatcherKeys.leak(provider);
   }
 
   /**
@@ -51,7 +59,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * tag ({@link ProviderTotal#laneKeyName}: {@code {hooks}/acme}, an endpoint lane under a total).
    */
   static String tagged(String name) {
-    return name.startsWith("{") ? name : "{" + name + "}";
+    return DispatcherKeys.tagged(name);
   }
 
   /**
@@ -59,7 +67,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * a hash of {@code last} and {@code ts}, in the cluster slot of its endpoints' keys.
    */
   public static String totalKey(String provider) {
-    return "sluice:v1:{" + provider + "}:total";
+    return DispatcherKeys.total(provider);
   }
 
   @Override
@@ -88,8 +96,8 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * limit's {@link io.sluice.config.ProviderLimit#id()} (not its amount, so a lowered
    * amount keeps the record), with the leak's hash tag: one cluster slot for the whole claim.
    */
-  public static String limitKey(String provider, io.sluice.config.ProviderLimit limit) {
-    return "sluice:v1:" + tagged(provider) + ":limit:" + limit.id();
+  public static String limitKey(String provider, ProviderLimit limit) {
+    return DispatcherKeys.limit(provider, limit.id());
   }
 
   @Override
@@ -128,7 +136,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
     if (total != null) {
       requireSameSlot(provider, total);
     }
-    List<io.sluice.config.ProviderLimit> beyond = limits.beyondRate();
+    List<ProviderLimit> beyond = limits.beyondRate();
     // The leak, one key per limit, the marker of their cluster slot (lost data: see the script),
     // and the provider's total line when it has one.
     String[] keys = new String[2 + beyond.size() + (total == null ? 0 : 1)];
@@ -137,7 +145,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
     }
     keys[0] = redisKey(provider);
     keys[1 + beyond.size()] = SlotMarkers.markerOf(keys[0]);
-    List<String> args = new java.util.ArrayList<>(List.of("claim",
+    List<String> args = new ArrayList<>(List.of("claim",
         Double.toString(limits.ratePerSecond()),
         Double.toString(config.minRateFactor()),
         Long.toString(config.recoveryMicros()),
@@ -148,13 +156,13 @@ public final class RedisLeakyBucket implements LeakyBucket {
         request.leasePrefix(),
         Long.toString(request.leaseMicros())));
     for (int i = 0; i < beyond.size(); i++) {
-      io.sluice.config.ProviderLimit l = beyond.get(i);
+      ProviderLimit l = beyond.get(i);
       keys[1 + i] = limitKey(provider, l);
       boolean windowed = l.per() != null;
-      args.add(l.kind().name().toLowerCase(java.util.Locale.ROOT));
+      args.add(l.kind().name().toLowerCase(Locale.ROOT));
       args.add(Long.toString((long) l.amount()));
       args.add(windowed ? Long.toString(WindowLedger.perMicros(l)) : "0");
-      args.add(windowed ? l.window().name().toLowerCase(java.util.Locale.ROOT) : "-");
+      args.add(windowed ? l.window().name().toLowerCase(Locale.ROOT) : "-");
       args.add(Long.toString(WindowLedger.marginMicros(l)));
     }
     // One flag a limit: '1' held full after a loss of Redis's data, '0' not (learned only).
@@ -173,23 +181,23 @@ public final class RedisLeakyBucket implements LeakyBucket {
   public CompletionStage<Void> release(String provider, String leaseId) {
     calls.increment();
     return script.run(commands,
-        new String[] {limitKey(provider, io.sluice.config.ProviderLimit.concurrency(1))},
+        new String[] {limitKey(provider, ProviderLimit.concurrency(1))},
         new String[] {"release", leaseId}, reloads::increment).thenApply(reply -> null);
   }
 
   @Override
   public CompletionStage<Void> settle(String provider, ProviderLimits limits, long slotMicros,
       long reserved, long actual) {
-    List<io.sluice.config.ProviderLimit> costs = limits.beyondRate().stream()
-        .filter(l -> l.kind() == io.sluice.config.ProviderLimit.Kind.COST).toList();
+    List<ProviderLimit> costs = limits.beyondRate().stream()
+        .filter(l -> l.kind() == ProviderLimit.Kind.COST).toList();
     if (costs.isEmpty() || actual >= reserved) {
-      return java.util.concurrent.CompletableFuture.completedFuture(null);
+      return CompletableFuture.completedFuture(null);
     }
     String[] keys = costs.stream().map(l -> limitKey(provider, l)).toArray(String[]::new);
-    List<String> args = new java.util.ArrayList<>(List.of("settle", Long.toString(slotMicros),
+    List<String> args = new ArrayList<>(List.of("settle", Long.toString(slotMicros),
         Long.toString(reserved), Long.toString(actual)));
-    for (io.sluice.config.ProviderLimit l : costs) {
-      args.add(l.window().name().toLowerCase(java.util.Locale.ROOT));
+    for (ProviderLimit l : costs) {
+      args.add(l.window().name().toLowerCase(Locale.ROOT));
       args.add(Long.toString(WindowLedger.perMicros(l)));
       args.add(Long.toString(WindowLedger.marginMicros(l)));
     }
@@ -203,7 +211,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
    * lane, value {@code {"e": expiry, "t": {tier: count}}}; same hash tag as the leak.
    */
   public static String busyKey(String provider) {
-    return "sluice:v1:" + tagged(provider) + ":busy";
+    return DispatcherKeys.busy(provider);
   }
 
   @Override
@@ -215,7 +223,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
     String counts;
     try {
       counts = JSON.writeValueAsString(busyByTier);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("cannot encode " + busyByTier, e);
     }
     calls.increment();
@@ -231,10 +239,10 @@ public final class RedisLeakyBucket implements LeakyBucket {
       return Map.of();
     }
     try {
-      Map<String, Integer> counts = new java.util.HashMap<>();
+      Map<String, Integer> counts = new HashMap<>();
       JSON.readTree(json).properties().forEach(e -> counts.put(e.getKey(), e.getValue().asInt()));
       return counts;
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("the leak script answered busy counts that are not JSON: " + json, e);
     }
   }

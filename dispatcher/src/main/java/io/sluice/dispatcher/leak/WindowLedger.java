@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -122,7 +123,7 @@ public final class WindowLedger {
       // window holds, never less (see LimitMath, "Long sliding windows").
       long span = spanMicros(limit);
       long g = subWindowMicros(limit);
-      java.util.SortedMap<Long, Long> counted = subs(limit).tailMap(Math.floorDiv(slot - span, g));
+      SortedMap<Long, Long> counted = subs(limit).tailMap(Math.floorDiv(slot - span, g));
       long held = 0;
       for (long units : counted.values()) {
         held += units;

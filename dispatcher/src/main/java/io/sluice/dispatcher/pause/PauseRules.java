@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.pause;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -68,7 +69,7 @@ public final class PauseRules {
     List<Pause> sorted = pauses.stream()
         .sorted(Comparator.comparing(p -> p.scope().field()))
         .toList();
-    List<Pause> unique = new java.util.ArrayList<>();
+    List<Pause> unique = new ArrayList<>();
     for (Pause p : sorted) {
       if (unique.isEmpty() || !unique.get(unique.size() - 1).scope().equals(p.scope())) {
         unique.add(p);
@@ -90,7 +91,7 @@ public final class PauseRules {
     if (first.isEmpty()) {
       return second;
     }
-    List<Pause> both = new java.util.ArrayList<>(first.pauses);
+    List<Pause> both = new ArrayList<>(first.pauses);
     both.addAll(second.pauses);
     return of(both);
   }

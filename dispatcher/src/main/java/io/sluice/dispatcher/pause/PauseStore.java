@@ -1,16 +1,21 @@
 package io.sluice.dispatcher.pause;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.operator.OperatorEntry;
 import io.sluice.redis.operator.OperatorJournal;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -30,7 +35,7 @@ import java.util.concurrent.CompletionStage;
  */
 public final class PauseStore {
   /** The hash every pause is a field of. */
-  public static final String KEY = "sluice:v1:pauses";
+  public static final String KEY = DispatcherKeys.PAUSES;
   /** Most pauses in force at once. */
   public static final int MAX_PAUSES = 1_000;
   /**
@@ -83,7 +88,7 @@ public final class PauseStore {
         .thenCompose(reply -> (Long) reply.get(0) == 0
             // Refused by the bound: take it back from the topic too, so no role seeds it later.
             ? journal.write(entry.key(), Optional.empty()).thenApply(undone -> reply)
-            : java.util.concurrent.CompletableFuture.completedFuture(reply))
+            : CompletableFuture.completedFuture(reply))
         .thenApply(reply -> {
           if ((Long) reply.get(0) == 0) {
             throw new TooManyPauses((Long) reply.get(1));
@@ -106,7 +111,7 @@ public final class PauseStore {
    * to cached value, empty to remove), and, when {@code marker} is given, the marker after them.
    * Completes with how many fields changed.
    */
-  public CompletionStage<Long> restore(java.util.Map<String, Optional<String>> values,
+  public CompletionStage<Long> restore(Map<String, Optional<String>> values,
       Optional<String> marker) {
     List<String> args = new ArrayList<>(List.of("restore", MARKER, marker.orElse("")));
     values.forEach((field, value) -> {
@@ -161,8 +166,8 @@ public final class PauseStore {
       JsonNode json = JSON.readTree(v.substring(space + 1));
       by = json.path("by").asText(by);
       reason = json.path("reason").asText(reason);
-    } catch (NumberFormatException | com.fasterxml.jackson.core.JsonProcessingException
-        | java.time.DateTimeException e) {
+    } catch (NumberFormatException | JsonProcessingException
+        | DateTimeException e) {
       // Unreadable details: the scope still pauses.
     }
     return Optional.of(new Pause(scope.get(), by, at, reason));

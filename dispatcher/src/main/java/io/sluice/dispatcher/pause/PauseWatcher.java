@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.pause;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -139,7 +140,7 @@ public final class PauseWatcher implements AutoCloseable {
       answer = read.get().toCompletableFuture().orTimeout(READ_TIMEOUT.toMillis(),
           TimeUnit.MILLISECONDS);
     } catch (RuntimeException e) {
-      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+      answer = CompletableFuture.failedFuture(e);
     }
     answer.whenComplete((rules, error) -> {
       if (error != null) {

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.provider;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Proxy;
@@ -8,11 +9,13 @@ import java.net.ProxySelector;
 import java.net.SocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -96,7 +99,7 @@ public final class PinnedTunnel implements AutoCloseable {
       server.configureBlocking(false);
       server.register(selector, SelectionKey.OP_ACCEPT);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("cannot open the endpoint tunnel on loopback", e);
+      throw new UncheckedIOException("cannot open the endpoint tunnel on loopback", e);
     }
     this.loop = new Thread(this::run, "sluice-endpoint-tunnel");
     loop.setDaemon(true);
@@ -369,7 +372,7 @@ public final class PinnedTunnel implements AutoCloseable {
     }
     head.append("Connection: close\r\n\r\n");
     byte[] rewritten = head.toString().getBytes(StandardCharsets.ISO_8859_1);
-    byte[] rest = java.util.Arrays.copyOfRange(pipe.down.array(), end + 4, pipe.down.position());
+    byte[] rest = Arrays.copyOfRange(pipe.down.array(), end + 4, pipe.down.position());
     if (rewritten.length + rest.length > pipe.down.capacity()) {
       pipe.close();
       return false;
@@ -452,7 +455,7 @@ public final class PinnedTunnel implements AutoCloseable {
     }
   }
 
-  private static void quietly(java.nio.channels.Channel channel) {
+  private static void quietly(Channel channel) {
     try {
       channel.close();
     } catch (IOException ignored) {

@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.provider;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,7 +26,7 @@ public record ResponseHeaders(Map<String, List<String>> fields) {
       }
     });
     kept.replaceAll((name, values) -> List.copyOf(values));
-    fields = java.util.Collections.unmodifiableMap(kept);
+    fields = Collections.unmodifiableMap(kept);
   }
 
   /** One value per name, for tests and single-line fields. */

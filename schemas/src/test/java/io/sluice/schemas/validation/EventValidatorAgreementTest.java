@@ -15,6 +15,7 @@ import com.networknt.schema.ValidationMessage;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
+import io.sluice.schemas.serde.SchemaFiles;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -132,7 +134,7 @@ public final class PaceGovernor {
   private int slots;
   private int lateSlots;
   /** This window's answers by lane: {answers, slow ones}. */
-  private final java.util.Map<Object, int[]> answersByLane = new java.util.IdentityHashMap<>();
+  private final Map<Object, int[]> answersByLane = new IdentityHashMap<>();
   private int lateStreak;
   /** Windows left before the factor may recover from the last cut. */
   private int hold;

@@ -14,15 +14,24 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.dispatcher.provider.PayloadBytes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,7 +126,7 @@ public final class ProviderLane implements AutoCloseable {
   /** How long a concurrency lease outlives its slot if never released: the call's timeout and some. */
   private final long leaseMicros;
   /** Names this lane's leases: unique per lane instance, process and claim. */
-  private final String leasePrefix = java.util.UUID.randomUUID().toString();
+  private final String leasePrefix = UUID.randomUUID().toString();
   private long claims;
   private final long lookaheadMicros;
   private final FairQueue<DispatchEntry> queue;
@@ -137,7 +146,7 @@ public final class ProviderLane implements AutoCloseable {
    * Calls per partition that have not yet been handed to the result handler: a call counts here
    * until its settlement has begun, so a revoked partition can wait for its calls to be judged.
    */
-  private final Map<org.apache.kafka.common.TopicPartition, Integer> unjudged = new java.util.HashMap<>();
+  private final Map<TopicPartition, Integer> unjudged = new HashMap<>();
   /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
   private final LongSupplier nanoTime;
   /** The configured tier weights (a reload changes them). */
@@ -149,7 +158,7 @@ public final class ProviderLane implements AutoCloseable {
    * endpoint that is disabled, or has its one probe out, says no ({@code EndpointHealth}), and
    * the slot goes unused ({@code disabled}). Always yes for a provider's own lane.
    */
-  private volatile java.util.function.BooleanSupplier mayCall = () -> true;
+  private volatile BooleanSupplier mayCall = () -> true;
   /**
    * This lane only ever holds one tenant's events (a tenant's own endpoint): an instance holding
    * it holds that tenant alone, so there is no share to work out and nothing is published.
@@ -178,7 +187,7 @@ public final class ProviderLane implements AutoCloseable {
    * fires; such an entry goes to {@link #expired} instead of its call. Never, by default.
    */
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
-  private volatile java.util.function.Consumer<DispatchEntry> expired = e -> { };
+  private volatile Consumer<DispatchEntry> expired = e -> { };
 
   /**
    * An entry taken out of the queue to wait in Kafka for its turn ({@link #trim}), and how long.
@@ -317,7 +326,7 @@ public final class ProviderLane implements AutoCloseable {
     try {
       answer = leak.busyTenants(name, leasePrefix, busy, SHARE_TTL_MICROS);
     } catch (RuntimeException e) {
-      answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+      answer = CompletableFuture.failedFuture(e);
     }
     answer.whenComplete((global, error) -> {
       synchronized (this) {
@@ -418,7 +427,7 @@ public final class ProviderLane implements AutoCloseable {
    * handler, at most until {@code deadlineNanos} (on this lane's clock). Queued entries of those
    * partitions must have been dropped first, or new calls may start. True if none is left.
    */
-  public synchronized boolean awaitCalls(java.util.Collection<org.apache.kafka.common.TopicPartition> partitions,
+  public synchronized boolean awaitCalls(Collection<TopicPartition> partitions,
       long deadlineNanos) throws InterruptedException {
     while (partitions.stream().anyMatch(unjudged::containsKey)) {
       long left = deadlineNanos - nanoTime.getAsLong();
@@ -493,7 +502,7 @@ public final class ProviderLane implements AutoCloseable {
   }
 
   /** Asks {@code gate} before each call ({@link #mayCall}); set once, before the first offer. */
-  public void gate(java.util.function.BooleanSupplier gate) {
+  public void gate(BooleanSupplier gate) {
     this.mayCall = gate;
   }
 
@@ -502,7 +511,7 @@ public final class ProviderLane implements AutoCloseable {
    * {@code expired}, never to the provider (the slot goes unused). Set once, before the first offer.
    */
   public void expireWith(Predicate<DispatchEntry> pastDeadline,
-      java.util.function.Consumer<DispatchEntry> expired) {
+      Consumer<DispatchEntry> expired) {
     this.pastDeadline = pastDeadline;
     this.expired = expired;
   }
@@ -535,13 +544,13 @@ public final class ProviderLane implements AutoCloseable {
     if (queue.size() <= keeps) {
       return List.of();
     }
-    java.util.ArrayDeque<DispatchEntry> removed = new java.util.ArrayDeque<>();
+    ArrayDeque<DispatchEntry> removed = new ArrayDeque<>();
     while (queue.size() > keeps) {
       DispatchEntry e = queue.removeLast().orElseThrow();
       unqueued(e);
       removed.addFirst(e);
     }
-    List<Parked> parked = new java.util.ArrayList<>(removed.size());
+    List<Parked> parked = new ArrayList<>(removed.size());
     int ahead = keeps;
     for (DispatchEntry e : removed) {
       parked.add(new Parked(e, parking.park(now, ahead++, rate, schedule.readyAtNanos()) - now));
@@ -815,7 +824,7 @@ public final class ProviderLane implements AutoCloseable {
           PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
           entry.event().cost()));
     } catch (RuntimeException e) {
-      call = java.util.concurrent.CompletableFuture.completedFuture(
+      call = CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));
     }
     long returned = nanoTime.getAsLong();

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch.offsets;
 import io.sluice.config.SluiceConfig;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -24,7 +25,7 @@ public final class AdminTopicIdentity implements TopicIdentity, AutoCloseable {
   /** An Admin client of its own, from the Sluice config's Kafka client properties. */
   public static AdminTopicIdentity create(SluiceConfig config, String clientId, Duration timeout) {
     int millis = (int) timeout.toMillis();
-    return new AdminTopicIdentity(Admin.create(config.kafka().clientProperties(java.util.Map.of(
+    return new AdminTopicIdentity(Admin.create(config.kafka().clientProperties(Map.of(
         AdminClientConfig.CLIENT_ID_CONFIG, clientId,
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis,
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, millis,

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.settlement;
 
+import io.sluice.config.AnswerBounds;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.RetryAfter;
 import io.sluice.dispatcher.feedback.Verdict;
@@ -49,7 +50,7 @@ public final class CallJudge {
   public Judgement judge(ProviderResult result, int priorAttempts, Instant deadline, Instant now,
       DoubleSupplier uniform01) {
     return judge(result, priorAttempts, deadline, now, uniform01,
-        io.sluice.config.AnswerBounds.DEFAULT.maxRetryAfterMillis());
+        AnswerBounds.DEFAULT.maxRetryAfterMillis());
   }
 
   /** @param maxRetryAfterMillis the provider's {@code maxRetryAfter} */

@@ -6,6 +6,7 @@ import io.sluice.config.ProviderAuth;
 import io.sluice.config.Secrets;
 import io.sluice.dispatcher.provider.BoundedBody;
 import io.sluice.dispatcher.provider.WholeDeadline;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -117,7 +119,7 @@ public final class OAuth2Tokens implements AutoCloseable {
       try {
         answer = WholeDeadline.send(client, request(), BoundedBody.handler(MAX_ANSWER_BYTES),
             timeout).get();
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         throw e.getCause() instanceof Exception cause ? cause : e;
       }
       long now = clock.millis();
@@ -175,7 +177,7 @@ public final class OAuth2Tokens implements AutoCloseable {
     JsonNode json;
     try {
       json = JSON.readTree(body);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       json = null;
     }
     if (status != 200) {

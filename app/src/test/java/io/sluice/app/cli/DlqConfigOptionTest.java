@@ -1,4 +1,4 @@
-package io.sluice.app.dlq;
+package io.sluice.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import io.sluice.app.cli.ConfigOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.sluice.schemas.validation;
+package io.sluice.schemas.serde;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.JsonMetaSchema;
@@ -7,7 +7,6 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.NonValidationKeyword;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
-import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

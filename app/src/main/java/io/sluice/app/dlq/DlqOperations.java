@@ -14,11 +14,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * {@code dlq list} and {@code dlq replay} against a cluster: the wiring of {@link TopicScan},
+ * {@code dlq list} and {@code dlq replay} against a cluster: the wiring of {@link BoundedScan},
  * {@link ReplayLedger}, {@link ReplaySelection} and {@link Replayer}. Reads with
  * {@code read_committed}, in no consumer group.
  */
-public final class DeadLetters {
+public final class DlqOperations {
   /** What {@code list} found: at most the query's limit, in the order read. */
   public record Listing(List<DeadLetterRow> rows, long read, boolean timedOut) {}
 
@@ -33,13 +33,13 @@ public final class DeadLetters {
   public record ReplayReport(List<DeadLetterRow> sent, Map<ReplaySelection.Verdict, Long> skipped,
       long read, boolean full, boolean timedOut, boolean dryRun) {}
 
-  private DeadLetters() {}
+  private DlqOperations() {}
 
   public static Listing list(KafkaConfig kafka, Topics topics, DeadLetterQuery query,
       Instant now, Duration timeout) {
     List<DeadLetterRow> rows = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c = consumer(kafka)) {
-      TopicScan.Result r = TopicScan.read(c, topics.dlq(), query.from(now), timeout, rec -> {
+      BoundedScan.Result r = BoundedScan.read(c, topics.dlq(), query.from(now), timeout, rec -> {
         DeadLetterEntry e = DeadLetterEntry.of(rec);
         if (query.matches(e)) {
           rows.add(DeadLetterRow.of(e));
@@ -63,7 +63,7 @@ public final class DeadLetters {
       }
       Set<String> replayed = ReplayLedger.read(c, topics.replays(), timeout);
       ReplaySelection selection = new ReplaySelection(query, replayed, now);
-      TopicScan.Result r = TopicScan.read(c, topics.dlq(), query.from(now), timeout,
+      BoundedScan.Result r = BoundedScan.read(c, topics.dlq(), query.from(now), timeout,
           rec -> selection.offer(DeadLetterEntry.of(rec)));
       if (replayer != null) {
         replayer.replay(selection.toSend(), now, UUID.randomUUID().toString());

@@ -23,11 +23,11 @@ import org.apache.kafka.common.TopicPartition;
  * caller can stop it ({@code each} returns false), and it stops at {@code timeout} whatever is
  * left, saying so in its result.
  */
-final class TopicScan {
+final class BoundedScan {
   /** How a scan ended: records read, and whether the timeout cut it short. */
   record Result(long read, boolean timedOut) {}
 
-  private TopicScan() {}
+  private BoundedScan() {}
 
   /**
    * @throws IllegalStateException if the topic does not exist

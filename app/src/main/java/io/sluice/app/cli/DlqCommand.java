@@ -1,8 +1,9 @@
-package io.sluice.app.dlq;
+package io.sluice.app.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.sluice.app.Preflight;
-import io.sluice.app.cli.ConfigOption;
+import io.sluice.app.dlq.DeadLetterQuery;
+import io.sluice.app.dlq.DlqOperations;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.Topics;
@@ -101,9 +102,9 @@ public final class DlqCommand {
     public Integer call() {
       DeadLetterQuery q = f.query();
       SluiceConfig c = f.load();
-      DeadLetters.Listing l;
+      DlqOperations.Listing l;
       try {
-        l = DeadLetters.list(c.kafka(), topics(c), q, Instant.now(), f.timeout());
+        l = DlqOperations.list(c.kafka(), topics(c), q, Instant.now(), f.timeout());
       } catch (IllegalStateException e) {
         System.err.println(e.getMessage());
         return INCOMPLETE;
@@ -137,9 +138,9 @@ public final class DlqCommand {
     public Integer call() {
       DeadLetterQuery q = f.query();
       SluiceConfig c = f.load();
-      DeadLetters.ReplayReport r;
+      DlqOperations.ReplayReport r;
       try {
-        r = DeadLetters.replay(c.kafka(), topics(c), q, Instant.now(), f.timeout(), dryRun);
+        r = DlqOperations.replay(c.kafka(), topics(c), q, Instant.now(), f.timeout(), dryRun);
       } catch (IllegalStateException e) {
         System.err.println(e.getMessage());
         return INCOMPLETE;

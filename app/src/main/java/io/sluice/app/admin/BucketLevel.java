@@ -1,0 +1,69 @@
+package io.sluice.app.admin;
+
+import io.sluice.topology.limiter.AcquireRequest;
+import io.sluice.topology.limiter.BucketSpec;
+import io.sluice.topology.limiter.BucketState;
+import io.sluice.topology.limiter.TokenBucketMath;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The level a tenant's bucket has now, as the gate would decide by it: the hash
+ * {@code token_bucket.lua} stores, read into a {@link BucketState}, brought to now by the gate's own
+ * math ({@link TokenBucketMath}, the script's mirror), and its level before any charge.
+ *
+ * <p>Why not a refill formula of its own: a bucket's level is more than its stored tokens refilled
+ * since their time. Units held by a lease not yet ended lower its cap, an old line of reservations
+ * after a raise slows its refill, a lease that ended returns its units at its deadline; a formula
+ * that ignored them showed a level the gate would not decide by. So the status asks the same code
+ * the gate's specification tables hold to the script.
+ *
+ * <p>A bucket Redis does not have is full, unless its slot's marker says Redis lost the slot's data
+ * (missing: the script would stamp the loss now; a time: lost then), when it is the worst the lost
+ * bucket could have been, as the script rebuilds it. The one difference: the gate's leasing calls
+ * name their hold, which may push such a rebuilt bucket's start later; the status knows no hold.
+ */
+final class BucketLevel {
+  private BucketLevel() {}
+
+  /**
+   * The level at {@code nowMicros} (Redis's clock).
+   *
+   * @param fields the bucket's hash as stored (empty: Redis does not have it)
+   * @param marker its slot's marker ({@code null}: missing; {@code "0"}: nothing lost)
+   */
+  static double at(Map<String, String> fields, String marker, BucketSpec spec, long nowMicros) {
+    BucketState state = fields.isEmpty() ? null : parse(fields);
+    long lost = 0;
+    if (state == null) {
+      lost = marker == null ? nowMicros : Long.parseLong(marker);
+    }
+    // Any request that releases nothing sees the same level before its charge: one unit asks least.
+    return TokenBucketMath.acquire(state, spec, AcquireRequest.single(1), nowMicros, lost)
+        .acquisition().levelBefore();
+  }
+
+  /** The script's hash fields (see its header) as the math's state. */
+  static BucketState parse(Map<String, String> fields) {
+    List<BucketState.HeldLease> leases = new ArrayList<>();
+    fields.forEach((name, value) -> {
+      if (name.startsWith("lease:")) {
+        // "deadline units held granted lead"
+        String[] f = value.split(" ");
+        leases.add(new BucketState.HeldLease(Long.parseLong(name.substring(6)), Long.parseLong(f[0]),
+            Integer.parseInt(f[1]), Integer.parseInt(f[2]), Long.parseLong(f[3]), Double.parseDouble(f[4])));
+      }
+    });
+    leases.sort(Comparator.comparingLong(BucketState.HeldLease::id));
+    // "rate", or "rate debt_end top" after a cut that kept the debt in units.
+    String[] rate = fields.getOrDefault("rate", "0").split(" ");
+    // "rate end": the old line, while it runs.
+    String[] old = fields.getOrDefault("old", "0 0").split(" ");
+    return new BucketState(Double.parseDouble(fields.get("tokens")), Long.parseLong(fields.get("ts")),
+        Double.parseDouble(fields.getOrDefault("line", "0")), Long.parseLong(fields.getOrDefault("seq", "0")),
+        leases, Double.parseDouble(rate[0]), rate.length > 2 ? Double.parseDouble(rate[2]) : 0,
+        rate.length > 2 ? Long.parseLong(rate[1]) : 0, Double.parseDouble(old[0]), Long.parseLong(old[1]));
+  }
+}

@@ -1,0 +1,69 @@
+package io.sluice.app.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.redis.SlotMarkers;
+import io.sluice.testkit.RealServers;
+import io.sluice.topology.limiter.AcquireRequest;
+import io.sluice.topology.limiter.Acquisition;
+import io.sluice.topology.limiter.BucketKey;
+import io.sluice.topology.limiter.BucketSpec;
+import io.sluice.topology.limiter.LettuceTokenBucketStore;
+import io.sluice.topology.limiter.TokenBucketScript;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code status} reads a bucket as the gate decides by it: before each of the gate's calls below,
+ * the status reads the bucket (its key, its hash, its slot's marker), and the level it computes
+ * for the time of the call is the level the script decided that call by. The calls take a lease,
+ * go into debt, queue, and change the quota's rate both ways: each a state the old refill formula
+ * read otherwise.
+ */
+@ExtendWith(RealServers.class)
+class StatusBucketIT {
+  /** A step: the quota at that time (the configuration the gate and the status both read), a request. */
+  record Row(String why, BucketSpec spec, AcquireRequest request) {}
+
+  static final BucketSpec QUOTA = new BucketSpec(10, 2, 1_000_000);
+  static final BucketSpec RAISED = new BucketSpec(10, 8, 1_000_000);
+  static final BucketSpec CUT = new BucketSpec(10, 1, 1_000_000);
+
+  static final List<Row> ROWS = List.of(
+      new Row("a bucket never used: full", QUOTA, AcquireRequest.leasing(6, 1, 2_000_000)),
+      new Row("5 units leased, held against the cap", QUOTA, AcquireRequest.single(3)),
+      new Row("into reservations", QUOTA, AcquireRequest.single(3)),
+      new Row("a cost beyond the horizon: queued with a ticket", QUOTA, AcquireRequest.single(8)),
+      new Row("the quota raised while units are reserved: an old line", RAISED, AcquireRequest.single(1)),
+      new Row("beside the old line", RAISED, AcquireRequest.single(2)),
+      new Row("cut below what runs: the debt folded back", CUT, AcquireRequest.single(1)),
+      new Row("repaid at the cut rate", CUT, AcquireRequest.holding(1)));
+
+  @Test
+  void shouldShowTheLevelTheScriptDecidesBy(RedisServerProcess server) throws Exception {
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      RedisCommands<String, String> redis = connection.sync();
+      LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
+      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
+      for (int i = 0; i < ROWS.size(); i++) {
+        Row row = ROWS.get(i);
+        List<Object> read = redis.eval(StatusReader.BUCKET_SCRIPT, ScriptOutputType.MULTI,
+            key.redisKey(), SlotMarkers.markerOf(key.redisKey()));
+        Acquisition gate = store.acquire(key, row.spec(), row.request()).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertEquals(gate.levelBefore(), StatusReader.level(read, row.spec(), gate.nowMicros()), 1e-6,
+            "#" + i + " " + row.why());
+      }
+    } finally {
+      client.shutdown();
+    }
+  }
+}
