@@ -84,7 +84,8 @@ final class ConfigBinder {
             integer(dispatcher, "bufferBytes", ConfigDefaults.DISPATCHER_BUFFER_BYTES)),
         admin(root.path("admin")),
         new LoggingConfig(optional(root.path("logging"), "format"),
-            optional(root.path("logging"), "level"), optional(root.path("logging"), "events")));
+            optional(root.path("logging"), "level"), optional(root.path("logging"), "events")),
+        sealingKeys(root.path("secrets").path("sealingKeys")));
   }
 
   private static java.util.Optional<String> optional(JsonNode parent, String field) {
@@ -188,7 +189,8 @@ final class ConfigBinder {
 
   /** Settings only a per-tenant provider takes; given to a provider with one URL, a mistake. */
   private static final List<String> PER_TENANT_ONLY = List.of("totalRate", "allowedHosts",
-      "allowPrivateNetworks", "allowPlainHttp", "disableAfter", "probeAfter", "whileDisabled");
+      "allowPrivateNetworks", "allowPlainHttp", "disableAfter", "probeAfter", "whileDisabled",
+      "sharedSigningSecret");
 
   /** {@code endpoints: perTenant} and the settings that go with it ({@link ProviderEndpoints}). */
   private ProviderEndpoints endpoints(JsonNode node, String path) {
@@ -216,7 +218,8 @@ final class ConfigBinder {
         duration(node, "probeAfter", ConfigDefaults.PROBE_AFTER, path),
         whileDisabled == null ? ConfigDefaults.WHILE_DISABLED
             : ProviderEndpoints.WhileDisabled.fromCode(whileDisabled.asText()),
-        node.has("allowPlainHttp") && node.get("allowPlainHttp").asBoolean());
+        node.has("allowPlainHttp") && node.get("allowPlainHttp").asBoolean(),
+        node.has("sharedSigningSecret") && node.get("sharedSigningSecret").asBoolean());
   }
 
   /** The provider's one URL (the schema requires it unless each tenant has its own endpoint). */
@@ -247,9 +250,82 @@ final class ConfigBinder {
             Problem.join(at, "rate")).perSecond()));
       }
       endpoints.put(e.getKey(), new TenantEndpoint(
-          url(value.path("url").asText(), Problem.join(at, "url")), limits));
+          url(value.path("url").asText(), Problem.join(at, "url")), limits,
+          endpointSecret(value.get("secret"), Problem.join(at, "secret")),
+          value.path("sendProviderAuth").asBoolean(false)));
     });
     return endpoints;
+  }
+
+  /**
+   * An endpoint's own signing secret: one secret or a list (to rotate: the new one first beside
+   * the old), each a Standard Webhooks secret; empty when not given.
+   */
+  private java.util.Optional<EndpointSecret> endpointSecret(JsonNode node, String path) {
+    if (node == null || node.isNull()) {
+      return java.util.Optional.empty();
+    }
+    List<Secret> secrets = new ArrayList<>();
+    List<JsonNode> given = new ArrayList<>();
+    if (node.isArray()) {
+      node.forEach(given::add);
+    } else {
+      given.add(node);
+    }
+    for (int i = 0; i < given.size(); i++) {
+      String at = node.isArray() ? Problem.index(path, i) : path;
+      Secret secret = resolved(given.get(i).asText(), at);
+      if (secret == null) {
+        continue;
+      }
+      if (secret.isRead()) {
+        try {
+          WebhookSecret.key(secret.value());
+        } catch (IllegalArgumentException e) {
+          problems.add(new Problem(at, e.getMessage() + " (in " + secret.reference() + ")"));
+        }
+      }
+      secrets.add(secret);
+    }
+    return secrets.isEmpty() ? java.util.Optional.empty()
+        : java.util.Optional.of(new EndpointSecret.Given(secrets));
+  }
+
+  /**
+   * {@code secrets.sealingKeys}: the keys sealing the secrets kept in the operator state, the
+   * first sealing ({@link SealingKeys}).
+   */
+  private SealingKeys sealingKeys(JsonNode node) {
+    Map<String, Secret> keys = new LinkedHashMap<>();
+    node.properties().forEach(e -> {
+      Secret key = resolved(e.getValue().asText(),
+          Problem.join("secrets.sealingKeys", e.getKey()));
+      if (key != null) {
+        keys.put(e.getKey(), key);
+      }
+    });
+    try {
+      return SealingKeys.of(keys);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem("secrets.sealingKeys", e.getMessage()));
+      return SealingKeys.NONE;
+    }
+  }
+
+  /**
+   * A secret, or null after recording why not; kept unread for an operator's command that
+   * cannot read it ({@link ConfigLoader#loadForOperator}), as a provider's credentials are.
+   */
+  private Secret resolved(String text, String path) {
+    try {
+      return Secret.resolve(text, env);
+    } catch (IllegalArgumentException e) {
+      if (!credentialsNeeded && Secret.isReference(text)) {
+        return Secret.unread(text);
+      }
+      problems.add(new Problem(path, e.getMessage()));
+      return null;
+    }
   }
 
   /**

@@ -132,6 +132,16 @@ final class ConfigChecks {
       }
       // The registry's rule, the same function (EndpointUrls): the file is checked no less.
       EndpointUrls.problem(name, provider, url).ifPresent(why -> problems.add(new Problem(at, why)));
+      TenantEndpoint endpoint = tenant.endpoints().get(name);
+      if (endpoint.secret().isEmpty() && !provider.request().signingSecrets().isEmpty()
+          && !provider.endpoints().sharedSigningSecret()) {
+        // The provider's one secret would sign for every tenant: each receiver could forge calls
+        // another accepts (issue 33). The operator chooses: a secret per endpoint, or sharing.
+        problems.add(new Problem(Problem.join(at, "secret"), "required: provider \"" + name
+            + "\" signs its calls, and an endpoint is signed with its own secret (give this"
+            + " endpoint secret: ${file:...}), or with the provider's only where it sets"
+            + " sharedSigningSecret: true"));
+      }
     }
   }
 

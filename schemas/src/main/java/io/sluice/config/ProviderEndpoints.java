@@ -30,6 +30,12 @@ import java.util.Optional;
  *                             {@code allowPrivateNetworks}: plain http to a lab endpoint must not
  *                             need the address guard turned off, nor turning the guard off
  *                             allow plain http (issue 33)
+ * @param sharedSigningSecret  an endpoint without a signing secret of its own is signed with the
+ *                             provider's {@code signing} secrets, which every such endpoint's
+ *                             receiver then holds (so any of them can sign for the others); false
+ *                             by default: a file's endpoint without its own {@code secret} is
+ *                             refused at start while the provider signs, and a registry endpoint
+ *                             without one is not called (issue 33)
  */
 public record ProviderEndpoints(
     boolean perTenant,
@@ -39,7 +45,8 @@ public record ProviderEndpoints(
     Duration disableAfter,
     Duration probeAfter,
     WhileDisabled whileDisabled,
-    boolean allowPlainHttp) {
+    boolean allowPlainHttp,
+    boolean sharedSigningSecret) {
 
   /** One URL for the provider, as before per-tenant endpoints. */
   public static final ProviderEndpoints SINGLE = new ProviderEndpoints(false, Optional.empty(),
@@ -51,7 +58,15 @@ public record ProviderEndpoints(
       boolean allowPrivateNetworks, Duration disableAfter, Duration probeAfter,
       WhileDisabled whileDisabled) {
     this(perTenant, totalRate, allowedHosts, allowPrivateNetworks, disableAfter, probeAfter,
-        whileDisabled, false);
+        whileDisabled, false, false);
+  }
+
+  /** Endpoints without a shared signing secret ({@code sharedSigningSecret: false}). */
+  public ProviderEndpoints(boolean perTenant, Optional<Rate> totalRate, List<String> allowedHosts,
+      boolean allowPrivateNetworks, Duration disableAfter, Duration probeAfter,
+      WhileDisabled whileDisabled, boolean allowPlainHttp) {
+    this(perTenant, totalRate, allowedHosts, allowPrivateNetworks, disableAfter, probeAfter,
+        whileDisabled, allowPlainHttp, false);
   }
 
   public ProviderEndpoints {

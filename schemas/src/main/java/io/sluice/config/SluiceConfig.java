@@ -26,9 +26,11 @@ public record SluiceConfig(
     GateConfig gate,
     DispatcherConfig dispatcher,
     AdminConfig admin,
-    LoggingConfig logging) {
+    LoggingConfig logging,
+    SealingKeys secrets) {
 
   public SluiceConfig {
+    secrets = secrets == null ? SealingKeys.NONE : secrets;
     admin = admin == null ? AdminConfig.NONE : admin;
     logging = logging == null ? LoggingConfig.NONE : logging;
     ladder = List.copyOf(ladder);

@@ -99,18 +99,25 @@ public final class EndpointInput {
         continue;
       }
       if (!one.isObject() || !one.path("url").isTextual()
-          || one.has("rate") && !one.get("rate").isTextual()) {
-        throw new Refused(at, "expected a URL, or {\"url\": \"https://...\", \"rate\": \"5/s\"}");
+          || one.has("rate") && !one.get("rate").isTextual()
+          || one.has("secret") && !one.get("secret").isTextual()) {
+        throw new Refused(at, "expected a URL, or {\"url\": \"https://...\", \"rate\": \"5/s\","
+            + " \"secret\": \"whsec_...\"}");
       }
       for (Iterator<String> f = one.fieldNames(); f.hasNext(); ) {
         String field = f.next();
-        if (!field.equals("url") && !field.equals("rate")) {
+        if (!field.equals("url") && !field.equals("rate") && !field.equals("secret")) {
           throw new Refused(at + "." + TenantInput.shown(field).replace("\"", ""),
-              "unknown field (expected url, rate)");
+              "unknown field (expected url, rate, secret)");
         }
       }
-      out.put(provider, checked(config, provider, one.path("url").textValue(),
-          one.has("rate") ? one.get("rate").textValue() : null));
+      TenantEndpoint endpoint = checked(config, provider, one.path("url").textValue(),
+          one.has("rate") ? one.get("rate").textValue() : null);
+      if (one.has("secret")) {
+        endpoint = endpoint.withSecret(Optional.of(EndpointSecrets.given(config, provider,
+            one.get("secret").textValue())));
+      }
+      out.put(provider, endpoint);
     }
     return out;
   }
@@ -186,7 +193,16 @@ public final class EndpointInput {
     if (p == null || !p.perTenant()) {
       return Optional.of("not a provider with endpoints: perTenant");
     }
-    return problem(config, provider, endpoint.url());
+    Optional<String> why = problem(config, provider, endpoint.url());
+    if (why.isEmpty() && endpoint.secret().isEmpty() && !p.request().signingSecrets().isEmpty()
+        && !p.endpoints().sharedSigningSecret()) {
+      // A record written before endpoints had their own secrets: signing it with the provider's
+      // shared one is what issue 33 closed, and sending it unsigned would be refused anyway.
+      return Optional.of("no signing secret of its own, and the provider does not set"
+          + " sharedSigningSecret: true (sluice tenants rotate-secret TENANT --endpoint "
+          + provider + " gives it one)");
+    }
+    return why;
   }
 
   private static Optional<String> problem(SluiceConfig config, String provider, URI uri) {

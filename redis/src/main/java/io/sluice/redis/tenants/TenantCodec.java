@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.config.EndpointSecret;
 import io.sluice.config.ProviderLimit;
 import io.sluice.config.Quota;
 import io.sluice.config.QuotaRule;
@@ -49,6 +50,7 @@ public final class TenantCodec {
       one.put("url", e.url().toString());
       e.limits().stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).findFirst()
           .ifPresent(l -> one.put("rate", rate(new Rate(l.amount()))));
+      e.secret().ifPresent(secret -> secret(one, provider, secret));
     });
     TenantBudgets budgets = record.budgets();
     if (budgets != null) {
@@ -67,6 +69,49 @@ public final class TenantCodec {
         quota(one, r.quota());
       });
     }
+    return out;
+  }
+
+  /**
+   * An endpoint's own signing secret, sealed: {@code "secret":{"sealed":"k1:..."}} and, during a
+   * rotation's overlap, {@code "previousSecret":{"sealed":...},"previousUntil":<epoch ms>}; the
+   * form {@code OperatorEntry} admits. A secret in the clear is never written: only the file's
+   * endpoints hold one, and they are never a record's.
+   */
+  private static void secret(ObjectNode one, String provider, EndpointSecret secret) {
+    if (!(secret instanceof EndpointSecret.Sealed sealed)) {
+      throw new IllegalStateException("endpoints." + provider + ".secret: only a sealed secret is"
+          + " written to the registry");
+    }
+    one.putObject("secret").put("sealed", sealed.current());
+    if (sealed.previous() != null) {
+      one.putObject("previousSecret").put("sealed", sealed.previous());
+      one.put("previousUntil", sealed.previousUntilMillis());
+    }
+  }
+
+  /**
+   * The record as status, views, audit trails and {@code tenants get} show it: {@link #json},
+   * each endpoint's sealed secrets replaced by {@code "signing":{"keyId":"k1"}} (and
+   * {@code "previousSignsUntil"} during a rotation's overlap). Not even ciphertext is shown
+   * there: a secret is shown only by the write-token routes that open it.
+   */
+  public static ObjectNode shown(TenantRecord record) {
+    ObjectNode out = json(record);
+    out.path("endpoints").forEach(one -> {
+      ObjectNode e = (ObjectNode) one;
+      JsonNode sealed = e.remove("secret");
+      JsonNode previous = e.remove("previousSecret");
+      JsonNode until = e.remove("previousUntil");
+      if (sealed != null) {
+        String text = sealed.path("sealed").asText();
+        ObjectNode signing = e.putObject("signing");
+        signing.put("keyId", text.substring(0, Math.max(0, text.indexOf(':'))));
+        if (previous != null && until != null) {
+          signing.put("previousSignsUntil", Instant.ofEpochMilli(until.asLong()).toString());
+        }
+      }
+    });
     return out;
   }
 
@@ -229,10 +274,26 @@ public final class TenantCodec {
     if (url.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
       throw new IllegalArgumentException("not an endpoint");
     }
-    return json.path("rate").isTextual()
-        ? new TenantEndpoint(url, java.util.List.of(ProviderLimit.rate(
-            Rate.parse(json.path("rate").textValue()).perSecond())))
-        : new TenantEndpoint(url);
+    java.util.List<ProviderLimit> limits = json.path("rate").isTextual()
+        ? java.util.List.of(ProviderLimit.rate(Rate.parse(json.path("rate").textValue()).perSecond()))
+        : java.util.List.of();
+    return new TenantEndpoint(url, limits, sealedSecret(json), false);
+  }
+
+  /** An endpoint's sealed secret as {@link #secret} writes it; empty when it has none. */
+  private static Optional<EndpointSecret> sealedSecret(JsonNode json) {
+    JsonNode current = json.path("secret").path("sealed");
+    if (json.path("secret").isMissingNode() || json.path("secret").isNull()) {
+      return Optional.empty();
+    }
+    if (!current.isTextual()) {
+      throw new IllegalArgumentException("not a sealed secret");
+    }
+    JsonNode previous = json.path("previousSecret").path("sealed");
+    return Optional.of(previous.isTextual()
+        ? new EndpointSecret.Sealed(current.textValue(), previous.textValue(),
+            json.path("previousUntil").asLong(0))
+        : new EndpointSecret.Sealed(current.textValue()));
   }
 
   /** Who wrote a change: printable ASCII, at most {@value #MAX_WHO} characters; never null. */
