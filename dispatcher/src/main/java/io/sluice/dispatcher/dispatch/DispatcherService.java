@@ -106,7 +106,8 @@ public final class DispatcherService implements AutoCloseable {
   public static DispatcherService start(LiveConfig live, DispatchListener listener) {
     SluiceConfig config = live.get();
     Map<String, Provider> providers = new HashMap<>();
-    config.providers().forEach((name, p) -> providers.put(name, HttpProvider.of(name, p)));
+    config.providers().forEach((name, p) -> providers.put(name,
+        HttpProvider.of(name, p, config.secrets())));
     DispatcherService service = start(live, providers, listener);
     service.owned.putAll(providers);
     return service;

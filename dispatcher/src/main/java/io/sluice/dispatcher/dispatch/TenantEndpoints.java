@@ -214,7 +214,7 @@ final class TenantEndpoints {
 
   private Live open(LaneId key, ProviderConfig provider, TenantEndpoint endpoint) {
     ProviderConfig toward = provider.toward(endpoint.url(), endpoint.limitsUnder(provider));
-    Provider base = parts.providers().get(key.provider()).toward(endpoint.url());
+    Provider base = parts.providers().get(key.provider()).toward(endpoint);
     Provider calls = provider.endpoints().allowPrivateNetworks() ? base
         : new GuardedEndpoint(base, endpoint.url().getHost(), EndpointLookups.system());
     EndpointHealth health = new EndpointHealth(provider.endpoints().disableAfter().toMillis(),

@@ -4,10 +4,13 @@ import io.sluice.dispatcher.provider.auth.AccessToken;
 import io.sluice.dispatcher.provider.auth.Credentials;
 import io.sluice.dispatcher.provider.auth.OAuth2Tokens;
 import io.sluice.dispatcher.provider.auth.TlsContexts;
+import io.sluice.dispatcher.provider.signing.EndpointSigning;
 import io.sluice.dispatcher.provider.signing.StandardWebhooksSigner;
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderRequest;
+import io.sluice.config.SealingKeys;
+import io.sluice.config.TenantEndpoint;
 import io.sluice.config.Secret;
 import io.sluice.config.Secrets;
 import io.sluice.schemas.validation.RelativePath;
@@ -83,8 +86,19 @@ public final class HttpProvider implements Provider, Pinnable {
   private final Set<String> forward;
   private final HttpClient client;
   private final ProviderRequest shape;
+  private final io.sluice.config.ProviderEndpoints endpointSettings;
   private final String authHeader;
-  private final StandardWebhooksSigner signer;
+  /** Who signs this destination's calls: the provider's secrets, or a tenant endpoint's own. */
+  private final EndpointSigning signing;
+  /** What opens a tenant endpoint's sealed signing secret ({@link #toward(TenantEndpoint)}). */
+  private final SealingKeys keys;
+  /**
+   * Whether the provider's credential ({@code auth}, an OAuth2 token) goes on this destination's
+   * calls: always to the provider's own URL; to a tenant's endpoint only where the file says so
+   * for that endpoint ({@code sendProviderAuth}), since a tenant's server is not the partner the
+   * credential is for (issue 33).
+   */
+  private final boolean sendsAuth;
   /** The credential header's value last sent, and the last one refused (see {@link #credential}). */
   private volatile String sentCredential;
   private volatile String refusedCredential;
@@ -106,24 +120,23 @@ public final class HttpProvider implements Provider, Pinnable {
 
   /** @param clock the time {@code webhook-timestamp} states */
   public HttpProvider(ProviderConfig config, HttpClient client, Clock clock) {
-    this(config, client, clock, (Object) null);
+    this(config, client, clock, (Object) null, null, SealingKeys.NONE);
     if (config.request().auth() instanceof ProviderAuth.OAuth2) {
       throw new IllegalArgumentException("a provider with oauth2 needs its OAuth2Tokens");
     }
   }
 
-  private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens) {
-    this(config, client, clock, tokens, null);
-  }
-
   private HttpProvider(ProviderConfig config, HttpClient client, Clock clock, Object tokens,
-      PinnedTunnel tunnel) {
+      PinnedTunnel tunnel, SealingKeys keys) {
+    this.keys = keys;
+    this.sendsAuth = true;
     this.tunnel = tunnel;
     this.tokens = (OAuth2Tokens) tokens;
     this.ownsTokens = true;
     this.base = config.url();
     this.timeout = config.timeout();
     this.shape = config.request();
+    this.endpointSettings = config.endpoints();
     this.authHeader = Credentials.headerName(shape.auth());
     TreeSet<String> names = new TreeSet<>();
     for (String h : config.forwardHeaders()) {
@@ -134,8 +147,7 @@ public final class HttpProvider implements Provider, Pinnable {
     }
     this.forward = Set.copyOf(names);
     this.client = client;
-    this.signer = shape.signingSecrets().isEmpty() ? null
-        : new StandardWebhooksSigner(shape.signingSecrets());
+    this.signing = EndpointSigning.provider(shape.signingSecrets());
     this.clock = clock;
   }
 
@@ -156,6 +168,14 @@ public final class HttpProvider implements Provider, Pinnable {
    * process), started now.
    */
   public static HttpProvider of(String name, ProviderConfig config) {
+    return of(name, config, SealingKeys.NONE);
+  }
+
+  /**
+   * {@link #of(String, ProviderConfig)}, the registry endpoints' sealed signing secrets opened
+   * with {@code keys} ({@code secrets.sealingKeys}).
+   */
+  public static HttpProvider of(String name, ProviderConfig config, SealingKeys keys) {
     // A guarded provider's tenant endpoints are reached only through its tunnel, at the address
     // each guard pinned; its OAuth2 token endpoint (the operator's, not a tenant's) directly, on
     // a client of its own.
@@ -165,9 +185,10 @@ public final class HttpProvider implements Provider, Pinnable {
     if (config.request().auth() instanceof ProviderAuth.OAuth2 oauth2) {
       HttpClient tokenClient = tunnel == null ? client : client(config, null);
       return new HttpProvider(config, client, Clock.systemUTC(),
-          new OAuth2Tokens(name, oauth2, tokenClient, Clock.systemUTC(), config.timeout()), tunnel);
+          new OAuth2Tokens(name, oauth2, tokenClient, Clock.systemUTC(), config.timeout()), tunnel,
+          keys);
     }
-    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel, keys);
   }
 
   private static HttpClient client(ProviderConfig config, PinnedTunnel tunnel) {
@@ -186,7 +207,7 @@ public final class HttpProvider implements Provider, Pinnable {
    * a guarded per-tenant provider; {@code client} must route through {@code tunnel.proxy()}).
    */
   public static HttpProvider pinned(ProviderConfig config, HttpClient client, PinnedTunnel tunnel) {
-    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel);
+    return new HttpProvider(config, client, Clock.systemUTC(), null, tunnel, SealingKeys.NONE);
   }
 
   /**
@@ -236,20 +257,33 @@ public final class HttpProvider implements Provider, Pinnable {
    * @param clock the time {@code webhook-timestamp} states
    */
   public HttpProvider(ProviderConfig config, HttpClient client, Clock clock, OAuth2Tokens tokens) {
-    this(config, client, clock, (Object) tokens);
+    this(config, client, clock, tokens, null, SealingKeys.NONE);
+  }
+
+  /**
+   * A provider calling tenants' endpoints, their sealed signing secrets opened with {@code keys}
+   * (tests; the application builds it with {@link #of(String, ProviderConfig, SealingKeys)}).
+   */
+  public HttpProvider(ProviderConfig config, HttpClient client, Clock clock, SealingKeys keys) {
+    this(config, client, clock, null, null, keys);
   }
 
   /** The same provider calling {@code endpoint}, for {@link #toward}. */
-  private HttpProvider(HttpProvider from, URI endpoint) {
-    this.base = endpoint;
+  private HttpProvider(HttpProvider from, TenantEndpoint endpoint) {
+    this.base = endpoint.url();
+    this.keys = from.keys;
+    this.sendsAuth = endpoint.sendProviderAuth();
+    this.signing = EndpointSigning.of(endpoint, from.shape.signingSecrets(),
+        from.endpointSettings.sharedSigningSecret(), from.keys);
     this.timeout = from.timeout;
     this.forward = from.forward;
     this.client = from.client;
     this.shape = from.shape;
     this.authHeader = from.authHeader;
-    this.signer = from.signer;
     this.clock = from.clock;
-    this.tokens = from.tokens;
+    this.endpointSettings = from.endpointSettings;
+    // No token fetcher at all for an endpoint the credential does not go to: nothing to send.
+    this.tokens = sendsAuth ? from.tokens : null;
     this.ownsTokens = false;
     this.tunnel = from.tunnel;
   }
@@ -269,12 +303,24 @@ public final class HttpProvider implements Provider, Pinnable {
   }
 
   /**
-   * This provider calling a tenant's own endpoint ({@code endpoints: perTenant}): the same client,
-   * credential, signing secrets and request shape, another base URL. Cheap (no client is built);
-   * closing it leaves this provider's token fetcher running.
+   * This provider calling {@code endpoint} as a tenant's endpoint with no secret of its own and no
+   * {@code sendProviderAuth}: {@link #toward(TenantEndpoint)}.
    */
   @Override
   public HttpProvider toward(URI endpoint) {
+    return toward(new TenantEndpoint(endpoint));
+  }
+
+  /**
+   * This provider calling a tenant's own endpoint ({@code endpoints: perTenant}): the same client
+   * and request shape, another base URL; signed with the endpoint's own secret
+   * ({@link EndpointSigning}: the provider's only where it sets {@code sharedSigningSecret}); the
+   * provider's credential only where the endpoint says {@code sendProviderAuth} (issue 33: it went
+   * to every tenant's URL, and every tenant's receiver held the key that signs for all). Cheap (no
+   * client is built); closing it leaves this provider's token fetcher running.
+   */
+  @Override
+  public HttpProvider toward(TenantEndpoint endpoint) {
     return new HttpProvider(this, endpoint);
   }
 
@@ -306,6 +352,12 @@ public final class HttpProvider implements Provider, Pinnable {
   }
 
   private CompletionStage<ProviderResult> send(ProviderCall call) {
+    Optional<String> unsigned = signing.problem();
+    if (unsigned.isPresent()) {
+      // Its sealed secret does not open here (a key retired too soon): wait, never go unsigned.
+      return CompletableFuture.completedFuture(
+          new ProviderResult.CredentialUnavailable(unsigned.get()));
+    }
     AccessToken token = null;
     if (tokens != null) {
       Optional<AccessToken> current = tokens.current();
@@ -374,15 +426,16 @@ public final class HttpProvider implements Provider, Pinnable {
             ? HttpRequest.BodyPublishers.noBody()
             : HttpRequest.BodyPublishers.ofByteArray(call.body()));
     shape.headers().forEach(request::header);
-    if (authHeader != null && tokens == null) {
+    if (authHeader != null && tokens == null && sendsAuth) {
       credential(request);
     }
-    if (signer != null) {
-      long timestamp = clock.instant().getEpochSecond();
+    java.time.Instant now = clock.instant();
+    String signature = signing.signature(call.eventId(), now.getEpochSecond(), call.body(),
+        now.toEpochMilli());
+    if (signature != null) {
       request.header(StandardWebhooksSigner.ID, call.eventId())
-          .header(StandardWebhooksSigner.TIMESTAMP, Long.toString(timestamp))
-          .header(StandardWebhooksSigner.SIGNATURE,
-              signer.signature(call.eventId(), timestamp, call.body()));
+          .header(StandardWebhooksSigner.TIMESTAMP, Long.toString(now.getEpochSecond()))
+          .header(StandardWebhooksSigner.SIGNATURE, signature);
     }
     for (Map.Entry<String, String> a : call.attributes().entrySet()) {
       if (forward.contains(a.getKey().toLowerCase(Locale.ROOT))) {
@@ -497,6 +550,7 @@ public final class HttpProvider implements Provider, Pinnable {
     }
     secrets.addAll(Credentials.secretValues(shape.auth()));
     shape.signingSecrets().forEach(s -> secrets.add(s.value()));
+    signing.secrets().forEach(s -> secrets.add(s.value()));
   }
 
   static ProviderResult failure(Throwable error) {

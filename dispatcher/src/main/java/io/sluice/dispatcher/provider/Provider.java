@@ -24,6 +24,15 @@ public interface Provider extends AutoCloseable {
     return this;
   }
 
+  /**
+   * This provider calling a tenant's own endpoint, with what the endpoint carries besides its URL
+   * (its own signing secret, whether the provider's credential goes to it). An in-process handler
+   * has no URL: {@link #toward(URI)}.
+   */
+  default Provider toward(io.sluice.config.TenantEndpoint endpoint) {
+    return toward(endpoint.url());
+  }
+
   @Override
   default void close() {}
 }
