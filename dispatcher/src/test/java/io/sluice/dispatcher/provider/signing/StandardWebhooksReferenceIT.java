@@ -9,7 +9,14 @@ import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderConfigs;
 import io.sluice.dispatcher.provider.RecordingReceiver;
+import io.sluice.config.EndpointSecret;
 import io.sluice.config.ProviderAuth;
+import io.sluice.config.ProviderConfig;
+import io.sluice.config.ProviderEndpoints;
+import io.sluice.config.Rate;
+import io.sluice.config.RedisDownPolicy;
+import io.sluice.config.SealingKeys;
+import io.sluice.config.TenantEndpoint;
 import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
 import java.io.File;
@@ -25,6 +32,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
@@ -176,5 +184,70 @@ class StandardWebhooksReferenceIT {
         r.headers(), "{\"n\":1}".getBytes(StandardCharsets.UTF_8));
 
     assertTrue(verify(NEW, List.of(altered)).get(0).startsWith("refused"));
+  }
+
+  // Issue 33: a secret per endpoint. The provider below still has its one shared secret
+  // configured: before, every tenant's endpoint was signed with it, so tenant B's receiver (which
+  // had to hold it) accepted whatever tenant A's receiver could sign.
+  private static final String SHARED = secret(3);
+  private static final String TENANT_A = secret(4);
+  private static final String TENANT_B = secret(5);
+  private static final SealingKeys KEYS = SealingKeys.of(Map.of("k1",
+      Secret.literal(Base64.getEncoder().encodeToString(new byte[32]))));
+
+  /** Calls to a tenant's endpoint of a per-tenant provider signing with {@link #SHARED}. */
+  private static List<RecordingReceiver.Received> endpointCalls(EndpointSecret secret, Clock clock,
+      List<ProviderCall> calls) throws Exception {
+    List<RecordingReceiver.Received> received = new ArrayList<>();
+    try (RecordingReceiver receiver = RecordingReceiver.ok();
+        HttpProvider http = new HttpProvider(new ProviderConfig(URI_UNUSED, new Rate(10), 4,
+            Duration.ofSeconds(5), RedisDownPolicy.LOCAL, false, List.of(), 100, Map.of(), null,
+            null, new ProviderRequest("POST", "application/json", Map.of(), ProviderAuth.NONE,
+                List.of(Secret.literal(SHARED)), null),
+            new ProviderEndpoints(true, Optional.empty(), List.of(), true, Duration.ofMinutes(5),
+                Duration.ofMinutes(1), ProviderEndpoints.WhileDisabled.WAIT, true)),
+            HttpProvider.defaultClient(Duration.ofSeconds(5)), clock, KEYS)) {
+      HttpProvider endpoint = http.toward(new TenantEndpoint(receiver.url("/hooks"), List.of(),
+          Optional.of(secret), false));
+      for (ProviderCall call : calls) {
+        endpoint.call(call).toCompletableFuture().get();
+        received.add(receiver.next());
+      }
+    }
+    return received;
+  }
+
+  private static final java.net.URI URI_UNUSED = java.net.URI.create("http://unused.invalid/");
+
+  @Test
+  void tenantAsSignatureIsRefusedByTenantBsReceiver() throws Exception {
+    int n = 5;
+    List<RecordingReceiver.Received> toA = endpointCalls(
+        new EndpointSecret.Sealed(KEYS.seal(TENANT_A)), Clock.systemUTC(), events(n));
+
+    assertEquals(all("ok", n), verify(TENANT_A, toA), "A's receiver, holding A's secret");
+    assertTrue(verify(TENANT_B, toA).stream().allMatch(v -> v.startsWith("refused")),
+        "B's receiver refuses what A's secret signs");
+    assertTrue(verify(SHARED, toA).stream().allMatch(v -> v.startsWith("refused")),
+        "and the provider's shared secret signs for no tenant's endpoint");
+  }
+
+  @Test
+  void bothSecretsVerifyDuringARotationsOverlapAndOnlyTheNewAfter() throws Exception {
+    // The reference library refuses a timestamp 5 minutes from its own clock, so the calls are
+    // made now; the overlap is placed around now instead: ending in an hour, and ended a second ago.
+    long now = System.currentTimeMillis();
+    String sealedNew = KEYS.seal(NEW);
+    String sealedOld = KEYS.seal(OLD);
+    List<RecordingReceiver.Received> during = endpointCalls(
+        new EndpointSecret.Sealed(sealedNew, sealedOld, now + 3_600_000), Clock.systemUTC(), events(3));
+    List<RecordingReceiver.Received> after = endpointCalls(
+        new EndpointSecret.Sealed(sealedNew, sealedOld, now - 1_000), Clock.systemUTC(), events(3));
+
+    assertEquals(all("ok", 3), verify(OLD, during), "during the overlap, a receiver still on the old");
+    assertEquals(all("ok", 3), verify(NEW, during), "and one moved to the new");
+    assertEquals(all("ok", 3), verify(NEW, after), "after it, the new");
+    assertTrue(verify(OLD, after).stream().allMatch(v -> v.startsWith("refused")),
+        "once the overlap ends, the old secret signs no more");
   }
 }
