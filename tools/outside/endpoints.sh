@@ -154,6 +154,7 @@ providers:
     signing:
       standardWebhooks:
         secrets: ["\${file:$W/secrets/whsec}"]
+    sharedSigningSecret: true         # one peer process verifies every endpoint with one key
     quotas: { free: { capacity: 1000, refill: 100/s } }
 http: { port: 0 }
 tenants:

@@ -1,11 +1,13 @@
 package io.sluice.app.admin;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
+import io.sluice.redis.tenants.EndpointSecrets;
 import io.sluice.redis.tenants.StoredTenant;
 import io.sluice.redis.tenants.TenantChange;
 import io.sluice.redis.tenants.TenantCodec;
@@ -76,6 +78,11 @@ public final class TenantRoutes {
       return;
     }
     String rest = path.substring(PREFIX.length() + 1);
+    java.util.regex.Matcher secret = SECRET.matcher(rest);
+    if (secret.matches()) {
+      serveSecret(exchange, c, TenantInput.checkId(secret.group(1)), secret.group(2), method, write);
+      return;
+    }
     boolean audit = rest.endsWith("/audit");
     String id = TenantInput.checkId(audit ? rest.substring(0, rest.length() - "/audit".length()) : rest);
     if (audit) {
@@ -104,9 +111,20 @@ public final class TenantRoutes {
           return;
         }
         if (method.equals("PUT")) {
-          TenantRecord record = TenantInput.fromJson(c, AdminApi.body(exchange));
-          StoredTenant stored = AdminApi.await(registry.put(id, record, by));
-          AdminApi.respond(exchange, 200, view(c, id, Optional.of(stored)));
+          TenantRecord given = TenantInput.fromJson(c, AdminApi.body(exchange));
+          // A PUT is the whole record, but never carries the endpoints' secrets back: those it
+          // keeps are carried over, and a new endpoint gets one (shown once, in this answer).
+          TenantRecord current = AdminApi.await(registry.get(id)).tenant()
+              .map(StoredTenant::record).orElse(null);
+          EndpointSecrets.Settled settled = EndpointSecrets.settle(c, current, given,
+              EndpointSecrets::fresh);
+          StoredTenant stored = AdminApi.await(registry.put(id, settled.record(), by));
+          ObjectNode answer = view(c, id, Optional.of(stored));
+          if (!settled.made().isEmpty()) {
+            ObjectNode made = answer.putObject("newSecrets");
+            settled.made().forEach(made::put);
+          }
+          AdminApi.respond(exchange, 200, answer);
         } else if (AdminApi.await(registry.delete(id, by))) {
           AdminApi.respond(exchange, 200, JSON.createObjectNode().put("deleted", true));
         } else {
@@ -115,6 +133,62 @@ public final class TenantRoutes {
         }
       }
       default -> AdminApi.notAllowed(exchange, "GET, PUT, DELETE");
+    }
+  }
+
+  /** {@code {id}/endpoints/{provider}/secret}. */
+  private static final java.util.regex.Pattern SECRET =
+      java.util.regex.Pattern.compile("([^/]+)/endpoints/([A-Za-z0-9._-]{1,64})/secret");
+
+  /**
+   * An endpoint's signing secret, for the write token only (a read token, {@code status} and
+   * {@code /health} never see it): {@code GET} answers the secrets signing now
+   * ({@code {"secrets":["whsec_..."]}}, the current first); {@code POST} with
+   * {@code {"overlap":"24h","secret":"whsec_..."}} (both optional) rotates it: the new secret
+   * signs at once, the old one beside it until the overlap ends.
+   */
+  private void serveSecret(HttpExchange exchange, SluiceConfig c, String id, String provider,
+      String method, boolean write) throws IOException {
+    if (!write) {
+      AdminApi.respond(exchange, 403, AdminApi.error("an endpoint's secret needs admin.writeToken"));
+      return;
+    }
+    TenantRecord current = AdminApi.await(registry.get(id)).tenant().map(StoredTenant::record)
+        .orElse(null);
+    long now = System.currentTimeMillis();
+    ObjectNode out = JSON.createObjectNode().put("tenant", id).put("provider", provider);
+    switch (method) {
+      case "GET" -> {
+        ArrayNode secrets = out.putArray("secrets");
+        EndpointSecrets.opened(c, current, provider, now).forEach(secrets::add);
+      }
+      case "POST" -> {
+        JsonNode body = AdminApi.body(exchange);
+        String overlap = AdminApi.text(body, "overlap");
+        String given = AdminApi.text(body, "secret");
+        EndpointSecrets.Rotated rotated = EndpointSecrets.rotate(c, current, provider,
+            given != null ? given : EndpointSecrets.fresh(), now,
+            overlap == null ? EndpointSecrets.DEFAULT_OVERLAP : overlap(overlap));
+        String by = "admin-api@" + exchange.getRemoteAddress().getAddress().getHostAddress();
+        AdminApi.await(registry.put(id, rotated.record(), by));
+        out.put("secret", rotated.secret());
+        out.put("previousSignsUntil", java.time.Instant.ofEpochMilli(
+            rotated.previousUntilMillis()).toString());
+      }
+      default -> {
+        AdminApi.notAllowed(exchange, "GET, POST");
+        return;
+      }
+    }
+    AdminApi.respond(exchange, 200, out);
+  }
+
+  /** An overlap as written ({@code 24h}), refused naming the field otherwise. */
+  public static java.time.Duration overlap(String text) {
+    try {
+      return io.sluice.config.Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new TenantInput.Refused("overlap", "expected a duration like 24h, 30m or 0s");
     }
   }
 
@@ -185,7 +259,8 @@ public final class TenantRoutes {
     } else {
       return null;
     }
-    out.setAll(TenantCodec.json(record));
+    // Shown: the endpoints' secrets as their key id only, never even sealed.
+    out.setAll(TenantCodec.shown(record));
     if (file != null && !file.endpoints().isEmpty()) {
       ObjectNode fileEndpoints = out.putObject("fileEndpoints");
       new TreeMap<>(file.endpoints()).forEach((p, e) -> fileEndpoints.put(p, e.url().toString()));
@@ -208,8 +283,8 @@ public final class TenantRoutes {
       ObjectNode one = all.addObject();
       one.put("at", change.at().toString());
       one.put("by", change.by());
-      one.set("before", change.before() == null ? null : TenantCodec.json(change.before()));
-      one.set("after", change.after() == null ? null : TenantCodec.json(change.after()));
+      one.set("before", change.before() == null ? null : TenantCodec.shown(change.before()));
+      one.set("after", change.after() == null ? null : TenantCodec.shown(change.after()));
     }
     return out;
   }

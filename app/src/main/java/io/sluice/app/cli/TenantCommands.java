@@ -7,6 +7,7 @@ import io.sluice.app.admin.PauseRequest;
 import io.sluice.app.admin.TenantRoutes;
 import io.sluice.config.SluiceConfig;
 import io.sluice.redis.RedisAccess;
+import io.sluice.redis.tenants.EndpointSecrets;
 import io.sluice.redis.tenants.StoredTenant;
 import io.sluice.redis.tenants.TenantInput;
 import io.sluice.redis.tenants.TenantRecord;
@@ -44,7 +45,8 @@ final class TenantCommands {
       description = "Change tenants while Sluice runs: tier, quotas, shadow mode and endpoints in "
           + "Redis, over the YAML file's entries, followed by every gate and dispatcher within "
           + "seconds.",
-      subcommands = {Get.class, Set.class, Delete.class, ListTenants.class, Audit.class})
+      subcommands = {Get.class, Set.class, Delete.class, ListTenants.class, Audit.class,
+          RotateSecret.class, ShowSecret.class})
   static final class TenantsCommand {}
 
   @Command(name = "get", mixinStandardHelpOptions = true,
@@ -113,12 +115,15 @@ final class TenantCommands {
       }
       TenantRecord current = TenantInput.current(c, id, withRegistry(c, r -> r.get(id)).tenant()
           .map(StoredTenant::record).orElse(null));
-      TenantRecord record = checked(() -> TenantInput.fromCommandLine(c, id, current,
+      TenantRecord given = checked(() -> TenantInput.fromCommandLine(c, id, current,
           new TenantInput.Changes(tier, quotas, shadow, endpoints, removeEndpoints, rules,
               removeRules, overall)));
-      if (record == null) {
+      EndpointSecrets.Settled settled = given == null ? null
+          : checked(() -> EndpointSecrets.settle(c, current, given, EndpointSecrets::fresh));
+      if (settled == null) {
         return Sluice.BAD_INPUT;
       }
+      TenantRecord record = settled.record();
       StoredTenant stored;
       try {
         stored = withRegistry(c, r -> r.put(id, record, PauseRequest.localOperator()));
@@ -128,6 +133,75 @@ final class TenantCommands {
       }
       ObjectNode view = TenantRoutes.view(c, id, Optional.of(stored));
       System.out.println(json ? view.toPrettyString() : "set " + text(view));
+      // Shown once, to the operator who made the endpoint: give it to the tenant's receiver.
+      settled.made().forEach((provider, secret) -> System.out.println("the signing secret of "
+          + id + "'s endpoint toward " + provider + ": " + secret));
+      return 0;
+    }
+  }
+
+  @Command(name = "rotate-secret", mixinStandardHelpOptions = true,
+      description = "Give a registry endpoint a new signing secret (printed once). The old one "
+          + "signs beside it for the overlap, so the tenant's receiver can move to the new one.")
+  static final class RotateSecret implements Callable<Integer> {
+    @Mixin TenantArgument target;
+    @Option(names = "--endpoint", paramLabel = "PROVIDER", required = true,
+        description = "The provider whose endpoint's secret changes.") String provider;
+    @Option(names = "--overlap", paramLabel = "DURATION", defaultValue = "24h",
+        description = "How long the old secret signs too (default 24h; 0s: stops at once).")
+    String overlap;
+    @Option(names = "--secret-file", paramLabel = "PATH",
+        description = "The new secret (whsec_...) from a file, rather than one made here.")
+    java.nio.file.Path secretFile;
+
+    @Override
+    public Integer call() throws java.io.IOException {
+      SluiceConfig c = target.config.loadForOperator();
+      String id = target.id();
+      if (id == null) {
+        return Sluice.BAD_INPUT;
+      }
+      String given = secretFile == null ? EndpointSecrets.fresh()
+          : java.nio.file.Files.readString(secretFile).strip();
+      TenantRecord current = withRegistry(c, r -> r.get(id)).tenant().map(StoredTenant::record)
+          .orElse(null);
+      EndpointSecrets.Rotated rotated = checked(() -> EndpointSecrets.rotate(c, current, provider,
+          given, System.currentTimeMillis(), TenantRoutes.overlap(overlap)));
+      if (rotated == null) {
+        return Sluice.BAD_INPUT;
+      }
+      withRegistry(c, r -> r.put(id, rotated.record(), PauseRequest.localOperator()));
+      System.out.println("the new signing secret of " + id + "'s endpoint toward " + provider
+          + ": " + rotated.secret());
+      System.out.println("the previous one signs too until "
+          + java.time.Instant.ofEpochMilli(rotated.previousUntilMillis()));
+      return 0;
+    }
+  }
+
+  @Command(name = "secret", mixinStandardHelpOptions = true,
+      description = "Print the signing secrets of a registry endpoint in force now (the current "
+          + "first), for its tenant's receiver. Needs secrets.sealingKeys.")
+  static final class ShowSecret implements Callable<Integer> {
+    @Mixin TenantArgument target;
+    @Option(names = "--endpoint", paramLabel = "PROVIDER", required = true,
+        description = "The provider whose endpoint's secret to print.") String provider;
+
+    @Override
+    public Integer call() {
+      SluiceConfig c = target.config.loadForOperator();
+      String id = target.id();
+      if (id == null) {
+        return Sluice.BAD_INPUT;
+      }
+      TenantRecord current = withRegistry(c, r -> r.get(id)).tenant().map(StoredTenant::record)
+          .orElse(null);
+      List<String> secrets = checked(() -> EndpointSecrets.opened(c, current, provider,
+          System.currentTimeMillis()));
+      if (secrets == null) {
+        return Sluice.BAD_INPUT;
+      }
+      secrets.forEach(System.out::println);
       return 0;
     }
   }

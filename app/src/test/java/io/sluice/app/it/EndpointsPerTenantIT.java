@@ -76,6 +76,7 @@ class EndpointsPerTenantIT {
               disableAfter: 1s
               probeAfter: 3s
               signing: { standardWebhooks: { secrets: ["%s"] } }
+              sharedSigningSecret: true
               quotas: { std: { capacity: 10, refill: 1/s } }
           tenants:
           %s""".formatted(hooks, WHSEC, tenants), kafka, redis.uri());

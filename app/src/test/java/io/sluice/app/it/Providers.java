@@ -29,7 +29,8 @@ final class Providers {
   /** One HTTP provider per configured provider, as the application builds them. */
   static Map<String, Provider> http(SluiceConfig config) {
     Map<String, Provider> providers = new HashMap<>();
-    config.providers().forEach((name, p) -> providers.put(name, HttpProvider.of(name, p)));
+    config.providers().forEach((name, p) -> providers.put(name,
+        HttpProvider.of(name, p, config.secrets())));
     return providers;
   }
 
