@@ -206,7 +206,7 @@ class EndpointInputTest {
         "lab", new TenantEndpoint(URI.create("http://127.0.0.1:9000/in"))), record.endpoints());
     assertEquals(Map.of(), TenantInput.fromJson(CONFIG, tree("{\"tier\":\"std\"}")).endpoints(),
         "no endpoints: none (the whole record)");
-    assertEquals("endpoints.hooks.limits: unknown field (expected url, rate)", assertThrows(
+    assertEquals("endpoints.hooks.limits: unknown field (expected url, rate, secret)", assertThrows(
         TenantInput.Refused.class, () -> TenantInput.fromJson(CONFIG, tree("""
             {"tier":"std","endpoints":{"hooks":{"url":"https://a.customers.example/","limits":[]}}}
             """))).getMessage());
