@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.sluice.config.AnswerBounds;
 import io.sluice.config.Durations;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.Quota;
@@ -144,9 +143,7 @@ public final class StatusReader {
     ObjectNode out = JSON.createObjectNode();
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis),
         clock::millis, () -> 0.5, LimitLearner.Listener.NONE);
-    Map<String, AnswerBounds> bounds = new HashMap<>();
-    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
-    learner.bound(bounds);
+    learner.bound(LimitLearner.boundsOf(config));
     List<String> names = new ArrayList<>(new TreeMap<>(config.providers()).keySet());
     names.removeIf(n -> only.isPresent() && !only.get().equals(n));
     List<Map<String, Waits>> waits = List.of();

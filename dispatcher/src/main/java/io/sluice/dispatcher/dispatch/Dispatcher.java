@@ -1,15 +1,12 @@
 package io.sluice.dispatcher.dispatch;
 
-import io.sluice.config.AnswerBounds;
 import io.sluice.config.DispatcherConfig;
-import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.intake.OverflowPause;
 import io.sluice.dispatcher.dispatch.intake.ReadBudget;
 import io.sluice.dispatcher.dispatch.lane.DispatcherPace;
 import io.sluice.dispatcher.dispatch.lane.PaceGovernor;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
-import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PartitionTakeover;
@@ -23,7 +20,6 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -40,8 +36,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dispatcher role: reads {@code sluice.ready}, queues each event in its provider's
- * {@link ProviderLane}, and settles it after its call (delivered, retried through the ladder, or
- * dead), committing each partition only up to its first unsettled record.
+ * {@link ProviderLane}, and settles it after its call (delivered, retried, or dead), committing
+ * each partition only up to its first unsettled record.
  *
  * <h2>Threads</h2>
  * One thread (this runnable) owns the consumer and the partitions' books: it reads, queues,
@@ -120,7 +116,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.nanoTime = wiring.nanoTime();
     this.listener = wiring.listener();
     this.providers = Map.copyOf(wiring.providers());
-    learner.bound(answerBounds(config));
+    learner.bound(LimitLearner.boundsOf(config));
     this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
     this.pace = new DispatcherPace(nanoTime);
     DispatcherConfig d = config.dispatcher();
@@ -152,7 +148,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.lanes = new Lanes(config, factory, providers, wiring.limitSources(),
         new TenantEndpoints.Parts(factory, providers, wiring.leak(), learner, settler,
             (e, detail) -> withoutCall.dead(e, Reason.ENDPOINT_DISABLED, detail), clock),
-        weights(config), wiring.tenants());
+        Lanes.weights(config), wiring.tenants());
     // A partition pauses after a few dozen arrivals in a row met a full buffer, for at most the
     // ladder's smallest step.
     this.backpressure = new Backpressure(consumer, held,
@@ -173,22 +169,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    * Entries already queued keep the tier they were queued under.
    */
   public void reload(SluiceConfig next) {
-    lanes.reweigh(weights(next));
+    lanes.reweigh(Lanes.weights(next));
     arrivals.reload(next);
-    learner.bound(answerBounds(next));
-  }
-
-  private static Map<String, Double> weights(SluiceConfig config) {
-    Map<String, Double> weights = new HashMap<>();
-    config.tiers().forEach((tier, t) -> weights.put(tier, t.weight()));
-    return weights;
-  }
-
-  /** What each provider's answers may do ({@code learn}, {@code learnedFloor}, {@code maxRetryAfter}). */
-  private static Map<String, AnswerBounds> answerBounds(SluiceConfig config) {
-    Map<String, AnswerBounds> bounds = new HashMap<>();
-    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
-    return bounds;
+    learner.bound(LimitLearner.boundsOf(next));
   }
 
   /** What this dispatcher learned about its providers' limits. */

@@ -10,6 +10,7 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.schemas.event.Reason;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,13 @@ final class Lanes implements AutoCloseable {
           + "on this dispatcher (added by a reload: it starts with the next start)");
     }
     return endpoints.route(entry, pc, config);
+  }
+
+  /** Each tier's weight in the lanes' fair queues, as {@code config} gives them. */
+  static Map<String, Double> weights(SluiceConfig config) {
+    Map<String, Double> weights = new HashMap<>();
+    config.tiers().forEach((tier, t) -> weights.put(tier, t.weight()));
+    return weights;
   }
 
   /** The providers' lanes and the live lanes of tenants' endpoints. */

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.feedback;
 
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.config.AnswerBounds;
+import io.sluice.config.SluiceConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -433,6 +434,13 @@ public final class LimitLearner {
   /** Takes each provider's bounds (at start and on every reload). */
   public void bound(Map<String, AnswerBounds> byProvider) {
     this.bounds = Map.copyOf(byProvider);
+  }
+
+  /** What each configured provider's answers may do ({@code learn}, {@code learnedFloor}, {@code maxRetryAfter}). */
+  public static Map<String, AnswerBounds> boundsOf(SluiceConfig config) {
+    Map<String, AnswerBounds> bounds = new HashMap<>();
+    config.providers().forEach((name, p) -> bounds.put(name, p.answers()));
+    return bounds;
   }
 
   /**
