@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import io.sluice.config.Durations;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
 import io.sluice.redis.tenants.EndpointSecrets;
@@ -15,6 +16,8 @@ import io.sluice.redis.tenants.TenantInput;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.redis.tenants.TenantRegistry;
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -24,6 +27,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The tenant registry in the admin API ({@link AdminApi} hands it every path under
@@ -78,7 +83,7 @@ public final class TenantRoutes {
       return;
     }
     String rest = path.substring(PREFIX.length() + 1);
-    java.util.regex.Matcher secret = SECRET.matcher(rest);
+    Matcher secret = SECRET.matcher(rest);
     if (secret.matches()) {
       serveSecret(exchange, c, TenantInput.checkId(secret.group(1)), secret.group(2), method, write);
       return;
@@ -137,8 +142,8 @@ public final class TenantRoutes {
   }
 
   /** {@code {id}/endpoints/{provider}/secret}. */
-  private static final java.util.regex.Pattern SECRET =
-      java.util.regex.Pattern.compile("([^/]+)/endpoints/([A-Za-z0-9._-]{1,64})/secret");
+  private static final Pattern SECRET =
+      Pattern.compile("([^/]+)/endpoints/([A-Za-z0-9._-]{1,64})/secret");
 
   /**
    * An endpoint's signing secret, for the write token only (a read token, {@code status} and
@@ -172,7 +177,7 @@ public final class TenantRoutes {
         String by = "admin-api@" + exchange.getRemoteAddress().getAddress().getHostAddress();
         AdminApi.await(registry.put(id, rotated.record(), by));
         out.put("secret", rotated.secret());
-        out.put("previousSignsUntil", java.time.Instant.ofEpochMilli(
+        out.put("previousSignsUntil", Instant.ofEpochMilli(
             rotated.previousUntilMillis()).toString());
       }
       default -> {
@@ -184,9 +189,9 @@ public final class TenantRoutes {
   }
 
   /** An overlap as written ({@code 24h}), refused naming the field otherwise. */
-  public static java.time.Duration overlap(String text) {
+  public static Duration overlap(String text) {
     try {
-      return io.sluice.config.Durations.parse(text);
+      return Durations.parse(text);
     } catch (IllegalArgumentException e) {
       throw new TenantInput.Refused("overlap", "expected a duration like 24h, 30m or 0s");
     }

@@ -13,7 +13,11 @@ import io.sluice.redis.tenants.TenantInput;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.operator.OperatorJournal;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -152,17 +156,17 @@ final class TenantCommands {
     String overlap;
     @Option(names = "--secret-file", paramLabel = "PATH",
         description = "The new secret (whsec_...) from a file, rather than one made here.")
-    java.nio.file.Path secretFile;
+    Path secretFile;
 
     @Override
-    public Integer call() throws java.io.IOException {
+    public Integer call() throws IOException {
       SluiceConfig c = target.config.loadForOperator();
       String id = target.id();
       if (id == null) {
         return Sluice.BAD_INPUT;
       }
       String given = secretFile == null ? EndpointSecrets.fresh()
-          : java.nio.file.Files.readString(secretFile).strip();
+          : Files.readString(secretFile).strip();
       TenantRecord current = withRegistry(c, r -> r.get(id)).tenant().map(StoredTenant::record)
           .orElse(null);
       EndpointSecrets.Rotated rotated = checked(() -> EndpointSecrets.rotate(c, current, provider,
@@ -174,7 +178,7 @@ final class TenantCommands {
       System.out.println("the new signing secret of " + id + "'s endpoint toward " + provider
           + ": " + rotated.secret());
       System.out.println("the previous one signs too until "
-          + java.time.Instant.ofEpochMilli(rotated.previousUntilMillis()));
+          + Instant.ofEpochMilli(rotated.previousUntilMillis()));
       return 0;
     }
   }

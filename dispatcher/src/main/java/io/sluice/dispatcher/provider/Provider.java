@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import io.sluice.config.TenantEndpoint;
 import java.net.URI;
 import java.util.concurrent.CompletionStage;
 
@@ -29,7 +30,7 @@ public interface Provider extends AutoCloseable {
    * (its own signing secret, whether the provider's credential goes to it). An in-process handler
    * has no URL: {@link #toward(URI)}.
    */
-  default Provider toward(io.sluice.config.TenantEndpoint endpoint) {
+  default Provider toward(TenantEndpoint endpoint) {
     return toward(endpoint.url());
   }
 
