@@ -87,8 +87,8 @@ public record Topics(String prefix, List<Duration> ladder) {
   /**
    * The replay ledger of {@code sluice dlq replay}: one record per dead letter replayed, keyed by
    * the dead letter's coordinates ({@code <dlq>-<partition>@<offset>}), written in the same Kafka
-   * transaction as the replayed events. Compacted; kept {@link #REPLAY_LEDGER_RETENTION}, longer
-   * than the dead letters it names. Not one of {@link #all()}: only the operator's tool uses it.
+   * transaction as the replayed events. Compacted and kept for ever
+   * ({@link #REPLAY_LEDGER_RETENTION_MS}): no dead letter outlives its record. Not one of {@link #all()}: only the operator's tool uses it.
    */
   public String replays() {
     return prefix + "replays";
