@@ -163,14 +163,18 @@ public final class ReplaySelection {
   /**
    * Where an outcome of a selected event can be, at the earliest: the earliest first-seen of the
    * selected dead letters (no outcome precedes its event's first sight), less {@code skew} for the
-   * clocks of the gate that stamped it and the dispatcher that wrote the outcome; the epoch when a
-   * selected dead letter does not say (read the whole topic), empty when nothing is selected.
+   * clocks of the gate that stamped it and the dispatcher that wrote the outcome, never before the
+   * epoch; the epoch when a selected dead letter does not say (read the whole topic), empty when
+   * nothing is selected.
    */
   public Optional<Instant> outcomesFrom(java.time.Duration skew) {
     Instant from = null;
     for (DeadLetterEntry e : toSend) {
       Long seen = e.meta().firstSeen();
       Instant at = seen == null ? Instant.EPOCH : Instant.ofEpochMilli(seen).minus(skew);
+      if (at.isBefore(Instant.EPOCH)) {
+        at = Instant.EPOCH; // Kafka's offsetsForTimes refuses a time before it
+      }
       from = from == null || at.isBefore(from) ? at : from;
     }
     return Optional.ofNullable(from);
