@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.time.Duration;
 
 /**
  * Which dead letters a replay sends, decided one dead letter at a time as the topic is read, with
@@ -167,7 +168,7 @@ public final class ReplaySelection {
    * epoch; the epoch when a selected dead letter does not say (read the whole topic), empty when
    * nothing is selected.
    */
-  public Optional<Instant> outcomesFrom(java.time.Duration skew) {
+  public Optional<Instant> outcomesFrom(Duration skew) {
     Instant from = null;
     for (DeadLetterEntry e : toSend) {
       Long seen = e.meta().firstSeen();

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
+import java.time.Duration;
+import java.util.Optional;
 
 class ReplaySelectionTest {
   private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
@@ -173,9 +175,9 @@ class ReplaySelectionTest {
     ReplaySelection s = new ReplaySelection(ALL_4XX, ReplayedEvents.none(), NOW);
     s.offer(letterOf(3, "e-7", null));
     s.offer(letterOf(4, "e-8", null));
-    assertEquals(java.util.Set.of("e-7", "e-8"), s.eventIds());
+    assertEquals(Set.of("e-7", "e-8"), s.eventIds());
 
-    s.delivered(java.util.Set.of("e-7"));
+    s.delivered(Set.of("e-7"));
 
     assertEquals(List.of("sluice.dlq-0@4"), sent(s));
     assertEquals(List.of("sluice.dlq-0@3"), s.deliveredLetters().stream().map(DeadLetterEntry::at).toList());
@@ -185,12 +187,12 @@ class ReplaySelectionTest {
   @Test
   void shouldReadOutcomesFromTheEarliestFirstSightOfTheSelectionLessTheSkew() {
     ReplaySelection s = new ReplaySelection(ALL_4XX, ReplayedEvents.none(), NOW);
-    assertEquals(java.util.Optional.empty(), s.outcomesFrom(java.time.Duration.ofMinutes(5)), "nothing selected, nothing to read");
+    assertEquals(Optional.empty(), s.outcomesFrom(Duration.ofMinutes(5)), "nothing selected, nothing to read");
     s.offer(letterOf(3, "e-7", null)); // first seen at 1,000 ms (Letters)
 
-    assertEquals(java.util.Optional.of(Instant.ofEpochMilli(1_000).minusMillis(500)),
-        s.outcomesFrom(java.time.Duration.ofMillis(500)));
-    assertEquals(java.util.Optional.of(Instant.EPOCH), s.outcomesFrom(java.time.Duration.ofMinutes(5)),
+    assertEquals(Optional.of(Instant.ofEpochMilli(1_000).minusMillis(500)),
+        s.outcomesFrom(Duration.ofMillis(500)));
+    assertEquals(Optional.of(Instant.EPOCH), s.outcomesFrom(Duration.ofMinutes(5)),
         "never before the epoch: Kafka refuses to look up a negative time (DeadLetterReplayIT)");
   }
 

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.sluice.config.RedisConfig;
+import io.sluice.redis.RedisConnection;
 
 /** {@code quota_rules.lua} on a real redis-server: the table, all or none, and every rule's bound. */
 @ExtendWith(RealServers.class)
@@ -108,8 +110,8 @@ class QuotaRulesScriptIT {
   private static TokenBucketStore onCluster(LuaScript rulesScript) {
     try {
       clusterStore();
-      return new LettuceTokenBucketStore(CLUSTER.once(io.sluice.redis.RedisConnection.class,
-          c -> c.closing(io.sluice.redis.RedisConnection.open(new io.sluice.config.RedisConfig(c.uri())))).commands(),
+      return new LettuceTokenBucketStore(CLUSTER.once(RedisConnection.class,
+          c -> c.closing(RedisConnection.open(new RedisConfig(c.uri())))).commands(),
           TokenBucketScript.load(), rulesScript);
     } catch (Exception e) {
       throw new IllegalStateException(e);

@@ -22,6 +22,11 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.RedisConfig;
+import io.sluice.redis.LuaScript;
+import io.sluice.redis.RedisConnection;
+import java.util.function.Function;
 
 /** The Lua script on a real redis-server, held to the same table as the Java math. */
 @ExtendWith(RealServers.class)
@@ -52,7 +57,7 @@ class TokenBucketScriptIT {
   @TestFactory
   Stream<DynamicContainer> tokenBucketSpecification() {
     String run = Long.toString(System.nanoTime());
-    io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> one = on.connection().async();
+    RedisScriptingAsyncCommands<String, String> one = on.connection().async();
     List<SpecTable.Implementation<TokenBucketSpecification.Step>> implementations = new ArrayList<>(List.of(
         new SpecTable.Implementation<>("Lua on redis-server",
             () -> new KeyRun(script -> new LettuceTokenBucketStore(one, script),
@@ -87,11 +92,11 @@ class TokenBucketScriptIT {
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
 
   /** The product's connection to the cluster, its slots marked intact as a gate does. */
-  private static io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> clusterCommands() {
+  private static RedisScriptingAsyncCommands<String, String> clusterCommands() {
     try {
       clusterStore();
-      return CLUSTER.once(io.sluice.redis.RedisConnection.class,
-          c -> c.closing(io.sluice.redis.RedisConnection.open(new io.sluice.config.RedisConfig(c.uri())))).commands();
+      return CLUSTER.once(RedisConnection.class,
+          c -> c.closing(RedisConnection.open(new RedisConfig(c.uri())))).commands();
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -158,10 +163,10 @@ class TokenBucketScriptIT {
    * times: the two must agree exactly, and the script's decisions must be the table's.
    */
   private static class KeyRun implements SpecTable.Run<TokenBucketSpecification.Step> {
-    private final java.util.function.Function<io.sluice.redis.LuaScript, TokenBucketStore> storeOn;
+    private final Function<LuaScript, TokenBucketStore> storeOn;
     private final BucketKey key;
     private final RedisClusterCommands<String, String> hash;
-    private final io.sluice.redis.LuaScript shipped = TokenBucketScript.load();
+    private final LuaScript shipped = TokenBucketScript.load();
     /** The table's clock, microseconds: from now, moved only by the rows. */
     private long clock = System.currentTimeMillis() * 1000;
     private long scriptAt = -1;
@@ -171,7 +176,7 @@ class TokenBucketScriptIT {
     private final List<Acquisition> redisAnswers = new ArrayList<>();
     private final List<Acquisition> mathAnswers = new ArrayList<>();
 
-    KeyRun(java.util.function.Function<io.sluice.redis.LuaScript, TokenBucketStore> storeOn, BucketKey key,
+    KeyRun(Function<LuaScript, TokenBucketStore> storeOn, BucketKey key,
         RedisClusterCommands<String, String> commands) {
       this.storeOn = storeOn;
       this.key = key;
