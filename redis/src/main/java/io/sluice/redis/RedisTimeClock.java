@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * <p>A sample is taken before {@link #start} returns, then every {@code resampleEvery} on a daemon
  * thread of its own (the caller's thread never waits for Redis; reading the clock is a volatile
  * read and a few additions). While Redis does not answer, the last samples are kept, with a margin
- * for drift that grows with their age. If Redis does not answer at start, the clock falls back to
- * the local clock (logged once) and switches to Redis's as soon as a sample succeeds: a host ahead
- * of Redis then releases early by the difference until Redis answers.
+ * for drift that grows with their age. If Redis does not answer at start, the clock reads the
+ * local clock (logged once), for timers that need some time (a poll's wait, a retry), and switches
+ * to Redis's as soon as a sample succeeds; {@link #onRedisTime} is false until then, and a caller
+ * judging not-befores (the relay) judges none while it is: never early holds from the start.
  *
  * <p>Redis Cluster: {@code TIME} is read from one node; the bound holds against the clock of the
  * node that stamped a not-before as far as the nodes' clocks agree.
@@ -144,8 +145,7 @@ public final class RedisTimeClock extends Clock implements AutoCloseable {
         // Only the exception's type: RedisConnection's message carries the URI, password included.
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         if (samples.isEmpty()) {
-          LOG.warn("Redis TIME does not answer ({}): judging not-befores on the local clock until it does"
-              + " (a host clock ahead of Redis's releases records early by the difference meanwhile)",
+          LOG.warn("Redis TIME does not answer ({}): no not-before is judged (nothing released) until it does",
               cause.getClass().getSimpleName());
         } else {
           LOG.warn("Redis TIME does not answer ({}); keeping the last samples of its clock",

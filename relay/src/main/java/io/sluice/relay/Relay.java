@@ -13,6 +13,7 @@ import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -65,7 +66,9 @@ import org.slf4j.LoggerFactory;
  * <p>Never early: a record goes to its return topic only when the relay's clock has reached its
  * not-before. Not-befores are stamped on Redis's clock, so {@link RelayService} gives the relay a
  * lower bound of Redis's clock ({@link io.sluice.redis.RedisTimeClock}), not the host's.
- * The clock is the only source of time here (tests drive a fake one).
+ * The clock is the only source of time here (tests drive a fake one). Until Redis's clock has
+ * been sampled once (a relay started while Redis is down) the clock is the host's: no record is
+ * released until then ({@code mayRelease}), so "never early" has no start-up exception.
  *
  * <h2>Exactly once to read_committed readers</h2>
  * Each round (the records due after one poll) is one Kafka transaction: the records it relays and
@@ -98,6 +101,8 @@ public final class Relay implements Runnable, AutoCloseable {
   /** The relay's commit metadata format, the one it has always written (see SettledOffsetsCodec). */
   static final SettledOffsetsCodec.Format METADATA_FORMAT = SettledOffsetsCodec.Format.RUNS_V1;
   private static final long MAX_POLL_MILLIS = 500;
+  /** How long a poll waits while Redis's clock was never sampled (the sampler retries meanwhile). */
+  static final long UNSAMPLED_POLL_MILLIS = 100;
   /** How long a partition waits after a failed round before the relay sends from it again. */
   static final long RETRY_MILLIS = 1000;
   /** Records of one partition held at most; the partition is paused at this many. */
@@ -122,6 +127,7 @@ public final class Relay implements Runnable, AutoCloseable {
   private final DelayLadder ladder;
   private final Set<String> returnTopics;
   private final Clock clock;
+  private final BooleanSupplier mayRelease;
   private final RelayListener listener;
   /** The partitions this relay owns and knows the commit of, and the records they hold. */
   private final HeldRecords held;
@@ -149,6 +155,21 @@ public final class Relay implements Runnable, AutoCloseable {
   public Relay(
       Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
       Clock clock, RelayListener listener) {
+    this(consumer, producer, topics, clock, () -> true, listener);
+  }
+
+  /**
+   * @param mayRelease whether {@code clock} may judge a not-before yet: false until Redis's clock
+   *                   was sampled once ({@link io.sluice.redis.RedisTimeClock#onRedisTime}). Until
+   *                   then the clock is the host's, good for the relay's own timers (polls,
+   *                   retries, look-ups) but not for a not-before stamped on Redis's clock: a host
+   *                   ahead of Redis would release early. So nothing is released, a dead letter
+   *                   included, until it turns true.
+   */
+  public Relay(
+      Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
+      Clock clock, BooleanSupplier mayRelease, RelayListener listener) {
+    this.mayRelease = mayRelease;
     this.consumer = consumer;
     this.producer = producer;
     this.topics = topics;
@@ -178,7 +199,9 @@ public final class Relay implements Runnable, AutoCloseable {
         }
         long now = clock.millis();
         held.endHolds(now);
-        releaseDue(now);
+        if (mayRelease.getAsBoolean()) {
+          releaseDue(now);
+        }
         settle();
         pauseOrResume();
       }
@@ -591,7 +614,9 @@ public final class Relay implements Runnable, AutoCloseable {
    */
   private long pollTimeout() {
     long now = clock.millis();
-    long wait = held.wait(now, MAX_POLL_MILLIS);
+    // Not yet on Redis's clock: nothing is due, whatever the host's clock says; look again soon.
+    long wait = mayRelease.getAsBoolean() ? held.wait(now, MAX_POLL_MILLIS)
+        : Math.min(MAX_POLL_MILLIS, UNSAMPLED_POLL_MILLIS);
     if (!unknown.isEmpty()) {
       wait = Math.min(wait, Math.max(0, lookUpAt - now));
     }

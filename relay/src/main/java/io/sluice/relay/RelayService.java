@@ -37,8 +37,8 @@ public final class RelayService implements AutoCloseable {
   /**
    * Starts the relay, judging not-befores on a lower bound of Redis's clock (the gate stamps them
    * with Redis TIME): a relay host whose clock is ahead never releases early. One sample of Redis
-   * TIME is taken before the relay starts; if Redis does not answer, the local clock is used until
-   * it does (see {@link RedisTimeClock}).
+   * TIME is taken before the relay starts; if Redis does not answer, nothing is released until it
+   * does (the local clock serves the relay's own timers meanwhile; see {@link RedisTimeClock}).
    */
   public static RelayService start(SluiceConfig config, RelayListener listener) {
     return start(config, listener, RedisTimeClock.start(config.redis()));
@@ -55,7 +55,7 @@ public final class RelayService implements AutoCloseable {
           new KafkaConsumer<>(consumerConfig(config), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
           new KafkaProducer<>(producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer()),
           new Topics(config.kafka().topicPrefix(), config.ladder()),
-          clock, listener);
+          clock, clock::onRedisTime, listener);
       RelayService service = new RelayService(relay, clock);
       service.thread.start();
       return service;

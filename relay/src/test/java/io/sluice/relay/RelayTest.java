@@ -108,6 +108,27 @@ class RelayTest {
   }
 
   @Test
+  @DisplayName("releases nothing before Redis's clock was sampled once, whatever the host's clock says (issue 34, 8)")
+  void shouldReleaseNothingBeforeRedisTimeWasSampledOnce() {
+    // A relay started while Redis is down reads the host's clock; a host ahead of Redis would
+    // release this record before its not-before on Redis's clock. Before issue 34 it went at the
+    // first round.
+    ScriptedRelay s = new ScriptedRelay();
+    s.onRedisTime[0] = false;
+    long now = s.clock.millis();
+    s.append("a", now - 1000, paid(now - 10));
+    s.then(() -> s.clock.setMillis(now + 5_000));
+    s.then(() -> {
+      assertEquals(List.of(), s.acknowledged(), "nothing released on the host's clock alone");
+      s.onRedisTime[0] = true;
+    });
+    s.run();
+
+    assertEquals(List.of("a"), s.acknowledged().stream().map(r -> text(r.value())).toList(),
+        "released once Redis's clock was sampled");
+  }
+
+  @Test
   @DisplayName("commits each round in a transaction, with the offsets past its records sent for the relay's group, never by the consumer")
   void shouldCommitTheOffsetsWithTheRecordsInOneTransaction() {
     ScriptedRelay s = new ScriptedRelay();

@@ -43,6 +43,8 @@ final class ScriptedRelay {
   static final TopicPartition ONE_SECOND_1 = new TopicPartition(TOPICS.delay(Duration.ofSeconds(1)), 1);
 
   final FakeClock clock = FakeClock.atMillis(1_000_000);
+  /** Whether Redis's clock was sampled (the relay's {@code mayRelease}); a step may change it. */
+  final boolean[] onRedisTime = {true};
   final RecordingConsumer consumer = new RecordingConsumer();
   final FailingProducer producer = new FailingProducer();
   final List<String> deadLetters = new ArrayList<>();
@@ -56,7 +58,7 @@ final class ScriptedRelay {
   private Throwable died;
 
   ScriptedRelay() {
-    relay = new Relay(consumer, producer, TOPICS, clock, new RelayListener() {
+    relay = new Relay(consumer, producer, TOPICS, clock, () -> onRedisTime[0], new RelayListener() {
       @Override
       public void deadLettered(String detail) {
         deadLetters.add(detail);

@@ -1,12 +1,16 @@
 package io.sluice.app.dlq;
 
 import io.sluice.config.KafkaConfig;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -61,17 +65,47 @@ public final class DlqOperations {
       if (replayer != null) {
         replayer.fence();
       }
-      Set<String> replayed = ReplayLedger.read(c, topics.replays(), timeout);
+      ReplayedEvents replayed = ReplayLedger.read(c, topics.replays(), timeout);
       ReplaySelection selection = new ReplaySelection(query, replayed, now);
       BoundedScan.Result r = BoundedScan.read(c, topics.dlq(), query.from(now), timeout,
           rec -> selection.offer(DeadLetterEntry.of(rec)));
+      selection.delivered(delivered(c, topics, selection, timeout));
       if (replayer != null) {
-        replayer.replay(selection.toSend(), now, UUID.randomUUID().toString());
+        replayer.replay(selection.toSend(), selection.deliveredLetters(), now,
+            UUID.randomUUID().toString());
       }
       return new ReplayReport(selection.toSend().stream().map(DeadLetterRow::of).toList(),
           selection.skipped(), r.read(), selection.full(), r.timedOut(), dryRun);
     }
   }
+
+  /**
+   * Which of the selected events {@code sluice.outcomes} shows delivered: read from the earliest
+   * first-seen of the selection ({@link #CLOCK_SKEW} earlier) to the topic's end, headers only.
+   * A read cut short sends nothing: an event delivered and replayed would be called again.
+   */
+  private static Set<String> delivered(KafkaConsumer<byte[], byte[]> c, Topics topics,
+      ReplaySelection selection, Duration timeout) {
+    Set<String> wanted = selection.eventIds();
+    Optional<Instant> from = selection.outcomesFrom(CLOCK_SKEW);
+    if (wanted.isEmpty() || from.isEmpty()) {
+      return Set.of();
+    }
+    Set<String> found = new HashSet<>();
+    BoundedScan.Result r = BoundedScan.read(c, topics.outcomes(), from, timeout, rec -> {
+      HeaderValues.last(rec.headers(), HeaderNames.EVENT_ID).filter(wanted::contains)
+          .ifPresent(found::add);
+      return true;
+    });
+    if (r.timedOut()) {
+      throw new IllegalStateException("could not read " + topics.outcomes() + " to its end within "
+          + timeout.toSeconds() + " s; nothing was replayed (narrow the replay with --since)");
+    }
+    return found;
+  }
+
+  /** How far the gate's clock (first-seen) may be ahead of a dispatcher's (an outcome's time). */
+  static final Duration CLOCK_SKEW = Duration.ofMinutes(5);
 
   private static KafkaConsumer<byte[], byte[]> consumer(KafkaConfig kafka) {
     return new KafkaConsumer<>(kafka.clientProperties(Map.of(

@@ -57,9 +57,26 @@ final class Replayer implements AutoCloseable {
 
   /** Sends {@code entries}, committed {@link #PER_TRANSACTION} at a time. */
   void replay(List<DeadLetterEntry> entries, Instant now, String run) {
+    replay(entries, List.of(), now, run);
+  }
+
+  /**
+   * Sends {@code entries}, committed {@link #PER_TRANSACTION} at a time, and records
+   * {@code delivered} (dead letters of events {@code sluice.outcomes} shows delivered) in the
+   * ledger as settled, without sending them: a later run does not select them again.
+   */
+  void replay(List<DeadLetterEntry> entries, List<DeadLetterEntry> delivered, Instant now,
+      String run) {
     for (int from = 0; from < entries.size(); from += PER_TRANSACTION) {
       begin();
       send(entries.subList(from, Math.min(entries.size(), from + PER_TRANSACTION)), now, run);
+      commit();
+    }
+    for (int from = 0; from < delivered.size(); from += PER_TRANSACTION) {
+      begin();
+      for (DeadLetterEntry e : delivered.subList(from, Math.min(delivered.size(), from + PER_TRANSACTION))) {
+        producer.send(ReplayLedger.delivered(topics.replays(), e, now, run));
+      }
       commit();
     }
   }

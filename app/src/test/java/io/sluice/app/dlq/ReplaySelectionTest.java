@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
+import java.time.Duration;
+import java.util.Optional;
 
 class ReplaySelectionTest {
   private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
@@ -101,5 +103,106 @@ class ReplaySelectionTest {
     assertFalse(s.offer(letter(2, "max_attempts")));
 
     assertEquals(2, s.toSend().size(), "at least one always goes, and the budget is then spent");
+  }
+
+  /** A dead letter of event {@code id} at {@code offset}, the replay at {@code replayOf} died again (null: none). */
+  private static DeadLetterEntry letterOf(long offset, String id, String replayOf) {
+    RecordHeaders h = (RecordHeaders) Letters.headers("non_retryable_4xx", id);
+    if (replayOf != null) {
+      h.add(ReplayMark.HEADER, replayOf.getBytes(StandardCharsets.UTF_8));
+    }
+    return DeadLetterEntry.of(Letters.DLQ, 0, offset, NOW.toEpochMilli(),
+        "acme".getBytes(StandardCharsets.UTF_8),
+        Letters.event(id, "acme", "payments-api", null).getBytes(StandardCharsets.UTF_8), h);
+  }
+
+  private static List<String> sent(ReplaySelection s) {
+    return s.toSend().stream().map(DeadLetterEntry::at).toList();
+  }
+
+  @Test
+  void shouldReplayOnceAnEventWhoseDeadLetterWasWrittenTwice() {
+    // One attempt's dead letter written twice (a settlement resent after a produce timeout, a
+    // sweeper's copy): two positions, one event, one death. Both replayed, the provider is
+    // called twice for one event (issue 34, 9).
+    ReplaySelection s = new ReplaySelection(ALL_4XX, Set.of(), NOW);
+    s.offer(letterOf(3, "e-7", null));
+    s.offer(letterOf(9, "e-7", null));
+
+    assertEquals(List.of("sluice.dlq-0@3"), sent(s));
+    assertEquals(Map.of(Verdict.EVENT_REPLAYED, 1L), s.skipped());
+  }
+
+  @Test
+  void shouldNotReplayTheSecondCopyOfADeadLetterWhoseFirstALaterRunReplayed() {
+    ReplayedEvents ledger = ReplayedEvents.none();
+    ledger.replayed("sluice.dlq-0@3", new ReplayedEvents.Death("e-7", null));
+    ReplaySelection s = new ReplaySelection(ALL_4XX, ledger, NOW);
+    s.offer(letterOf(9, "e-7", null));
+
+    assertEquals(List.of(), sent(s));
+    assertEquals(Map.of(Verdict.EVENT_REPLAYED, 1L), s.skipped());
+  }
+
+  @Test
+  void shouldReplayAgainAReplayedEventThatDiedAgain() {
+    // The replay of @3 died again: a new death, its dead letter marked with the replay it came
+    // from. It is replayable once, and only once however many copies it has.
+    ReplayedEvents ledger = ReplayedEvents.none();
+    ledger.replayed("sluice.dlq-0@3", new ReplayedEvents.Death("e-7", null));
+    ReplaySelection s = new ReplaySelection(ALL_4XX, ledger, NOW);
+    s.offer(letterOf(12, "e-7", "sluice.dlq-0@3"));
+    s.offer(letterOf(13, "e-7", "sluice.dlq-0@3"));
+
+    assertEquals(List.of("sluice.dlq-0@12"), sent(s));
+  }
+
+  @Test
+  void shouldForgetTheDeathATombstoneForgets() {
+    ReplayedEvents ledger = ReplayedEvents.none();
+    ledger.replayed("sluice.dlq-0@3", new ReplayedEvents.Death("e-7", null));
+    ledger.forgotten("sluice.dlq-0@3");
+    ReplaySelection s = new ReplaySelection(ALL_4XX, ledger, NOW);
+    s.offer(letterOf(9, "e-7", null));
+
+    assertEquals(List.of("sluice.dlq-0@9"), sent(s));
+  }
+
+  @Test
+  void shouldNotReplayAnEventThatOutcomesShowDelivered() {
+    // A duplicate of the event was delivered beside the one that died: a replay would call the
+    // provider again for an event it took.
+    ReplaySelection s = new ReplaySelection(ALL_4XX, ReplayedEvents.none(), NOW);
+    s.offer(letterOf(3, "e-7", null));
+    s.offer(letterOf(4, "e-8", null));
+    assertEquals(Set.of("e-7", "e-8"), s.eventIds());
+
+    s.delivered(Set.of("e-7"));
+
+    assertEquals(List.of("sluice.dlq-0@4"), sent(s));
+    assertEquals(List.of("sluice.dlq-0@3"), s.deliveredLetters().stream().map(DeadLetterEntry::at).toList());
+    assertEquals(Map.of(Verdict.DELIVERED, 1L), s.skipped());
+  }
+
+  @Test
+  void shouldReadOutcomesFromTheEarliestFirstSightOfTheSelectionLessTheSkew() {
+    ReplaySelection s = new ReplaySelection(ALL_4XX, ReplayedEvents.none(), NOW);
+    assertEquals(Optional.empty(), s.outcomesFrom(Duration.ofMinutes(5)), "nothing selected, nothing to read");
+    s.offer(letterOf(3, "e-7", null)); // first seen at 1,000 ms (Letters)
+
+    assertEquals(Optional.of(Instant.ofEpochMilli(1_000).minusMillis(500)),
+        s.outcomesFrom(Duration.ofMillis(500)));
+    assertEquals(Optional.of(Instant.EPOCH), s.outcomesFrom(Duration.ofMinutes(5)),
+        "never before the epoch: Kafka refuses to look up a negative time (DeadLetterReplayIT)");
+  }
+
+  @Test
+  void shouldReadTheDeathALedgerNoteNames() {
+    assertEquals(new ReplayedEvents.Death("e-7", "sluice.dlq-0@3"), ReplayLedger.death(
+        "{\"eventId\":\"e-7\",\"replayOf\":\"sluice.dlq-0@3\",\"replayedAt\":1,\"run\":\"r\"}".getBytes(StandardCharsets.UTF_8)));
+    assertEquals(new ReplayedEvents.Death("e-7", null), ReplayLedger.death(
+        "{\"eventId\":\"e-7\",\"replayedAt\":1,\"run\":\"r\"}".getBytes(StandardCharsets.UTF_8)),
+        "a note written before deaths were recorded names the original's");
+    assertEquals(null, ReplayLedger.death("not json".getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -12,8 +12,10 @@ import io.sluice.redis.SlotMarkers;
 import io.sluice.config.SluiceConfig;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 
@@ -74,6 +76,34 @@ final class Providers {
     Map<K, Integer> counts = new TreeMap<>();
     keys.forEach(k -> counts.merge(k, 1, Integer::sum));
     return counts;
+  }
+
+  /**
+   * Calls made again, per idempotency key: every call of a key after one of its calls got a final
+   * answer (2xx: delivered; a 4xx other than 408 and 429: dead-lettered). Sluice calls an event
+   * again only after an answer that asks for a retry (429, 408, 5xx); a call after a final answer
+   * is a duplicate whatever it is answered: a new owner calling what the dead one delivered, a
+   * settlement written twice. Counting only second 2xx answers (as SigkillTakeoverIT did) misses
+   * a duplicate the provider refused, and counts events, not calls. {@code calls} in the order
+   * made.
+   */
+  static Map<String, Integer> callsAfterAFinalAnswer(List<MockProvider.Call> calls) {
+    Set<String> settled = new HashSet<>();
+    Map<String, Integer> repeated = new TreeMap<>();
+    for (MockProvider.Call c : calls) {
+      if (settled.contains(c.idempotencyKey())) {
+        repeated.merge(c.idempotencyKey(), 1, Integer::sum);
+      }
+      if (isFinal(c.status())) {
+        settled.add(c.idempotencyKey());
+      }
+    }
+    return repeated;
+  }
+
+  private static boolean isFinal(int status) {
+    return (status >= 200 && status < 300)
+        || (status >= 400 && status < 500 && status != 408 && status != 429);
   }
 
   /** The most calls that started in any window of {@code window}, from arrival times in ns. */

@@ -39,12 +39,12 @@ public record Topics(String prefix, List<Duration> ladder) {
   /** How long the audit trail keeps (outcomes and dlq: {@code verify} reconciles against them). */
   public static final Duration AUDIT_RETENTION = Duration.ofDays(30);
   /**
-   * How long the replay ledger keeps a record: twice the dead letters' retention, so a ledger
-   * record (written after its dead letter) outlives it even when the broker deletes the
-   * dead-letter topic's segments late (a segment goes only once its newest record is past
-   * retention).
+   * The replay ledger's {@code retention.ms}: for ever (compacted only, one small record per dead
+   * letter replayed). Any time bound could be shorter than the dead-letter topic's retention,
+   * which an operator may raise on the broker: a dead letter outliving its ledger record would be
+   * replayed a second time (issue 34; it was 60 days).
    */
-  public static final Duration REPLAY_LEDGER_RETENTION = AUDIT_RETENTION.multipliedBy(2);
+  public static final long REPLAY_LEDGER_RETENTION_MS = -1;
 
   public Topics {
     ladder = List.copyOf(ladder);
@@ -87,8 +87,8 @@ public record Topics(String prefix, List<Duration> ladder) {
   /**
    * The replay ledger of {@code sluice dlq replay}: one record per dead letter replayed, keyed by
    * the dead letter's coordinates ({@code <dlq>-<partition>@<offset>}), written in the same Kafka
-   * transaction as the replayed events. Compacted; kept {@link #REPLAY_LEDGER_RETENTION}, longer
-   * than the dead letters it names. Not one of {@link #all()}: only the operator's tool uses it.
+   * transaction as the replayed events. Compacted and kept for ever
+   * ({@link #REPLAY_LEDGER_RETENTION_MS}): no dead letter outlives its record. Not one of {@link #all()}: only the operator's tool uses it.
    */
   public String replays() {
     return prefix + "replays";
@@ -138,7 +138,7 @@ public record Topics(String prefix, List<Duration> ladder) {
    *       so a record never expires while it waits;
    *   <li>outcomes and dlq: {@link #AUDIT_RETENTION}; the dlq also takes records up to
    *       {@link #DLQ_MAX_MESSAGE_BYTES};
-   *   <li>replays: {@link #REPLAY_LEDGER_RETENTION}, compacted as well;
+   *   <li>replays: compacted only, kept for ever ({@link #REPLAY_LEDGER_RETENTION_MS});
    *   <li>operator: compacted only, kept forever (a pause or a tenant record set a year ago is
    *       still in force);
    *   <li>every topic: delete cleanup, {@code min.insync.replicas} = replicas - 1 (at least 1).
@@ -155,8 +155,8 @@ public record Topics(String prefix, List<Duration> ladder) {
       configs.put(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, String.valueOf(DLQ_MAX_MESSAGE_BYTES));
     }
     if (name.equals(replays())) {
-      configs.put(TopicConfig.CLEANUP_POLICY_CONFIG,
-          TopicConfig.CLEANUP_POLICY_COMPACT + "," + TopicConfig.CLEANUP_POLICY_DELETE);
+      configs.put(TopicConfig.RETENTION_MS_CONFIG, String.valueOf(REPLAY_LEDGER_RETENTION_MS));
+      configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
     }
     if (name.equals(operator())) {
       configs.put(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
@@ -172,7 +172,7 @@ public record Topics(String prefix, List<Duration> ladder) {
       return AUDIT_RETENTION;
     }
     if (name.equals(replays())) {
-      return REPLAY_LEDGER_RETENTION;
+      return Duration.ofMillis(REPLAY_LEDGER_RETENTION_MS);
     }
     if (name.equals(operator())) {
       return Duration.ofMillis(-1);

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * dead-letter records (KIP-1034), and processing resumes. Under {@code exactly_once_v2} that
  * transaction aborts all the same; the record comes back, and {@link TooLargeOutputInterceptor}
  * replaces it by the same dead letter before it is sent: the partition moves on after one abort.
- * Every other error is decided as Kafka Streams' default handler does (retry what is retriable,
- * fail the rest).
+ * Every other error fails, the retriable ones too (Kafka Streams' default would retry them
+ * through a corrupted task, which loses input; see {@link #handleError}): the stream thread is
+ * replaced and reads again from the last commit.
  */
 public final class TooLargeOutputHandler implements ProductionExceptionHandler {
   private static final Logger LOG = LoggerFactory.getLogger(TooLargeOutputHandler.class);
@@ -45,7 +46,23 @@ public final class TooLargeOutputHandler implements ProductionExceptionHandler {
   public Response handleError(ErrorHandlerContext context, ProducerRecord<byte[], byte[]> record,
       Exception exception) {
     if (!(exception instanceof RecordTooLargeException) || !shrinkable(record)) {
-      return fallback.handleError(context, record, exception);
+      Response decided = fallback.handleError(context, record, exception);
+      if (decided.result() == ProductionExceptionHandler.Result.RETRY) {
+        // Not RETRY: Kafka Streams answers it with a TaskCorruptedException, and that path loses
+        // input (issue 34, GateTaskRevivalIT: with the state updater, the rebalance it triggers
+        // closes the revived task clean and creates it again without seeking its partitions
+        // back to the last commit, so the records it had fetched past it were never processed
+        // though their offsets were committed after: e99..e999 of 2,000, gone; and its
+        // "commit the tasks not corrupted" step commits the open transaction with what the
+        // corrupted task wrote after the failure). FAIL ends the stream thread instead; Gate
+        // replaces it (REPLACE_THREAD), its transaction is aborted, and the new thread's
+        // consumer starts from the last commit: everything uncommitted is read again, charged
+        // again at worst (stricter, never looser).
+        LOG.warn("gate: a retriable produce error ({}) on {}; ending the stream thread, which is "
+            + "replaced and reads again from the last commit", exception.toString(), record.topic());
+        return Response.fail();
+      }
+      return decided;
     }
     String why = "Kafka refused the record for " + record.topic() + " as too large ("
         + exception.getMessage() + ")";

@@ -25,13 +25,20 @@ import java.util.concurrent.atomic.LongAdder;
 public final class LettuceTokenBucketStore implements TokenBucketStore {
   private final RedisScriptingAsyncCommands<String, String> commands;
   private final LuaScript script;
-  private final LuaScript rulesScript = QuotaRulesScript.load();
+  private final LuaScript rulesScript;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
 
   public LettuceTokenBucketStore(RedisScriptingAsyncCommands<String, String> commands, LuaScript script) {
+    this(commands, script, QuotaRulesScript.load());
+  }
+
+  /** With the multi-rule script given too (tests: one whose clock is the test's). */
+  LettuceTokenBucketStore(RedisScriptingAsyncCommands<String, String> commands, LuaScript script,
+      LuaScript rulesScript) {
     this.commands = commands;
     this.script = script;
+    this.rulesScript = rulesScript;
   }
 
   @Override

@@ -44,11 +44,16 @@ public final class MultiRuleLimiter {
     }
   };
 
-  /** A rule set's demand at this task, its lease, and whether a call is asking for one. */
+  /**
+   * A rule set's demand at this task, its lease, whether a call is asking for one, and the terms
+   * (each rule's spec, in order) the lease was sold under and the asking call was made under.
+   */
   private static final class RuleSet {
     final DemandEstimate demand = new DemandEstimate();
     RulesLease lease;
+    List<BucketSpec> leaseSpecs;
     boolean asking;
+    List<BucketSpec> askingSpecs;
   }
 
   /** Told of every answered call (a batch is one), with the (first) event's provider and its duration. */
@@ -143,8 +148,19 @@ public final class MultiRuleLimiter {
   public Pending begin(String provider, List<RuleBucket> rules, int cost, boolean shadow) {
     long now = nanoTime.getAsLong();
     RuleSet set = maxLease == 0 ? null : ruleSets.computeIfAbsent(keyOf(rules), k -> new RuleSet());
+    List<BucketSpec> specs = set == null ? null : specsOf(rules);
     if (set != null) {
       set.demand.record(cost, now);
+      if (set.lease != null && !set.leaseSpecs.equals(specs)) {
+        // A quota changed (a reload, the tenant registry) since the lease was sold: deciding from
+        // it would keep the old terms until it is spent, as much as a lease target of demand
+        // (issue 34, 7). As a single-rule lease (GateLimiter.forgetWhatTheOldSpecSold), the next
+        // event goes to the script, which applies the change. The lease is dropped without being
+        // given back: its unused units stay charged until the buckets let it go. Stricter, never
+        // looser.
+        set.lease = null;
+        set.leaseSpecs = null;
+      }
       if (set.lease != null) {
         long admitted = set.lease.take(cost, now);
         if (admitted >= 0) {
@@ -170,9 +186,16 @@ public final class MultiRuleLimiter {
         call = new TokenBucketStore.RulesCall(rules, cost, cost + Math.max(0, extra), holdMicros, release);
         asking = set;
         set.asking = true;
+        set.askingSpecs = specs;
       }
     }
     return new Pending(null, call, provider, shadow, permit.get(), now, asking);
+  }
+
+  private static List<BucketSpec> specsOf(List<RuleBucket> rules) {
+    List<BucketSpec> specs = new ArrayList<>(rules.size());
+    rules.forEach(r -> specs.add(r.spec()));
+    return specs;
   }
 
   private static String keyOf(List<RuleBucket> rules) {
@@ -210,6 +233,7 @@ public final class MultiRuleLimiter {
       p.asking.asking = false;
       if (a.leaseUnits() > 0) {
         p.asking.lease = new RulesLease(a, useMicros, p.sentNanos, nanoTime.getAsLong());
+        p.asking.leaseSpecs = p.asking.askingSpecs;
       }
     }
     if (a.isGranted()) {

@@ -84,6 +84,33 @@ class MultiRuleLeaseTest {
     assertEquals(20, admitted, "the tier's capacity at one instant, leased units included");
   }
 
+  /**
+   * A quota cut while a rule set holds a lease: its next events are decided by the script under
+   * the new terms, as a single-rule lease is dropped on a change. Before issue 34 (7) the lease
+   * went on selling at the old terms until spent: all 200 events in the 200 ms after a cut to
+   * 5 at 5/s, with no call.
+   */
+  @Test
+  void shouldStopSellingFromALeaseAcrossRulesOnceAQuotaIsCut() {
+    // A lease covers a second of demand (gate.leaseTarget: 1 s).
+    MultiRuleLimiter gate = new MultiRuleLimiter(store, new RedisCircuit(1000, 1000, s -> {}),
+        Duration.ofSeconds(5), () -> nanos[0], (p, n) -> {}, Duration.ofSeconds(1), 1_000);
+    BucketSpec tier = new BucketSpec(100_000, 100_000, 0);
+    for (int i = 0; i < 100; i++) {
+      nanos[0] += 2_000_000; // 500/s against 1,000 at 1,000/s: busy enough for a lease
+      gate.decide("a-api", rules("acme", new BucketSpec(1_000, 1_000, 0), tier), 1, false);
+    }
+    List<RuleBucket> cut = rules("acme", new BucketSpec(5, 5, 0), tier);
+    int admitted = 0;
+    for (int i = 0; i < 200; i++) {
+      nanos[0] += 1_000_000;
+      if (gate.decide("a-api", cut, 1, false) instanceof LimiterDecision.Admit) {
+        admitted++;
+      }
+    }
+    assertTrue(admitted <= 5 + 5 * 0.2, admitted + " admitted in the 200 ms after a cut to 5 at 5/s");
+  }
+
   /** Every window [t, t + T] starting at an admission, T from 1 ms to 5 s. */
   private static void assertWithin(List<Long> admittedMicros, BucketSpec spec) {
     for (long windowMicros : new long[] {1_000, 100_000, 500_000, 1_000_000, 2_000_000, 5_000_000}) {

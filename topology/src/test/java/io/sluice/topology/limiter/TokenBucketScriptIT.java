@@ -22,6 +22,11 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.RedisConfig;
+import io.sluice.redis.LuaScript;
+import io.sluice.redis.RedisConnection;
+import java.util.function.Function;
 
 /** The Lua script on a real redis-server, held to the same table as the Java math. */
 @ExtendWith(RealServers.class)
@@ -52,24 +57,32 @@ class TokenBucketScriptIT {
   @TestFactory
   Stream<DynamicContainer> tokenBucketSpecification() {
     String run = Long.toString(System.nanoTime());
+    RedisScriptingAsyncCommands<String, String> one = on.connection().async();
     List<SpecTable.Implementation<TokenBucketSpecification.Step>> implementations = new ArrayList<>(List.of(
         new SpecTable.Implementation<>("Lua on redis-server",
-            () -> new KeyRun(store, new BucketKey("spec-api", "tenant-" + run), redis)),
+            () -> new KeyRun(script -> new LettuceTokenBucketStore(one, script),
+                new BucketKey("spec-api", "tenant-" + run), redis)),
         new SpecTable.Implementation<>("Lua on redis-server, in a batch of calls",
-            () -> new KeyRun(inBatches(store, run), new BucketKey("spec-api", "batched-" + run), redis))));
-    // Several tenants, so the buckets land in different slots on different nodes; each its own
-    // run, so the table's steps follow each other as quickly as on one server.
+            () -> new KeyRun(script -> inBatches(new LettuceTokenBucketStore(one, script), run),
+                new BucketKey("spec-api", "batched-" + run), redis))));
+    // Several tenants, so the buckets land in different slots on different nodes.
     for (String tenant : new String[] {"acme", "globex", "initech", "umbrella", "hooli"}) {
       implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, tenant " + tenant,
-          () -> new KeyRun(clusterStore(), new BucketKey("spec-api", tenant), CLUSTER.redis())));
+          () -> new KeyRun(script -> new LettuceTokenBucketStore(clusterCommands(), script),
+              new BucketKey("spec-api", tenant), CLUSTER.redis())));
     }
-    // The batch path on a cluster: one call per slot, the answers put back in order. Last, so by
-    // its end every node has been asked.
+    // The batch path on a cluster: one call per slot, the answers put back in order.
+    List<LettuceTokenBucketStore> batchStores = new ArrayList<>();
     implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, in a batch of calls",
-        () -> new KeyRun(inBatches(clusterStore(), run), new BucketKey("spec-api", "batched-" + run), CLUSTER.redis()) {
+        () -> new KeyRun(script -> {
+          LettuceTokenBucketStore s = new LettuceTokenBucketStore(clusterCommands(), script);
+          batchStores.add(s);
+          return inBatches(s, run);
+        }, new BucketKey("spec-api", "batched-" + run), CLUSTER.redis()) {
           @Override
           public void close() throws Exception {
-            assertTrue(clusterStore().reloads() >= 1, "each node learned the script through the NOSCRIPT fallback");
+            assertTrue(batchStores.stream().mapToLong(LettuceTokenBucketStore::reloads).sum() >= 1,
+                "each node learned the script through the NOSCRIPT fallback");
           }
         }));
     return TokenBucketSpecTest.TABLE.over(implementations);
@@ -77,6 +90,17 @@ class TokenBucketScriptIT {
 
   /** One 3-node cluster for the class, started by the first run that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  /** The product's connection to the cluster, its slots marked intact as a gate does. */
+  private static RedisScriptingAsyncCommands<String, String> clusterCommands() {
+    try {
+      clusterStore();
+      return CLUSTER.once(RedisConnection.class,
+          c -> c.closing(RedisConnection.open(new RedisConfig(c.uri())))).commands();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   /** The store on the cluster, one for the class (so its count of script reloads is the class's). */
   private static LettuceTokenBucketStore clusterStore() throws Exception {
@@ -133,61 +157,55 @@ class TokenBucketScriptIT {
     assertTrue(fields.containsKey("tokens") && fields.containsKey("ts"), fields.toString());
   }
 
-  /** The table on the script, for each of its buckets in turn. */
   /**
-   * The table on one bucket of the script, and alongside it the Java math fed with the clock the
-   * script reports (shifted by the time the test moved the bucket): the two must agree exactly,
-   * and the script's decisions must be the table's.
+   * The table on one bucket of the script, its clock the table's ({@link FrozenTimeScript}: each
+   * row runs at exactly the time the table says), and alongside it the Java math at the same
+   * times: the two must agree exactly, and the script's decisions must be the table's.
    */
   private static class KeyRun implements SpecTable.Run<TokenBucketSpecification.Step> {
-    private final TokenBucketStore s;
+    private final Function<LuaScript, TokenBucketStore> storeOn;
     private final BucketKey key;
     private final RedisClusterCommands<String, String> hash;
-    private final String marker;
+    private final LuaScript shipped = TokenBucketScript.load();
+    /** The table's clock, microseconds: from now, moved only by the rows. */
+    private long clock = System.currentTimeMillis() * 1000;
+    private long scriptAt = -1;
+    private TokenBucketStore s;
     private BucketState mirror;
-    private long moved;
     private long mathLost;
     private final List<Acquisition> redisAnswers = new ArrayList<>();
-    private final List<Long> movedAtAnswer = new ArrayList<>();
     private final List<Acquisition> mathAnswers = new ArrayList<>();
 
-    KeyRun(TokenBucketStore s, BucketKey key, RedisClusterCommands<String, String> commands) {
-      this.s = s;
+    KeyRun(Function<LuaScript, TokenBucketStore> storeOn, BucketKey key,
+        RedisClusterCommands<String, String> commands) {
+      this.storeOn = storeOn;
       this.key = key;
       this.hash = commands;
-      this.marker = SlotMarkers.markerOf(key.redisKey());
     }
 
     @Override
     public void step(int index, TokenBucketSpecification.Step step) throws Exception {
-      if (step.advanceMillis() != 0) {
-        shiftStoredTime(hash, key, step.advanceMillis() * 1000);
-        // The marker is a stored time too (unless it says nothing was lost).
-        String lostAt = hash.get(marker);
-        if (lostAt != null && !lostAt.equals("0")) {
-          hash.set(marker, Long.toString(Long.parseLong(lostAt) - step.advanceMillis() * 1000));
-        }
-        moved += step.advanceMillis() * 1000;
+      clock += step.advanceMillis() * 1000;
+      if (clock != scriptAt) {
+        s = storeOn.apply(FrozenTimeScript.at(shipped, clock));
+        scriptAt = clock;
       }
       if (step.loss() != TokenBucketSpecification.Loss.NONE) {
         // What Redis loses: the bucket alone, or the slot's data (its marker with it).
         hash.del(key.redisKey());
         if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
-          hash.del(marker);
+          hash.del(SlotMarkers.markerOf(key.redisKey()));
         }
         mirror = null;
       }
-      // Stored times moved back with every shift since the answer released here, and the
-      // holder's own estimate of the bucket's clock would have moved with them.
       int i = step.releaseStep();
-      AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), moved - movedAtAnswer.get(i));
+      AcquireRequest toRedis = i < 0 ? step.request() : step.request(redisAnswers.get(i), 0);
       AcquireRequest toMath = i < 0 ? step.request() : step.request(mathAnswers.get(i), 0);
       Acquisition a = s.acquire(key, step.spec(), toRedis).toCompletableFuture().get(5, TimeUnit.SECONDS);
       if (step.loss() == TokenBucketSpecification.Loss.SLOT) {
-        mathLost = a.nowMicros() + moved; // the script found the marker missing at this call
+        mathLost = clock; // the script found the marker missing at this call
       }
-      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, step.spec(), toMath,
-          a.nowMicros() + moved, mathLost);
+      TokenBucketMath.Step java = TokenBucketMath.acquire(mirror, step.spec(), toMath, clock, mathLost);
       mirror = java.next();
       Acquisition m = java.acquisition();
       String on = "script = math, " + key.tenant();
@@ -195,21 +213,14 @@ class TokenBucketScriptIT {
       assertEquals(m.levelBefore(), a.levelBefore(), 1e-6, on);
       assertEquals(m.ticketMicros(), a.ticketMicros(), 1, on);
       assertEquals(m.leaseId(), a.leaseId(), on);
-      assertEquals(m.leaseId() == 0 ? 0 : m.leaseEndMicros() - m.nowMicros(), a.leaseId() == 0 ? 0 : a.leaseEndMicros() - a.nowMicros(),
-          on);
+      assertEquals(m.leaseEndMicros(), a.leaseEndMicros(), on);
       assertEquals(mirror.held(), heldIn(hash, key), on + ", units held");
-      assertEquals(m.lineEndMicros() == 0 ? 0 : m.lineEndMicros() - m.nowMicros(),
-          a.lineEndMicros() == 0 ? 0 : a.lineEndMicros() - a.nowMicros(), 1, on + ", line end");
+      assertEquals(m.lineEndMicros(), a.lineEndMicros(), 1, on + ", line end");
       assertEquals(m.oldRate(), a.oldRate(), 1e-9, on + ", old line's rate");
-      assertEquals(m.oldEndMicros() == 0 ? 0 : m.oldEndMicros() - m.nowMicros(),
-          a.oldEndMicros() == 0 ? 0 : a.oldEndMicros() - a.nowMicros(), 1, on + ", old line's end");
+      assertEquals(m.oldEndMicros(), a.oldEndMicros(), 1, on + ", old line's end");
       redisAnswers.add(a);
-      movedAtAnswer.add(moved);
       mathAnswers.add(m);
-
-      // The table's numbers assume no real time passes between steps; a few tens of milliseconds
-      // do here, which moves levels and tickets a little (the exact check is the one above) but
-      // leaves every decision of the table as it is.
+      // Exactly the table's time: no real time passes between rows, however loaded the machine.
       assertEquals(step.expectGranted(), a.granted(), key.tenant());
     }
   }
@@ -217,32 +228,5 @@ class TokenBucketScriptIT {
   private static int heldIn(RedisHashCommands<String, String> hash, BucketKey key) {
     String held = hash.hget(key.redisKey(), "held");
     return held == null ? 0 : Integer.parseInt(held);
-  }
-
-  /**
-   * Moves the bucket's stored times back by {@code micros}: as if that much time had passed. The
-   * lease deadlines move with them.
-   */
-  private static void shiftStoredTime(RedisHashCommands<String, String> hash, BucketKey key, long micros) {
-    for (Map.Entry<String, String> field : hash.hgetall(key.redisKey()).entrySet()) {
-      String name = field.getKey();
-      String v = field.getValue();
-      if (name.equals("ts") || name.equals("line") || name.equals("sweep") || name.equals("hold_end")) {
-        hash.hset(key.redisKey(), name, String.format("%.0f", Double.parseDouble(v) - micros));
-      } else if (name.equals("rate") && v.contains(" ")) {
-        // "rate debt_end top": the end of the debt's reservations moves.
-        String[] f = v.split(" ");
-        hash.hset(key.redisKey(), name, f[0] + " " + (Long.parseLong(f[1]) - micros) + " " + f[2]);
-      } else if (name.equals("old")) {
-        // "rate end": the old line's end moves.
-        String[] f = v.split(" ");
-        hash.hset(key.redisKey(), name, f[0] + " " + (Long.parseLong(f[1]) - micros));
-      } else if (name.startsWith("lease:")) {
-        // "deadline units held granted lead": the deadline and the time of the grant move.
-        String[] f = v.split(" ");
-        hash.hset(key.redisKey(), name,
-            (Long.parseLong(f[0]) - micros) + " " + f[1] + " " + f[2] + " " + (Long.parseLong(f[3]) - micros) + " " + f[4]);
-      }
-    }
   }
 }
