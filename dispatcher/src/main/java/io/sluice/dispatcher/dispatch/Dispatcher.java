@@ -188,8 +188,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
           arrivals.accept(record);
         }
-        pauses.apply(lanes.all(), clock.instant(), arrivals::queue);
-        sweep.sweepIfDue(lanes.all(), clock.instant(), pauses.heldByProvider());
+        pauses.apply(lanes::all, clock.instant(), arrivals::queue);
+        sweep.sweepIfDue(lanes::all, clock.instant(), pauses.heldByProvider());
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());

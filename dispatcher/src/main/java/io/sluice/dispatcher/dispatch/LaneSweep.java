@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,9 +58,12 @@ final class LaneSweep {
    * Sweeps {@code lanes} if a second has passed since the last sweep, and takes what each
    * provider's events wait for ({@link Waits}), {@code heldByPause} among them.
    */
-  void sweepIfDue(List<ProviderLane> lanes, Instant now, Map<String, Integer> heldByPause) {
-    if (sweepIfDue(lanes, now)) {
-      waits = waits(lanes, heldByPause, now.toEpochMilli());
+  void sweepIfDue(Supplier<List<ProviderLane>> lanes, Instant now,
+      Map<String, Integer> heldByPause) {
+    if (due()) {
+      List<ProviderLane> all = lanes.get();
+      sweep(all, now);
+      waits = waits(all, heldByPause, now.toEpochMilli());
     }
   }
 
@@ -91,14 +95,20 @@ final class LaneSweep {
     return Map.copyOf(out);
   }
 
-  /** Sweeps {@code lanes} if a second has passed since the last sweep; true if it did. */
-  boolean sweepIfDue(List<ProviderLane> lanes, Instant now) {
+  /** Whether a second has passed since the last sweep (and the next one starts now). */
+  private boolean due() {
     long t = nanoTime.getAsLong();
     if (swept && t - lastNanos < EVERY_NANOS) {
       return false;
     }
     swept = true;
     lastNanos = t;
+    return true;
+  }
+
+  /** Expires and parks what waits in {@code lanes}. */
+  private void sweep(List<ProviderLane> lanes, Instant now) {
+    long t = nanoTime.getAsLong();
     for (ProviderLane lane : lanes) {
       lane.drop(e -> pastDeadline(e, now)).forEach(e -> withoutCall.dead(e, Reason.EXPIRED,
           "deadline " + e.event().deadline() + " passed while it waited in lane " + lane.name()));
@@ -113,7 +123,6 @@ final class LaneSweep {
       parked.forEach(p -> withoutCall.park(p.entry(), p.waitNanos(), why));
       logOnce(lane.name(), parked.size(), why, t);
     }
-    return true;
   }
 
   static boolean pastDeadline(DispatchEntry e, Instant now) {

@@ -78,11 +78,11 @@ final class PauseKeeper {
    * once (new arrivals are held as they are read); held events are sorted only when the rules
    * changed, or once a second ({@link PausedEntries#sort}). Resumed events go to {@code requeue}.
    */
-  void apply(List<ProviderLane> lanes, Instant now, Consumer<DispatchEntry> requeue) {
+  void apply(Supplier<List<ProviderLane>> lanes, Instant now, Consumer<DispatchEntry> requeue) {
     PauseRules rules = pauses.get();
     if (!rules.equals(applied)) {
       applied = rules;
-      for (ProviderLane lane : lanes) {
+      for (ProviderLane lane : lanes.get()) {
         if (!rules.concerning(lane.id().provider()).isEmpty()) {
           lane.drop(e -> rules.holds(e.event().provider(), e.event().tenant()))
               .forEach(this::hold);

@@ -63,12 +63,12 @@ class PauseKeeperTest {
     keeper.hold(TenantEndpointsTest.entry("e1", "acme"));
 
     clock.advance(Duration.ofMillis(4_900));
-    keeper.apply(List.of(), clock.instant(), requeued::add);
+    keeper.apply(List::of, clock.instant(), requeued::add);
     assertEquals(1, keeper.heldByProvider().get("hooks"), "held: the pause may be lifted soon");
     assertEquals(List.of(), producer.history());
 
     clock.advance(Duration.ofMillis(100));
-    keeper.apply(List.of(), clock.instant(), requeued::add);
+    keeper.apply(List::of, clock.instant(), requeued::add);
 
     assertEquals(Map.of(), keeper.heldByProvider(), "no longer in memory");
     assertEquals(1, producer.history().size());
@@ -86,7 +86,7 @@ class PauseKeeperTest {
     clock.advance(Duration.ofSeconds(2));
 
     rules.set(PauseRules.NONE);
-    keeper.apply(List.of(), clock.instant(), requeued::add);
+    keeper.apply(List::of, clock.instant(), requeued::add);
 
     assertEquals(List.of(e1), requeued);
     assertEquals(List.of(), producer.history(), "nothing written: the pause was short");
