@@ -95,8 +95,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("releases thousands of interleaved waits never before their not-before, loses none, and promptly")
-  void shouldReleaseEveryRecordAtOrAfterItsNotBeforeAndLoseNone(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldReleaseEveryRecordAtOrAfterItsNotBeforeAndLoseNone(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     RecordingRelayListener listener = new RecordingRelayListener();
     Random random = new Random(20240611L);
     int count = 3000;
@@ -144,10 +144,10 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("hops a wait longer than the largest step down the ladder, each stay no longer than its step, and releases it at its not-before")
-  void shouldHopALongWaitDownTheLadderAndReleaseItAtItsNotBefore(KafkaBroker broker) throws Exception {
+  void shouldHopALongWaitDownTheLadderAndReleaseItAtItsNotBefore(KafkaBroker broker, RedisServerProcess redis) throws Exception {
     // A 4.5 s wait on [100ms, 400ms, 1s]: 1s -> 1s -> 1s -> 1s, a stay of at most 1 s on each but
     // the last, which ends within the relay's hold (1 s) of the not-before, so it is held to it.
-    Ladder s = Ladder.create(broker, "100ms, 400ms, 1s");
+    Ladder s = Ladder.create(broker, "100ms, 400ms, 1s", redis.uri());
     RecordingRelayListener listener = new RecordingRelayListener();
     try (Arrivals arrivals = s.watchReturns(broker);
          KafkaProducer<byte[], byte[]> p = s.placer();
@@ -186,8 +186,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a partition paused on a head due in 5 s does not hold back records due now in other partitions")
-  void shouldReleaseDueRecordsOfOtherPartitionsWhileOneIsPaused(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldReleaseDueRecordsOfOtherPartitionsWhileOneIsPaused(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     try (Arrivals arrivals = s.watchReturns(broker);
          KafkaProducer<byte[], byte[]> p = s.placer();
          RelayService relay = RelayService.start(s.config, new RecordingRelayListener())) {
@@ -227,12 +227,12 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ_WRITE) // 250 ms: alone
   @DisplayName("releases a paused record promptly when it falls due even while nothing else flows")
-  void shouldReleaseAPausedRecordPromptlyWhenNothingElseFlows(KafkaBroker broker) throws Exception {
+  void shouldReleaseAPausedRecordPromptlyWhenNothingElseFlows(KafkaBroker broker, RedisServerProcess redis) throws Exception {
     // A resumed partition is fetched with the next fetch request; while the relay's other
     // partitions are idle, the fetch in flight waits at the broker for data up to
     // fetch.max.wait.ms (500 ms by default) before the resumed one can be asked for. Six lone
     // records, each due on its own, would all come out within 250 ms only by luck (1 in 64) then.
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     try (Arrivals arrivals = s.watchReturns(broker);
          KafkaProducer<byte[], byte[]> p = s.placer();
          RelayService relay = RelayService.start(s.config, new RecordingRelayListener())) {
@@ -256,8 +256,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("loses nothing and releases nothing early while relays join and leave")
-  void shouldLoseNothingAndReleaseNothingEarlyAcrossRebalances(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldLoseNothingAndReleaseNothingEarlyAcrossRebalances(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     RecordingRelayListener first = new RecordingRelayListener();
     RecordingRelayListener second = new RecordingRelayListener();
     RecordingRelayListener third = new RecordingRelayListener();
@@ -311,10 +311,10 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a relay that released records ahead of earlier ones in their partition is replaced by one that releases the rest once, none twice")
-  void shouldReleaseTheRestOnceWhenARelayThatReleasedOutOfOrderIsReplaced(KafkaBroker broker) throws Exception {
+  void shouldReleaseTheRestOnceWhenARelayThatReleasedOutOfOrderIsReplaced(KafkaBroker broker, RedisServerProcess redis) throws Exception {
     // One step, 5 s: every wait below it shares the step's partitions, so waits of 4 s and of
     // 0.2 s alternate in each partition.
-    Ladder s = Ladder.create(broker, "5s, 30s");
+    Ladder s = Ladder.create(broker, "5s, 30s", redis.uri());
     RecordingRelayListener first = new RecordingRelayListener();
     RecordingRelayListener second = new RecordingRelayListener();
     int count = 300;
@@ -353,8 +353,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("a relay that dies between produce and commit is replaced without losing a record, releasing one early, or releasing one twice")
-  void shouldLoseNothingAndReleaseNothingTwiceWhenARelayDiesBeforeCommitting(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldLoseNothingAndReleaseNothingTwiceWhenARelayDiesBeforeCommitting(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     Random random = new Random(11L);
     int count = 600;
     try (Arrivals arrivals = s.watchReturns(broker);
@@ -407,8 +407,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("dead-letters a record without sluice-return-to with a reason, and goes on with the partition")
-  void shouldDeadLetterARecordWithoutReturnToAndNotBlockItsPartition(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldDeadLetterARecordWithoutReturnToAndNotBlockItsPartition(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     RecordingRelayListener listener = new RecordingRelayListener();
     try (Arrivals arrivals = s.watchReturns(broker);
          KafkaProducer<byte[], byte[]> p = s.placer();
@@ -486,8 +486,8 @@ class RelayIT {
   @Test
   @ResourceLock(value = TIMING, mode = ResourceAccessMode.READ)
   @DisplayName("dead-letters malformed and forged records (bad not-before, no value, a return-to Sluice never returns to) and never produces where a forged header says")
-  void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker) throws Exception {
-    Ladder s = Ladder.create(broker, "250ms, 1s, 5s");
+  void shouldDeadLetterMalformedAndForgedRecordsAndKeepRelaying(KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    Ladder s = Ladder.create(broker, "250ms, 1s, 5s", redis.uri());
     String foreign = s.config.kafka().topicPrefix() + "foreign";
     broker.createTopics(Map.of(foreign, 1));
     RecordingRelayListener listener = new RecordingRelayListener();
@@ -568,11 +568,6 @@ class RelayIT {
       this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
       this.ladder = new DelayLadder(config.ladder());
       this.bootstrap = bootstrap;
-    }
-
-    static Ladder create(KafkaBroker broker, String steps) throws Exception {
-      // A relay with no Redis to ask judges not-befores on its own clock (the broker's here).
-      return create(broker, steps, "redis://127.0.0.1:1");
     }
 
     static Ladder create(KafkaBroker broker, String steps, String redisUri) throws Exception {
