@@ -104,7 +104,15 @@ final class ConfigBinder {
       return java.util.Optional.empty();
     }
     try {
-      return java.util.Optional.of(Secret.resolve(node.asText(), env));
+      Secret token = Secret.resolve(node.asText(), env);
+      if (token.isRead() && !AdminConfig.strongEnough(token.value())) {
+        // Never the value, nor its length: a message names the field and the rule only.
+        problems.add(new Problem("admin." + field, "expected at least "
+            + AdminConfig.MIN_TOKEN_LENGTH + " characters (a random one: openssl rand -hex 16), "
+            + "got fewer in " + token.reference()));
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of(token);
     } catch (IllegalArgumentException e) {
       problems.add(new Problem("admin." + field, e.getMessage()));
       return java.util.Optional.empty();

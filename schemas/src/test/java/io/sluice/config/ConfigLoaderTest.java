@@ -330,6 +330,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void shouldRefuseAShortAdminTokenNamingItsFieldNeverItsValue() {
+    // Before (issue 33): a one-character admin token was accepted.
+    ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(MINIMAL
+        + "admin: { readToken: \"${env:ADMIN_READ}\", writeToken: \"w3Ak-t0k3n\" }\n",
+        Map.of("ADMIN_READ", "R")));
+
+    assertEquals(List.of(
+        "admin.readToken: expected at least 16 characters (a random one: openssl rand -hex 16), "
+            + "got fewer in ${env:ADMIN_READ}",
+        "admin.writeToken: expected at least 16 characters (a random one: openssl rand -hex 16), "
+            + "got fewer in (literal)"), e.errors());
+    assertFalse(e.getMessage().contains("w3Ak-t0k3n"), e.getMessage());
+  }
+
+  @Test
+  void shouldAcceptAnAdminTokenOfSixteenCharacters() {
+    assertEquals("(literal)", ConfigLoader.parse(MINIMAL + "admin: { writeToken: \""
+        + "a".repeat(16) + "\" }\n", Map.of()).admin().writeToken().orElseThrow().reference());
+  }
+
+  @Test
   void shouldListEveryErrorOnItsOwnLine() {
     ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.parse(THREE_TIERS
         .replace("defaultTier: free", "defaultTier: gold")

@@ -15,9 +15,14 @@ import io.sluice.redis.tenants.TenantRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +47,8 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Refusals, in this order: 403 for a client on another host unless {@code admin.allowRemote};
+ * 429 (with {@code Retry-After}) for an address that got too many tokens wrong, its token
+ * unchecked until its wait is over ({@link FailedAttempts});
  * 401 (with {@code WWW-Authenticate: Bearer}) without a valid token, whatever the path; 403 for a
  * write with the read token; 404 and 405 for other paths and methods; 400 for a bad request
  * ({@link PauseRequest}) or a body that is not a JSON object of at most {@value #MAX_BODY} bytes;
@@ -65,6 +72,8 @@ public final class AdminApi implements HttpHandler {
   /** Null when this API serves no tenant registry. */
   private final TenantRoutes tenants;
   private final DeadLetterRoutes deadLetters;
+  private final FailedAttempts attempts = new FailedAttempts();
+  private final Clock clock;
 
   public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
       PauseStore pauses) {
@@ -73,6 +82,13 @@ public final class AdminApi implements HttpHandler {
 
   public AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
       PauseStore pauses, TenantRegistry tenants) {
+    this(admin, config, status, pauses, tenants, Clock.systemUTC());
+  }
+
+  /** With the clock that times failed attempts' waits ({@link FailedAttempts}). */
+  AdminApi(AdminConfig admin, Supplier<SluiceConfig> config, StatusSource status,
+      PauseStore pauses, TenantRegistry tenants, Clock clock) {
+    this.clock = clock;
     this.tenants = tenants == null ? null : new TenantRoutes(config, tenants);
     this.tokens = new AdminTokens(admin);
     this.allowRemote = admin.allowRemote();
@@ -104,8 +120,23 @@ public final class AdminApi implements HttpHandler {
         respond(exchange, 403, error("the admin API serves this host only (admin.allowRemote)"));
         return;
       }
-      AdminTokens.Access access = tokens.access(
-          exchange.getRequestHeaders().getFirst("Authorization"));
+      String from = attemptKey(exchange.getRemoteAddress().getAddress());
+      long now = clock.millis();
+      Duration wait = attempts.waitFor(from, now);
+      if (!wait.isZero()) {
+        long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+        exchange.getResponseHeaders().set("Retry-After", Long.toString(seconds));
+        respond(exchange, 429, error("too many wrong admin tokens from this address: the next "
+            + "one is checked in " + seconds + " s"));
+        return;
+      }
+      String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+      AdminTokens.Access access = tokens.access(authorization);
+      if (access != AdminTokens.Access.NONE) {
+        attempts.succeeded(from);
+      } else if (authorization != null && tokens.configured()) {
+        attempts.failed(from, now);
+      }
       if (access == AdminTokens.Access.NONE) {
         exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"");
         respond(exchange, 401, error(tokens.configured()
@@ -246,6 +277,17 @@ public final class AdminApi implements HttpHandler {
 
   static ObjectNode error(String message) {
     return JSON.createObjectNode().put("error", message);
+  }
+
+  /**
+   * Whose failed attempts a request counts toward: its IPv4 address, or an IPv6 address's /64
+   * (one host holds a whole /64 and could otherwise guess from each of its addresses in turn).
+   */
+  static String attemptKey(InetAddress address) {
+    if (address instanceof Inet6Address) {
+      return HexFormat.of().formatHex(Arrays.copyOf(address.getAddress(), 8)) + "::/64";
+    }
+    return address.getHostAddress();
   }
 
   static void respond(HttpExchange exchange, int code, ObjectNode body) throws IOException {

@@ -15,7 +15,9 @@ import java.util.Optional;
  * <p>Compared in constant time: both sides are hashed (SHA-256) and the digests compared with
  * {@link MessageDigest#isEqual}, so neither the position of the first wrong character nor the
  * token's length shows in the time taken. A token is read from its secret on every request (a
- * {@code ${file:...}} secret follows its file) and never logged, echoed or put in an error.
+ * {@code ${file:...}} secret follows its file) and never logged, echoed or put in an error. One
+ * shorter than {@link AdminConfig#MIN_TOKEN_LENGTH} matches nothing; start-up refuses it too. A
+ * request's failures are counted per address by {@link FailedAttempts}.
  */
 public final class AdminTokens {
   /** What a request may do. */
@@ -55,7 +57,8 @@ public final class AdminTokens {
       return false;
     }
     String value = token.get().value();
-    return value != null && !value.isEmpty() && MessageDigest.isEqual(sha256(value), given);
+    // A token made short after start-up (a ${file:} rewritten) opens nothing.
+    return AdminConfig.strongEnough(value) && MessageDigest.isEqual(sha256(value), given);
   }
 
   private static byte[] sha256(String text) {

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** The admin API on a real ops server, its pauses in a real redis-server. */
 @ExtendWith(RealServers.class)
 class AdminApiIT {
-  private static final String READ = "read-tok-7f3a";
-  private static final String WRITE = "write-tok-9c1e";
+  private static final String READ = "read-tok-7f3a-41c9e0";
+  private static final String WRITE = "write-tok-9c1e-5d82b3";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static RedisClient client;
   private static StatefulRedisConnection<String, String> redis;
@@ -142,7 +142,7 @@ class AdminApiIT {
   @DisplayName("without a valid token every path is 401, and no token is echoed")
   void refusedWithoutToken() throws Exception {
     try (OpsServer ops = serve(tokens())) {
-      for (String token : new String[] {null, "", "read-tok-7f3b", READ + "x", WRITE.substring(1)}) {
+      for (String token : new String[] {null, "", "read-tok-7f3b-41c9e0", READ + "x", WRITE.substring(1)}) {
         HttpResponse<String> r = send(ops, "GET", "/admin/status", token, null);
         assertEquals(401, r.statusCode(), "token " + token);
         assertEquals("Bearer realm=\"sluice-admin\"", r.headers().firstValue("WWW-Authenticate").orElse(""));

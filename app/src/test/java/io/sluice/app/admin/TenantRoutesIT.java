@@ -38,8 +38,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /** {@code /admin/tenants} on a real ops server, the registry in a real redis-server: the contract the console codes against. */
 @ExtendWith(RealServers.class)
 class TenantRoutesIT {
-  private static final String READ = "read-tok-5d2a";
-  private static final String WRITE = "write-tok-8e4b";
+  private static final String READ = "read-tok-5d2a-90e7c4";
+  private static final String WRITE = "write-tok-8e4b-13fa66";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static RedisClient client;
   private static StatefulRedisConnection<String, String> redis;
