@@ -17,6 +17,12 @@ import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
+import io.sluice.config.TenantEndpoint;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import io.sluice.schemas.event.Reason;
 import java.time.Duration;
 import java.time.Instant;
@@ -103,6 +109,39 @@ class OAuth2ProviderTest {
           POLICY.judge(second, 2, null, Instant.EPOCH, () -> 0.5));
       assertEquals(Reason.UNAUTHORIZED, dead.reason());
       assertEquals("provider answered 401 to a token fetched after an earlier 401", dead.detail());
+    }
+  }
+
+  @Test
+  void shouldKeepTheProvidersTokenWhenATenantsEndpointAnswers401() throws Exception {
+    // Issue 33: a 401 from any endpoint threw the provider-wide token away, so one tenant's
+    // server could make every call to the partner wait for a new token, at will.
+    HttpServer tenant = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    List<String> tenantSaw = new CopyOnWriteArrayList<>();
+    tenant.createContext("/hooks", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      tenantSaw.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+      exchange.sendResponseHeaders(401, -1);
+      exchange.close();
+    });
+    tenant.start();
+    try (TokenEndpoint endpoint = new TokenEndpoint(60); HttpProvider http = provider(endpoint)) {
+      awaitToken(http);
+      HttpProvider towardTenant = http.toward(new TenantEndpoint(URI.create("http://127.0.0.1:"
+          + tenant.getAddress().getPort() + "/hooks"), List.of(), Optional.empty(), true));
+
+      ProviderResult answer = call(towardTenant, 1);
+
+      assertEquals(401, assertInstanceOf(ProviderResult.Answered.class, answer, answer::toString)
+          .status(), "the tenant's own answer, not a refusal of the provider's token");
+      assertEquals(1, tenantSaw.size(), "the token did go to the tenant (sendProviderAuth)");
+      assertEquals(Optional.empty(), http.problem());
+      assertEquals(200, assertInstanceOf(ProviderResult.Answered.class, call(http, 2)).status(),
+          "the partner is still called with the first token");
+      assertEquals(1, endpoint.issued.get(), "no new token was fetched");
+      assertEquals(0, endpoint.refusedCalls.get());
+    } finally {
+      tenant.stop(0);
     }
   }
 
