@@ -117,7 +117,7 @@ final class Arrivals {
       // smallest step.
       long wait = lanes.get(LaneId.provider(provider))
           .or(() -> lanes.get(LaneId.endpoint(provider, entry.event().tenant())))
-          .map(ProviderLane::parkNanos).orElse(0L);
+          .map(lane -> lane.parkNanos(WithoutCall.returning(entry))).orElse(0L);
       withoutCall.overflow(entry, wait, "provider " + provider
           + " holds its share of dispatcher.bufferBytes");
       backpressure.overflowed(tp, provider);
@@ -152,7 +152,7 @@ final class Arrivals {
     }
     ProviderLane lane = ((LaneRoute.Queue) route).lane();
     Optional<DispatchEntry> evicted = lane.offer(entry);
-    evicted.ifPresent(e -> withoutCall.overflow(e, lane.parkNanos(),
+    evicted.ifPresent(e -> withoutCall.overflow(e, lane.parkNanos(WithoutCall.returning(e)),
         "lane " + lane.name() + " buffer full (" + lane.capacity() + " events); parked for its turn"));
     return evicted.map(e -> lane.name());
   }

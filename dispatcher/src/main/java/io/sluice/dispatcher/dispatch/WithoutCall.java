@@ -3,6 +3,8 @@ package io.sluice.dispatcher.dispatch;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
 import io.sluice.schemas.event.Reason;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -113,6 +115,15 @@ final class WithoutCall {
 
   private long longestStep() {
     return ladder.get(ladder.size() - 1).toMillis();
+  }
+
+  /**
+   * Whether {@code entry} comes back from a park (its last deferral was an overflow or a park:
+   * the gate strips producers' {@code sluice-} headers, so the header is Sluice's own).
+   */
+  static boolean returning(DispatchEntry entry) {
+    String reason = HeaderValues.last(entry.headers(), HeaderNames.REASON).orElse("");
+    return reason.equals(Reason.OVERFLOW.code()) || reason.equals(Reason.PARKED.code());
   }
 
   /** The events deferred without a call that are not due back yet. */

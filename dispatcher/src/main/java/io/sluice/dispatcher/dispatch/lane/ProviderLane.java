@@ -519,11 +519,13 @@ public final class ProviderLane implements AutoCloseable {
   /**
    * How long an entry this lane turned away now (its buffer full) waits before the lane can take
    * it: behind what is queued and what was parked before it, at the lane's paced rate, after its
-   * hold ({@link ParkingSchedule#park}). Moves the lane's tail: ask once per entry turned away.
+   * hold ({@link ParkingSchedule#park}); one {@code returning} from a park, behind what is queued
+   * only. Moves the lane's tail otherwise: ask once per entry turned away.
    */
-  public synchronized long parkNanos() {
+  public synchronized long parkNanos(boolean returning) {
     long now = nanoTime.getAsLong();
-    return parking.park(now, queue.size(), pacedPerSecond(), schedule.readyAtNanos()) - now;
+    return parking.park(now, queue.size(), pacedPerSecond(), schedule.readyAtNanos(), returning)
+        - now;
   }
 
   /**
