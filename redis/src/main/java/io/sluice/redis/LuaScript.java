@@ -60,6 +60,11 @@ public record LuaScript(String resource, String text, String sha) {
         .thenCompose(f -> f);
   }
 
+  /** A whole number of a script's answer: an integer reply, or a string of digits. */
+  public static long whole(Object value) {
+    return value instanceof Long l ? l : Long.parseLong((String) value);
+  }
+
   static String sha1(String text) {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-1");

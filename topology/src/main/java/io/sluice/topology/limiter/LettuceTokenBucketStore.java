@@ -91,29 +91,10 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
 
   /** One script call deciding {@code batch} in order (token_bucket.lua's batch form). */
   private CompletableFuture<List<Acquisition>> run(List<BucketCall> batch) {
-    String[] keys = new String[2 * batch.size()];
-    String[] args = new String[10 * batch.size()];
-    for (int i = 0; i < batch.size(); i++) {
-      BucketCall c = batch.get(i);
-      BucketSpec spec = c.spec();
-      AcquireRequest request = c.request();
-      keys[2 * i] = c.key().redisKey();
-      keys[2 * i + 1] = SlotMarkers.markerOf(keys[2 * i]);
-      int a = 10 * i;
-      args[a] = Double.toString(spec.capacity());
-      args[a + 1] = Double.toString(spec.refillPerSecond());
-      args[a + 2] = Integer.toString(request.want());
-      args[a + 3] = Integer.toString(request.need());
-      args[a + 4] = Long.toString(spec.horizonMicros());
-      args[a + 5] = request.owed() ? "2" : request.holder() ? "1" : "0";
-      args[a + 6] = Long.toString(request.holdMicros());
-      args[a + 7] = request.release() == null ? "" : request.release().encode();
-      args[a + 8] = request.places() == null ? "" : request.places().encode();
-      args[a + 9] = request.shadow() ? "1" : "0";
-    }
+    TokenBucketScript.Call call = TokenBucketScript.encode(batch);
     calls.increment();
-    return script.run(commands, keys, args, reloads::increment)
-        .thenApply(LettuceTokenBucketStore::toAcquisitions);
+    return script.run(commands, call.keys(), call.args(), reloads::increment)
+        .thenApply(TokenBucketScript::decode);
   }
 
   @Override
@@ -160,8 +141,8 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
       for (int i = 0; i < c.buckets().size(); i++) {
         levels.add(Double.parseDouble((String) reply.get(o + 6 + i)));
       }
-      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), whole(reply.get(o + 1)),
-          whole(reply.get(o + 2)), levels, (int) whole(reply.get(o + 3)), whole(reply.get(o + 4)),
+      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), LuaScript.whole(reply.get(o + 1)),
+          LuaScript.whole(reply.get(o + 2)), levels, (int) LuaScript.whole(reply.get(o + 3)), LuaScript.whole(reply.get(o + 4)),
           (String) reply.get(o + 5)));
       o += 6 + c.buckets().size();
     }
@@ -191,28 +172,4 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
   public long reloads() {
     return reloads.sum();
   }
-
-  /** The script's answers, nine per request. */
-  static List<Acquisition> toAcquisitions(List<Object> reply) {
-    List<Acquisition> answers = new ArrayList<>(reply.size() / 9);
-    for (int o = 0; o + 9 <= reply.size(); o += 9) {
-      answers.add(new Acquisition(
-          ((Long) reply.get(o)).intValue(),
-          Double.parseDouble((String) reply.get(o + 1)),
-          whole(reply.get(o + 2)),
-          whole(reply.get(o + 3)),
-          whole(reply.get(o + 4)),
-          whole(reply.get(o + 5)),
-          whole(reply.get(o + 6)),
-          Double.parseDouble((String) reply.get(o + 7)),
-          whole(reply.get(o + 8))));
-    }
-    return answers;
-  }
-
-  /** A whole number of the script's answer: an integer reply, or a string of digits. */
-  static long whole(Object value) {
-    return value instanceof Long l ? l : Long.parseLong((String) value);
-  }
-
 }

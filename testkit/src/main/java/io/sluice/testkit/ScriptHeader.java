@@ -1,0 +1,108 @@
+package io.sluice.testkit;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The calling convention a Lua script's header comment states, read back so that a test can hold
+ * the script's Java codec to it: the {@code KEYS[i]} and {@code ARGV[i] name} lines at the start
+ * of a line, and the {@code [i] name} lines of its "Returns" paragraphs, each under the mode it
+ * was written for.
+ *
+ * <p>A mode starts at a line {@code mode <name>...} (arguments) or {@code Returns, mode <name>,...}
+ * (answers); lines before the first one belong to every mode, the mode {@code ""}. Only a
+ * position that is a plain number is kept by number ({@link #argv}); one written as an expression
+ * ({@code ARGV[11 + 5n]}) is kept by its text ({@link #argvAt}).
+ */
+public final class ScriptHeader {
+  private static final Pattern SLOT = Pattern.compile("^(KEYS|ARGV)\\[([^\\]]+)\\]\\s+(\\S+)(.*)$");
+  private static final Pattern ANSWER = Pattern.compile("^\\s+\\[(\\d+)\\]\\s+(\\w+)\\s.*$");
+  private static final Pattern MODE = Pattern.compile("^(?:Returns, )?mode (\\w+)\\b.*$");
+
+  /** One line of the header: which table, under which mode, at which position, its name and the rest. */
+  public record Line(String table, String mode, String position, String name, String text) {}
+
+  private final List<Line> lines;
+
+  private ScriptHeader(List<Line> lines) {
+    this.lines = List.copyOf(lines);
+  }
+
+  /** The header of {@code script}: the text up to the end of its opening {@code --[[ ... ]]} comment. */
+  public static ScriptHeader of(String script) {
+    int end = script.indexOf("]]");
+    if (!script.startsWith("--[[") || end < 0) {
+      throw new IllegalArgumentException("the script does not open with a --[[ ... ]] header");
+    }
+    List<Line> lines = new ArrayList<>();
+    String mode = "";
+    for (String line : script.substring(0, end).split("\n")) {
+      Matcher m = MODE.matcher(line);
+      if (m.matches()) {
+        mode = m.group(1);
+        continue;
+      }
+      Matcher slot = SLOT.matcher(line);
+      if (slot.matches()) {
+        lines.add(new Line(slot.group(1), mode, slot.group(2).trim(), slot.group(3), slot.group(4).trim()));
+        continue;
+      }
+      Matcher answer = ANSWER.matcher(line);
+      if (answer.matches() && line.stripLeading().startsWith("[")) {
+        lines.add(new Line("reply", mode, answer.group(1), answer.group(2), line.trim()));
+      }
+    }
+    return new ScriptHeader(lines);
+  }
+
+  /** {@code ARGV} names by position (1-based) for {@code mode}: the common ones, then the mode's own over them. */
+  public Map<Integer, String> argv(String mode) {
+    return numbered("ARGV", mode);
+  }
+
+  /** The number of plain-numbered {@code KEYS} lines for {@code mode} (common and its own). */
+  public int keyCount(String mode) {
+    return numbered("KEYS", mode).size();
+  }
+
+  /** The answers' names by position (1-based) in {@code mode}'s "Returns" paragraph. */
+  public Map<Integer, String> reply(String mode) {
+    return numbered("reply", mode);
+  }
+
+  /** The {@code ARGV} line whose position is written as {@code position} (e.g. {@code "11 + 5n"}). */
+  public Line argvAt(String position) {
+    return lines.stream().filter(l -> l.table().equals("ARGV") && l.position().equals(position))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("the header has no ARGV[" + position + "]"));
+  }
+
+  /**
+   * A codec's names by position, as the header writes them: constant {@code i} (0-based) of
+   * {@code names} at position {@code from + i}, lower-cased ({@code HORIZON_US} is
+   * {@code horizon_us}).
+   */
+  public static Map<Integer, String> positions(int from, Enum<?>... names) {
+    Map<Integer, String> byPosition = new LinkedHashMap<>();
+    for (int i = 0; i < names.length; i++) {
+      byPosition.put(from + i, names[i].name().toLowerCase(Locale.ROOT));
+    }
+    return byPosition;
+  }
+
+  private Map<Integer, String> numbered(String table, String mode) {
+    Map<Integer, String> byPosition = new LinkedHashMap<>();
+    for (Line l : lines) {
+      if (l.table().equals(table) && (l.mode().isEmpty() || l.mode().equals(mode))
+          && l.position().matches("\\d+")) {
+        byPosition.put(Integer.parseInt(l.position()), l.name());
+      }
+    }
+    return byPosition;
+  }
+}
