@@ -41,20 +41,31 @@ public final class ScriptHeader {
     }
     List<Line> lines = new ArrayList<>();
     String mode = "";
+    boolean open = false;
     for (String line : script.substring(0, end).split("\n")) {
       Matcher m = MODE.matcher(line);
       if (m.matches()) {
         mode = m.group(1);
+        open = false;
         continue;
       }
       Matcher slot = SLOT.matcher(line);
       if (slot.matches()) {
         lines.add(new Line(slot.group(1), mode, slot.group(2).trim(), slot.group(3), slot.group(4).trim()));
+        open = true;
         continue;
       }
       Matcher answer = ANSWER.matcher(line);
-      if (answer.matches() && line.stripLeading().startsWith("[")) {
+      if (answer.matches()) {
         lines.add(new Line("reply", mode, answer.group(1), answer.group(2), line.trim()));
+        open = true;
+      } else if (open && line.startsWith(" ")) {
+        // A continuation of the line above: its text goes on.
+        Line last = lines.remove(lines.size() - 1);
+        lines.add(new Line(last.table(), last.mode(), last.position(), last.name(),
+            last.text() + " " + line.trim()));
+      } else {
+        open = false;
       }
     }
     return new ScriptHeader(lines);
@@ -77,9 +88,14 @@ public final class ScriptHeader {
 
   /** The {@code ARGV} line whose position is written as {@code position} (e.g. {@code "11 + 5n"}). */
   public Line argvAt(String position) {
-    return lines.stream().filter(l -> l.table().equals("ARGV") && l.position().equals(position))
+    return at("ARGV", position);
+  }
+
+  /** The first {@code table} ({@code KEYS} or {@code ARGV}) line whose position is written as {@code position}. */
+  public Line at(String table, String position) {
+    return lines.stream().filter(l -> l.table().equals(table) && l.position().equals(position))
         .findFirst()
-        .orElseThrow(() -> new AssertionError("the header has no ARGV[" + position + "]"));
+        .orElseThrow(() -> new AssertionError("the header has no " + table + "[" + position + "]"));
   }
 
   /**

@@ -1,16 +1,11 @@
 package io.sluice.dispatcher.leak;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.sluice.config.ProviderLimit;
 import io.sluice.dispatcher.DispatcherKeys;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -31,8 +26,6 @@ public final class RedisLeakyBucket implements LeakyBucket {
   private final LeakConfig config;
   private final LongAdder calls = new LongAdder();
   private final LongAdder reloads = new LongAdder();
-  private static final ObjectMapper JSON =
-      new ObjectMapper();
 
   public RedisLeakyBucket(RedisScriptingAsyncCommands<String, String> commands, LeakConfig config) {
     this(commands, LeakyBucketScript.load(), config);
@@ -76,8 +69,9 @@ public final class RedisLeakyBucket implements LeakyBucket {
     if (wanted < 1 || lookaheadMicros < 0) {
       throw new IllegalArgumentException("wanted " + wanted + " must be >= 1, lookahead " + lookaheadMicros + " >= 0");
     }
-    return run(provider, "claim", ratePerSecond, Integer.toString(wanted), Long.toString(lookaheadMicros))
-        .thenApply(RedisLeakyBucket::toSlotClaim);
+    return run(new String[] {redisKey(provider)},
+        LeakyBucketScript.claim(ratePerSecond, config, wanted, lookaheadMicros))
+        .thenApply(LeakyBucketScript::slotClaim);
   }
 
   @Override
@@ -87,8 +81,9 @@ public final class RedisLeakyBucket implements LeakyBucket {
     if (retryAfterMillis < 0) {
       throw new IllegalArgumentException("retryAfter must not be negative, not " + retryAfterMillis);
     }
-    return run(provider, "throttled", ratePerSecond, Long.toString(retryAfterMillis), Long.toString(startedAtMicros))
-        .thenApply(RedisLeakyBucket::toThrottleDecision);
+    return run(new String[] {redisKey(provider)},
+        LeakyBucketScript.throttled(ratePerSecond, config, retryAfterMillis, startedAtMicros))
+        .thenApply(LeakyBucketScript::throttleDecision);
   }
 
   /**
@@ -108,14 +103,9 @@ public final class RedisLeakyBucket implements LeakyBucket {
       throw new IllegalArgumentException("wanted " + wanted + " must be >= 1, lookahead " + lookaheadMicros + " >= 0");
     }
     requireSameSlot(lane, total);
-    // No limits beyond the rate ('0' of them, their arguments empty), then the total's rate.
-    String[] args = {"claim", Double.toString(ratePerSecond),
-        Double.toString(config.minRateFactor()), Long.toString(config.recoveryMicros()),
-        Integer.toString(wanted), Long.toString(lookaheadMicros), "0", "1", "", "0", "",
-        Double.toString(total.ratePerSecond())};
-    calls.increment();
-    return script.run(commands, new String[] {redisKey(lane), totalKey(total.provider())}, args,
-        reloads::increment).thenApply(RedisLeakyBucket::toSlotClaim);
+    return run(new String[] {redisKey(lane), totalKey(total.provider())},
+        LeakyBucketScript.jointClaim(ratePerSecond, config, wanted, lookaheadMicros, total.ratePerSecond()))
+        .thenApply(LeakyBucketScript::slotClaim);
   }
 
   @Override
@@ -145,44 +135,21 @@ public final class RedisLeakyBucket implements LeakyBucket {
     }
     keys[0] = redisKey(provider);
     keys[1 + beyond.size()] = SlotMarkers.markerOf(keys[0]);
-    List<String> args = new ArrayList<>(List.of("claim",
-        Double.toString(limits.ratePerSecond()),
-        Double.toString(config.minRateFactor()),
-        Long.toString(config.recoveryMicros()),
-        Integer.toString(request.wanted()),
-        Long.toString(request.lookaheadMicros()),
-        Integer.toString(beyond.size()),
-        Long.toString(request.slotCost()),
-        request.leasePrefix(),
-        Long.toString(request.leaseMicros())));
     for (int i = 0; i < beyond.size(); i++) {
-      ProviderLimit l = beyond.get(i);
-      keys[1 + i] = limitKey(provider, l);
-      boolean windowed = l.per() != null;
-      args.add(l.kind().name().toLowerCase(Locale.ROOT));
-      args.add(Long.toString((long) l.amount()));
-      args.add(windowed ? Long.toString(WindowLedger.perMicros(l)) : "0");
-      args.add(windowed ? l.window().name().toLowerCase(Locale.ROOT) : "-");
-      args.add(Long.toString(WindowLedger.marginMicros(l)));
+      keys[1 + i] = limitKey(provider, beyond.get(i));
     }
     // One flag a limit: '1' held full after a loss of Redis's data, '0' not (learned only).
     StringBuilder holds = new StringBuilder();
     beyond.forEach(l -> holds.append(limits.holdsAfterLoss(l) ? '1' : '0'));
-    args.add(holds.toString());
-    if (total != null) {
-      args.add(Double.toString(total.ratePerSecond()));
-    }
-    calls.increment();
-    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
-        .thenApply(RedisLeakyBucket::toSlotClaim);
+    return run(keys, LeakyBucketScript.claim(limits.ratePerSecond(), config, request, beyond,
+            holds.toString(), total == null ? null : total.ratePerSecond()))
+        .thenApply(LeakyBucketScript::slotClaim);
   }
 
   @Override
   public CompletionStage<Void> release(String provider, String leaseId) {
-    calls.increment();
-    return script.run(commands,
-        new String[] {limitKey(provider, ProviderLimit.concurrency(1))},
-        new String[] {"release", leaseId}, reloads::increment).thenApply(reply -> null);
+    return run(new String[] {limitKey(provider, ProviderLimit.concurrency(1))},
+        LeakyBucketScript.release(leaseId)).thenApply(reply -> null);
   }
 
   @Override
@@ -194,15 +161,7 @@ public final class RedisLeakyBucket implements LeakyBucket {
       return CompletableFuture.completedFuture(null);
     }
     String[] keys = costs.stream().map(l -> limitKey(provider, l)).toArray(String[]::new);
-    List<String> args = new ArrayList<>(List.of("settle", Long.toString(slotMicros),
-        Long.toString(reserved), Long.toString(actual)));
-    for (ProviderLimit l : costs) {
-      args.add(l.window().name().toLowerCase(Locale.ROOT));
-      args.add(Long.toString(WindowLedger.perMicros(l)));
-      args.add(Long.toString(WindowLedger.marginMicros(l)));
-    }
-    calls.increment();
-    return script.run(commands, keys, args.toArray(String[]::new), reloads::increment)
+    return run(keys, LeakyBucketScript.settle(slotMicros, reserved, actual, costs))
         .thenApply(reply -> null);
   }
 
@@ -220,31 +179,8 @@ public final class RedisLeakyBucket implements LeakyBucket {
     if (ttlMicros <= 0) {
       throw new IllegalArgumentException("ttl must be positive, not " + ttlMicros);
     }
-    String counts;
-    try {
-      counts = JSON.writeValueAsString(busyByTier);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("cannot encode " + busyByTier, e);
-    }
-    calls.increment();
-    return script.run(commands, new String[] {busyKey(provider)},
-            new String[] {"busy", member, Long.toString(ttlMicros), counts}, reloads::increment)
-        .thenApply(RedisLeakyBucket::toCounts);
-  }
-
-  /** The script's answer to {@code busy}: a JSON object of tier to count ({@code {}} or {@code []} when empty). */
-  static Map<String, Integer> toCounts(List<Object> reply) {
-    String json = (String) reply.get(0);
-    if (json.equals("[]") || json.equals("{}")) {
-      return Map.of();
-    }
-    try {
-      Map<String, Integer> counts = new HashMap<>();
-      JSON.readTree(json).properties().forEach(e -> counts.put(e.getKey(), e.getValue().asInt()));
-      return counts;
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("the leak script answered busy counts that are not JSON: " + json, e);
-    }
+    return run(new String[] {busyKey(provider)}, LeakyBucketScript.busy(member, ttlMicros, busyByTier))
+        .thenApply(LeakyBucketScript::busyCounts);
   }
 
   /** Script calls made (EVALSHA attempts): one per claim or 429. */
@@ -257,36 +193,10 @@ public final class RedisLeakyBucket implements LeakyBucket {
     return reloads.sum();
   }
 
-  private CompletionStage<List<Object>> run(String provider, String mode, double rate, String a, String b) {
-    String[] keys = {redisKey(provider)};
-    String[] args = {
-      mode,
-      Double.toString(rate),
-      Double.toString(config.minRateFactor()),
-      Long.toString(config.recoveryMicros()),
-      a,
-      b
-    };
+  /** One script call: the keys and the arguments {@link LeakyBucketScript} laid out. */
+  private CompletionStage<List<Object>> run(String[] keys, String[] args) {
     calls.increment();
     return script.run(commands, keys, args, reloads::increment);
-  }
-
-  static SlotClaim toSlotClaim(List<Object> reply) {
-    return new SlotClaim(
-        Long.parseLong((String) reply.get(1)),
-        ((Long) reply.get(0)).intValue(),
-        Long.parseLong((String) reply.get(2)),
-        Long.parseLong((String) reply.get(3)),
-        Long.parseLong((String) reply.get(4)),
-        Double.parseDouble((String) reply.get(5)));
-  }
-
-  static ThrottleDecision toThrottleDecision(List<Object> reply) {
-    return new ThrottleDecision(
-        Long.parseLong((String) reply.get(1)),
-        ((Long) reply.get(0)) == 1L,
-        Double.parseDouble((String) reply.get(3)),
-        Long.parseLong((String) reply.get(2)));
   }
 
   /** A lane claiming with a total must go by the total's hash tag ({@link ProviderTotal#laneKeyName}). */
