@@ -5,6 +5,7 @@ import io.sluice.config.Quota;
 import io.sluice.config.QuotaRule;
 import io.sluice.config.SluiceConfig;
 import io.sluice.redis.tenants.TenantInput.Refused;
+import io.sluice.schemas.validation.AttributeHeader;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,8 @@ import java.util.regex.Pattern;
  *       rule's Redis key);</li>
  *   <li>a rule names at least one condition (a budget across all providers is {@code overall});
  *       {@code attribute} and {@code equals} go together; {@code provider} is a configured one;
+ *       a {@code path} is not empty and an {@code attribute} is an HTTP token, as the file's schema
+ *       has them ({@code TenantSettingsAgreementTest} holds the two to one table);
  *       each text at most {@value TenantInput#MAX_TEXT} printable characters (no control, format,
  *       line-separator, private-use, surrogate or unassigned one);</li>
  *   <li>capacities and refills as for quotas ({@link TenantInput});</li>
@@ -165,6 +168,16 @@ final class BudgetInput {
     if (provider == null && conditions.get("path") == null && attribute == null) {
       throw new Refused(at, "matches every event: give a provider, a path or an attribute with "
           + "equals (a budget across all providers is the tenant's overall)");
+    }
+    if (conditions.containsKey("path") && conditions.get("path").isEmpty()) {
+      // As the file's schema: an empty path would be a rule on every path, written unclearly.
+      throw new Refused(at + ".path", "expected a path like refunds or v1/exports, got nothing");
+    }
+    if (attribute != null && !AttributeHeader.isToken(attribute)) {
+      // As the file's schema: an attribute is sent as a request header, so only a header's name
+      // can ever match.
+      throw new Refused(at + ".attribute", "expected an attribute name (an HTTP token: letters,"
+          + " digits and !#$%&'*+-.^_`|~), got " + TenantInput.shown(attribute));
     }
     if ((attribute == null) != (equals == null)) {
       throw new Refused(at + "." + (attribute == null ? "attribute" : "equals"),

@@ -52,7 +52,8 @@ public final class AttributeHeader {
     return c == ' ' || c == '\t';
   }
 
-  static boolean isToken(String name) {
+  /** Whether {@code name} is an HTTP token: an attribute's name, as the file's rules name one too. */
+  public static boolean isToken(String name) {
     if (name.isEmpty()) {
       return false;
     }
