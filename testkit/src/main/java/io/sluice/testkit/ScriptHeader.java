@@ -28,9 +28,11 @@ public final class ScriptHeader {
   public record Line(String table, String mode, String position, String name, String text) {}
 
   private final List<Line> lines;
+  private final String prose;
 
-  private ScriptHeader(List<Line> lines) {
+  private ScriptHeader(List<Line> lines, String prose) {
     this.lines = List.copyOf(lines);
+    this.prose = prose;
   }
 
   /** The header of {@code script}: the text up to the end of its opening {@code --[[ ... ]]} comment. */
@@ -68,7 +70,20 @@ public final class ScriptHeader {
         open = false;
       }
     }
-    return new ScriptHeader(lines);
+    return new ScriptHeader(lines, flat(script.substring(0, end)));
+  }
+
+  /**
+   * Whether the header writes {@code phrase}, spaces and line breaks aside: for a convention
+   * stated in prose ({@code put: ARGV[2] field, ARGV[3] json}) rather than in a table.
+   */
+  public boolean writes(String phrase) {
+    return prose.contains(flat(phrase));
+  }
+
+  /** {@code text} with every run of spaces and line breaks one space. */
+  private static String flat(String text) {
+    return text.replaceAll("\\s+", " ").trim();
   }
 
   /** {@code ARGV} names by position (1-based) for {@code mode}: the common ones, then the mode's own over them. */

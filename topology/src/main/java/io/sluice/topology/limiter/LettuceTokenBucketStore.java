@@ -110,43 +110,10 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
 
   /** Every event's keys and arguments in turn (quota_rules.lua's batch form). */
   private CompletableFuture<List<RulesAcquisition>> runRules(List<RulesCall> batch) {
-    List<String> keys = new ArrayList<>();
-    List<String> args = new ArrayList<>();
-    for (RulesCall c : batch) {
-      List<RuleBucket> buckets = c.buckets();
-      args.add(Integer.toString(buckets.size()));
-      args.add(Integer.toString(c.need()));
-      args.add(Integer.toString(c.want()));
-      args.add(Long.toString(c.holdMicros()));
-      args.add(c.release() == null ? "" : c.release().encode());
-      for (RuleBucket b : buckets) {
-        keys.add(b.redisKey());
-        args.add(Double.toString(b.spec().capacity()));
-        args.add(Double.toString(b.spec().refillPerSecond()));
-      }
-      // The marker of the first bucket's slot: the tenant's slot (a tier-wide budget, never
-      // first, is allowed only on a standalone Redis, where every marker goes when data is lost).
-      keys.add(SlotMarkers.markerOf(buckets.get(0).redisKey()));
-    }
+    QuotaRulesScript.Call call = QuotaRulesScript.encode(batch);
     calls.increment();
-    return rulesScript.run(commands, keys.toArray(String[]::new), args.toArray(String[]::new), reloads::increment)
-        .thenApply(reply -> toRulesAcquisitions(batch, reply));
-  }
-
-  static List<RulesAcquisition> toRulesAcquisitions(List<RulesCall> batch, List<Object> reply) {
-    List<RulesAcquisition> answers = new ArrayList<>(batch.size());
-    int o = 0;
-    for (RulesCall c : batch) {
-      List<Double> levels = new ArrayList<>();
-      for (int i = 0; i < c.buckets().size(); i++) {
-        levels.add(Double.parseDouble((String) reply.get(o + 6 + i)));
-      }
-      answers.add(new RulesAcquisition(((Long) reply.get(o)).intValue(), LuaScript.whole(reply.get(o + 1)),
-          LuaScript.whole(reply.get(o + 2)), levels, (int) LuaScript.whole(reply.get(o + 3)), LuaScript.whole(reply.get(o + 4)),
-          (String) reply.get(o + 5)));
-      o += 6 + c.buckets().size();
-    }
-    return answers;
+    return rulesScript.run(commands, call.keys(), call.args(), reloads::increment)
+        .thenApply(reply -> QuotaRulesScript.decode(batch, reply));
   }
 
   /** {@link #markSlots(boolean)} for a Redis no gate used before: tests and benches. */
