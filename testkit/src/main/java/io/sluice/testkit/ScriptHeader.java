@@ -9,10 +9,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The calling convention a Lua script's header comment states, read back so that a test can hold
- * the script's Java codec to it: the {@code KEYS[i]} and {@code ARGV[i] name} lines at the start
- * of a line, and the {@code [i] name} lines of its "Returns" paragraphs, each under the mode it
- * was written for.
+ * The calling convention a Lua script's header comment states (its opening {@code --[[ ... ]]}
+ * comment, or run of {@code --} lines), read back so that a test can hold the script's Java codec
+ * to it: the {@code KEYS[i]} and {@code ARGV[i] name} lines at the start of a line, and the
+ * {@code [i] name} lines of its "Returns" paragraphs, each under the mode it was written for.
  *
  * <p>A mode starts at a line {@code mode <name>...} (arguments) or {@code Returns, mode <name>,...}
  * (answers); lines before the first one belong to every mode, the mode {@code ""}. Only a
@@ -35,16 +35,30 @@ public final class ScriptHeader {
     this.prose = prose;
   }
 
-  /** The header of {@code script}: the text up to the end of its opening {@code --[[ ... ]]} comment. */
+  /**
+   * The header of {@code script}: its opening {@code --[[ ... ]]} comment, or its opening run of
+   * {@code --} lines (each without its {@code --} and one space).
+   */
   public static ScriptHeader of(String script) {
-    int end = script.indexOf("]]");
-    if (!script.startsWith("--[[") || end < 0) {
-      throw new IllegalArgumentException("the script does not open with a --[[ ... ]] header");
+    String header;
+    if (script.startsWith("--[[") && script.indexOf("]]") > 0) {
+      header = script.substring(0, script.indexOf("]]"));
+    } else if (script.startsWith("--")) {
+      StringBuilder comment = new StringBuilder();
+      for (String line : script.split("\n")) {
+        if (!line.startsWith("--")) {
+          break;
+        }
+        comment.append(line.substring(line.startsWith("-- ") ? 3 : 2)).append('\n');
+      }
+      header = comment.toString();
+    } else {
+      throw new IllegalArgumentException("the script does not open with a header comment");
     }
     List<Line> lines = new ArrayList<>();
     String mode = "";
     boolean open = false;
-    for (String line : script.substring(0, end).split("\n")) {
+    for (String line : header.split("\n")) {
       Matcher m = MODE.matcher(line);
       if (m.matches()) {
         mode = m.group(1);
@@ -70,7 +84,7 @@ public final class ScriptHeader {
         open = false;
       }
     }
-    return new ScriptHeader(lines, flat(script.substring(0, end)));
+    return new ScriptHeader(lines, flat(header));
   }
 
   /**

@@ -57,7 +57,7 @@ public final class PauseStore {
 
   private final RedisScriptingAsyncCommands<String, String> commands;
   private final OperatorJournal journal;
-  private final LuaScript script = LuaScript.load("/lua/pauses.lua");
+  private final LuaScript script = PausesScript.load();
 
   /** The pauses in Redis alone: for readers, and tests of the cache. */
   public PauseStore(RedisScriptingAsyncCommands<String, String> commands) {
@@ -83,17 +83,18 @@ public final class PauseStore {
     OperatorEntry entry = OperatorEntry.of(OperatorEntry.Kind.PAUSE, scope.field(),
         System.currentTimeMillis(), value.toString());
     return journal.write(entry.key(), Optional.of(entry)).thenCompose(written -> script.run(
-        commands, new String[] {KEY},
-        new String[] {"put", scope.field(), value.toString(), Integer.toString(MAX_PAUSES)}, () -> {}))
-        .thenCompose(reply -> (Long) reply.get(0) == 0
+        commands, new String[] {KEY}, PausesScript.put(scope.field(), value.toString(), MAX_PAUSES),
+        () -> {}))
+        .thenApply(PausesScript::put)
+        .thenCompose(put -> !put.written()
             // Refused by the bound: take it back from the topic too, so no role seeds it later.
-            ? journal.write(entry.key(), Optional.empty()).thenApply(undone -> reply)
-            : CompletableFuture.completedFuture(reply))
-        .thenApply(reply -> {
-          if ((Long) reply.get(0) == 0) {
-            throw new TooManyPauses((Long) reply.get(1));
+            ? journal.write(entry.key(), Optional.empty()).thenApply(undone -> put)
+            : CompletableFuture.completedFuture(put))
+        .thenApply(put -> {
+          if (!put.written()) {
+            throw new TooManyPauses(put.atMillisOrCount());
           }
-          return new Pause(scope, asked.by(), Instant.ofEpochMilli((Long) reply.get(1)),
+          return new Pause(scope, asked.by(), Instant.ofEpochMilli(put.atMillisOrCount()),
               asked.reason());
         });
   }
@@ -102,8 +103,8 @@ public final class PauseStore {
   public CompletionStage<Boolean> resume(PauseScope scope) {
     return journal.write(new OperatorEntry.Key(OperatorEntry.Kind.PAUSE, scope.field()), Optional.empty())
         .thenCompose(written -> script.run(commands, new String[] {KEY},
-            new String[] {"remove", scope.field()}, () -> {}))
-        .thenApply(reply -> (Long) reply.get(0) == 1);
+            PausesScript.remove(scope.field()), () -> {}))
+        .thenApply(PausesScript::removed);
   }
 
   /**
@@ -113,19 +114,14 @@ public final class PauseStore {
    */
   public CompletionStage<Long> restore(Map<String, Optional<String>> values,
       Optional<String> marker) {
-    List<String> args = new ArrayList<>(List.of("restore", MARKER, marker.orElse("")));
-    values.forEach((field, value) -> {
-      args.add(field);
-      args.add(value.orElse(""));
-    });
-    return script.run(commands, new String[] {KEY}, args.toArray(String[]::new), () -> {})
-        .thenApply(reply -> (Long) reply.get(0));
+    return script.run(commands, new String[] {KEY}, PausesScript.restore(MARKER, marker, values),
+        () -> {}).thenApply(PausesScript::changed);
   }
 
   /** The hash's marker, empty when absent (the cache lost, or never seeded). */
   public CompletionStage<Optional<String>> marker() {
-    return script.run(commands, new String[] {KEY}, new String[] {"marker", MARKER}, () -> {})
-        .thenApply(reply -> reply.isEmpty() ? Optional.empty() : Optional.of(String.valueOf(reply.get(0))));
+    return script.run(commands, new String[] {KEY}, PausesScript.marker(MARKER), () -> {})
+        .thenApply(PausesScript::markerValue);
   }
 
   /** The pauses of the operator topic's entries, as {@link #read} would answer them from Redis. */
@@ -139,7 +135,7 @@ public final class PauseStore {
 
   /** Every pause in force, sorted by scope. */
   public CompletionStage<PauseRules> read() {
-    return script.run(commands, new String[] {KEY}, new String[] {"list"}, () -> {})
+    return script.run(commands, new String[] {KEY}, PausesScript.list(), () -> {})
         .thenApply(reply -> {
           List<Pause> pauses = new ArrayList<>();
           for (int i = 0; i + 1 < reply.size() && pauses.size() < MAX_PAUSES; i += 2) {
