@@ -1,6 +1,7 @@
 package io.sluice.embedded;
 
 import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ public final class RedisClusterProcess implements AutoCloseable {
      */
     public String uriWithPassword() {
         return password == null ? uri() : uri().replace("redis-cluster://", "redis-cluster://:"
-                + java.net.URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20") + "@");
+                + URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20") + "@");
     }
 
     /** Stops every node and deletes their directories. Idempotent. */

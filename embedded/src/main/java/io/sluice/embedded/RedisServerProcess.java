@@ -3,6 +3,7 @@ package io.sluice.embedded;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -131,7 +132,7 @@ public final class RedisServerProcess implements AutoCloseable {
      * password; the same as {@link #uri()} without one.
      */
     public String uriWithPassword() {
-        return password == null ? uri() : "redis://:" + java.net.URLEncoder.encode(password,
+        return password == null ? uri() : "redis://:" + URLEncoder.encode(password,
                 StandardCharsets.UTF_8).replace("+", "%20") + "@127.0.0.1:" + port;
     }
 

@@ -1,5 +1,7 @@
 package io.sluice.redis;
 
+import io.lettuce.core.RedisCommandExecutionException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -256,7 +258,7 @@ public final class RedisCircuit {
    * replica without its primary or read-only after a failover, a cluster down, out of memory,
    * a failed persistence, refused credentials): the whole of Redis is unavailable to this role.
    */
-  private static final java.util.List<String> UNAVAILABLE_REPLIES = java.util.List.of(
+  private static final List<String> UNAVAILABLE_REPLIES = List.of(
       "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "NOREPLICAS", "OOM",
       "MISCONF", "NOAUTH", "WRONGPASS", "NOPERM");
 
@@ -267,7 +269,7 @@ public final class RedisCircuit {
    */
   public static boolean isOutage(Throwable failure) {
     Throwable t = AsyncFailure.cause(failure);
-    if (!(t instanceof io.lettuce.core.RedisCommandExecutionException)) {
+    if (!(t instanceof RedisCommandExecutionException)) {
       return true;
     }
     String reply = t.getMessage() == null ? "" : t.getMessage();

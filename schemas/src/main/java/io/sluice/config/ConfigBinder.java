@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Maps a schema-valid configuration tree to the records, filling in {@link ConfigDefaults}.
@@ -88,8 +89,8 @@ final class ConfigBinder {
         sealingKeys(root.path("secrets").path("sealingKeys")));
   }
 
-  private static java.util.Optional<String> optional(JsonNode parent, String field) {
-    return java.util.Optional.ofNullable(text(parent, field, null));
+  private static Optional<String> optional(JsonNode parent, String field) {
+    return Optional.ofNullable(text(parent, field, null));
   }
 
   /** {@code admin:}: the admin API's tokens (secrets) and whether other hosts may use it. */
@@ -98,10 +99,10 @@ final class ConfigBinder {
         admin.path("allowRemote").asBoolean(false));
   }
 
-  private java.util.Optional<Secret> token(JsonNode admin, String field) {
+  private Optional<Secret> token(JsonNode admin, String field) {
     JsonNode node = admin.get(field);
     if (node == null || node.isNull()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     try {
       Secret token = Secret.resolve(node.asText(), env);
@@ -110,12 +111,12 @@ final class ConfigBinder {
         problems.add(new Problem("admin." + field, "expected at least "
             + AdminConfig.MIN_TOKEN_LENGTH + " characters (a random one: openssl rand -hex 16), "
             + "got fewer in " + token.reference()));
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
-      return java.util.Optional.of(token);
+      return Optional.of(token);
     } catch (IllegalArgumentException e) {
       problems.add(new Problem("admin." + field, e.getMessage()));
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
   }
 
@@ -216,9 +217,9 @@ final class ConfigBinder {
     node.path("allowedHosts").forEach(h -> hosts.add(h.asText()));
     JsonNode whileDisabled = node.get("whileDisabled");
     return new ProviderEndpoints(true,
-        node.has("totalRate") ? java.util.Optional.of(
+        node.has("totalRate") ? Optional.of(
             rate(node.get("totalRate").asText(), Problem.join(path, "totalRate")))
-            : java.util.Optional.empty(),
+            : Optional.empty(),
         hosts,
         node.has("allowPrivateNetworks") ? node.get("allowPrivateNetworks").asBoolean()
             : ConfigDefaults.ALLOW_PRIVATE_NETWORKS,
@@ -269,9 +270,9 @@ final class ConfigBinder {
    * An endpoint's own signing secret: one secret or a list (to rotate: the new one first beside
    * the old), each a Standard Webhooks secret; empty when not given.
    */
-  private java.util.Optional<EndpointSecret> endpointSecret(JsonNode node, String path) {
+  private Optional<EndpointSecret> endpointSecret(JsonNode node, String path) {
     if (node == null || node.isNull()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     List<Secret> secrets = new ArrayList<>();
     List<JsonNode> given = new ArrayList<>();
@@ -295,8 +296,8 @@ final class ConfigBinder {
       }
       secrets.add(secret);
     }
-    return secrets.isEmpty() ? java.util.Optional.empty()
-        : java.util.Optional.of(new EndpointSecret.Given(secrets));
+    return secrets.isEmpty() ? Optional.empty()
+        : Optional.of(new EndpointSecret.Given(secrets));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,7 +127,7 @@ final class ConfigChecks {
             + "perTenant (those: " + (perTenant.isEmpty() ? "none" : perTenant) + ")"));
         continue;
       }
-      java.net.URI url = tenant.endpoints().get(name).url();
+      URI url = tenant.endpoints().get(name).url();
       if (url.getHost() == null || url.getHost().equals("invalid")) {
         continue; // reported by the binder
       }

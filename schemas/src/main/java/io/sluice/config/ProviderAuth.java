@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import java.net.URI;
+
 /**
  * How Sluice proves who it is to a provider ({@code auth:}): the credential is configuration,
  * never an event attribute, so it does not sit in Kafka for the topics' retention.
@@ -27,6 +29,6 @@ public sealed interface ProviderAuth {
    * @param scope    null for none
    * @param audience null for none (an extension some servers require, e.g. Auth0)
    */
-  record OAuth2(java.net.URI tokenUrl, String clientId, Secret clientSecret, String scope,
+  record OAuth2(URI tokenUrl, String clientId, Secret clientSecret, String scope,
       String audience) implements ProviderAuth {}
 }

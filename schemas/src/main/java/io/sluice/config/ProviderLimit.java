@@ -1,6 +1,7 @@
 package io.sluice.config;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -92,8 +93,8 @@ public record ProviderLimit(Kind kind, double amount, Duration per, Window windo
     return switch (kind) {
       case RATE -> "rate";
       case CONCURRENCY -> "concurrency";
-      default -> kind.name().toLowerCase(java.util.Locale.ROOT) + ":"
-          + window.name().toLowerCase(java.util.Locale.ROOT) + ":" + per.toMillis();
+      default -> kind.name().toLowerCase(Locale.ROOT) + ":"
+          + window.name().toLowerCase(Locale.ROOT) + ":" + per.toMillis();
     };
   }
 }

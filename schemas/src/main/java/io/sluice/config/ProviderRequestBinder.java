@@ -1,9 +1,15 @@
 package io.sluice.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,11 +70,11 @@ final class ProviderRequestBinder {
     if (store == null || !credentialsNeeded) {
       return; // an operator's command never opens a TLS store
     }
-    try (java.io.InputStream in = java.nio.file.Files.newInputStream(store)) {
-      java.security.KeyStore.getInstance("PKCS12").load(in, password.value().toCharArray());
-    } catch (java.nio.file.NoSuchFileException e) {
+    try (InputStream in = Files.newInputStream(store)) {
+      KeyStore.getInstance("PKCS12").load(in, password.value().toCharArray());
+    } catch (NoSuchFileException e) {
       problems.add(new Problem(path, "the file " + store + " does not exist"));
-    } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+    } catch (IOException | GeneralSecurityException e) {
       problems.add(new Problem(path, "cannot read " + store + " as a PKCS#12 store with its "
           + "password (" + e.getClass().getSimpleName() + ")"));
     }

@@ -4,11 +4,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -68,7 +71,7 @@ public final class SealingKeys {
       }
       checked.put(id, key);
     });
-    return new SealingKeys(java.util.Collections.unmodifiableMap(checked));
+    return new SealingKeys(Collections.unmodifiableMap(checked));
   }
 
   /** Whether a key is configured (else nothing is sealed, and no endpoint gets a secret of its own). */
@@ -121,8 +124,8 @@ public final class SealingKeys {
     if (all.length <= NONCE_BYTES) {
       throw new IllegalArgumentException("sealed with key \"" + id + "\", but too short");
     }
-    byte[] nonce = java.util.Arrays.copyOf(all, NONCE_BYTES);
-    byte[] body = java.util.Arrays.copyOfRange(all, NONCE_BYTES, all.length);
+    byte[] nonce = Arrays.copyOf(all, NONCE_BYTES);
+    byte[] body = Arrays.copyOfRange(all, NONCE_BYTES, all.length);
     return new String(cipher(Cipher.DECRYPT_MODE, key(id, key), nonce, body),
         StandardCharsets.UTF_8);
   }
@@ -133,7 +136,7 @@ public final class SealingKeys {
       cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce));
       cipher.updateAAD(CONTEXT.getBytes(StandardCharsets.UTF_8));
       return cipher.doFinal(input);
-    } catch (javax.crypto.AEADBadTagException e) {
+    } catch (AEADBadTagException e) {
       throw new IllegalArgumentException("does not open with its key (altered, or another key of"
           + " that id)");
     } catch (GeneralSecurityException e) {

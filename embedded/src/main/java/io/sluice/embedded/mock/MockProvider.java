@@ -2,11 +2,15 @@ package io.sluice.embedded.mock;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -125,7 +130,7 @@ public final class MockProvider implements AutoCloseable {
   private volatile String costHeader = COST_HEADER.toLowerCase(Locale.ROOT);
   private final List<Call> calls = new ArrayList<>();
   private final ArrayDeque<Answer> script = new ArrayDeque<>();
-  private final Map<String, Answer> byPath = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Answer> byPath = new ConcurrentHashMap<>();
   private final AtomicLong tooMany = new AtomicLong();
   private volatile long latencyMillis;
   private double tokens;
@@ -221,9 +226,9 @@ public final class MockProvider implements AutoCloseable {
    */
   public static void main(String[] args) throws IOException {
     try (MockProvider mock = fromArguments(args);
-         java.io.BufferedReader in = new java.io.BufferedReader(
-             new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))) {
-      java.io.PrintStream out = System.out;
+         BufferedReader in = new BufferedReader(
+             new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      PrintStream out = System.out;
       out.println("url " + mock.url());
       out.flush();
       for (String line = in.readLine(); line != null; line = in.readLine()) {

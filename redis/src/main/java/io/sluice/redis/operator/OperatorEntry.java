@@ -1,8 +1,10 @@
 package io.sluice.redis.operator;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
@@ -93,7 +95,7 @@ public record OperatorEntry(Kind kind, String id, long atMillis, String data) {
     JsonNode json;
     try {
       json = JSON.readTree(data);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("operator state of " + kind.key(id) + ": not JSON");
     }
     if (json == null || !json.isObject()) {
@@ -122,7 +124,7 @@ public record OperatorEntry(Kind kind, String id, long atMillis, String data) {
     out.put("at", atMillis);
     try {
       out.set("data", JSON.readTree(data));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException("checked when made", e);
     }
     return out.toString().getBytes(StandardCharsets.UTF_8);
@@ -146,7 +148,7 @@ public record OperatorEntry(Kind kind, String id, long atMillis, String data) {
       }
       return Optional.of(new OperatorEntry(key.kind(), key.id(), json.path("at").asLong(),
           data.toString()));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return Optional.empty();
     }
   }

@@ -3,6 +3,7 @@ package io.sluice.redis.operator;
 import io.sluice.config.SluiceConfig;
 import io.sluice.redis.operator.OperatorEntry.Key;
 import io.sluice.schemas.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -55,7 +56,7 @@ public interface OperatorJournal {
     public CompletionStage<Void> write(Key key, Optional<OperatorEntry> entry) {
       CompletableFuture<Void> done = new CompletableFuture<>();
       try {
-        producer.send(new ProducerRecord<>(topic, key.text().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        producer.send(new ProducerRecord<>(topic, key.text().getBytes(StandardCharsets.UTF_8),
             entry.map(OperatorEntry::value).orElse(null)), (metadata, error) -> {
               if (error != null) {
                 done.completeExceptionally(new IllegalStateException("Kafka did not take the change of "

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -61,7 +62,7 @@ public final class OperatorLog implements AutoCloseable {
         // Never created by a reader: made with the broker's defaults it would not be compacted.
         ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false,
         ConsumerConfig.CLIENT_ID_CONFIG, "sluice-operator-log-"
-            + java.util.UUID.randomUUID().toString().substring(0, 8)));
+            + UUID.randomUUID().toString().substring(0, 8)));
     props.remove(ConsumerConfig.GROUP_ID_CONFIG);
     OperatorLog log = new OperatorLog(new KafkaConsumer<>(props, new ByteArrayDeserializer(),
         new ByteArrayDeserializer()), new Topics(config.kafka().topicPrefix(), config.ladder()).operator());

@@ -3,9 +3,11 @@ package io.sluice.redis.operator;
 import io.sluice.redis.operator.OperatorEntry.Key;
 import io.sluice.redis.operator.OperatorEntry.Kind;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -60,7 +62,7 @@ public final class OperatorView {
   /** The keys changed since the last drain, each once, in the order first changed. */
   public List<Key> drainChanged() {
     List<Key> out = new ArrayList<>();
-    java.util.Set<Key> seen = new java.util.HashSet<>();
+    Set<Key> seen = new HashSet<>();
     for (Key k; (k = changed.poll()) != null; ) {
       if (seen.add(k)) {
         out.add(k);

@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -185,7 +186,7 @@ final class BudgetInput {
     }
     if (provider != null && !config.providers().containsKey(provider)) {
       throw new Refused(at + ".provider", TenantInput.shown(provider) + " is not a configured "
-          + "provider (providers: " + String.join(", ", new java.util.TreeSet<>(
+          + "provider (providers: " + String.join(", ", new TreeSet<>(
               config.providers().keySet())) + ")");
     }
     Quota quota = TenantInput.quota(at, capacity, refill);

@@ -2,8 +2,10 @@ package io.sluice.redis.tenants;
 
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A gate's memory of the tenant registry: the records of the tenants it has looked up lately, and
@@ -74,8 +76,8 @@ public final class TenantCache {
   private final int capacity;
   private final ConcurrentHashMap<String, Kept> slots = new ConcurrentHashMap<>();
   private final AtomicBoolean sweeping = new AtomicBoolean();
-  private final java.util.concurrent.atomic.AtomicInteger failedLookups =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger failedLookups =
+      new AtomicInteger();
   /** The registry version whose changes have all been applied; -1 before the first poll. */
   private volatile long version = -1;
   /** Records in the registry at {@link #version}; -1 when not known. */
@@ -192,8 +194,8 @@ public final class TenantCache {
   }
 
   /** When the last poll succeeded (the {@link #apply} caller's nanoseconds); empty before the first. */
-  public java.util.OptionalLong lastPollNanos() {
-    return polled ? java.util.OptionalLong.of(lastPollNanos) : java.util.OptionalLong.empty();
+  public OptionalLong lastPollNanos() {
+    return polled ? OptionalLong.of(lastPollNanos) : OptionalLong.empty();
   }
 
   /** The registry version whose changes have been applied; -1 before the first poll. */

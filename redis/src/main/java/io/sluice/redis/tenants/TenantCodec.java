@@ -11,11 +11,17 @@ import io.sluice.config.QuotaRule;
 import io.sluice.config.Rate;
 import io.sluice.config.TenantEndpoint;
 import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The registry's JSON, one form for Redis, the admin API and {@code sluice tenants --json}:
@@ -42,10 +48,10 @@ public final class TenantCodec {
     ObjectNode out = JSON.createObjectNode();
     out.put("tier", record.tier());
     ObjectNode quotas = out.putObject("quotas");
-    new java.util.TreeMap<>(record.quotas()).forEach((provider, q) -> quota(quotas.putObject(provider), q));
+    new TreeMap<>(record.quotas()).forEach((provider, q) -> quota(quotas.putObject(provider), q));
     out.put("shadow", record.shadow());
     ObjectNode endpoints = out.putObject("endpoints");
-    new java.util.TreeMap<>(record.endpoints()).forEach((provider, e) -> {
+    new TreeMap<>(record.endpoints()).forEach((provider, e) -> {
       ObjectNode one = endpoints.putObject(provider);
       one.put("url", e.url().toString());
       e.limits().stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE).findFirst()
@@ -60,7 +66,7 @@ public final class TenantCodec {
         quota(out.putObject("overall"), budgets.overall());
       }
       ObjectNode rules = out.putObject("rules");
-      new java.util.TreeMap<>(budgets.rules()).forEach((name, r) -> {
+      new TreeMap<>(budgets.rules()).forEach((name, r) -> {
         ObjectNode one = rules.putObject(name);
         putIfGiven(one, "provider", r.provider());
         putIfGiven(one, "path", r.path());
@@ -166,7 +172,7 @@ public final class TenantCodec {
       Instant at = Instant.ofEpochMilli(Long.parseLong(value.substring(0, space)));
       JsonNode json = JSON.readTree(value.substring(space + 1));
       return record(json).map(r -> new StoredTenant(id, r, json.path("by").asText(""), at));
-    } catch (NumberFormatException | JsonProcessingException | java.time.DateTimeException e) {
+    } catch (NumberFormatException | JsonProcessingException | DateTimeException e) {
       return Optional.empty();
     }
   }
@@ -184,7 +190,7 @@ public final class TenantCodec {
       return Optional.of(new TenantChange(Instant.ofEpochMilli(json.path("at").asLong()),
           json.path("by").asText(""), record(json.path("before")).orElse(null),
           record(json.path("after")).orElse(null)));
-    } catch (JsonProcessingException | java.time.DateTimeException e) {
+    } catch (JsonProcessingException | DateTimeException e) {
       return Optional.empty();
     }
   }
@@ -217,7 +223,7 @@ public final class TenantCodec {
         Map.Entry<String, JsonNode> one = it.next();
         endpoints.put(one.getKey(), endpoint(one.getValue()));
       }
-    } catch (IllegalArgumentException | java.net.URISyntaxException bad) {
+    } catch (IllegalArgumentException | URISyntaxException bad) {
       return Optional.empty();
     }
     TenantBudgets budgets;
@@ -268,15 +274,15 @@ public final class TenantCodec {
    * An endpoint as {@link #json} writes it: an absolute http or https URL with a host (whether
    * its provider may have it is asked where it is used: {@link TenantRecord#endpointOf}).
    */
-  private static TenantEndpoint endpoint(JsonNode json) throws java.net.URISyntaxException {
-    java.net.URI url = new java.net.URI(json.path("url").asText(""));
-    String scheme = String.valueOf(url.getScheme()).toLowerCase(java.util.Locale.ROOT);
+  private static TenantEndpoint endpoint(JsonNode json) throws URISyntaxException {
+    URI url = new URI(json.path("url").asText(""));
+    String scheme = String.valueOf(url.getScheme()).toLowerCase(Locale.ROOT);
     if (url.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
       throw new IllegalArgumentException("not an endpoint");
     }
-    java.util.List<ProviderLimit> limits = json.path("rate").isTextual()
-        ? java.util.List.of(ProviderLimit.rate(Rate.parse(json.path("rate").textValue()).perSecond()))
-        : java.util.List.of();
+    List<ProviderLimit> limits = json.path("rate").isTextual()
+        ? List.of(ProviderLimit.rate(Rate.parse(json.path("rate").textValue()).perSecond()))
+        : List.of();
     return new TenantEndpoint(url, limits, sealedSecret(json), false);
   }
 

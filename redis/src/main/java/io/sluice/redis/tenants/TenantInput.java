@@ -1,7 +1,9 @@
 package io.sluice.redis.tenants;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.config.Quota;
+import io.sluice.config.QuotaRule;
 import io.sluice.config.Rate;
 import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantConfig;
@@ -176,14 +178,14 @@ public final class TenantInput {
 
   /** {@code current} with the rules and overall budget {@code given} changes. */
   private static TenantBudgets budgets(SluiceConfig config, TenantBudgets current, Changes given) {
-    Map<String, io.sluice.config.QuotaRule> rules = new TreeMap<>(current.rules());
+    Map<String, QuotaRule> rules = new TreeMap<>(current.rules());
     for (String name : given.removeRules()) {
       if (rules.remove(name) == null) {
         throw new Refused("rules." + shown(name).replace("\"", ""), "the tenant has no such rule");
       }
     }
     for (String spec : given.rules()) {
-      Map.Entry<String, io.sluice.config.QuotaRule> rule = BudgetInput.rule(config, spec);
+      Map.Entry<String, QuotaRule> rule = BudgetInput.rule(config, spec);
       rules.put(rule.getKey(), rule.getValue());
     }
     BudgetInput.checkCount(rules);
@@ -252,7 +254,7 @@ public final class TenantInput {
    * written and read back as no record.
    */
   public static TenantRecord checkSize(TenantRecord record) {
-    com.fasterxml.jackson.databind.node.ObjectNode json = TenantCodec.json(record);
+    ObjectNode json = TenantCodec.json(record);
     int size = json.toString().length();
     if (size <= MAX_RECORD_CHARS) {
       return record;

@@ -7,6 +7,7 @@ import io.sluice.redis.operator.OperatorJournal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -186,7 +187,7 @@ public final class TenantRegistry {
     int max = Math.max(1, Math.min(limit, MAX_LIST));
     List<StoredTenant> found = new ArrayList<>();
     return scan("0", prefix + "*", max, found).thenApply(more -> {
-      found.sort(java.util.Comparator.comparing(StoredTenant::id));
+      found.sort(Comparator.comparing(StoredTenant::id));
       boolean truncated = more || found.size() > max;
       return new Page(List.copyOf(found.subList(0, Math.min(max, found.size()))), truncated);
     });

@@ -1,11 +1,15 @@
 package io.sluice.redis.tenants;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -91,7 +95,7 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
       }
       default -> {
         try {
-          java.util.concurrent.CompletableFuture<TenantRegistry.Read> asked =
+          CompletableFuture<TenantRegistry.Read> asked =
               lookUp.apply(tenant).toCompletableFuture();
           // An answer later than the wait is kept too (store refuses it if a change came since):
           // otherwise every next event of the tenant asks again and waits again, each decided
@@ -105,7 +109,7 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           return Answer.unknown();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
           if (!cache.failing() && cache.lookupFailed()) {
             warn(e);
           }
@@ -130,16 +134,16 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
    * registry's changes were last read (empty: never since start), the version read then, and the
    * tenants kept (in force as read, however old).
    */
-  public record View(boolean stale, java.util.Optional<Duration> sinceLastRead, long version,
+  public record View(boolean stale, Optional<Duration> sinceLastRead, long version,
       int kept) {}
 
   /** The registry as this watcher follows it now. */
   public View view() {
     long now = nanoTime.getAsLong();
-    java.util.OptionalLong last = cache.lastPollNanos();
+    OptionalLong last = cache.lastPollNanos();
     return new View(cache.stale(now), last.isPresent()
-        ? java.util.Optional.of(Duration.ofNanos(now - last.getAsLong()))
-        : java.util.Optional.empty(), cache.version(), cache.size());
+        ? Optional.of(Duration.ofNanos(now - last.getAsLong()))
+        : Optional.empty(), cache.version(), cache.size());
   }
 
   CompletionStage<Void> poll() {
