@@ -122,6 +122,11 @@ final class Books {
     return log(deliveries.takeNow(nowMillis));
   }
 
+  /** Writes every delivery not yet logged, now (a partition is lost or handed over). */
+  List<CompletableFuture<Void>> logNow(long nowMillis) {
+    return log(deliveries.takeNow(nowMillis));
+  }
+
   /**
    * Writes a batch of deliveries to the {@link DeliveredLog}, one write per partition. A
    * partition no longer ours is written too (its new owner may not have read that far), without

@@ -5,6 +5,7 @@ import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PartitionTakeover;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,8 @@ final class HandOver implements ConsumerRebalanceListener {
   private static final Logger LOG = LoggerFactory.getLogger(HandOver.class);
   /** Longest wait at a hand-over for the revoked partitions' calls in flight (rebalances wait). */
   private static final long CALLS_MILLIS = 5_000;
+  /** Longest wait at a hand-over for the settlements sent to be acknowledged. */
+  private static final long WRITES_MILLIS = 3_000;
   /** Longest wait at a hand-over for the delivered log's write. */
   private static final long LOG_MILLIS = 1_000;
 
@@ -46,7 +49,7 @@ final class HandOver implements ConsumerRebalanceListener {
   private final long longestTimeoutMillis;
   /** The dispatcher is halting as a crash would: nothing is handed over. */
   private final BooleanSupplier abrupt;
-  /** Waits until every settlement sent is acknowledged or failed (the producer's flush). */
+  /** Waits, bounded, until every settlement sent is acknowledged or failed ({@link BoundedFlush}). */
   private final Runnable flushWrites;
 
   HandOver(Lanes lanes, PauseKeeper pauses, ReadBudget budget, OwnedPartitions owned, Books books,
@@ -63,7 +66,7 @@ final class HandOver implements ConsumerRebalanceListener {
     this.nanoTime = nanoTime;
     this.longestTimeoutMillis = longestTimeoutMillis;
     this.abrupt = abrupt;
-    this.flushWrites = flushWrites;
+    this.flushWrites = new BoundedFlush(flushWrites, WRITES_MILLIS);
   }
 
   @Override
@@ -72,18 +75,21 @@ final class HandOver implements ConsumerRebalanceListener {
       return;
     }
     awaitCalls(partitions);
-    // A settlement sent and not yet acknowledged is outside the books: committed without it, the
-    // next owner would handle its event again (a second call, a second retry or dead letter).
-    // So the writes are flushed first, as the shutdown does (issue 34, 3).
-    flushWrites.run();
-    books.apply();
-    // What was delivered and not yet logged goes to the log before the next owner reads it.
-    awaitQuietly(books.handOver(List.copyOf(partitions), clock.millis()));
+    // The calls delivered go to the log at once, before anything that can wait on the broker:
+    // the next owner writes their outcomes instead of calling them again.
+    List<CompletableFuture<Void>> delivered = books.logNow(clock.millis());
+    settleWhatIsWritten();
+    // What settled since goes to the log and the commit before the next owner reads them.
+    awaitQuietly(books.handOver(List.copyOf(partitions), clock.millis()), delivered);
     forget(partitions);
   }
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    // Back after a loss: what settled while the partition was away reaches the delivered log,
+    // which the takeover reads, before reading starts over from the last commit.
+    settleWhatIsWritten();
+    awaitQuietly(books.logNow(clock.millis()), List.of());
     Map<TopicPartition, PartitionTakeover.Inherited> inherited = takeover.takeOver(partitions);
     for (TopicPartition tp : partitions) {
       owned.assign(tp, inherited.get(tp));
@@ -91,9 +97,32 @@ final class HandOver implements ConsumerRebalanceListener {
     instances.owns(owned.count());
   }
 
+  /**
+   * Lost without a hand-over (the group fenced this member: a broker restart, a missed session):
+   * no commit is possible, but what this process settled still counts. Its settlements sent are
+   * waited for and taken into the books before the partitions are forgotten, so that the settled
+   * offsets go with them ({@link PartitionTakeover#lost}) and to the delivered log; else, assigned
+   * back at once, it read its own parked, retried and delivered records again and handled them a
+   * second time (the chaos run: 108 duplicate calls after one broker restart).
+   */
   @Override
   public void onPartitionsLost(Collection<TopicPartition> partitions) {
+    if (!abrupt.getAsBoolean()) {
+      settleWhatIsWritten();
+      awaitQuietly(books.logNow(clock.millis()), List.of());
+    }
     forget(partitions);
+  }
+
+  /**
+   * A settlement sent and not yet acknowledged is outside the books: committed or handed over
+   * without it, the next owner would handle its event again (a second call, a second retry or
+   * dead letter). So the writes are waited for, bounded ({@link BoundedFlush}), as the shutdown
+   * does, and taken into the books (issue 34, 3).
+   */
+  private void settleWhatIsWritten() {
+    flushWrites.run();
+    books.apply();
   }
 
   /**
@@ -131,9 +160,12 @@ final class HandOver implements ConsumerRebalanceListener {
     pauses.drop(e -> gone.contains(e.partition())).forEach(budget::release);
   }
 
-  private static void awaitQuietly(List<CompletableFuture<Void>> writes) {
+  private static void awaitQuietly(List<CompletableFuture<Void>> writes,
+      List<CompletableFuture<Void>> earlier) {
+    List<CompletableFuture<Void>> all = new ArrayList<>(writes);
+    all.addAll(earlier);
     try {
-      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+      CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
           .get(LOG_MILLIS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
