@@ -17,7 +17,9 @@ const warmupCalls = everyCall.filter((c) => c.endpoint > endpoints);
 const calls = everyCall.filter((c) => c.endpoint <= endpoints && c.t >= steps.load.t);   // the judged ones
 const early = everyCall.filter((c) => c.endpoint <= endpoints && c.t < steps.load.t).length;   // none expected
 const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
-const faulty = new Set(faults ? [1, 2] : []);
+const pauseMode = steps.load.fault === "pause";
+// The faulty endpoints: 1 slow and 2 failing, or 1 paused.
+const faulty = new Set(faults ? (pauseMode ? [1] : [1, 2]) : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
 for (const c of calls) byEndpoint[c.endpoint].push(c);
 const count = (pred) => calls.filter(pred).length;
@@ -131,7 +133,7 @@ if (faults) {
   // And over the whole time the faults lasted (ten minutes with --fault-start 60 --duration 660).
   const during = count((c) => inWindow(c, f + 5000, end)) / ((end - f - 5000) / 1000);
   const of = (e) => byEndpoint[e].filter((c) => c.t >= f && c.t < end);
-  const failing = of(2);
+  const failing = pauseMode ? [] : of(2);
   const late = failing.filter((c) => c.t >= f + 15000);   // past disableAfter (10 s) and a call
   const gaps = late.slice(1).map((c, i) => Math.round((c.t - late[i].t) / 1000));
   const mended = steps.mended.t;
@@ -143,25 +145,84 @@ if (faults) {
     } : { windowSeconds: null }),
     faultSeconds: Math.round((end - f) / 1000), othersDuringFaults: during.toFixed(2),
     ...(windowed ? { changeDuringFaults: `${(((during - before) / before) * 100).toFixed(2)}%` } : {}),
-    slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps,
-    enabledAfterMended: [1, 2].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
+    ...(pauseMode ? { pausedCalls: of(1).filter((c) => c.t >= f + 1000).length }
+      : { slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps }),
+    enabledAfterMended: [...faulty].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
+    queuedForFaulty: Object.fromEntries([...faulty].map((e) => [`t${e}`, Object.entries(total).find(([k]) => k.split(":")[1] === `t${e}`)?.[1] ?? null])),
   };
+  // No partition stall: each healthy endpoint's accepted calls in every whole minute of the
+  // faults (from 5 s in), as a rate; the lowest of them all.
+  const minutes = Math.floor((end - f - 5000) / 60000);
+  let lowestMinute = Infinity;
+  for (let m = 0; m < minutes; m++) {
+    const a = f + 5000 + m * 60000;
+    for (let e = 1; e <= endpoints; e++) {
+      if (faulty.has(e)) continue;
+      const n = byEndpoint[e].filter((c) => c.verdict === "accepted" && c.t >= a && c.t < a + 60000).length;
+      lowestMinute = Math.min(lowestMinute, n / 60);
+    }
+  }
+  report.faults.minutesJudged = minutes;
+  report.faults.lowestMinuteRate = minutes > 0 ? fmt(lowestMinute) : null;
+  if (minutes > 0) {
+    verdicts.push([`no stall: every healthy endpoint in every whole minute of the faults at >= 95% of Sluice's rate ${sluiceRate}/s (lowest ${fmt(lowestMinute)}/s over ${minutes} minutes; ${fmt(lowestMinute / rate * 100)}% of the endpoint's ${rate}/s)`,
+      lowestMinute >= 0.95 * sluiceRate]);
+  }
   const noWindow = `cannot be judged: no window of the others' calls before and after the faults (${Math.round(w / 1000)} s: they began ${Math.round((f - steps.load.t) / 1000)} s into the load)`;
   verdicts.push(
     [windowed ? `the others' calls/s unchanged within 2% by a slow and a failing endpoint (${before.toFixed(2)} -> ${after.toFixed(2)})`
       : `the others' calls/s unchanged by the faults: ${noWindow}`, windowed && Math.abs(after - before) <= 0.02 * before],
     [windowed ? `... and over all ${Math.round((end - f) / 1000)} s of the faults (${before.toFixed(2)} -> ${during.toFixed(2)})`
       : `... and over all ${Math.round((end - f) / 1000)} s of the faults: ${noWindow}`, windowed && Math.abs(during - before) <= 0.02 * before],
-    [`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps.length ? gaps : "no probe seen"})`,
-      failing.length > 0 && gaps.length > 0 && gaps.every((g) => g >= 9)],
   );
+  if (pauseMode) {
+    // Paused: not called from a second after the pause (a call already in flight may land), and
+    // after the resume its backlog drains at its paced rate.
+    const paused = of(1).filter((c) => c.t >= f + 1000);
+    const after = byEndpoint[1].filter((c) => c.verdict === "accepted" && c.t >= mended).map((c) => c.t);
+    const drain = after.length > 1 ? (after.length - 1) / ((after.at(-1) - after[0]) / 1000) : 0;
+    const faultyRate = steps.load.faultyRate ?? rate;
+    report.faults.drainAfterResume = { calls: after.length, rate: fmt(drain) };
+    verdicts.push(
+      [`the paused endpoint not called during the pause (${paused.length} calls)`, paused.length === 0],
+      [`after the resume its backlog (${after.length} calls) drained at >= 95% of its paced rate ${fmt(faultyRate * 0.96)}/s (${fmt(drain)}/s)`,
+        after.length > 1 && drain >= 0.95 * faultyRate * 0.96],
+    );
+  } else {
+    verdicts.push([`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps.length ? gaps : "no probe seen"})`,
+      failing.length > 0 && gaps.length > 0 && gaps.every((g) => g >= 9)]);
+  }
   // With whileDisabled dead_letter a disabled endpoint's events are dead-lettered: none is left
   // to call it once the load has ended and it mends.
   if (steps.load.whileDisabled === "dead_letter") {
     verdicts.push(["both faulty endpoints called again once mended: not judged (whileDisabled dead_letter left them no event)", null]);
   } else {
-    verdicts.push(["both faulty endpoints called again and accepted once mended", [1, 2].every((e) => enabled(e))]);
+    verdicts.push([`the faulty endpoints called again and accepted once mended`, [...faulty].every((e) => enabled(e))]);
   }
+}
+
+if (steps.flushall) {
+  // Redis wiped mid-run: every healthy endpoint (the registry's tenants' among them) called
+  // again within 5 s: the longest gap between its accepted calls from 5 s before the wipe to 30 s
+  // after it, less its usual spacing.
+  const w = steps.flushall.t;
+  const registryFrom = endpoints - (steps.load.registryTenants ?? 0) + 1;
+  let longest = { gapMs: 0 };
+  for (let e = 1; e <= endpoints; e++) {
+    if (faulty.has(e)) continue;
+    const ts = byEndpoint[e].filter((c) => c.verdict === "accepted" && c.t >= w - 5000 && c.t < w + 30000).map((c) => c.t);
+    for (let i = 1; i < ts.length; i++) {
+      if (ts[i] >= w && ts[i] - ts[i - 1] > longest.gapMs) longest = { gapMs: ts[i] - ts[i - 1], endpoint: e, registry: e >= registryFrom };
+    }
+  }
+  const registryCalled = [];
+  for (let e = registryFrom; e <= endpoints; e++) registryCalled.push(byEndpoint[e].some((c) => c.verdict === "accepted" && c.t >= w + 5000 + 1000 / sluiceRate));
+  report.flushall = { secondsIntoLoad: Math.round((w - steps.load.t) / 1000), longestGap: longest, registryTenants: steps.load.registryTenants ?? 0 };
+  verdicts.push(
+    [`after FLUSHALL every healthy endpoint called again within 5 s (longest gap ${longest.gapMs} ms, endpoint ${longest.endpoint}${longest.registry ? ", a registry tenant's" : ""})`,
+      longest.gapMs <= 5000 + 1000 / sluiceRate],
+    [`the registry's tenants (${registryCalled.length}) still called after the wipe`, registryCalled.every(Boolean)],
+  );
 }
 
 if (steps.warmup) {

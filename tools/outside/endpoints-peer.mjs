@@ -28,8 +28,10 @@ const rate = Number(env("RATE"));
 const slowMs = Number(process.env.SLOW_MS ?? 10000);
 const webhook = new Webhook(readFileSync(env("SECRET_FILE"), "utf8").trim());
 // RATE calls in any second; below 1/s, one call in any 1/RATE seconds.
-const windows = Array.from({ length: endpoints + 1 },
-  () => (rate >= 1 ? new SlidingWindow(rate, 1000) : new SlidingWindow(1, 1000 / rate)));
+// Endpoints 1 and 2 (the faulty ones) allow FAULTY_RATE instead, when given.
+const faultyRate = Number(process.env.FAULTY_RATE ?? rate);
+const windowOf = (r) => (r >= 1 ? new SlidingWindow(r, 1000) : new SlidingWindow(1, 1000 / r));
+const windows = Array.from({ length: endpoints + 1 }, (_, e) => windowOf(e === 1 || e === 2 ? faultyRate : rate));
 const modesFile = env("MODES_FILE");
 const readModes = () => JSON.parse(readFileSync(modesFile, "utf8"));
 let modes = readModes();

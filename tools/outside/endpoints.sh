@@ -6,7 +6,8 @@
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
 #       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
 #       [--work DIR] [--jfr] [--no-idle] [--fault-start S] [--warmup S] [--while-disabled wait|dead]
-#       [--settle 900] [--busy-heap gc|used]
+#       [--settle 900] [--busy-heap gc|used] [--fault slow-fail|pause] [--faulty-rate R]
+#       [--faulty-load L] [--flushall-at S] [--registry-tenants K]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, one `java -jar app/target/sluice.jar run` (every role), and ONE Node.js process
@@ -36,6 +37,16 @@
 # endpoints' process records its own stalls: on a loaded machine they, not Sluice, may bunch calls
 # up. Every event must settle (outcome or dead letter) within --settle seconds (900 unless given).
 # With --no-idle the run ends once every event has settled (no idle measure).
+# --fault pause (instead of slow-fail): at the fault start `sluice pause provider hooks --endpoint
+# t1`, `sluice resume` at the end of the load; the judge wants endpoint 1 not called meanwhile and
+# its backlog drained at its paced rate after the resume. --faulty-rate R: endpoints 1 and 2 allow
+# R calls/s (Sluice calls them at 96% of it), so that a large backlog drains in minutes;
+# --faulty-load L: tenants t1 and t2 send L events/s (e.g. 10 for 6,000 queued in ten minutes).
+# --flushall-at S: `redis-cli FLUSHALL` S seconds into the load (Redis wiped, as a failover to an
+# empty replica): the pause and the registry's tenants must be in force again within 5 s.
+# --registry-tenants K: the last K judged tenants are not in the file but registered through
+# `sluice tenants set` once the instance is ready (their operator state lives in the operator
+# topic; Redis is its cache).
 # With --jfr the sluice JVM records a flight recording (sluice.jfr: `jfr print --events
 # jdk.ExecutionSample`); logs/cpu.txt has every process's CPU seconds each 5 s either way.
 # Exit 0 when every verdict of endpoints-judge.mjs holds. Everything started is stopped on any exit.
@@ -57,6 +68,11 @@ WARMUP=0         # seconds of load on other endpoints before the judged load
 WHILE_DISABLED=wait
 SETTLE=900       # seconds for every event to settle
 BUSY_HEAP=gc     # the busy measure: live set after a full GC (gc) or heap used without one (used)
+FAULT=slow-fail  # the faults: endpoint 1 slow and 2 failing, or endpoint 1 paused
+FAULTY_RATE=""   # endpoints 1 and 2's own rate; --rate unless given
+FAULTY_LOAD=""   # tenants t1 and t2's load; 25% above their rate unless given
+FLUSHALL_AT=""   # seconds into the load when Redis is wiped
+REGISTRY=0       # the last REGISTRY judged tenants come from the registry, not the file
 while [ $# -gt 0 ]; do
   case "$1" in
     --endpoints) ENDPOINTS=$2; shift 2 ;;
@@ -73,6 +89,11 @@ while [ $# -gt 0 ]; do
     --while-disabled) WHILE_DISABLED=$2; shift 2 ;;
     --settle) SETTLE=$2; shift 2 ;;
     --busy-heap) BUSY_HEAP=$2; shift 2 ;;
+    --fault) FAULT=$2; shift 2 ;;
+    --faulty-rate) FAULTY_RATE=$2; shift 2 ;;
+    --faulty-load) FAULTY_LOAD=$2; shift 2 ;;
+    --flushall-at) FLUSHALL_AT=$2; shift 2 ;;
+    --registry-tenants) REGISTRY=$2; shift 2 ;;
     --jfr) JFR=(-XX:StartFlightRecording=filename=sluice.jfr,settings=profile,dumponexit=true); shift ;;
     -h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -91,6 +112,10 @@ case "$WHILE_DISABLED" in
   *) echo "--while-disabled takes wait or dead" >&2; exit 2 ;;
 esac
 case "$BUSY_HEAP" in gc|used) ;; *) echo "--busy-heap takes gc or used" >&2; exit 2 ;; esac
+case "$FAULT" in slow-fail|pause) ;; *) echo "--fault takes slow-fail or pause" >&2; exit 2 ;; esac
+FAULTY_RATE=${FAULTY_RATE:-$RATE}
+FAULTY_SLUICE_RATE=$(python3 -c "print(round($FAULTY_RATE * 0.96, 3))")
+[ "$REGISTRY" -lt "$ENDPOINTS" ] || { echo "--registry-tenants must be below --endpoints" >&2; exit 2; }
 W=${WORK:-$ROOT/target/outside/endpoints-$(date -u +%Y%m%dT%H%M%SZ)}
 APP_JAR=$ROOT/app/target/sluice.jar
 LAB_JAR=$ROOT/lab/target/sluice-lab.jar
@@ -123,7 +148,7 @@ echo '{}' > "$W/modes.json"
 # The endpoints judge calls by when they handle them: ahead of the rest of the machine (where
 # allowed), so that their own stalls bunch up fewer of the calls Sluice spaced.
 PEER_NICE=(); if nice -n -10 true 2>/dev/null; then PEER_NICE=(nice -n -10); fi
-(cd "$W/node" && exec env ENDPOINTS="$CONFIGURED" RATE="$RATE" SECRET_FILE="$W/secrets/whsec" \
+(cd "$W/node" && exec env ENDPOINTS="$CONFIGURED" RATE="$RATE" FAULTY_RATE="$FAULTY_RATE" SECRET_FILE="$W/secrets/whsec" \
    MODES_FILE="$W/modes.json" RECORD_FILE="$W/records/endpoints.jsonl" PORT_FILE="$W/endpoints.port" \
    "${PEER_NICE[@]}" node endpoints-peer.mjs) > "$W/logs/endpoints-peer.log" 2>&1 &
 PIDS+=($!); PID_peer=$!
@@ -159,7 +184,12 @@ providers:
 http: { port: 0 }
 tenants:
 EOF
-  for i in $(seq "$CONFIGURED"); do echo "  t$i: { endpoints: { hooks: \"$PEER/e/$i\" } }"; done
+  for i in $(seq "$CONFIGURED"); do
+    if [ "$i" -gt $((ENDPOINTS - REGISTRY)) ] && [ "$i" -le "$ENDPOINTS" ]; then continue; fi
+    if [ "$i" -le 2 ] && [ "$FAULTY_RATE" != "$RATE" ]; then
+      echo "  t$i: { endpoints: { hooks: { url: \"$PEER/e/$i\", rate: $FAULTY_SLUICE_RATE/s } } }"
+    else echo "  t$i: { endpoints: { hooks: \"$PEER/e/$i\" } }"; fi
+  done
 } > "$W/sluice.yaml"
 SLUICE=(java -Xmx768m -XX:+UseSerialGC -jar "$APP_JAR")
 "${SLUICE[@]}" topics create --config "$W/sluice.yaml" --partitions 2 --replicas 1 > "$W/logs/topics.log" 2>&1
@@ -168,6 +198,12 @@ HTTP=$(free_port)
 PIDS+=($!); PID_sluice=$!
 wait_for 180 "sluice run ready" curl -sf "http://127.0.0.1:$HTTP/ready"
 log "sluice run ready (pid $PID_sluice), $CONFIGURED tenants configured and served at $PEER/e/1..$CONFIGURED, $ENDPOINTS judged"
+sluice() { "${SLUICE[@]}" "$@" --config "$W/sluice.yaml"; }
+for i in $(seq $((ENDPOINTS - REGISTRY + 1)) "$ENDPOINTS"); do
+  [ "$REGISTRY" -gt 0 ] || break
+  sluice tenants set "t$i" --endpoint "hooks=$PEER/e/$i" >> "$W/logs/registry.log" 2>&1
+done
+[ "$REGISTRY" -eq 0 ] || log "tenants t$((ENDPOINTS - REGISTRY + 1))..t$ENDPOINTS registered through \`sluice tenants set\` (not in the file)"
 
 heap() {   # heap STEP gc|used, KiB: the live set (the tenured generation after a full GC), or every
            # generation's used heap as it is, garbage included (no GC, so no stop-the-world pause)
@@ -246,24 +282,44 @@ fi
 # --- load: every tenant a burst of 2 x rate, then rate + 25% for DURATION seconds
 LOAD=$(python3 -c "print($RATE * 1.25)")
 BURST=$(python3 -c "print(max(1, round(2 * $RATE)))")
-RATES=$(for i in $(seq "$ENDPOINTS"); do printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" "$BURST"; done)
+FAULTY_LOAD=${FAULTY_LOAD:-$(python3 -c "print($FAULTY_RATE * 1.25)")}
+RATES=$(for i in $(seq "$ENDPOINTS"); do
+  if [ "$i" -le 2 ]; then printf 'hooks:%s:t%d:%d,' "$FAULTY_LOAD" "$i" "$BURST"
+  else printf 'hooks:%s:t%d:%d,' "$LOAD" "$i" "$BURST"; fi
+done)
 produce events.fifo produced.json "${RATES%,}" "$DURATION"
 START=$(date +%s)
-stamp load "\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS,\"warmup\":$WARMUP,\"whileDisabled\":\"$WHILE_DISABLED\""
+stamp load "\"fault\":\"$FAULT\",\"faultyRate\":$FAULTY_RATE,\"faultyLoad\":$FAULTY_LOAD,\"registryTenants\":$REGISTRY,\"duration\":$DURATION,\"endpoints\":$ENDPOINTS,\"rate\":$RATE,\"sluiceRate\":$SLUICE_RATE,\"margin\":\"$MARGIN\",\"faults\":$FAULTS,\"warmup\":$WARMUP,\"whileDisabled\":\"$WHILE_DISABLED\""
 log "producing for ${DURATION}s: $ENDPOINTS tenants at $LOAD/s each after a burst of $BURST"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
+flushall() {   # Redis wiped mid-run, as a failover to an empty replica would leave it
+  sleep_until "$FLUSHALL_AT"
+  redis-cli -p "$REDIS_PORT" FLUSHALL > /dev/null
+  stamp flushall; log "FLUSHALL: Redis wiped"
+}
+[ -z "$FLUSHALL_AT" ] || { flushall & PIDS+=($!); }
 if $FAULTS; then
   sleep_until "${FAULT_START:-$((DURATION / 2))}"
-  echo '{"1": "slow", "2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"
-  stamp faults; log "endpoint 1 answers after 10 s, endpoint 2 answers 500"
+  if [ "$FAULT" = pause ]; then
+    sluice pause provider hooks --endpoint t1 --reason "outside check" >> "$W/logs/pause.log" 2>&1
+    stamp faults; log "t1's calls to hooks paused"
+  else
+    echo '{"1": "slow", "2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"
+    stamp faults; log "endpoint 1 answers after 10 s, endpoint 2 answers 500"
+  fi
 fi
 wait "$PID_produce"; wait "$PID_kcat"
 stamp load-end
 measure busy "$BUSY_HEAP"
 if $FAULTS; then
-  echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"
-  stamp mended; log "endpoints 1 and 2 answer again"
+  if [ "$FAULT" = pause ]; then
+    sluice resume provider hooks --endpoint t1 >> "$W/logs/pause.log" 2>&1
+    stamp mended; log "t1's calls to hooks resumed"
+  else
+    echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"
+    stamp mended; log "endpoints 1 and 2 answer again"
+  fi
 fi
 PRODUCED=$((PRODUCED + $(produced produced.json)))
 log "produced $PRODUCED events$([ "$WARMUP" -eq 0 ] || echo ", the warm-up's included")"

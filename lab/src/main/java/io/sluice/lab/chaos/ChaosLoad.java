@@ -25,6 +25,8 @@ final class ChaosLoad implements Runnable {
   private final long startMillis;
   private final Random random;
   private final Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+  /** Each event's tenant and provider, by id: {@code tenant/provider}. */
+  private final Map<String, String> destinations = new ConcurrentHashMap<>();
   private final AtomicLong failed = new AtomicLong();
   private volatile boolean stopped;
 
@@ -66,6 +68,7 @@ final class ChaosLoad implements Runnable {
             : ChaosScenario.TENANT_NAMES.get(random.nextInt(ChaosScenario.TENANT_NAMES.size()));
         String provider = ChaosScenario.PROVIDER_NAMES.get(i % ChaosScenario.PROVIDER_NAMES.size());
         String id = String.format("chaos-%06d", i);
+        destinations.put(id, tenant + "/" + provider);
         String value = "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\""
             + provider + "\",\"payload\":{\"n\":" + i + "}}";
         producer.send(new ProducerRecord<>(topic, tenant.getBytes(StandardCharsets.UTF_8),
@@ -89,6 +92,11 @@ final class ChaosLoad implements Runnable {
 
   Set<String> acknowledged() {
     return Set.copyOf(acknowledged);
+  }
+
+  /** Each event's {@code tenant/provider}, by id. */
+  Map<String, String> destinations() {
+    return Map.copyOf(destinations);
   }
 
   long failed() {

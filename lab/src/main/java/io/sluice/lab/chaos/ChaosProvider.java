@@ -21,7 +21,8 @@ import java.util.function.LongSupplier;
  * ({@code /p-open}, {@code /p-closed}, ...). Each enforces a strict limit of {@code limit} calls
  * in any sliding second with no burst tolerance (a 429 with {@code Retry-After: 1} beyond it), and
  * follows the {@link ProviderPhase} schedule. Every arrival is recorded: time, provider,
- * {@code Idempotency-Key}, status.
+ * {@code Idempotency-Key}, status. One path may be dead for a stretch ({@link #deadWhile}): every
+ * call to it is answered 503 then, whatever the phase.
  */
 public final class ChaosProvider implements AutoCloseable {
   static final long SLOW_MILLIS = 600;
@@ -41,6 +42,14 @@ public final class ChaosProvider implements AutoCloseable {
   private final List<ArrivalFigures.Arrival> arrivals = new ArrayList<>();
   private final Map<String, ArrayDeque<Long>> accepted = new ConcurrentHashMap<>();
   private final AtomicLong calls = new AtomicLong();
+  /** A path answered 503 while the phase clock is in [from, to): none unless set. */
+  private volatile Dead dead = new Dead("", 0, 0);
+
+  private record Dead(String path, long fromMillis, long toMillis) {
+    boolean covers(String p, long elapsed) {
+      return p.equals(path) && elapsed >= fromMillis && elapsed < toMillis;
+    }
+  }
   /** How many hostile answers each provider gives ({@link ProviderPhase#HOSTILE}). */
   static final int HOSTILE_ANSWERS = 4;
   /** When each provider gave a hostile answer, by provider. */
@@ -84,6 +93,14 @@ public final class ChaosProvider implements AutoCloseable {
     return "http://127.0.0.1:" + server.getAddress().getPort() + "/" + name;
   }
 
+  /**
+   * Calls to {@code path} (e.g. {@code /p-hooks/free-4}) are answered 503 from {@code fromMillis}
+   * to {@code toMillis} of the phase clock: an endpoint dead for that stretch, then mended.
+   */
+  public void deadWhile(String path, long fromMillis, long toMillis) {
+    this.dead = new Dead(path, fromMillis, toMillis);
+  }
+
   /** A copy of every arrival so far. */
   public synchronized List<ArrivalFigures.Arrival> arrivals() {
     return List.copyOf(arrivals);
@@ -107,6 +124,11 @@ public final class ChaosProvider implements AutoCloseable {
       String path = exchange.getRequestURI().getPath();
       String provider = path.length() > 1 ? path.substring(1).split("/", 2)[0] : "";
       String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+      if (dead.covers(path, phaseClock.getAsLong())) {
+        record(at, provider, key, 503, false);
+        answer(exchange, 503, null);
+        return;
+      }
       ProviderPhase phase = ProviderPhase.at(phaseClock.getAsLong(), loadMillis);
       switch (phase) {
         case STORM -> {

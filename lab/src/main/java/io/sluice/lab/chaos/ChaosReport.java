@@ -18,7 +18,8 @@ import java.util.Map;
  * partition an open transaction holds back from read_committed consumers at the end;
  * {@code hangingTransactionsAborted} counts the roles' aborts of hanging transactions.
  * {@code longGaps} lists every gap longer than 10 s without a call (all providers together) with
- * the events waiting through it and what they waited for ({@link GapReasons}).
+ * the events waiting through it and what they waited for ({@link GapReasons}). {@code isolation}
+ * says what the paused tenant and the dead endpoint got ({@link IsolationFigures}).
  */
 public record ChaosReport(
     Map<String, Object> options,
@@ -57,6 +58,7 @@ public record ChaosReport(
     String overAdmissionMeasuredFrom,
     List<PairFigure> overAdmission,
     List<String> faults,
+    Map<String, Object> isolation,
     List<String> failures) {
 
   /**
@@ -150,6 +152,7 @@ public record ChaosReport(
           p.refillPerSecond(), p.worstExcess(), p.windowCount(), p.windowMillis(),
           p.windowFromSecond(), p.overAdmitted() ? "  OVER" : "");
     }
+    row(out, "isolation", isolation.toString());
     out.println(failures.isEmpty() ? "RESULT: ok" : "RESULT: FAILED " + failures);
   }
 

@@ -6,14 +6,33 @@ import java.util.function.Function;
 
 /**
  * The configuration a chaos run gives every role: three providers, one per {@code onRedisDown}
- * policy, each with a leak rate of 0.96 of its strict limit; nine tenants in three tiers; short
- * retry waits and a short ladder, so that the pipeline settles within minutes after the faults.
+ * policy, each with a leak rate of 0.96 of its strict limit, and a fourth, {@link #HOOKS}, with an
+ * endpoint per tenant; nine tenants in three tiers; short retry waits and a short ladder, so that
+ * the pipeline settles within minutes after the faults.
+ *
+ * <p>Isolation under the faults (issue 39): one tenant's endpoint is dead for a stretch of the
+ * load ({@link #DEAD_TENANT}: answers 503, disabled, its events wait under
+ * {@code whileDisabled: wait} and are delivered once it is mended) and one tenant is paused on
+ * every provider for another ({@link #PAUSED_TENANT}, through {@code sluice pause tenant}); neither
+ * may idle or stall anyone else, and the paused tenant may not be called while paused.
  */
 final class ChaosScenario {
   /** Provider name → its {@code onRedisDown} policy. */
   static final Map<String, String> PROVIDERS = Map.of(
-      "p-open", "fail_open", "p-closed", "fail_closed", "p-local", "local");
-  static final List<String> PROVIDER_NAMES = List.of("p-open", "p-closed", "p-local");
+      "p-open", "fail_open", "p-closed", "fail_closed", "p-local", "local", "p-hooks", "local");
+  /** The provider with an endpoint per tenant, at {@code <provider url>/<tenant>}. */
+  static final String HOOKS = "p-hooks";
+  static final List<String> PROVIDER_NAMES = List.of("p-open", "p-closed", "p-local", HOOKS);
+  /** Each tenant's endpoint's rate: nine of them stay under the provider's strict limit. */
+  static final int ENDPOINT_RATE = 2;
+  /** The tenant whose endpoint is dead (503) from {@link #DEAD_FROM} to {@link #DEAD_TO}. */
+  static final String DEAD_TENANT = "free-4";
+  static final double DEAD_FROM = 0.20;
+  static final double DEAD_TO = 0.60;
+  /** The tenant paused on every provider from {@link #PAUSE_FROM} to {@link #PAUSE_TO}. */
+  static final String PAUSED_TENANT = "pro-2";
+  static final double PAUSE_FROM = 0.40;
+  static final double PAUSE_TO = 0.65;
   /** Tenant → tier. */
   static final Map<String, String> TENANTS = Map.of(
       "ent-1", "enterprise", "ent-2", "enterprise",
@@ -39,10 +58,20 @@ final class ChaosScenario {
     y.append("tiers:\n  enterprise: { weight: 8 }\n  pro: { weight: 4 }\n  free: { weight: 1 }\n");
     y.append("providers:\n");
     for (String p : PROVIDER_NAMES) {
-      y.append("  ").append(p).append(":\n")
-          .append("    url: ").append(urlOf.apply(p)).append('\n')
-          .append("    rate: ").append(LEAK_RATE).append("/s\n")
-          .append("    maxInFlight: 8\n")
+      y.append("  ").append(p).append(":\n");
+      if (p.equals(HOOKS)) {
+        y.append("    endpoints: perTenant\n")
+            .append("    allowPrivateNetworks: true\n")
+            .append("    allowPlainHttp: true\n")
+            .append("    rate: ").append(ENDPOINT_RATE * 0.96).append("/s\n")
+            .append("    disableAfter: 5s\n")
+            .append("    probeAfter: 5s\n")
+            .append("    whileDisabled: wait\n");
+      } else {
+        y.append("    url: ").append(urlOf.apply(p)).append('\n')
+            .append("    rate: ").append(LEAK_RATE).append("/s\n");
+      }
+      y.append("    maxInFlight: 8\n")
           .append("    timeout: ").append(PROVIDER_TIMEOUT_MILLIS).append("ms\n")
           .append("    onRedisDown: ").append(PROVIDERS.get(p)).append('\n')
           .append("    maxRetryAfter: ").append(maxRetryAfterSeconds).append("s\n")
@@ -53,7 +82,9 @@ final class ChaosScenario {
     }
     y.append("tenants:\n");
     for (String t : TENANT_NAMES) {
-      y.append("  ").append(t).append(": { tier: ").append(TENANTS.get(t)).append(" }\n");
+      y.append("  ").append(t).append(": { tier: ").append(TENANTS.get(t))
+          .append(", endpoints: { ").append(HOOKS).append(": \"").append(urlOf.apply(HOOKS))
+          .append('/').append(t).append("\" } }\n");
     }
     y.append("http:\n  port: 0\n");
     y.append("dispatcher:\n  backoffBase: 500ms\n  backoffCap: 4s\n  recovery: 10s\n");
