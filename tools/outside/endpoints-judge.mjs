@@ -17,9 +17,11 @@ const warmupCalls = everyCall.filter((c) => c.endpoint > endpoints);
 const calls = everyCall.filter((c) => c.endpoint <= endpoints && c.t >= steps.load.t);   // the judged ones
 const early = everyCall.filter((c) => c.endpoint <= endpoints && c.t < steps.load.t).length;   // none expected
 const stalls = record.filter((r) => r.stallMs);   // the endpoints' own event loop held up
-const pauseMode = steps.load.fault === "pause";
-// The faulty endpoints: 1 slow and 2 failing, or 1 paused.
-const faulty = new Set(faults ? (pauseMode ? [1] : [1, 2]) : []);
+const fault = steps.load.fault ?? "slow-fail";
+const pauseMode = fault.startsWith("pause");   // endpoint 1 paused
+const failMode = fault !== "pause";            // endpoint 2 failing (500)
+// The faulty endpoints: 1 slow or paused, 2 failing; or 1 paused alone.
+const faulty = new Set(faults ? (failMode ? [1, 2] : [1]) : []);
 const byEndpoint = Array.from({ length: endpoints + 1 }, () => []);
 for (const c of calls) byEndpoint[c.endpoint].push(c);
 const count = (pred) => calls.filter(pred).length;
@@ -133,7 +135,7 @@ if (faults) {
   // And over the whole time the faults lasted (ten minutes with --fault-start 60 --duration 660).
   const during = count((c) => inWindow(c, f + 5000, end)) / ((end - f - 5000) / 1000);
   const of = (e) => byEndpoint[e].filter((c) => c.t >= f && c.t < end);
-  const failing = pauseMode ? [] : of(2);
+  const failing = failMode ? of(2) : [];
   const late = failing.filter((c) => c.t >= f + 15000);   // past disableAfter (10 s) and a call
   const gaps = late.slice(1).map((c, i) => Math.round((c.t - late[i].t) / 1000));
   const mended = steps.mended.t;
@@ -145,8 +147,8 @@ if (faults) {
     } : { windowSeconds: null }),
     faultSeconds: Math.round((end - f) / 1000), othersDuringFaults: during.toFixed(2),
     ...(windowed ? { changeDuringFaults: `${(((during - before) / before) * 100).toFixed(2)}%` } : {}),
-    ...(pauseMode ? { pausedCalls: of(1).filter((c) => c.t >= f + 1000).length }
-      : { slowCalls: of(1).length, failingCalls: failing.length, secondsBetweenFailingCalls: gaps }),
+    ...(pauseMode ? { pausedCalls: of(1).filter((c) => c.t >= f + 1000).length } : { slowCalls: of(1).length }),
+    ...(failMode ? { failingCalls: failing.length, secondsBetweenFailingCalls: gaps } : {}),
     enabledAfterMended: [...faulty].map((e) => (enabled(e) ? Math.round((enabled(e).t - mended) / 1000) : null)),
     queuedForFaulty: Object.fromEntries([...faulty].map((e) => [`t${e}`, Object.entries(total).find(([k]) => k.split(":")[1] === `t${e}`)?.[1] ?? null])),
   };
@@ -188,7 +190,8 @@ if (faults) {
       [`after the resume its backlog (${after.length} calls) drained at >= 95% of its paced rate ${fmt(faultyRate * 0.96)}/s (${fmt(drain)}/s)`,
         after.length > 1 && drain >= 0.95 * faultyRate * 0.96],
     );
-  } else {
+  }
+  if (failMode) {
     verdicts.push([`the failing endpoint disabled then probed: called ${failing.length} times in ${Math.round((end - f) / 1000)} s, from 15 s on at least 9 s apart (${gaps.length ? gaps : "no probe seen"})`,
       failing.length > 0 && gaps.length > 0 && gaps.every((g) => g >= 9)]);
   }

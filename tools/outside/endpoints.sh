@@ -6,7 +6,7 @@
 #   flock /tmp/sluice-broker.lock tools/outside/endpoints.sh [--endpoints 1000] [--configured N]
 #       [--rate 2] [--sluice-rate R] [--window-margin MS] [--duration 120] [--no-faults]
 #       [--work DIR] [--jfr] [--no-idle] [--fault-start S] [--warmup S] [--while-disabled wait|dead]
-#       [--settle 900] [--busy-heap gc|used] [--fault slow-fail|pause] [--faulty-rate R]
+#       [--settle 900] [--busy-heap gc|used] [--fault slow-fail|pause|pause-fail] [--faulty-rate R]
 #       [--faulty-load L] [--flushall-at S] [--registry-tenants K]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
@@ -39,7 +39,8 @@
 # With --no-idle the run ends once every event has settled (no idle measure).
 # --fault pause (instead of slow-fail): at the fault start `sluice pause provider hooks --endpoint
 # t1`, `sluice resume` at the end of the load; the judge wants endpoint 1 not called meanwhile and
-# its backlog drained at its paced rate after the resume. --faulty-rate R: endpoints 1 and 2 allow
+# its backlog drained at its paced rate after the resume; --fault pause-fail pauses t1 so and has
+# endpoint 2 answer 500 (dead) meanwhile. --faulty-rate R: endpoints 1 and 2 allow
 # R calls/s (Sluice calls them at 96% of it), so that a large backlog drains in minutes;
 # --faulty-load L: tenants t1 and t2 send L events/s (e.g. 10 for 6,000 queued in ten minutes).
 # --flushall-at S: `redis-cli FLUSHALL` S seconds into the load (Redis wiped, as a failover to an
@@ -112,7 +113,7 @@ case "$WHILE_DISABLED" in
   *) echo "--while-disabled takes wait or dead" >&2; exit 2 ;;
 esac
 case "$BUSY_HEAP" in gc|used) ;; *) echo "--busy-heap takes gc or used" >&2; exit 2 ;; esac
-case "$FAULT" in slow-fail|pause) ;; *) echo "--fault takes slow-fail or pause" >&2; exit 2 ;; esac
+case "$FAULT" in slow-fail|pause|pause-fail) ;; *) echo "--fault takes slow-fail, pause or pause-fail" >&2; exit 2 ;; esac
 FAULTY_RATE=${FAULTY_RATE:-$RATE}
 FAULTY_SLUICE_RATE=$(python3 -c "print(round($FAULTY_RATE * 0.96, 3))")
 [ "$REGISTRY" -lt "$ENDPOINTS" ] || { echo "--registry-tenants must be below --endpoints" >&2; exit 2; }
@@ -301,9 +302,10 @@ flushall() {   # Redis wiped mid-run, as a failover to an empty replica would le
 [ -z "$FLUSHALL_AT" ] || { flushall & PIDS+=($!); }
 if $FAULTS; then
   sleep_until "${FAULT_START:-$((DURATION / 2))}"
-  if [ "$FAULT" = pause ]; then
+  if [ "$FAULT" != slow-fail ]; then
     sluice pause provider hooks --endpoint t1 --reason "outside check" >> "$W/logs/pause.log" 2>&1
-    stamp faults; log "t1's calls to hooks paused"
+    [ "$FAULT" = pause ] || { echo '{"2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"; }
+    stamp faults; log "t1's calls to hooks paused$([ "$FAULT" = pause ] || echo ', endpoint 2 answers 500')"
   else
     echo '{"1": "slow", "2": "fail"}' > "$W/modes.json"; kill -USR2 "$PID_peer"
     stamp faults; log "endpoint 1 answers after 10 s, endpoint 2 answers 500"
@@ -313,9 +315,10 @@ wait "$PID_produce"; wait "$PID_kcat"
 stamp load-end
 measure busy "$BUSY_HEAP"
 if $FAULTS; then
-  if [ "$FAULT" = pause ]; then
+  if [ "$FAULT" != slow-fail ]; then
     sluice resume provider hooks --endpoint t1 >> "$W/logs/pause.log" 2>&1
-    stamp mended; log "t1's calls to hooks resumed"
+    [ "$FAULT" = pause ] || { echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"; }
+    stamp mended; log "t1's calls to hooks resumed$([ "$FAULT" = pause ] || echo ', endpoint 2 answers again')"
   else
     echo '{}' > "$W/modes.json"; kill -USR2 "$PID_peer"
     stamp mended; log "endpoints 1 and 2 answer again"
