@@ -130,7 +130,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     // this many the consumer pauses until settlements catch up. A per-tenant provider's endpoints
     // count one buffer here (each live lane widens it, ReadBudget.PER_ENDPOINT_LANE).
     int buffers = d.bufferSize() * config.providers().size();
-    this.held = new ReadBudget(config.providers().keySet(), 2 * buffers + 1000, d.bufferBytes());
+    this.held = ReadBudget.of(config.providers(), 2 * buffers + 1000, d.bufferBytes());
     OffsetCommits commits = new OffsetCommits(consumer, owned, clock, Books.COMMIT_EVERY_MILLIS);
     this.books = new Books(owned, commits, held, wiring.deliveredLog());
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,

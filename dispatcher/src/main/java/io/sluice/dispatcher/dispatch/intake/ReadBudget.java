@@ -1,7 +1,10 @@
 package io.sluice.dispatcher.dispatch.intake;
 
+import io.sluice.config.ProviderConfig;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What a dispatcher may hold read and not yet settled, and so whether it reads on: the records
@@ -15,7 +18,9 @@ import java.util.Set;
  * <p>Two limits, each with its own reason:
  * <ul>
  *   <li>on arrival, a provider's share of the bytes ({@link #fits}): a record beyond it overflows
- *       through the ladder, and the other providers keep reading;</li>
+ *       through the ladder, and the other providers keep reading; for a provider with an
+ *       endpoint per tenant, also the endpoint's share of its provider's ({@link #ENDPOINT_SHARES}),
+ *       so that one tenant's backlog of large events leaves its provider's other endpoints room;</li>
  *   <li>for reading: a partition holding more than its equal share of {@code maxUnsettled}
  *       records (and {@link #PER_ENDPOINT_LANE} more for each live lane toward a tenant's
  *       endpoint) pauses ({@link #pausePartition}), and every partition pauses past the whole
@@ -35,9 +40,21 @@ public final class ReadBudget {
    */
   public static final int PER_ENDPOINT_LANE = 32;
 
+  /**
+   * How many equal shares of its provider's bytes an endpoint (a tenant's lane of a per-tenant
+   * provider) may hold one of (issue 39, 4): a dead or slow endpoint with large events waiting
+   * holds at most an eighth, the rest of its events overflow and wait parked, and its provider's
+   * other endpoints keep reading. Eight, not the number of endpoints: most are idle at any moment,
+   * and a share that small would overflow an endpoint's ordinary backlog.
+   */
+  public static final int ENDPOINT_SHARES = 8;
+
   private final Set<String> providers;
+  /** The providers with an endpoint per tenant: each endpoint has a byte account of its own. */
+  private final Set<String> perTenant;
   private final int maxUnsettled;
   private final ByteBudget bytes;
+  private final ByteBudget endpointBytes;
 
   /**
    * @param providers    the configured providers, one byte account each
@@ -45,24 +62,59 @@ public final class ReadBudget {
    * @param bufferBytes  the bytes held past which reading pauses ({@code dispatcher.bufferBytes})
    */
   public ReadBudget(Set<String> providers, int maxUnsettled, long bufferBytes) {
+    this(providers, Set.of(), maxUnsettled, bufferBytes);
+  }
+
+  /** The budget of a dispatcher of {@code providers}, each endpoint of a per-tenant one apart. */
+  public static ReadBudget of(Map<String, ProviderConfig> providers, int maxUnsettled,
+      long bufferBytes) {
+    return new ReadBudget(providers.keySet(), providers.entrySet().stream()
+        .filter(p -> p.getValue().perTenant()).map(Map.Entry::getKey)
+        .collect(Collectors.toSet()), maxUnsettled, bufferBytes);
+  }
+
+  /**
+   * @param perTenant the providers among {@code providers} with an endpoint per tenant
+   */
+  public ReadBudget(Set<String> providers, Set<String> perTenant, int maxUnsettled,
+      long bufferBytes) {
     this.providers = Set.copyOf(providers);
+    this.perTenant = Set.copyOf(perTenant);
     this.maxUnsettled = maxUnsettled;
-    this.bytes = new ByteBudget(bufferBytes, Math.max(1, providers.size()));
+    int accounts = Math.max(1, providers.size());
+    this.bytes = new ByteBudget(bufferBytes, accounts);
+    this.endpointBytes = new ByteBudget(bufferBytes, accounts * ENDPOINT_SHARES);
   }
 
-  /** Whether the entry's provider has room for it in its share; judged before it is held. */
+  /**
+   * Whether the entry's provider, and its endpoint if it has one of its own, have room for it in
+   * their shares; judged before it is held.
+   */
   public boolean fits(DispatchEntry entry) {
-    return bytes.admits(accountOf(entry), sizeOf(entry));
+    long size = sizeOf(entry);
+    String endpoint = endpointOf(entry);
+    return bytes.admits(accountOf(entry), size)
+        && (endpoint == null || endpointBytes.admits(endpoint, size));
   }
 
-  /** Counts the entry's bytes against its provider's account until it is released. */
+  /** Counts the entry's bytes against its provider's (and endpoint's) account until released. */
   public void hold(DispatchEntry entry) {
-    bytes.add(accountOf(entry), sizeOf(entry));
+    long size = sizeOf(entry);
+    bytes.add(accountOf(entry), size);
+    String endpoint = endpointOf(entry);
+    if (endpoint != null) {
+      endpointBytes.add(endpoint, size);
+    }
   }
 
   /** The entry settled (or was dropped): its bytes are no longer held. */
   public void release(DispatchEntry entry) {
-    bytes.release(accountOf(entry), sizeOf(entry));
+    long size = sizeOf(entry);
+    bytes.release(accountOf(entry), size);
+    String endpoint = endpointOf(entry);
+    if (endpoint != null) {
+      endpointBytes.release(endpoint, size);
+    }
   }
 
   /** Bytes held for {@code provider} now. */
@@ -105,6 +157,12 @@ public final class ReadBudget {
 
   private static long sizeOf(DispatchEntry entry) {
     return ByteBudget.sizeOf(entry.key(), entry.value(), entry.headers());
+  }
+
+  /** The endpoint's account ({@code provider/tenant}) of a per-tenant provider's entry, or null. */
+  private String endpointOf(DispatchEntry entry) {
+    return entry.event() != null && perTenant.contains(entry.event().provider())
+        ? entry.event().provider() + "/" + entry.event().tenant() : null;
   }
 
   /** The provider's account, or "" for records no lane holds (dead at once). */
