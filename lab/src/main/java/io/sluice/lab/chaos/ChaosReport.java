@@ -19,7 +19,9 @@ import java.util.Map;
  * {@code hangingTransactionsAborted} counts the roles' aborts of hanging transactions.
  * {@code longGaps} lists every gap longer than 10 s without a call (all providers together) with
  * the events waiting through it and what they waited for ({@link GapReasons}). {@code isolation}
- * says what the paused tenant and the dead endpoint got ({@link IsolationFigures}).
+ * says what the paused tenant and the dead endpoint got ({@link IsolationFigures});
+ * {@code duplicateSettlements} counts settlements written twice, apart from calls made twice
+ * ({@link SettlementCopies}).
  */
 public record ChaosReport(
     Map<String, Object> options,
@@ -59,6 +61,7 @@ public record ChaosReport(
     List<PairFigure> overAdmission,
     List<String> faults,
     Map<String, Object> isolation,
+    Map<String, Object> duplicateSettlements,
     List<String> failures) {
 
   /**
@@ -153,6 +156,9 @@ public record ChaosReport(
           p.windowFromSecond(), p.overAdmitted() ? "  OVER" : "");
     }
     row(out, "isolation", isolation.toString());
+    row(out, "settlements written twice", duplicateSettlements.get("identicalCopies")
+        + " identical copies, " + duplicateSettlements.get("extraEndings") + " extra endings (of "
+        + duplicateSettlements.get("settlements") + " settlements)");
     out.println(failures.isEmpty() ? "RESULT: ok" : "RESULT: FAILED " + failures);
   }
 

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -262,6 +263,13 @@ public final class ChaosRun {
             (windows.stream().mapToLong(GapReasons.Window::toMillis).max().orElse(loadStart)
                 - loadStart) / 1000.0)));
     failures.addAll(IsolationFigures.failures(isolation));
+    Map<String, Integer> deliveredCalls = new HashMap<>();
+    arrivals.stream().filter(a -> a.status() >= 200 && a.status() < 300)
+        .forEach(a -> deliveredCalls.merge(a.key(), 1, Integer::sum));
+    List<String> delaySteps = topics.ladder().stream().map(topics::delay).toList();
+    Map<String, Object> settlementCopies = SettlementCopies.read(bootstrap,
+        List.of(topics.outcomes(), topics.dlq()), delaySteps, deliveredCalls, timeout);
+    failures.addAll(SettlementCopies.failures(settlementCopies));
     return new ChaosReport(options.asMap(), events, load.failed(), producedTwice.size(), kills,
         roleRestarts, unexpected, redisRestarts, brokerRestarts, settled, settleSeconds,
         verify.uniqueIds(), verify.delivered(), verify.deadLettered(), verify.deadByReason(),
@@ -272,7 +280,8 @@ public final class ChaosRun {
         calls.longestGap().millis(),
         (calls.longestGap().fromMillis() - loadStart) / 1000.0, gaps, longGaps,
         calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
-        faultLog.stream().map(DuplicateCauses.Fault::label).toList(), isolation, failures);
+        faultLog.stream().map(DuplicateCauses.Fault::label).toList(), isolation,
+        settlementCopies, failures);
   }
 
   /**

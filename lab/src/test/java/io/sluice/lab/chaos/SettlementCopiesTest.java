@@ -1,0 +1,57 @@
+package io.sluice.lab.chaos;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+
+/** Settlements written twice, counted apart from calls made twice. */
+class SettlementCopiesTest {
+  private static ConsumerRecord<byte[], byte[]> record(String value, String notBefore) {
+    ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("t", 0, 0, "k".getBytes(
+        StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8));
+    r.headers().add("sluice-not-before", notBefore.getBytes(StandardCharsets.UTF_8));
+    return r;
+  }
+
+  @Test
+  void shouldCountARetryResentAsItWasButNotAnEventDeferredAgainAtAnotherTime() {
+    SettlementCopies tally = new SettlementCopies();
+    String retry = SettlementCopies.signature(record("{\"id\":\"e1\"}", "1000"));
+    tally.add("delay.5s", retry, "e1", false);
+    tally.add("delay.5s", retry, "e1", false); // resent after a produce timeout: a second call later
+    tally.add("delay.5s", SettlementCopies.signature(record("{\"id\":\"e1\"}", "9000")), "e1",
+        false); // parked again, a later turn: a settlement of its own
+    Map<String, Object> f = tally.figures(Map.of("e1", 1));
+    assertEquals(1L, f.get("identicalCopies"));
+    assertEquals(List.of("1 settlements written twice (identical records) {delay.5s=1}"),
+        SettlementCopies.failures(f));
+  }
+
+  @Test
+  void shouldCountAnEventEndedMoreOftenThanDelivered() {
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("outcomes", "a", "e1", true);
+    tally.add("outcomes", "b", "e1", true); // ended again without a call
+    tally.add("outcomes", "c", "e2", true);
+    tally.add("outcomes", "d", "e2", true); // delivered twice (a duplicate call): two outcomes due
+    tally.add("dlq", "e", "e3", true);
+    Map<String, Object> f = tally.figures(Map.of("e1", 1, "e2", 2));
+    assertEquals(1L, f.get("extraEndings"));
+    assertEquals(List.of("e1"), f.get("extraEndingExamples"));
+    assertEquals(0L, f.get("identicalCopies"));
+  }
+
+  @Test
+  void shouldPassARunWithEverySettlementWrittenOnce() {
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("outcomes", "a", "e1", true);
+    tally.add("delay.1s", "b", "e2", false);
+    tally.add("dlq", "c", "e2", true);
+    assertTrue(SettlementCopies.failures(tally.figures(Map.of("e1", 1))).isEmpty());
+  }
+}
