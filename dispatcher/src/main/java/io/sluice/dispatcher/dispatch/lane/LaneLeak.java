@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,8 +42,9 @@ final class LaneLeak {
     this.leaseMicros = leaseMicros;
   }
 
-  long lookaheadMicros() {
-    return lookaheadMicros;
+  /** How far ahead the lane claims slots, in nanoseconds. */
+  long lookaheadNanos() {
+    return TimeUnit.MICROSECONDS.toNanos(lookaheadMicros);
   }
 
   /** The lease prefix of the next claim that takes leases, unique per claim. Caller holds the monitor. */

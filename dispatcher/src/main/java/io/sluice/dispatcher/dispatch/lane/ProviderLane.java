@@ -8,8 +8,6 @@ import io.sluice.dispatcher.fair.GlobalShare;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LimitedClaim;
-import io.sluice.dispatcher.leak.ProviderLimits;
-import io.sluice.dispatcher.leak.SlotClaim;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import java.util.Collection;
@@ -25,8 +23,6 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One provider's side of the dispatcher: its bounded fair queue, its share of the global leak, and
@@ -92,19 +88,19 @@ import org.slf4j.LoggerFactory;
  * What to do at each step (when to claim and how many, the pause, the warm-up, which queued
  * entries no longer fit) is decided by {@link LaneSchedule}, what a due slot does with the head of
  * the queue by {@code SlotUse}, when to publish busy tenants by {@code ShareCadence}, and which
- * entries wait in Kafka by {@code LaneParking}: each pure and tested on a fake clock. The queue and
- * its weights are {@code LaneQueue}'s, the talk with the leak {@code LaneLeak}'s, the calls not yet
- * judged {@code UnjudgedCalls}'; a settlement's orders are carried out through
- * {@link LaneOrder#carryOut}. This class runs the timers and starts the calls, in that order of
- * steps: claim, fire, call, settle. Every instant comes from the injected {@code nanoTime}.
+ * entries wait in Kafka by {@code LaneParking}: each pure and tested on a fake clock. The steps
+ * are carried out by parts, each with one concern: getting slots ({@code SlotClaims}: claims,
+ * their timers, leases, the share of the leak), the queue and its weights ({@code LaneQueue}),
+ * the talk with the leak ({@code LaneLeak}), the calls not yet judged ({@code UnjudgedCalls}).
+ * This class is the lane's face to the dispatcher, and uses each due slot: it picks the event,
+ * starts the call, hands the result to be settled and carries out the settlement's orders
+ * ({@link LaneOrder#carryOut}). Every instant comes from the injected {@code nanoTime}.
  *
  * <p>Thread-safety: the consumer thread offers and removes, the timer thread fires slots, and the
  * leak's and the provider's completions arrive on their own threads; every state change happens
  * under this lane's monitor, and no I/O is started while holding it.
  */
 public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
-  private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
-
   /** What becomes of a call's result: it is judged into a {@link Settlement}. */
   public interface ResultHandler {
     /**
@@ -164,11 +160,10 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   private final LaneId id;
   /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
   private final String name;
-  private final BiConsumer<DispatchEntry, String> cannotFit;
   private final LimitSource limits;
   private final Provider provider;
   private final LaneLeak leak;
-  private final ScheduledExecutorService timer;
+  private final LaneTimer timer;
   private final ResultHandler results;
   private final DispatchListener listener;
   /** The dispatcher's pace: the share of the rate each claim takes ({@link PaceGovernor}). */
@@ -184,20 +179,14 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /** When entries this lane has no room or no turn for come back. */
   private final LaneParking parking;
   private final UnjudgedCalls unjudged = new UnjudgedCalls();
-  private final ShareCadence sharing = new ShareCadence();
+  /** How the lane gets its slots: claims, their timers, leases, the share of the leak. */
+  private final SlotClaims claims;
   /**
    * Whether a call may start now, asked as each slot fires with an event for it: a tenant's
    * endpoint that is disabled, or has its one probe out, says no ({@code EndpointHealth}), and
    * the slot goes unused ({@code disabled}). Always yes for a provider's own lane.
    */
   private volatile BooleanSupplier mayCall = () -> true;
-  /**
-   * This lane only ever holds one tenant's events (a tenant's own endpoint): an instance holding
-   * it holds that tenant alone, so there is no share to work out and nothing is published.
-   */
-  private volatile boolean oneTenant;
-  /** The last claim failed: logged once until one is answered again. */
-  private boolean leakDown;
   /**
    * Whether a queued entry may no longer be called (its deadline passed), asked as its slot
    * fires; such an entry goes to {@link #expired} instead of its call. Never, by default.
@@ -209,12 +198,11 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     this.id = settings.id();
     this.name = id.name();
     this.nanoTime = hooks.nanoTime();
-    this.cannotFit = hooks.cannotFit();
     this.limits = calls.limits();
     this.provider = calls.provider();
     this.leak = new LaneLeak(name, calls.leak(), settings.lookaheadMicros(),
         settings.leaseMicros());
-    this.timer = hooks.timer();
+    this.timer = new LaneTimer(hooks.timer());
     this.results = hooks.results();
     this.listener = hooks.listener();
     this.pace = hooks.pace();
@@ -222,6 +210,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         nanoTime.getAsLong());
     this.queue = new LaneQueue(settings.tierWeights(), settings.bufferSize(), schedule);
     this.parking = new LaneParking(queue);
+    this.claims = new SlotClaims(this, name, hooks, timer, limits, schedule, queue, leak,
+        this::fire);
   }
 
   /**
@@ -230,67 +220,6 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    */
   public synchronized void reweigh(Map<String, Double> tierWeights) {
     queue.reweigh(tierWeights);
-  }
-
-  /**
-   * Tells the other instances sharing this provider how many busy tenants of each tier this lane
-   * holds ({@link ShareCadence} says when), and takes the share of the leak the sums give it
-   * ({@link GlobalShare}, {@link ClaimAllowance}). Publishes while the lane has work, and once
-   * more when it has none, which withdraws it.
-   */
-  private void shareBusyTenants() {
-    if (oneTenant) {
-      return;
-    }
-    Map<String, Integer> busy;
-    long now = nanoTime.getAsLong();
-    synchronized (this) {
-      if (schedule.closed()) {
-        return;
-      }
-      boolean beyondRate = limits.current().hasLimitsBeyondRate();
-      if (beyondRate || sharing.stale(now)) {
-        // Limits beyond the rate (calls or cost windows, concurrency) set the pace, which a
-        // share of the rate does not know: a cap from it could hold back slots the windows
-        // allow, and scaled weights without a cap would split the leak worse than the
-        // configured ones, so such a provider is not shared (fair within each instance, the
-        // leak strict). And a share not confirmed for a while (Redis slow or down, or a
-        // publication that never came back) is not trusted: claim as one alone would.
-        schedule.unshared();
-        queue.weighAsConfigured();
-        if (beyondRate) {
-          return;
-        }
-      }
-      if (!sharing.due(now)) {
-        return;
-      }
-      busy = queue.busyTenantsByTier();
-      if (!sharing.publish(busy, now)) {
-        return;
-      }
-    }
-    leak.busyTenants(busy, ShareCadence.SHARE_TTL_MICROS).whenComplete((global, error) -> {
-      synchronized (this) {
-        long heard = nanoTime.getAsLong();
-        sharing.answered(error == null, heard);
-        if (error != null) {
-          return;
-        }
-        if (busy.isEmpty() || limits.current().hasLimitsBeyondRate()) {
-          // Withdrawn, or the limits went beyond the rate while the publication was out.
-          schedule.unshared();
-          queue.weighAsConfigured();
-          return;
-        }
-        GlobalShare share = GlobalShare.of(queue.configuredWeights(), busy, global);
-        schedule.shareLeak(share.instanceShare(), lookaheadNanos(), heard);
-        queue.weighBy(share.localWeights());
-      }
-      if (error == null) {
-        later(this::kick, 0);
-      }
-    });
   }
 
   public String name() {
@@ -308,11 +237,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * line is busy ({@link LaneSchedule#shareTotal}).
    */
   public synchronized void shareTotal(double partPerSecond, double totalPerSecond) {
-    schedule.shareTotal(partPerSecond, totalPerSecond, lookaheadNanos(), nanoTime.getAsLong());
-  }
-
-  private long lookaheadNanos() {
-    return TimeUnit.MICROSECONDS.toNanos(leak.lookaheadMicros());
+    schedule.shareTotal(partPerSecond, totalPerSecond, leak.lookaheadNanos(), nanoTime.getAsLong());
   }
 
   /** Busy tenants (with entries queued) per tier, now. */
@@ -388,7 +313,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     synchronized (this) {
       schedule.pause(now, retryAfterMillis);
     }
-    later(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
+    timer.later(this::kick, TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
     listener.throttled(name, retryAfterMillis);
     leak.throttled(limits.current().ratePerSecond(), retryAfterMillis, claimedAtMicros);
   }
@@ -404,7 +329,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     synchronized (this) {
       schedule.pause(now, millis);
     }
-    later(this::kick, TimeUnit.MILLISECONDS.toNanos(millis));
+    timer.later(this::kick, TimeUnit.MILLISECONDS.toNanos(millis));
   }
 
   /**
@@ -415,7 +340,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * endpoints' Redis calls besides their claims).
    */
   public void oneTenant() {
-    this.oneTenant = true;
+    claims.oneTenant();
   }
 
   /**
@@ -430,7 +355,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     synchronized (this) {
       schedule.holdClaims(nanoTime.getAsLong() + delayNanos);
     }
-    later(this::kick, delayNanos);
+    timer.later(this::kick, delayNanos);
   }
 
   /** Asks {@code gate} before each call ({@link #mayCall}); set once, before the first offer. */
@@ -492,144 +417,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
 
   /** Claims slots if there is work for them and room in flight. Called after every change. */
   void kick() {
-    shareBusyTenants();
-    int wanted;
-    ProviderLimits enforced = limits.current();
-    long slotCost;
-    String leases = null;
-    List<DispatchEntry> unfit = List.of();
-    long sendable = enforced.largestSendableCost();
-    synchronized (this) {
-      if (!schedule.mayClaim()) {
-        return;
-      }
-      schedule.retune(enforced.ratePerSecond(), enforced.windowMarginNanos(),
-          nanoTime.getAsLong());
-      // An event dearer than the CONFIGURED windows never gets here: that is its own fault, and
-      // ReadyRecordCheck dead-letters it before any slot. This catches limits lowered since (a
-      // learned or reloaded window), which are the lane's state, not the event's: it goes round
-      // the ladder instead, by when the learned limit may have grown again.
-      if (schedule.holdsCostAbove(sendable)) {
-        unfit = queue.removeIf(e -> e.event().cost() > sendable);
-      }
-    }
-    for (DispatchEntry e : unfit) {
-      cannotFit.accept(e, "cost " + e.event().cost() + " exceeds what " + name
-          + "'s smallest cost window allows now (" + sendable + ")");
-    }
-    synchronized (this) {
-      wanted = schedule.claimSlots(queue.size(), nanoTime.getAsLong());
-      if (wanted <= 0) {
-        long shareWait = schedule.takeShareWait();
-        if (shareWait > 0) {
-          later(this::kick, shareWait);
-        }
-        return;
-      }
-      slotCost = schedule.slotCost(enforced.countsCost());
-      if (enforced.hasConcurrency()) {
-        leases = leak.nextLeases();
-      }
-    }
-    LaneLeak.Sent sent;
-    long sentNanos = nanoTime.getAsLong();
-    // The dispatcher's pace: an overloaded process claims its slots further apart; the pacer's
-    // tolerance and slack stay those of the rate itself, which the other instances' slots are
-    // spaced by.
-    try {
-      sent = leak.claim(enforced, pace.factor(), wanted, slotCost, leases);
-    } catch (RuntimeException e) {
-      claimFailed(e);
-      return;
-    }
-    boolean leased = leases != null;
-    long maxCost = enforced.countsCost() ? slotCost : Long.MAX_VALUE;
-    sent.answer().whenComplete((c, error) -> {
-      if (error != null) {
-        claimFailed(error);
-      } else {
-        claimed(c, sent.request(), leased, maxCost, sentNanos, nanoTime.getAsLong());
-      }
-    });
-  }
-
-  private void claimed(SlotClaim claim, LimitedClaim request, boolean leased, long maxCost,
-      long sentNanos, long receivedNanos) {
-    long[] dueNanos = new long[claim.granted()];
-    synchronized (this) {
-      schedule.claimAnswered(sentNanos, receivedNanos, claim.nowMicros());
-      if (leakDown) {
-        leakDown = false;
-        LOG.info("{}: the leak answers again", name);
-      }
-      if (schedule.closed()) {
-        // Granted leases would hold other instances' concurrency until they expire.
-        for (int i = 0; leased && i < claim.granted(); i++) {
-          leak.release(request.leaseId(i));
-        }
-        return;
-      }
-      schedule.granted(claim.granted());
-      schedule.claimedFromShare(claim.granted(), claim.firstSlotMicros(), claim.intervalMicros(),
-          claim.nowMicros(), receivedNanos);
-      for (int i = 0; i < claim.granted(); i++) {
-        dueNanos[i] = schedule.dueNanos(claim.slotMicros(i));
-      }
-    }
-    long intervalNanos = TimeUnit.MICROSECONDS.toNanos(claim.intervalMicros());
-    long now = nanoTime.getAsLong();
-    for (int i = 0; i < claim.granted(); i++) {
-      Slot slot = new Slot(claim.slotMicros(i), claim.nowMicros(), dueNanos[i], intervalNanos,
-          maxCost, leased ? request.leaseId(i) : null);
-      // Asked to run at its instant, or now if that has passed: how late the timer runs it is
-      // the timer's lateness alone (the pace's signal), not the claim's.
-      long at = dueNanos[i] - now > 0 ? dueNanos[i] : now;
-      later(() -> fire(slot, at), at - now);
-    }
-    if (claim.granted() == 0) {
-      long waitNanos;
-      synchronized (this) {
-        waitNanos = schedule.noSlotsUntil(receivedNanos, claim.nowMicros(), claim.retryAtMicros());
-      }
-      later(this::kick, waitNanos);
-    } else {
-      kick();
-    }
-  }
-
-  private void claimFailed(Throwable error) {
-    boolean first;
-    long waitNanos;
-    long now = nanoTime.getAsLong();
-    synchronized (this) {
-      // The wait is set with the failure, so that no kick in between asks the silent leak again.
-      waitNanos = schedule.claimFailed(now);
-      first = !leakDown;
-      leakDown = true;
-    }
-    if (first) {
-      LOG.warn("{}: the leak does not answer ({}); no calls until it does", name, error.toString());
-    }
-    listener.leakUnavailable(name, error);
-    later(this::kick, waitNanos);
-  }
-
-  /**
-   * Gives back a slot's concurrency lease; a lost release only waits for the lease to expire. Once
-   * the leak has it back the lane may claim again at once ({@link LaneSchedule#leaseReturned}):
-   * a claim refused while this lane held every lease waits only for the leak's poll of other
-   * instances' releases, and this one's own come back at a time only it knows.
-   */
-  private void release(Slot slot) {
-    if (slot.lease() == null) {
-      return;
-    }
-    leak.release(slot.lease()).thenRun(() -> {
-      synchronized (this) {
-        schedule.leaseReturned(nanoTime.getAsLong());
-      }
-      kick();
-    });
+    claims.kick();
   }
 
   /**
@@ -649,7 +437,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
           schedule.closed() || schedule.paused(now), queue.peek(), slot.maxCost(), mayCall,
           pastDeadline);
       if (use instanceof SlotUse.WaitUntil w) {
-        later(() -> fire(slot, w.atNanos()), w.atNanos() - now);
+        timer.later(() -> fire(slot, w.atNanos()), w.atNanos() - now);
         return;
       } else if (use instanceof SlotUse.Wasted w) {
         wasted = w.reason();
@@ -671,7 +459,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       expired.accept(pastDue); // its deadline passed while it waited: never called after it
     }
     if (next == null) {
-      release(slot);
+      claims.release(slot);
       kick();
       return;
     }
@@ -706,7 +494,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         pace.callAnswered(this, started + latency, started, excess);
       }
       listener.callEnded(name, entry.tier(), r, latency);
-      release(slot);
+      claims.release(slot);
       try {
         Settlement settlement = results.settle(id, entry, r, slot.claimedAtMicros());
         LaneOrder.carryOut(settlement.first(), this);
@@ -722,14 +510,6 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         kick();
       }
     });
-  }
-
-  private void later(Runnable task, long delayNanos) {
-    try {
-      timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-    } catch (RuntimeException rejected) {
-      // The timer is shut down: the dispatcher is closing.
-    }
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */
