@@ -50,39 +50,6 @@ public record ProviderConfig(
         ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
   }
 
-  /** A provider with one URL, making its calls as {@code request} says. */
-  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
-      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
-      Map<String, Quota> quotas, List<ProviderLimit> limits, AnswerBounds answers,
-      ProviderRequest request) {
-    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        limits, answers, request, null);
-  }
-
-  /** A provider with these limits, plain calls and the default bounds on its answers. */
-  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
-      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
-      Map<String, Quota> quotas, List<ProviderLimit> limits) {
-    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        limits, null, null);
-  }
-
-  /** A provider making its calls as {@code request} says, with the default answer bounds. */
-  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
-      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
-      Map<String, Quota> quotas, List<ProviderLimit> limits, ProviderRequest request) {
-    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        limits, null, request);
-  }
-
-  /** A provider with one limit, its rate (what {@code rate:} alone configures). */
-  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
-      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
-      Map<String, Quota> quotas) {
-    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
-        null, null, null);
-  }
-
   /** Whether each tenant's calls go to the tenant's own endpoint ({@code endpoints: perTenant}). */
   public boolean perTenant() {
     return endpoints.perTenant();

@@ -51,23 +51,7 @@ public record ProviderEndpoints(
   /** One URL for the provider, as before per-tenant endpoints. */
   public static final ProviderEndpoints SINGLE = new ProviderEndpoints(false, Optional.empty(),
       List.of(), ConfigDefaults.ALLOW_PRIVATE_NETWORKS, ConfigDefaults.DISABLE_AFTER,
-      ConfigDefaults.PROBE_AFTER, ConfigDefaults.WHILE_DISABLED);
-
-  /** Endpoints that must be https ({@code allowPlainHttp: false}). */
-  public ProviderEndpoints(boolean perTenant, Optional<Rate> totalRate, List<String> allowedHosts,
-      boolean allowPrivateNetworks, Duration disableAfter, Duration probeAfter,
-      WhileDisabled whileDisabled) {
-    this(perTenant, totalRate, allowedHosts, allowPrivateNetworks, disableAfter, probeAfter,
-        whileDisabled, false, false);
-  }
-
-  /** Endpoints without a shared signing secret ({@code sharedSigningSecret: false}). */
-  public ProviderEndpoints(boolean perTenant, Optional<Rate> totalRate, List<String> allowedHosts,
-      boolean allowPrivateNetworks, Duration disableAfter, Duration probeAfter,
-      WhileDisabled whileDisabled, boolean allowPlainHttp) {
-    this(perTenant, totalRate, allowedHosts, allowPrivateNetworks, disableAfter, probeAfter,
-        whileDisabled, allowPlainHttp, false);
-  }
+      ConfigDefaults.PROBE_AFTER, ConfigDefaults.WHILE_DISABLED, false, false);
 
   public ProviderEndpoints {
     totalRate = totalRate == null ? Optional.empty() : totalRate;

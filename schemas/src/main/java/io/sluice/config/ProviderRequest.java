@@ -35,12 +35,6 @@ public record ProviderRequest(
     capture = capture == null ? Capture.NONE : capture;
   }
 
-  /** Request settings with no TLS settings of their own. */
-  public ProviderRequest(String method, String contentType, Map<String, String> headers,
-      ProviderAuth auth, List<Secret> signingSecrets, Capture capture) {
-    this(method, contentType, headers, auth, signingSecrets, capture, null);
-  }
-
   /**
    * What of an answer is kept.
    *

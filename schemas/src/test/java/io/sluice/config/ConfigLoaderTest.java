@@ -1,5 +1,6 @@
 package io.sluice.config;
 
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -64,12 +65,12 @@ class ConfigLoaderTest {
     assertEquals(Map.of("enterprise", new TierConfig(8), "pro", new TierConfig(4),
         "free", new TierConfig(1)), config.tiers());
     assertEquals("free", config.defaultTier());
-    assertEquals(Map.of("payments-api", new ProviderConfig(
-        URI.create("http://localhost:8081/hooks"), new Rate(50), 16, Duration.ofSeconds(5),
-        RedisDownPolicy.LOCAL, false, List.of("X-Request-Id"), 100, Map.of(
+    assertEquals(Map.of("payments-api", providerAt("http://localhost:8081/hooks").rate(50)
+        .maxInFlight(16).timeout(Duration.ofSeconds(5)).onRedisDown(RedisDownPolicy.LOCAL)
+        .forwardHeaders(List.of("X-Request-Id")).maxCost(100).quotas(Map.of(
             "enterprise", new Quota(100, new Rate(40)),
             "pro", new Quota(40, new Rate(15)),
-            "free", new Quota(10, new Rate(2))))), config.providers());
+            "free", new Quota(10, new Rate(2)))).build()), config.providers());
     assertEquals(Map.of(
         "acme", new TenantConfig("enterprise", Map.of()),
         "globex", new TenantConfig("pro", Map.of("payments-api", new Quota(60, new Rate(20))))),

@@ -54,7 +54,7 @@ final class LabelText {
   record Parsed(Map<String, String> labels, int end) {}
 
   /**
-   * Reads a label set starting at the {@code '{'} at {@code start}. Strict: a label named twice,
+   * Reads a label set starting at its opening brace, at {@code start}. Strict: a label named twice,
    * an unknown escape, a missing quote or brace is an {@link IllegalArgumentException} naming the
    * column. A trailing comma before the brace is allowed, as the format allows it.
    */

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * may be made again, as after a SIGKILL).
  *
  * <p>One daemon thread per role does the checks, the closes and the starts; {@link #current()}
- * and {@link #status()} may be read from any thread.
+ * and {@link #status(Function)} may be read from any thread.
  *
  * @param <R> the running role; closing it stops its loop and releases its clients
  */

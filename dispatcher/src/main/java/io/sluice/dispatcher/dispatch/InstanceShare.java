@@ -7,7 +7,7 @@ package io.sluice.dispatcher.dispatch;
  * in-process fallback divides a provider's rate by it while Redis is away
  * ({@code FailoverLeakyBucket}). Written by the consumer thread at every assignment, read by any.
  */
-public final class InstanceShare {
+final class InstanceShare {
   private final int partitions;
   private volatile int owned;
 

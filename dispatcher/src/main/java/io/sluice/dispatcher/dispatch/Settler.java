@@ -28,7 +28,7 @@ import java.util.function.DoubleSupplier;
  *
  * <p>Runs on the thread each call completes on; every part it writes to is thread-safe.
  */
-public final class Settler implements ProviderLane.ResultHandler {
+final class Settler implements ProviderLane.ResultHandler {
   private final CallJudge judge;
   private final LimitLearner learner;
   private final SettlementWriter writer;

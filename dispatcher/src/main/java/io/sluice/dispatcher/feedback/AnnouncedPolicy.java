@@ -7,7 +7,7 @@ package io.sluice.dispatcher.feedback;
  * @param name the provider's name for the policy ({@code x-ratelimit-requests} for the
  *             {@code X-RateLimit-*} families)
  */
-public record AnnouncedPolicy(String name, LimitUnit unit, long quota, long windowMillis) {
+record AnnouncedPolicy(String name, LimitUnit unit, long quota, long windowMillis) {
   public AnnouncedPolicy {
     if (quota < 0 || windowMillis <= 0) {
       throw new IllegalArgumentException("quota " + quota + " per " + windowMillis + " ms");

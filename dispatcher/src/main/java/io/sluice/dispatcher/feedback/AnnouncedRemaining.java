@@ -9,5 +9,5 @@ import java.util.OptionalLong;
  * @param resetMillis from the answer until the quota is whole again; empty if not given
  * @param limit       the quota, when the same family states it ({@code X-RateLimit-Limit})
  */
-public record AnnouncedRemaining(String name, LimitUnit unit, long remaining,
+record AnnouncedRemaining(String name, LimitUnit unit, long remaining,
     OptionalLong resetMillis, OptionalLong limit) {}

@@ -18,7 +18,7 @@ import java.util.List;
  * <p>The configured rate is never exceeded: learning only lowers. A limit too small to pace (a
  * quota of one or two) gives its plain average.
  */
-public final class LearnedRate {
+final class LearnedRate {
   /**
    * The slowest pace learning sets (one call in about three hours): the leak needs a positive rate, and a quota
    * of 0 is a provider saying "wait", which its holds express.

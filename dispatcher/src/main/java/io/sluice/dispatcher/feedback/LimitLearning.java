@@ -63,7 +63,7 @@ import java.util.function.DoubleSupplier;
  * stopped announcing (or raised, on a path Sluice no longer calls) fade within the hour, on every
  * instance and in Redis.
  */
-public final class LimitLearning {
+final class LimitLearning {
   /** The least a learned limit lives after it was last stated. */
   public static final long MIN_TTL_MILLIS = 600_000;
   /** The most a learned limit lives after it was last stated (an hour), whatever its window. */

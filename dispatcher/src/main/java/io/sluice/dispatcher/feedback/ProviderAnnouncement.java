@@ -19,7 +19,7 @@ import java.util.Set;
  *                         this answer lists (the quota policies in force, as the draft defines the
  *                         field), learnable or not; empty when the answer has no such field
  */
-public record ProviderAnnouncement(Family family, OptionalLong retryAfterMillis,
+record ProviderAnnouncement(Family family, OptionalLong retryAfterMillis,
     List<AnnouncedPolicy> policies, List<AnnouncedRemaining> remaining, List<String> malformed,
     Optional<Set<String>> listedPolicies) {
 

@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  * in {@link ProviderAnnouncement#malformed()}, once per field; what else the answer says is still
  * read.
  */
-public final class RateLimitHeaders {
+final class RateLimitHeaders {
   private static final Pattern COUNT = Pattern.compile("\\d{1,15}");
   private static final String[] X_SUFFIXES = {"", "-requests", "-tokens"};
   /** The periods of the period-suffixed family ({@code x-ratelimit-limit-<period>}). */

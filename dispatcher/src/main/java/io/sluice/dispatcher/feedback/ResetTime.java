@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  *
  * Pure: "now" is passed in. An instant in the past is a reset now (0).
  */
-public final class ResetTime {
+final class ResetTime {
   private static final Pattern GO_PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(h|ms|m|s|us|µs|ns)");
   private static final Pattern GO = Pattern.compile("(?:\\d+(?:\\.\\d+)?(?:h|ms|m|s|us|µs|ns))+");
   private static final Pattern NUMBER = Pattern.compile("\\d{1,18}(?:\\.\\d{1,9})?");

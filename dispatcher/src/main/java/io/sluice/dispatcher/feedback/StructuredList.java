@@ -18,7 +18,7 @@ import java.util.Map;
  * <p>As the RFC asks, a field that breaks the syntax anywhere is refused as a whole
  * ({@link Malformed}): a partial reading of a limit is worse than none.
  */
-public final class StructuredList {
+final class StructuredList {
   /** An sf-token (unquoted), as distinct from an sf-string. */
   public record Token(String text) {}
 

@@ -83,7 +83,7 @@ package io.sluice.dispatcher.leak;
  * integers below 2^53 in Lua: exact). The factor is a double computed by the same operations in
  * the same order as the script, so the two agree to the last bit.
  */
-public final class LeakMath {
+final class LeakMath {
   /** Whether the state can be lost between decisions, which decides what a missing last slot means. */
   public enum Memory {
     /** In process: a missing last slot means none was granted yet. */

@@ -11,7 +11,7 @@ package io.sluice.dispatcher.leak;
  * @param pausedUntilMicros no slot starts before this (the latest Retry-After heard)
  * @param clockMicros       the latest time the bucket has seen: its clock never goes back
  */
-public record LeakState(
+record LeakState(
     long lastSlotMicros,
     double cutFactor,
     long cutAtMicros,

@@ -18,7 +18,7 @@ import java.util.Map;
  * {@link RedisLeakyBucket} chooses the keys and the values; this class alone knows where each goes
  * and where each answer comes back.
  */
-public final class LeakyBucketScript {
+final class LeakyBucketScript {
   public static final String RESOURCE = "/lua/leaky_bucket.lua";
 
   /** {@code ARGV[1]}: what the call does. */

@@ -74,7 +74,7 @@ import java.util.List;
  * A window known only from the provider's answers is not held so
  * ({@link ProviderLimits#holdsAfterLoss}): the provider states again what remains of it.
  */
-public final class LimitMath {
+final class LimitMath {
   /** Fixed windows can move the candidate once per limit per pass; this many passes suffice. */
   private static final int PASSES = 16;
   /** When concurrency is full, ask again at the latest this soon (another instance may release). */

@@ -89,7 +89,7 @@ public record ProviderLimits(List<ProviderLimit> all, Set<String> learnedOnly) {
    * nanoseconds; {@code Long.MAX_VALUE} when there is no window. A window's log keeps each slot
    * {@code per + margin}, which holds the provider's bound on arrivals only while the delays of
    * calls (arrival less slot) differ by at most the margin: the lane uses no slot later than that
-   * ({@link io.sluice.dispatcher.dispatch.ProviderLane}).
+   * ({@link io.sluice.dispatcher.dispatch.lane.ProviderLane}).
    */
   public long windowMarginNanos() {
     long least = Long.MAX_VALUE;

@@ -27,7 +27,7 @@ import java.util.TreeMap;
  *   <li>concurrency is a set of leases with their expiry (Redis: a sorted set scored by expiry).
  * </ul>
  */
-public final class WindowLedger {
+final class WindowLedger {
   private final Map<String, ArrayDeque<long[]>> logs = new HashMap<>();
   private final Map<String, TreeMap<Long, Long>> fixed = new HashMap<>();
   private final Map<String, TreeMap<Long, Long>> subWindows = new HashMap<>();

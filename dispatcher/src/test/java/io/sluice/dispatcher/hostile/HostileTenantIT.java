@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.hostile;
 
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,10 +10,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderRequest;
 import io.sluice.config.ProviderTls;
-import io.sluice.config.Rate;
-import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.Secret;
 import io.sluice.dispatcher.endpoint.EndpointLookups;
 import io.sluice.dispatcher.endpoint.GuardedEndpoint;
@@ -103,8 +101,7 @@ class HostileTenantIT {
   }
 
   private static ProviderConfig perTenant(Duration timeout) {
-    return new ProviderConfig(URI.create("http://unused.invalid/"), new Rate(10), 4, timeout,
-        RedisDownPolicy.LOCAL, false, List.of(), 100, Map.of(), null, ProviderRequest.DEFAULT);
+    return providerAt("http://unused.invalid/").timeout(timeout).build();
   }
 
   /** A guarded per-tenant provider as {@code HttpProvider.of} builds one, the network stood in for. */

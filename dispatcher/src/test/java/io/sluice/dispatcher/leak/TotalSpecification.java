@@ -8,7 +8,7 @@ import java.util.Map;
  * ({@link ProviderTotal}), run over every implementation ({@link io.sluice.testkit.SpecTable}):
  * {@link LeakMath} and {@link LimitMath} as Redis keeps them and {@link LocalLeakyBucket}
  * ({@link TotalSpecTest}), the Lua script on a real Redis and on a cluster
- * ({@link TotalScriptIT}).
+ * ({@link TotalScriptRuns}).
  *
  * <p>Endpoint {@code a} at 2/s (slots 0.5 s apart), endpoint {@code b} at 0.5/s (2 s apart), the
  * total at 1/s (1 s apart), a lookahead of 2.5 s; state losable as in Redis. Each step first moves

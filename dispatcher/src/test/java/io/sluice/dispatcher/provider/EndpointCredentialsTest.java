@@ -1,14 +1,13 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderEndpointsBuilder.perTenant;
+import static io.sluice.config.ProviderRequestBuilder.request;
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderEndpoints;
-import io.sluice.config.ProviderRequest;
-import io.sluice.config.Rate;
-import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.Secret;
 import io.sluice.config.TenantEndpoint;
 import java.net.URI;
@@ -28,12 +27,8 @@ class EndpointCredentialsTest {
       new ProviderCall("e-1", null, "{}".getBytes(), Map.of(), 1);
 
   private static HttpProvider provider(ProviderAuth auth) {
-    ProviderConfig config = new ProviderConfig(URI.create("https://partner.example/api"),
-        new Rate(10), 4, Duration.ofSeconds(5), RedisDownPolicy.LOCAL, false, List.of(), 100,
-        Map.of(), null, null,
-        new ProviderRequest("POST", "application/json", Map.of(), auth, List.of(), null),
-        new ProviderEndpoints(true, Optional.empty(), List.of(), false, Duration.ofMinutes(5),
-            Duration.ofMinutes(1), ProviderEndpoints.WhileDisabled.WAIT));
+    ProviderConfig config = providerAt("https://partner.example/api")
+        .request(request().auth(auth).build()).endpoints(perTenant().build()).build();
     return new HttpProvider(config, HttpProvider.defaultClient(Duration.ofSeconds(5)));
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderRequestBuilder.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -32,9 +33,10 @@ class HttpProviderCaptureTest {
   private static ProviderResult.Answered call(int status, byte[] body, int bodyBytes) throws Exception {
     try (RecordingReceiver receiver = new RecordingReceiver(r -> new RecordingReceiver.Answer(status, body));
         HttpProvider http = new HttpProvider(ProviderConfigs.http(receiver.url("/hooks"),
-            new ProviderRequest("POST", "application/json", Map.of(),
-                new ProviderAuth.Bearer(Secret.literal(TOKEN)), List.of(),
-                new ProviderRequest.Capture(List.of("Content-Length", "X-Absent"), bodyBytes))),
+            request().auth(new ProviderAuth.Bearer(Secret.literal(TOKEN)))
+                .capture(new ProviderRequest.Capture(List.of("Content-Length", "X-Absent"),
+                    bodyBytes))
+                .build()),
             HttpProvider.defaultClient(Duration.ofSeconds(5)))) {
       return assertInstanceOf(ProviderResult.Answered.class,
           http.call(new ProviderCall("e-1", null, new byte[0], Map.of(), 1)).toCompletableFuture().get());

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderRequestBuilder.request;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -46,9 +47,9 @@ class HttpProviderRequestTest {
 
   @Test
   void shouldSendTheMethodContentTypeStaticHeadersAndBearerToken() throws Exception {
-    RecordingReceiver.Received r = send(new ProviderRequest("PUT", "text/plain; charset=utf-8",
-        Map.of("X-Source", "sluice"), new ProviderAuth.Bearer(Secret.literal("tok-1")), List.of(),
-        null));
+    RecordingReceiver.Received r = send(request().method("PUT")
+        .contentType("text/plain; charset=utf-8").headers(Map.of("X-Source", "sluice"))
+        .auth(new ProviderAuth.Bearer(Secret.literal("tok-1"))).build());
 
     assertEquals("PUT", r.method());
     assertEquals("/hooks/orders", r.path());
@@ -63,8 +64,8 @@ class HttpProviderRequestTest {
 
   @Test
   void shouldSendTheConfiguredHeaderCredentialAndNotTheEventsValue() throws Exception {
-    RecordingReceiver.Received r = send(new ProviderRequest("PATCH", "application/json", Map.of(),
-        new ProviderAuth.Header("X-Api-Key", Secret.literal("key-1")), List.of(), null));
+    RecordingReceiver.Received r = send(request().method("PATCH")
+        .auth(new ProviderAuth.Header("X-Api-Key", Secret.literal("key-1"))).build());
 
     assertEquals("PATCH", r.method());
     assertEquals(List.of("key-1"), r.headers().get("X-Api-Key"));
@@ -73,8 +74,8 @@ class HttpProviderRequestTest {
 
   @Test
   void shouldSendBasicCredentialsAsRfc7617SaysAndADeleteWithItsBody() throws Exception {
-    RecordingReceiver.Received r = send(new ProviderRequest("DELETE", "application/json", Map.of(),
-        new ProviderAuth.Basic(Secret.literal("sluice"), Secret.literal("pä55:word")), List.of(), null));
+    RecordingReceiver.Received r = send(request().method("DELETE")
+        .auth(new ProviderAuth.Basic(Secret.literal("sluice"), Secret.literal("pä55:word"))).build());
 
     assertEquals("DELETE", r.method());
     assertEquals("Basic " + Base64.getEncoder().encodeToString(
@@ -95,8 +96,7 @@ class HttpProviderRequestTest {
   @Test
   void shouldEndACallWhoseCredentialCannotBeSentWithoutQuotingIt() throws Exception {
     try (HttpProvider http = new HttpProvider(ProviderConfigs.http(URI.create("http://127.0.0.1:9/h"), List.of(),
-        new ProviderRequest("POST", "application/json", Map.of(),
-            new ProviderAuth.Bearer(Secret.literal("line\nbreak-5ecret")), List.of(), null)),
+        request().auth(new ProviderAuth.Bearer(Secret.literal("line\nbreak-5ecret"))).build()),
         HttpProvider.defaultClient(Duration.ofSeconds(1)))) {
       ProviderResult result = http.call(new ProviderCall("e-1", null, BODY, Map.of(), 1))
           .toCompletableFuture().get();
@@ -118,7 +118,7 @@ class HttpProviderRequestTest {
     AtomicLong nanos = new AtomicLong();
     Secret token = Secret.resolve("${file:" + file + "}", Map.of(), nanos::get);
     try (HttpProvider http = new HttpProvider(ProviderConfigs.http(URI.create("http://127.0.0.1:9/h"), List.of(),
-        new ProviderRequest("POST", "application/json", Map.of(), new ProviderAuth.Bearer(token), List.of(), null)),
+        request().auth(new ProviderAuth.Bearer(token)).build()),
         HttpProvider.defaultClient(Duration.ofSeconds(1)))) {
       ProviderCall call = new ProviderCall("e-1", null, BODY, Map.of(), 1);
       assertEquals("Bearer tok-1", http.request(call).headers().firstValue("Authorization").orElseThrow());

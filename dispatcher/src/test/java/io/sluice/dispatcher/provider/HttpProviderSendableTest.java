@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -11,7 +12,6 @@ import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.Verdict;
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.Rate;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
@@ -21,7 +21,6 @@ import io.sluice.schemas.validation.ValidationResult;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -108,8 +107,8 @@ class HttpProviderSendableTest {
   private static HttpProvider providerForwarding(Iterable<String> names, HttpClient client) {
     List<String> forward = new ArrayList<>();
     names.forEach(forward::add);
-    ProviderConfig config = new ProviderConfig(BASE, new Rate(10), 4, Duration.ofSeconds(5),
-        RedisDownPolicy.FAIL_CLOSED, false, forward, 10, Map.of());
+    ProviderConfig config = providerAt(BASE).onRedisDown(RedisDownPolicy.FAIL_CLOSED)
+        .forwardHeaders(forward).maxCost(10).build();
     return new HttpProvider(config, client);
   }
 
@@ -183,8 +182,8 @@ class HttpProviderSendableTest {
       URI base = URI.create("http://127.0.0.1:" + server.port() + "/hooks");
       HttpClient client = HttpProvider.defaultClient(Duration.ofSeconds(2));
       for (WorkEvent event : acceptedEvents().subList(0, 300)) {
-        ProviderConfig config = new ProviderConfig(base, new Rate(10), 4, Duration.ofSeconds(5),
-            RedisDownPolicy.FAIL_CLOSED, false, new ArrayList<>(event.attributes().keySet()), 10, Map.of());
+        ProviderConfig config = providerAt(base).onRedisDown(RedisDownPolicy.FAIL_CLOSED)
+            .forwardHeaders(new ArrayList<>(event.attributes().keySet())).maxCost(10).build();
         ProviderCall call = new ProviderCall(event.id(), event.path(), new byte[] {'{', '}'}, event.attributes(), 1);
         HttpProvider provider = new HttpProvider(config, client);
         ProviderResult result = provider.call(call).toCompletableFuture().get(10, TimeUnit.SECONDS);

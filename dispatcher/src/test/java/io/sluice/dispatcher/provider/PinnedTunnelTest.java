@@ -1,14 +1,12 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderRequest;
-import io.sluice.config.Rate;
-import io.sluice.config.RedisDownPolicy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -45,9 +43,8 @@ class PinnedTunnelTest {
     });
     server.start();
     tunnel = new PinnedTunnel();
-    ProviderConfig config = new ProviderConfig(URI.create("http://unused.invalid/"), new Rate(10), 4,
-        Duration.ofSeconds(2), RedisDownPolicy.LOCAL, false, List.of(), 100, Map.of(), null,
-        ProviderRequest.DEFAULT);
+    ProviderConfig config =
+        providerAt("http://unused.invalid/").timeout(Duration.ofSeconds(2)).build();
     HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
         .followRedirects(HttpClient.Redirect.NEVER).proxy(tunnel.proxy())
         .connectTimeout(Duration.ofSeconds(2)).build();

@@ -1,12 +1,12 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderRequestBuilder.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import com.sun.net.httpserver.HttpServer;
 import io.sluice.config.ProviderAuth;
-import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
@@ -75,8 +75,7 @@ class RevokedCredentialTest {
     Secret token = Secret.resolve("${file:" + file + "}", Map.of(), nanos::get);
     URI url = URI.create("http://127.0.0.1:" + partner.getAddress().getPort() + "/api");
     try (HttpProvider http = HttpProvider.of("partner", ProviderConfigs.http(url,
-        new ProviderRequest("POST", "application/json", Map.of(), new ProviderAuth.Bearer(token),
-            List.of(), null)))) {
+        request().auth(new ProviderAuth.Bearer(token)).build()))) {
       assertEquals(200, assertInstanceOf(ProviderResult.Answered.class, call(http)).status());
 
       Files.delete(file);

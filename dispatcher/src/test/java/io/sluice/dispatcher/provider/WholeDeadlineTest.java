@@ -1,15 +1,12 @@
 package io.sluice.dispatcher.provider;
 
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderRequest;
-import io.sluice.config.Rate;
-import io.sluice.config.RedisDownPolicy;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
@@ -24,8 +21,7 @@ class WholeDeadlineTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
   private static ProviderConfig provider(URI url) {
-    return new ProviderConfig(url, new Rate(10), 4, TIMEOUT, RedisDownPolicy.LOCAL, false,
-        List.of(), 100, Map.of(), null, ProviderRequest.DEFAULT);
+    return providerAt(url).timeout(TIMEOUT).build();
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.sluice.lab.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
@@ -52,7 +53,7 @@ record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, Map<Long
       }
     }
     long process = ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
+        instanceof OperatingSystemMXBean os ? os.getProcessCpuTime() : 0;
     return new CpuSnapshot(System.nanoTime(), process, redis == null ? 0 : redis.cpuMicros(), threads);
   }
 

@@ -3,6 +3,7 @@ package io.sluice.lab.bench;
 import io.sluice.embedded.mock.MockProvider;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -68,7 +69,7 @@ final class FairnessScenario implements BenchScenario {
         for (String tier : BenchConfig.TIERS) {
           double[] calls = tenants.stream().filter(t -> t.startsWith(tier + "-"))
               .mapToDouble(byTenant::get).toArray();
-          double tierCalls = java.util.Arrays.stream(calls).sum();
+          double tierCalls = Arrays.stream(calls).sum();
           double share = tierCalls / total;
           double weightShare = BenchConfig.WEIGHTS.get(tier) / weightSum;
           double deviation = (share - weightShare) / weightShare;

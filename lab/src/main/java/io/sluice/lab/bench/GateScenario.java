@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.LongFunction;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Scenario 1: the gate's throughput as a ratio to a bare pass-through topology in the same run
@@ -185,12 +187,12 @@ final class GateScenario implements BenchScenario {
   }
 
   private static double median(List<GateThroughput.Result> runs,
-      java.util.function.ToDoubleFunction<CpuSnapshot.PerEvent> figure) {
+      ToDoubleFunction<CpuSnapshot.PerEvent> figure) {
     return BenchStats.percentile(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.cpu())).toArray(), 50);
   }
 
   /** Event i of tenant i mod n; tenant names fresh for each call, so no run meets another's buckets. */
-  static java.util.function.LongFunction<String> roundRobin(int n) {
+  static LongFunction<String> roundRobin(int n) {
     String prefix = BenchContext.unique("t");
     return i -> prefix + "-" + (i % n);
   }

@@ -2,6 +2,8 @@ package io.sluice.lab.bench;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.topology.gate.Gate;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +51,7 @@ final class GateThroughput {
     try {
       preload(config, events, tenantOf);
       GateTally tally = new GateTally();
-      try (AutoCloseable gate = io.sluice.topology.gate.Gate.start(config, tally, Map.of())) {
+      try (AutoCloseable gate = Gate.start(config, tally, Map.of())) {
         Measured m = measure(ctx, config, events, config.gate().streamThreads());
         return new Result(m.eventsPerSecond(), events, tally.decided.sum(),
             tally.reserved.sum() + tally.queued.sum(), tally.redisCalls.sum(),
@@ -86,7 +88,7 @@ final class GateThroughput {
       // off; a baseline left paying for it would flatter the gate.
       props.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
       props.put(StreamsConfig.STATE_DIR_CONFIG,
-          java.nio.file.Files.createTempDirectory("sluice-bench-pass-").toString());
+          Files.createTempDirectory("sluice-bench-pass-").toString());
       KafkaStreams streams = new KafkaStreams(t, props);
       streams.start();
       try {

@@ -86,7 +86,7 @@ final class LearnedLimitsScenario implements BenchScenario {
               .count();
           allTooMany += tooMany;
           afterConvergence += late;
-          String family = run.announce().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+          String family = run.announce().name().toLowerCase(Locale.ROOT).replace('_', '-');
           for (LimitReplay.PerLimit l : per) {
             worstPerLimit = Math.max(worstPerLimit, l.refusalsBreakingIt());
             if (l.limit().equals(binding)) {

@@ -8,6 +8,7 @@ import io.sluice.topology.limiter.BucketSpec;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.TokenBucketScript;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -139,7 +140,7 @@ final class ScalingScenario implements BenchScenario {
     if (named.equals("none")) {
       return new int[0];
     }
-    return java.util.Arrays.stream(named.split(",")).mapToInt(v -> Integer.parseInt(v.trim())).toArray();
+    return Arrays.stream(named.split(",")).mapToInt(v -> Integer.parseInt(v.trim())).toArray();
   }
 
   /**

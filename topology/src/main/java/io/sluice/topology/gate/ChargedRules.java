@@ -10,6 +10,7 @@ import io.sluice.topology.limiter.RuleKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -64,7 +65,7 @@ final class ChargedRules {
     }
     // The budget of the tier the event was resolved to (a reload may move the tenant meanwhile):
     // the key and its terms must be the same tier's.
-    java.util.Optional.ofNullable(config.tiers().get(tier)).map(tc -> tc.budgets().get(provider))
+    Optional.ofNullable(config.tiers().get(tier)).map(tc -> tc.budgets().get(provider))
         .ifPresent(q -> rules.add(
         new RuleBucket("tier", RuleKeys.tierBudget(tier, provider), new BucketSpec(q.capacity(), q.refill().perSecond(), horizon))));
     if (rules.isEmpty() && !ruleTowardProvider) {

@@ -8,6 +8,8 @@ import io.sluice.redis.tenants.TenantWatcher;
 import io.sluice.config.GroupMembership;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
+import io.sluice.schemas.topic.WriterStamp;
 import io.sluice.topology.limiter.LettuceTokenBucketStore;
 import io.sluice.topology.limiter.TokenBucketScript;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -120,7 +123,7 @@ public final class Gate implements AutoCloseable {
     self[0] = streams;
     streams.setUncaughtExceptionHandler(e -> {
       LOG.error("gate: stream thread failed; replacing it", e);
-      return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
     return new Gate(redis, tenants, store, streams, stateDir);
@@ -159,7 +162,7 @@ public final class Gate implements AutoCloseable {
     // No record the gate writes may stall its partition by being too large (TooLargeOutputs): the
     // dead letter of an inbound value near the broker's limit fits (the DLQ topic takes as much),
     // and what still cannot be written is dead-lettered without its value.
-    var outputs = new io.sluice.schemas.topic.Topics(config.kafka().topicPrefix(), config.ladder());
+    var outputs = new Topics(config.kafka().topicPrefix(), config.ladder());
     int maxRecordBytes = OutputLimits.maxRecordBytes(config.kafka());
     var tooLarge = new TooLargeOutputs(outputs.dlq(), maxRecordBytes, outputs.all());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG), maxRecordBytes);
@@ -167,7 +170,7 @@ public final class Gate implements AutoCloseable {
     // transaction left hanging are the ones written again before it is aborted
     // (HangingTransactionSweeper); then the size check sees the record as it will be written.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG),
-        io.sluice.schemas.topic.WriterStamp.class.getName() + ","
+        WriterStamp.class.getName() + ","
             + TooLargeOutputInterceptor.class.getName());
     p.put(StreamsConfig.producerPrefix(TooLargeOutputs.CONFIG), tooLarge);
     p.put(StreamsConfig.PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG, TooLargeOutputHandler.class);

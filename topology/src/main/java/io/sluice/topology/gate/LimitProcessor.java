@@ -29,6 +29,8 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
 import org.apache.kafka.streams.processor.internals.ProcessorNode;
 import org.apache.kafka.streams.processor.internals.ProcessorRecordContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Charges the event to its tenant's bucket and routes it:
@@ -159,7 +161,7 @@ final class LimitProcessor {
     }
   }
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LimitProcessor.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LimitProcessor.class);
 
   private static final LimiterDecision UNKNOWN_TENANT = new LimiterDecision.Unavailable("unknown tenant");
   /** How often pending events are sent and drained when no more come. */

@@ -1,5 +1,6 @@
 package io.sluice.topology.gate;
 
+import io.sluice.config.KafkaConfig;
 import io.sluice.schemas.topic.Topics;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -34,7 +35,7 @@ public final class OutputLimits {
    * 64 KiB for Sluice's headers must always fit, or a valid, charged event would be dead-lettered
    * without its value.
    */
-  public static int maxRecordBytes(io.sluice.config.KafkaConfig kafka) {
+  public static int maxRecordBytes(KafkaConfig kafka) {
     return Math.max(MAX_RECORD_BYTES, kafka.maxRequestSize() + 64 * 1024);
   }
 

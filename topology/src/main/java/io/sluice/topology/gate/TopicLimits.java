@@ -1,11 +1,13 @@
 package io.sluice.topology.gate;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -83,7 +85,7 @@ final class TopicLimits implements AutoCloseable {
     if (unknownUntil == Long.MIN_VALUE || now - unknownUntil >= 0) {
       try {
         List<String> wanted = topics.contains(topic) ? topics
-            : java.util.stream.Stream.concat(topics.stream(), java.util.stream.Stream.of(topic)).toList();
+            : Stream.concat(topics.stream(), Stream.of(topic)).toList();
         limits = Map.copyOf(describe.apply(wanted));
         unknownUntil = Long.MIN_VALUE;
         known = limits.get(topic);
@@ -104,7 +106,7 @@ final class TopicLimits implements AutoCloseable {
     List<ConfigResource> resources = names.stream()
         .map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n)).toList();
     Map<String, Integer> limits = new HashMap<>();
-    List<String> failures = new java.util.ArrayList<>();
+    List<String> failures = new ArrayList<>();
     admin.describeConfigs(resources).values().forEach((resource, future) -> {
       try {
         Config config = future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,5 +1,7 @@
 package io.sluice.topology.limiter;
 
+import java.util.Objects;
+
 /**
  * Names one bucket: a tenant's quota toward one provider.
  *
@@ -10,8 +12,8 @@ package io.sluice.topology.limiter;
  */
 public record BucketKey(String provider, String tenant) {
   public BucketKey {
-    java.util.Objects.requireNonNull(provider, "provider");
-    java.util.Objects.requireNonNull(tenant, "tenant");
+    Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(tenant, "tenant");
   }
 
   /*

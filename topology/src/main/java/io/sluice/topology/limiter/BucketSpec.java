@@ -1,6 +1,7 @@
 package io.sluice.topology.limiter;
 
 import io.sluice.config.Quota;
+import java.time.Duration;
 
 /**
  * The shape of one bucket: how much it holds and how fast it refills. Immutable.
@@ -18,7 +19,7 @@ public record BucketSpec(double capacity, double refillPerSecond, long horizonMi
     }
   }
 
-  public static BucketSpec of(Quota quota, java.time.Duration horizon) {
+  public static BucketSpec of(Quota quota, Duration horizon) {
     return new BucketSpec(quota.capacity(), quota.refill().perSecond(), horizon.toNanos() / 1000);
   }
 

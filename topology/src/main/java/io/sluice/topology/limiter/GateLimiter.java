@@ -2,11 +2,18 @@ package io.sluice.topology.limiter;
 
 import io.sluice.redis.RedisCircuit;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gate's view of the tenant buckets: serves an event from the tenant's current lease, or from
@@ -37,7 +44,7 @@ import java.util.function.LongSupplier;
  * lease and demand live in the one task that sees its events.
  */
 public final class GateLimiter {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(GateLimiter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(GateLimiter.class);
   /** The most buckets whose lease and demand one task remembers (least recently used go first). */
   static final int MAX_REMEMBERED = 50_000;
 
@@ -93,8 +100,7 @@ public final class GateLimiter {
           return true;
         }
       };
-  private final java.util.concurrent.atomic.LongAdder owedDropped =
-      new java.util.concurrent.atomic.LongAdder();
+  private final LongAdder owedDropped = new LongAdder();
 
   private static final class Remembered {
     final DemandEstimate demand = new DemandEstimate();
@@ -265,7 +271,7 @@ public final class GateLimiter {
       }
     }
 
-    java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
+    Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
       return Pending.of(new LimiterDecision.Unavailable("circuit open after a Redis failure"));
     }
@@ -370,11 +376,11 @@ public final class GateLimiter {
    * Sends the calls of several {@link Pending}s together ({@link TokenBucketStore#acquireBatch}):
    * the answers in the same order, each for {@link #finish}.
    */
-  public CompletableFuture<java.util.List<Acquisition>> send(java.util.List<Pending> calls) {
-    java.util.List<TokenBucketStore.BucketCall> batch = new java.util.ArrayList<>(calls.size());
+  public CompletableFuture<List<Acquisition>> send(List<Pending> calls) {
+    List<TokenBucketStore.BucketCall> batch = new ArrayList<>(calls.size());
     calls.forEach(p -> batch.add(p.call));
     long sent = nanoTime.getAsLong();
-    CompletableFuture<java.util.List<Acquisition>> answers;
+    CompletableFuture<List<Acquisition>> answers;
     try {
       answers = store.acquireBatch(batch).toCompletableFuture();
     } catch (RuntimeException e) {
@@ -498,7 +504,7 @@ public final class GateLimiter {
     // bucket holds, so a tenant just seen may take a full lease on its second or third event
     // instead of growing one by a unit or two per call (DemandEstimate).
     int want = cost + r.demand.extraUnitsSinceFirstSeen(leaseTargetSeconds, maxLease);
-    java.util.Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
+    Optional<RedisCircuit.Permit> permit = circuit.tryAcquire();
     if (permit.isEmpty()) {
       return;
     }
@@ -547,7 +553,7 @@ public final class GateLimiter {
     } catch (Exception e) {
       // Failed: the circuit was told when it completed. Not answered in time: it is told here
       // (the first report of a permit counts, so a late answer changes nothing).
-      if (e instanceof java.util.concurrent.TimeoutException) {
+      if (e instanceof TimeoutException) {
         renewal.answer().completeExceptionally(e);
       }
       return null;
@@ -577,7 +583,7 @@ public final class GateLimiter {
 
   private static String describe(Throwable e) {
     Throwable t = e.getCause() != null ? e.getCause() : e;
-    String name = e instanceof java.util.concurrent.TimeoutException ? "timed out" : t.getClass().getSimpleName();
+    String name = e instanceof TimeoutException ? "timed out" : t.getClass().getSimpleName();
     return t.getMessage() == null ? name : name + ": " + t.getMessage();
   }
 }

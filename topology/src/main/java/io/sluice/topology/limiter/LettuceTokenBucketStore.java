@@ -1,10 +1,12 @@
 package io.sluice.topology.limiter;
 
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
 import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,14 +63,14 @@ public final class LettuceTokenBucketStore implements TokenBucketStore {
    */
   private <C, A> CompletionStage<List<A>> bySlot(List<C> batch, Function<C, String> keyOf,
       Function<List<C>, CompletableFuture<List<A>>> run) {
-    if (!(commands instanceof io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands)) {
+    if (!(commands instanceof RedisAdvancedClusterAsyncCommands)) {
       return run.apply(batch);
     }
     Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
     for (int i = 0; i < batch.size(); i++) {
       bySlot.computeIfAbsent(SlotHash.getSlot(keyOf.apply(batch.get(i))), s -> new ArrayList<>()).add(i);
     }
-    List<A> answers = new ArrayList<>(java.util.Collections.nCopies(batch.size(), null));
+    List<A> answers = new ArrayList<>(Collections.nCopies(batch.size(), null));
     CompletableFuture<?>[] parts = new CompletableFuture<?>[bySlot.size()];
     int p = 0;
     for (List<Integer> slot : bySlot.values()) {

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
@@ -253,7 +254,7 @@ public final class MultiRuleLimiter {
       Thread.currentThread().interrupt();
       return new LimiterDecision.Unavailable("interrupted");
     }
-    Throwable t = e.getCause() != null && !(e instanceof java.util.concurrent.TimeoutException) ? e.getCause() : e;
+    Throwable t = e.getCause() != null && !(e instanceof TimeoutException) ? e.getCause() : e;
     return new LimiterDecision.Unavailable(t.getClass().getSimpleName() + ": " + t.getMessage());
   }
 }

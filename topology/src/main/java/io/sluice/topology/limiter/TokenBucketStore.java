@@ -1,7 +1,10 @@
 package io.sluice.topology.limiter;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * The one seam between the limiter and its storage: decide a request against a bucket
@@ -60,9 +63,9 @@ public interface TokenBucketStore {
 
   /** Each call in turn, the next sent once the one before is answered; the answers in order. */
   private static <C, A> CompletionStage<List<A>> inTurn(List<C> calls,
-      java.util.function.Function<C, CompletionStage<A>> one) {
-    java.util.concurrent.CompletableFuture<List<A>> all =
-        java.util.concurrent.CompletableFuture.completedFuture(new java.util.ArrayList<>());
+      Function<C, CompletionStage<A>> one) {
+    CompletableFuture<List<A>> all =
+        CompletableFuture.completedFuture(new ArrayList<>());
     for (C c : calls) {
       all = all.thenCompose(list -> one.apply(c).thenApply(a -> {
         list.add(a);

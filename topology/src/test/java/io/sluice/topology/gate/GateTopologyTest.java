@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Routing of the gate topology, on TopologyTestDriver with the in-memory bucket store and a fake
- * clock. The same paths run against a real broker and a real Redis in {@link GateIT}.
+ * clock. The same paths run against a real broker and a real Redis in {@link io.sluice.topology.it.GateIT}.
  */
 class GateTopologyTest {
   static final String CONFIG = """

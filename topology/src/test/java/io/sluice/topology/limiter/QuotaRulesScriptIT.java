@@ -376,7 +376,8 @@ class QuotaRulesScriptIT {
     }
     for (RuleBucket r : all) {
       // At least a few each: an event that needs three buckets others drain gets few turns (no
-      // waiting line for multi-rule events; see docs/design.md), but every rule is exercised.
+      // waiting line for multi-rule events: docs/gate.md, "How the rules are charged"), but every
+      // rule is exercised.
       QuotaRulesMathTest.assertWithinBound(admitted.get(r), r.spec(), 5);
     }
   }

@@ -24,7 +24,7 @@ import org.apache.kafka.common.header.Header;
  * An account holds a record from the moment it is read until it is settled or dropped: queued,
  * in flight, or its settlement being written.
  */
-public final class ByteBudget {
+final class ByteBudget {
   /** Per-record overhead beyond key, value and headers: the objects that hold them. */
   static final int RECORD_OVERHEAD = 256;
 

@@ -30,7 +30,7 @@ package io.sluice.dispatcher.dispatch.lane;
  * <p>Pure: every instant is passed in (the lane's monotonic nanoseconds). Not thread-safe: the
  * lane calls it under its monitor.
  */
-public final class ClaimAllowance {
+final class ClaimAllowance {
   /** How far above its share an instance may claim (see the class comment). */
   static final double SLACK = 0.02;
 

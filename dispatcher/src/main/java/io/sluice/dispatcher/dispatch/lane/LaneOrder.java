@@ -1,12 +1,14 @@
 package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * What the settlement of a call asks of the lane that made it. The lane carries its orders out
  * itself ({@link ProviderLane}), so a settlement never calls back into the lane that handed it a
- * result: the settlement decides, the lane acts on its own state.
+ * result: the settlement decides, the lane acts on its own state ({@link #carryOut}).
  */
 public sealed interface LaneOrder {
   /**
@@ -29,4 +31,27 @@ public sealed interface LaneOrder {
    * {@code whileDisabled: dead_letter}: its events are dead-lettered, not called).
    */
   record DropQueued(Consumer<DispatchEntry> to) implements LaneOrder {}
+
+  /** What carries orders out: a lane, or a test's record of what it was asked. */
+  interface Target {
+    void throttle(long millis, long claimedAtMicros);
+
+    void hold(long millis);
+
+    /** Takes the queued events {@code which} matches out of the lane. */
+    List<DispatchEntry> drop(Predicate<DispatchEntry> which);
+  }
+
+  /** Carries {@code orders} out on {@code target}, in their order. */
+  static void carryOut(List<LaneOrder> orders, Target target) {
+    for (LaneOrder order : orders) {
+      if (order instanceof Throttle t) {
+        target.throttle(t.millis(), t.claimedAtMicros());
+      } else if (order instanceof Hold h) {
+        target.hold(h.millis());
+      } else if (order instanceof DropQueued d) {
+        target.drop(e -> true).forEach(d.to());
+      }
+    }
+  }
 }

@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * paused or closed is dropped too: a leaky bucket does not bank unused slots, so a dropped slot is
  * spent, never saved.
  */
-public final class LaneSchedule {
+final class LaneSchedule {
   /** How long after a claim the leak did not answer the lane tries again. */
   static final long LEAK_RETRY_MILLIS = 250;
   /**

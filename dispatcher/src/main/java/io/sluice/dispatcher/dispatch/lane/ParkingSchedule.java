@@ -30,7 +30,7 @@ package io.sluice.dispatcher.dispatch.lane;
  * it was ahead of the entries parked after it, and sending it to the back would make it wait the
  * whole backlog again.
  */
-public final class ParkingSchedule {
+final class ParkingSchedule {
   /** Below this rate a lane is treated as this slow (a parked entry still comes back). */
   static final double MIN_PER_SECOND = 0.01;
   /** The farthest past the lane's readiness an entry is parked at once. */

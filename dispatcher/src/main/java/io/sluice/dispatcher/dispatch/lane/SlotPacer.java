@@ -91,7 +91,7 @@ package io.sluice.dispatcher.dispatch.lane;
  * over in any window T stay within {@code rate * (T + tolerance) + 1}. A dropped slot costs
  * throughput only while the process stalls.
  */
-public final class SlotPacer {
+final class SlotPacer {
   /** Claims whose offsets are remembered. */
   static final int SAMPLES = 16;
   /** The most hand-offs the one-second rule looks back over (the memory it keeps per lane). */

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * cluster (a failover to a mirror, a second deployment sharing one Redis), has other ids, and its
  * offsets start over: what was known of the old one's offsets says nothing of the new one's.
  */
-public interface TopicIdentity {
+interface TopicIdentity {
   /** The cluster's id and the topic's id, as Kafka states them. */
   record Ids(String clusterId, String topicId) {}
 

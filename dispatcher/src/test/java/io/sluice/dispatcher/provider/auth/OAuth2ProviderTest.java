@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider.auth;
 
+import static io.sluice.config.ProviderRequestBuilder.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -15,7 +16,6 @@ import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.testkit.Await;
 import io.sluice.config.ProviderAuth;
 import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
 import io.sluice.config.TenantEndpoint;
 import com.sun.net.httpserver.HttpServer;
@@ -41,10 +41,10 @@ class OAuth2ProviderTest {
       new FeedbackPolicy(8, new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(1)));
 
   private static HttpProvider provider(TokenEndpoint endpoint) {
-    ProviderConfig config = ProviderConfigs.http(endpoint.api(), new ProviderRequest("POST",
-        "application/json", Map.of(), new ProviderAuth.OAuth2(endpoint.tokenUrl(),
-            TokenEndpoint.CLIENT_ID, Secret.literal(TokenEndpoint.CLIENT_SECRET), "hooks:write",
-            "https://partner.example"), List.of(), null));
+    ProviderConfig config = ProviderConfigs.http(endpoint.api(), request()
+        .auth(new ProviderAuth.OAuth2(endpoint.tokenUrl(), TokenEndpoint.CLIENT_ID,
+            Secret.literal(TokenEndpoint.CLIENT_SECRET), "hooks:write", "https://partner.example"))
+        .build());
     return HttpProvider.of("partner", config);
   }
 

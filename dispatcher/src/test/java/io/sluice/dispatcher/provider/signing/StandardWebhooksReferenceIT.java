@@ -1,5 +1,8 @@
 package io.sluice.dispatcher.provider.signing;
 
+import static io.sluice.config.ProviderEndpointsBuilder.perTenant;
+import static io.sluice.config.ProviderRequestBuilder.request;
+import static io.sluice.config.ProviderConfigBuilder.providerAt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,17 +13,10 @@ import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderConfigs;
 import io.sluice.dispatcher.provider.RecordingReceiver;
 import io.sluice.config.EndpointSecret;
-import io.sluice.config.ProviderAuth;
-import io.sluice.config.ProviderConfig;
-import io.sluice.config.ProviderEndpoints;
-import io.sluice.config.Rate;
-import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.SealingKeys;
 import io.sluice.config.TenantEndpoint;
-import io.sluice.config.ProviderRequest;
 import io.sluice.config.Secret;
 import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,8 +102,7 @@ class StandardWebhooksReferenceIT {
     List<RecordingReceiver.Received> received = new ArrayList<>();
     try (RecordingReceiver receiver = RecordingReceiver.ok();
         HttpProvider http = new HttpProvider(ProviderConfigs.http(receiver.url("/hooks"),
-            new ProviderRequest("POST", "application/json", Map.of(), ProviderAuth.NONE,
-                secrets.stream().map(Secret::literal).toList(), null)),
+            request().signedWith(secrets.stream().map(Secret::literal).toList()).build()),
             HttpProvider.defaultClient(Duration.ofSeconds(5)), clock)) {
       for (ProviderCall call : calls) {
         http.call(call).toCompletableFuture().get();
@@ -200,12 +195,9 @@ class StandardWebhooksReferenceIT {
       List<ProviderCall> calls) throws Exception {
     List<RecordingReceiver.Received> received = new ArrayList<>();
     try (RecordingReceiver receiver = RecordingReceiver.ok();
-        HttpProvider http = new HttpProvider(new ProviderConfig(URI_UNUSED, new Rate(10), 4,
-            Duration.ofSeconds(5), RedisDownPolicy.LOCAL, false, List.of(), 100, Map.of(), null,
-            null, new ProviderRequest("POST", "application/json", Map.of(), ProviderAuth.NONE,
-                List.of(Secret.literal(SHARED)), null),
-            new ProviderEndpoints(true, Optional.empty(), List.of(), true, Duration.ofMinutes(5),
-                Duration.ofMinutes(1), ProviderEndpoints.WhileDisabled.WAIT, true)),
+        HttpProvider http = new HttpProvider(providerAt(URI_UNUSED)
+            .request(request().signedWith(List.of(Secret.literal(SHARED))).build())
+            .endpoints(perTenant().allowPrivateNetworks().allowPlainHttp().build()).build(),
             HttpProvider.defaultClient(Duration.ofSeconds(5)), clock, KEYS)) {
       HttpProvider endpoint = http.toward(new TenantEndpoint(receiver.url("/hooks"), List.of(),
           Optional.of(secret), false));

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A signing secret held in a file (a Kubernetes secret mount) is rotated in place while the
  * dispatcher runs. The wire format itself is checked against the reference library in
- * {@link StandardWebhooksReferenceTest}; here, what the signer does when the file changes.
+ * {@link StandardWebhooksReferenceIT}; here, what the signer does when the file changes.
  */
 class StandardWebhooksSignerTest {
   private static final String K1 = whsec(1);

@@ -1,0 +1,44 @@
+package io.sluice.dispatcher.dispatch.lane;
+
+import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.dispatcher.provider.PayloadBytes;
+import io.sluice.dispatcher.provider.Provider;
+import io.sluice.dispatcher.provider.ProviderCall;
+import io.sluice.dispatcher.provider.ProviderResult;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * How a lane hands an entry to its provider, and reads what came back. A call always ends in a
+ * {@link ProviderResult}: a provider that throws, or whose call fails, has failed to connect, so
+ * every call is judged and settled like any other, and never lost to an exception.
+ */
+final class LaneCall {
+  private LaneCall() {}
+
+  /** Starts the call of {@code entry}, its next attempt; never throws. */
+  static CompletionStage<ProviderResult> start(Provider provider, DispatchEntry entry) {
+    try {
+      return provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
+          PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
+          entry.event().cost()));
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(
+          new ProviderResult.ConnectFailed("provider threw " + e));
+    }
+  }
+
+  /** What the call's completion says: its result, or a failed connection for its error. */
+  static ProviderResult result(ProviderResult result, Throwable error) {
+    return error == null ? result : new ProviderResult.ConnectFailed("provider failed: " + error);
+  }
+
+  /**
+   * The provider answered with a 2xx. Only these time the process ({@code PaceGovernor}): a
+   * provider answering 4xx fast and 2xx slowly would otherwise have a usual latency between the
+   * two, and every 2xx would read as held up in this process.
+   */
+  static boolean succeeded(ProviderResult result) {
+    return result instanceof ProviderResult.Answered a && a.status() / 100 == 2;
+  }
+}
