@@ -70,6 +70,11 @@ try {
   seen.shownPausedAt = Date.now();
   seen.badgeWhilePaused = await card.locator('.badge').textContent();
   seen.pauseReasonShown = await card.locator('.pause-reasons').textContent();
+  // What the waiting events wait for (issue 39): the pause, as held or parked events.
+  await page.waitForFunction((p) => /held by a pause|parked in Kafka/.test(
+    document.querySelector(`.card[data-provider="${p}"] .waits`)?.textContent || ''), PROVIDER,
+  { timeout: 20000 });
+  seen.waitsWhilePaused = await card.locator('.waits').textContent();
   // The console's own plot reaching zero: a second with no call.
   await page.waitForFunction((p) => /calls\/s 0\.0 /.test(
     document.querySelector(`.card[data-provider="${p}"] .figures`).textContent), PROVIDER, { timeout: 4000 });

@@ -235,6 +235,7 @@
         + ' · buffered ' + num((instance.buffered || {})[name])
         + ' · in flight ' + num((instance.inFlight || {})[name])
         + (limits.length ? ' · learned ' + limits.join(', ') : '');
+      card.querySelector('.waits').textContent = p.waits ? 'waiting: ' + waitsLine(p.waits) : '';
       const pauseReasons = (p.pauses || []).map((x) => (x.tenant ? 'tenant ' + x.tenant + ': ' : '') + (x.reason || '') + ' (' + (x.by || '') + ')');
       card.querySelector('.pause-reasons').textContent = pauseReasons.join('; ');
       card.querySelector('.pause').hidden = p.paused;
@@ -242,6 +243,17 @@
       drawShares(card.querySelector('.shares'), card.querySelector('.share-legend'), shares(name));
       plot(card.querySelector('canvas'), h);
     }
+  }
+
+  // What a provider's events wait for, as `sluice status` says it (WaitsView.line).
+  function waitsLine(w) {
+    if (!w.instances) return 'no dispatcher instance reports (none running, or Redis away)';
+    let out = num(w.queued) + ' queued for their slots, ' + num(w.inFlight) + ' in flight';
+    if (w.heldByPause > 0) out += ', ' + num(w.heldByPause) + ' held by a pause';
+    if (w.lanesHeld > 0) out += ', ' + num(w.lanesHeld) + ' lane(s) held (Retry-After, or an endpoint disabled until its probe) until ' + w.heldUntil;
+    for (const [reason, n] of Object.entries(w.parked || {})) out += ', ' + num(n) + ' parked in Kafka (' + reason + ')';
+    if (w.nextDue) out += ', back from ' + w.nextDue + ' to ' + w.lastDue;
+    return out;
   }
 
   function fmt(x) {
@@ -262,6 +274,7 @@
     return el('div', { class: 'card', 'data-provider': name },
       el('h3', {}, el('span', { class: 'name', text: name }), el('span', { class: 'badge' })),
       el('div', { class: 'figures' }),
+      el('div', { class: 'meta waits' }),
       el('canvas', { width: 360, height: 100, 'aria-label': 'calls per second of ' + name }),
       el('div', { class: 'legend' },
         el('span', {}, el('i', { style: { background: '#2563eb' } }), 'calls/s'),

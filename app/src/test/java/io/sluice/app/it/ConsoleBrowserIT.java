@@ -134,6 +134,9 @@ class ConsoleBrowserIT {
       assertTrue(firstAfter < resumedAt + 2000, "calls again within 2 s of Resume: "
           + (firstAfter - resumedAt) + " ms");
       assertEquals("paused", seen.get("badgeWhilePaused").asText());
+      assertTrue(seen.get("waitsWhilePaused").asText().matches(
+          "(?s)waiting: .*(held by a pause|parked in Kafka).*"),
+          () -> "what the waiting events wait for: " + seen.get("waitsWhilePaused"));
       assertTrue(seen.get("pauseReasonShown").asText().contains("ConsoleBrowserIT <b>watching</b>"),
           "the reason, as text: " + seen);
       assertEquals("write access", seen.get("access").asText());
