@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -224,7 +225,7 @@ public final class ChaosProvider implements AutoCloseable {
 
   /** When each provider gave a hostile answer (copies). */
   public Map<String, List<Long>> hostileAnswers() {
-    Map<String, List<Long>> copy = new java.util.TreeMap<>();
+    Map<String, List<Long>> copy = new TreeMap<>();
     hostileAt.forEach((p, times) -> {
       synchronized (times) {
         copy.put(p, List.copyOf(times));

@@ -1,12 +1,16 @@
 package io.sluice.lab.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.app.TopicAdmin;
 import io.sluice.app.Verify;
-import io.sluice.embedded.RedisServerProcess;
-import io.sluice.embedded.StandaloneKafkaBroker;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.Quota;
 import io.sluice.config.SluiceConfig;
+import io.sluice.embedded.RedisServerProcess;
+import io.sluice.embedded.StandaloneKafkaBroker;
+import io.sluice.schemas.serde.Json;
+import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -20,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -240,7 +245,7 @@ public final class ChaosRun {
       windows.add(new GapReasons.Window(pausedFrom, pausedTo < 0 ? pausedFrom : pausedTo,
           "tenant " + ChaosScenario.PAUSED_TENANT + " paused"));
     }
-    java.util.LongSummaryStatistics storm = arrivals.stream().filter(ArrivalFigures.Arrival::storm)
+    LongSummaryStatistics storm = arrivals.stream().filter(ArrivalFigures.Arrival::storm)
         .mapToLong(ArrivalFigures.Arrival::atMillis).summaryStatistics();
     if (storm.getCount() > 0) {
       // Each storm answer holds its provider for its Retry-After (a second) beyond the last one.
@@ -478,7 +483,7 @@ public final class ChaosRun {
    */
   private static Map<String, List<GapReasons.Mark>> gapMarks(String bootstrap, Topics topics,
       Duration timeout) {
-    Map<String, List<GapReasons.Mark>> marks = new java.util.HashMap<>();
+    Map<String, List<GapReasons.Mark>> marks = new HashMap<>();
     List<String> delays = topics.ladder().stream().map(topics::delay).toList();
     List<String> all = new ArrayList<>(List.of(topics.inbound(), topics.ready()));
     all.addAll(delays);
@@ -489,11 +494,11 @@ public final class ChaosRun {
         String id = eventId(r.value());
         if (id != null) {
           long notBefore = place != GapReasons.Place.DELAY ? 0
-              : io.sluice.schemas.topic.HeaderValues.lastLong(r.headers(),
-                  io.sluice.schemas.topic.HeaderNames.NOT_BEFORE).orElse(0L);
+              : HeaderValues.lastLong(r.headers(),
+                  HeaderNames.NOT_BEFORE).orElse(0L);
           String reason = place != GapReasons.Place.DELAY ? ""
-              : io.sluice.schemas.topic.HeaderValues.last(r.headers(),
-                  io.sluice.schemas.topic.HeaderNames.REASON).orElse("");
+              : HeaderValues.last(r.headers(),
+                  HeaderNames.REASON).orElse("");
           marks.computeIfAbsent(id, k -> new ArrayList<>())
               .add(new GapReasons.Mark(place, r.timestamp(), notBefore, reason));
         }
@@ -507,7 +512,7 @@ public final class ChaosRun {
       return null;
     }
     try {
-      com.fasterxml.jackson.databind.JsonNode n = io.sluice.schemas.serde.Json.mapper().readTree(value);
+      JsonNode n = Json.mapper().readTree(value);
       return n != null && n.hasNonNull("id") ? n.get("id").asText() : null;
     } catch (IOException | RuntimeException e) {
       return null;

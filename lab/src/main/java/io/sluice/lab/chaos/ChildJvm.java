@@ -1,5 +1,6 @@
 package io.sluice.lab.chaos;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.ProcessBuilder.Redirect;
@@ -46,7 +47,7 @@ final class ChildJvm {
    */
   static List<String> sluiceCommand(Launch launch, String heap, List<String> args) {
     String cp = launch.classPath();
-    if (cp.endsWith(".jar") && !cp.contains(java.io.File.pathSeparator)) {
+    if (cp.endsWith(".jar") && !cp.contains(File.pathSeparator)) {
       List<String> c = new ArrayList<>(List.of(launch.java(), "-Xmx" + heap, "-Xss512k",
           "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", cp));
       c.addAll(args);
