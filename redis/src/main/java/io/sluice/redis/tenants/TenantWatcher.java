@@ -1,5 +1,6 @@
 package io.sluice.redis.tenants;
 
+import io.sluice.redis.operator.CacheRepair;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * <p>While Redis does not answer, what is kept stays in force, and a tenant not kept is decided by
  * the file (its entry, else the default tier) without waiting; both logged once, and the recovery
  * once. One poll at a time: a poll that has not answered is not stacked on.
+ *
+ * <p>When Redis loses its data (a {@code FLUSHALL}, a failover to an empty replica: the registry's
+ * version goes back), the registry is not whole until a role's {@code CacheKeeper} has set it again
+ * from the operator topic (its marker {@code seeded}, within a second or so): meanwhile a tenant
+ * not kept is unknown, not "no record" (a dispatcher defers its event, the gate decides it by the
+ * file), at most {@link #REBUILD_PATIENCE}. Before, a dispatcher dead-lettered a registry tenant's
+ * events {@code no_endpoint} in the moment between a wipe and the seed.
  */
 public final class TenantWatcher implements TenantLookup, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TenantWatcher.class);
@@ -42,17 +51,35 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
   public static final int DEFAULT_CAPACITY = 100_000;
   /** Most changed ids one poll reads; more, and everything is forgotten. */
   static final int MAX_CHANGES_PER_POLL = 1_000;
+  /**
+   * Longest a wiped registry is waited for to be seeded again (the operator topic's seed is
+   * patient this long with a seeder: {@code CacheRepair.SEEDING_PATIENCE}); past it, with no role
+   * seeding (none runs a {@code CacheKeeper}), absent is taken as absent again.
+   */
+  static final Duration REBUILD_PATIENCE = Duration.ofSeconds(30);
 
   private final Function<Long, CompletionStage<TenantRegistry.Changes>> changes;
   private final Function<String, CompletionStage<TenantRegistry.Read>> lookUp;
   private final LongSupplier nanoTime;
+  /** The registry's marker ({@code TenantRegistry.marker}), read only while it is rebuilt. */
+  private final Supplier<CompletionStage<Optional<String>>> marker;
   private final TenantCache cache;
+  /** When the registry was found wiped and not yet seeded again; {@code null} when whole. */
+  private volatile Long wipedAtNanos;
   private final ScheduledExecutorService timer;
   private boolean polling;
 
   TenantWatcher(Function<Long, CompletionStage<TenantRegistry.Changes>> changes,
       Function<String, CompletionStage<TenantRegistry.Read>> lookUp, int capacity, LongSupplier nanoTime) {
+    this(changes, lookUp, () -> CompletableFuture.completedFuture(Optional.of(CacheRepair.SEEDED)),
+        capacity, nanoTime);
+  }
+
+  TenantWatcher(Function<Long, CompletionStage<TenantRegistry.Changes>> changes,
+      Function<String, CompletionStage<TenantRegistry.Read>> lookUp,
+      Supplier<CompletionStage<Optional<String>>> marker, int capacity, LongSupplier nanoTime) {
     this.changes = changes;
+    this.marker = marker;
     this.lookUp = lookUp;
     this.nanoTime = nanoTime;
     this.cache = new TenantCache(capacity);
@@ -66,7 +93,8 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
   /** Starts watching {@code registry}: one poll first (waited for, bounded), then every {@link #POLL}. */
   public static TenantWatcher start(TenantRegistry registry, int capacity) {
     TenantWatcher watcher = new TenantWatcher(
-        v -> registry.changes(v, MAX_CHANGES_PER_POLL), registry::get, capacity, System::nanoTime);
+        v -> registry.changes(v, MAX_CHANGES_PER_POLL), registry::get, registry::marker, capacity,
+        System::nanoTime);
     watcher.poll().toCompletableFuture().exceptionally(e -> null).join();
     watcher.timer.scheduleWithFixedDelay(watcher::poll, POLL.toMillis(), POLL.toMillis(),
         TimeUnit.MILLISECONDS);
@@ -83,6 +111,9 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
     TenantCache.Kept kept = cache.cached(tenant);
     if (kept != null) {
       return Answer.of(kept.record());
+    }
+    if (wipedAtNanos != null) {
+      return Answer.unknown(); // not whole yet: "no record" may only mean "not set again yet"
     }
     TenantCache.MissDecision miss = cache.onMiss();
     switch (miss.miss()) {
@@ -103,6 +134,11 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
           asked.thenAccept(late -> cache.store(tenant,
               late.tenant().map(StoredTenant::record).orElse(null), late.version()));
           TenantRegistry.Read read = asked.get(LOOKUP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          if (read.version() < miss.version()) {
+            // Older than what the last poll applied: Redis lost its data since (the poll will
+            // see it); an absent record now proves nothing.
+            return Answer.unknown();
+          }
           TenantRecord record = read.tenant().map(StoredTenant::record).orElse(null);
           cache.store(tenant, record, read.version());
           return Answer.of(record);
@@ -179,8 +215,37 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
       if (read.gap() && before >= 0) {
         LOG.info("tenants: registry at version {}: forgot every kept tenant", read.version());
       }
+      if (before >= 0 && read.version() < before && wipedAtNanos == null) {
+        wipedAtNanos = nanoTime.getAsLong();
+        LOG.warn("tenants: the registry lost its data (version {} after {}); tenants not kept are "
+            + "unknown until it is set again from the operator topic", read.version(), before);
+      }
+      if (wipedAtNanos != null) {
+        checkSeeded();
+      }
       return null;
     });
+  }
+
+  /** Whether the wiped registry is whole again (seeded), or waited for long enough. */
+  private void checkSeeded() {
+    Optional<String> m;
+    try {
+      m = marker.get().toCompletableFuture().get(POLL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } catch (ExecutionException | TimeoutException | RuntimeException e) {
+      m = Optional.empty();
+    }
+    if (m.filter(CacheRepair.SEEDED::equals).isPresent()) {
+      LOG.info("tenants: the registry is whole again (set again from the operator topic)");
+      wipedAtNanos = null;
+    } else if (nanoTime.getAsLong() - wipedAtNanos > REBUILD_PATIENCE.toNanos()) {
+      LOG.warn("tenants: the registry was not set again within {} s (no role seeding it); absent "
+          + "records are taken as absent", REBUILD_PATIENCE.toSeconds());
+      wipedAtNanos = null;
+    }
   }
 
   private static void warn(Throwable error) {
