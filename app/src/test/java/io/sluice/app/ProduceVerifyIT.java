@@ -90,6 +90,24 @@ class ProduceVerifyIT {
             verify.output());
         assertTrue(verify.out().contains("missing 0"), verify.output());
         assertEquals(GOOD, mock.callCount(), "calls at the provider");
+
+        // sluice trace: one event's journey, read back from the topics.
+        CliRun trace = CliRun.of("trace", id(7), "--config", config.file().toString(),
+            "--since", "PT1H", "--timeout-seconds", "30");
+        assertEquals(0, trace.exitCode(), trace.output());
+        String journey = trace.out();
+        int produced = journey.indexOf(config.prefix() + "inbound-");
+        int admitted = journey.indexOf("admitted by the gate");
+        int delivered = journey.indexOf("delivered  {");
+        assertTrue(produced >= 0 && produced < admitted && admitted < delivered,
+            "produced, admitted, delivered, in that order:\n" + journey);
+        assertTrue(journey.contains("status=200"), journey);
+        CliRun nobody = CliRun.of("trace", "pv-nobody", "--config", config.file().toString(),
+            "--since", "PT1H", "--timeout-seconds", "30");
+        assertEquals(1, nobody.exitCode(), "an id no topic holds: " + nobody.output());
+        CliRun bounded = CliRun.of("trace", id(7), "--config", config.file().toString(),
+            "--max-records", "3");
+        assertTrue(bounded.out().contains("a bound stopped the search"), bounded.output());
       }
     }
   }

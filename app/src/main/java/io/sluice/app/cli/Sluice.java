@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
         PauseCommands.ResumeCommand.class,
         TenantCommands.TenantsCommand.class,
         StatusCommand.class,
+        TraceCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;
