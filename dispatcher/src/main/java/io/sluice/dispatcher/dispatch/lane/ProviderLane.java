@@ -130,8 +130,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
   private final LongSupplier nanoTime;
   /**
-   * Every decision: when to claim and how many, what a due slot does, the pause, the warm-up, the
-   * drain estimate. This class carries them out.
+   * The lane's timing decisions: when to claim and how many, whether a due slot is on time, the
+   * pause, the warm-up, the drain estimate. This class and its parts carry them out.
    */
   private final LaneSchedule schedule;
   private final LaneQueue queue;
