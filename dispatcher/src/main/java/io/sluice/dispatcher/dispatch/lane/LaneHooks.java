@@ -18,14 +18,9 @@ import java.util.function.LongSupplier;
  * @param nanoTime  the lane's monotonic clock ({@code System::nanoTime}): slots are timed, and
  *                  pauses and waits measured, on it
  * @param pace      the dispatcher's pace: the lane claims at its rate times the factor, and
- *                  reports how late its slots fire ({@link PaceGovernor})
+ *                  reports how late its slots fire ({@link PaceGovernor}); {@link Pace#FULL}
+ *                  for a lane always at full pace
  */
 public record LaneHooks(ScheduledExecutorService timer, ResultHandler results,
     DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime,
-    Pace pace) {
-  /** A lane at full pace always ({@link Pace#FULL}). */
-  public LaneHooks(ScheduledExecutorService timer, ResultHandler results, DispatchListener listener,
-      BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime) {
-    this(timer, results, listener, cannotFit, nanoTime, Pace.FULL);
-  }
-}
+    Pace pace) {}

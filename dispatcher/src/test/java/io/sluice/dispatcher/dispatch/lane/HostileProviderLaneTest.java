@@ -75,7 +75,7 @@ class HostileProviderLaneTest {
           return hold.isPresent() ? List.of(new LaneOrder.Throttle(hold.getAsLong(), 0))
               : List.of();
         });
-      }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos));
+      }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos, Pace.FULL));
 
   @Test
   void shouldCallAgainWithinMaxRetryAfterAndThenAtNoLessThanTheFloor() {
