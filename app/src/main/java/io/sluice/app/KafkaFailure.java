@@ -18,7 +18,7 @@ import org.apache.kafka.common.errors.SslAuthenticationException;
  * configuration fault}: starting a broker cures none of them, and the command exits 2. Only no
  * answer at all (nothing listens, a firewall drops) is "unreachable", exit 3.
  */
-public record KafkaFailure(Kind kind, String detail) {
+record KafkaFailure(Kind kind, String detail) {
   static final int MAX_DEPTH = 20;
   /** The longest a cause's message is quoted. */
   static final int MAX_DETAIL = 300;

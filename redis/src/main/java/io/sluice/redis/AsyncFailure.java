@@ -4,7 +4,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** What an asynchronous command really failed with, under the wrappers futures put around it. */
-public final class AsyncFailure {
+final class AsyncFailure {
   private AsyncFailure() {}
 
   /**

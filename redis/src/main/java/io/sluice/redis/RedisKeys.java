@@ -10,7 +10,7 @@ package io.sluice.redis;
  * written out in {@code redis.tenants} while that package is being changed (allowed, with that
  * reason, by {@code ArchitectureTest}); it moves here next.
  */
-public final class RedisKeys {
+final class RedisKeys {
   private RedisKeys() {}
 
   /** {@code sluice:v1:{tag}:marker}: the marker of the slot {@code tag} hashes to ({@link SlotMarkers}). */

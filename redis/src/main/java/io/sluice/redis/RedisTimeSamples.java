@@ -25,7 +25,7 @@ import java.util.List;
  * Each sample gives a bound; the best (highest) over the last {@code keep} samples is used, so one
  * slow round trip does not loosen it.
  */
-public final class RedisTimeSamples {
+final class RedisTimeSamples {
   /** Assumed worst rate difference between the local clock and Redis's, parts per million. */
   public static final long MAX_DRIFT_PPM = 100;
 

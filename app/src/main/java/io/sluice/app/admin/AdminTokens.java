@@ -19,7 +19,7 @@ import java.util.Optional;
  * shorter than {@link AdminConfig#MIN_TOKEN_LENGTH} matches nothing; start-up refuses it too. A
  * request's failures are counted per address by {@link FailedAttempts}.
  */
-public final class AdminTokens {
+final class AdminTokens {
   /** What a request may do. */
   public enum Access { NONE, READ, WRITE }
 

@@ -35,7 +35,7 @@ import org.apache.kafka.common.TopicPartition;
  * record of an aborted transaction may count until the next commit passes it (an over-estimate by
  * at most a transaction's records).
  */
-public final class ConsumerLag {
+final class ConsumerLag {
   /** One group's lag on one topic, summed over its partitions. */
   public record Lag(String group, String topic, long records) {}
 

@@ -16,7 +16,7 @@ package io.sluice.app.dlq;
  * behaves differently for a marked event (same quotas, same attempts). What stops a second replay
  * of the same dead letter is the ledger ({@link ReplayLedger}), not the mark.
  */
-public final class ReplayMark {
+final class ReplayMark {
   public static final String HEADER = "x-sluice-replay-of";
 
   private ReplayMark() {}

@@ -46,7 +46,7 @@ import org.apache.kafka.common.internals.Topic;
  * __consumer_offsets} an abort only loses an offset commit (the group reads again from the one
  * before: duplicates, never loss), so there the open transaction is aborted plainly.
  */
-public final class HangingTransactionJudge {
+final class HangingTransactionJudge {
   private final long patienceMillis;
   /** When each open transaction was first seen open, by partition: one open per partition. */
   private final Map<OpenTransaction, Long> firstSeen = new HashMap<>();

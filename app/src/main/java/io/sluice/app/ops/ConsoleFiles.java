@@ -28,7 +28,7 @@ import java.util.Map;
  * Cache-Control: no-cache} (a browser asks again, so a new jar's console is not mixed with an
  * old one's).
  */
-public final class ConsoleFiles implements HttpHandler {
+final class ConsoleFiles implements HttpHandler {
   /** Where the files are in the jar. */
   static final String RESOURCES = "/io/sluice/app/console/";
   /** Request path to file name and content type: all that is served. */

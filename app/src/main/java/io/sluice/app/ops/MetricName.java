@@ -11,7 +11,7 @@ import java.util.TreeMap;
  *               ({@code _total}, {@code _seconds}, {@code _count}, ...)
  * @param labels sorted by label name, never null
  */
-public record MetricName(String base, Map<String, String> labels) {
+record MetricName(String base, Map<String, String> labels) {
   public MetricName {
     labels = Collections.unmodifiableMap(new TreeMap<>(labels));
   }

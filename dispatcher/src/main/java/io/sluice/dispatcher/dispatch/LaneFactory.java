@@ -2,8 +2,10 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.config.ProviderConfig;
 import io.sluice.dispatcher.LaneId;
+import io.sluice.dispatcher.dispatch.lane.LaneHooks;
 import io.sluice.dispatcher.dispatch.lane.Pace;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.dispatch.lane.ResultHandler;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.provider.Provider;
@@ -44,7 +46,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
    * results go to {@code results}.
    */
   ProviderLane open(LaneId id, ProviderConfig provider, Map<String, Double> weights,
-      LimitSource limits, Provider calls, LeakyBucket leak, ProviderLane.ResultHandler results) {
+      LimitSource limits, Provider calls, LeakyBucket leak, ResultHandler results) {
     // A lease outlives its slot by the call's timeout and a second: a call still running then
     // has been given up by the HTTP client.
     long leaseMicros = TimeUnit.NANOSECONDS.toMicros(provider.timeout().toNanos()) + 1_000_000;
@@ -55,7 +57,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
         new ProviderLane.Settings(id, leaseMicros, provider.maxInFlight(), lookaheadMicros,
             weights, capacity),
         new ProviderLane.Calls(limits, calls, leak),
-        new ProviderLane.Hooks(timer, results, reports, cannotFit, nanoTime, pace));
+        new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace));
     lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);
     return lane;
   }

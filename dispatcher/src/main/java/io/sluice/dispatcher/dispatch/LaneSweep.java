@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.ParkedEntry;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.schemas.event.Reason;
 import java.time.Instant;
@@ -112,7 +113,7 @@ final class LaneSweep {
     for (ProviderLane lane : lanes) {
       lane.drop(e -> pastDeadline(e, now)).forEach(e -> withoutCall.dead(e, Reason.EXPIRED,
           "deadline " + e.event().deadline() + " passed while it waited in lane " + lane.name()));
-      List<ProviderLane.Parked> parked = lane.trim(KEEP_NANOS);
+      List<ParkedEntry> parked = lane.trim(KEEP_NANOS);
       if (parked.isEmpty()) {
         continue;
       }

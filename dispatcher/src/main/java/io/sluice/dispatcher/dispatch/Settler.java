@@ -2,7 +2,7 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.dispatch.lane.LaneOrder;
-import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.dispatch.lane.ResultHandler;
 import io.sluice.dispatcher.dispatch.lane.Settlement;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.dispatch.offsets.PendingDeliveries;
@@ -28,7 +28,7 @@ import java.util.function.DoubleSupplier;
  *
  * <p>Runs on the thread each call completes on; every part it writes to is thread-safe.
  */
-final class Settler implements ProviderLane.ResultHandler {
+final class Settler implements ResultHandler {
   private final CallJudge judge;
   private final LimitLearner learner;
   private final SettlementWriter writer;

@@ -7,6 +7,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.config.TenantEndpoint;
 import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.dispatch.lane.LaneOrder;
+import io.sluice.dispatcher.dispatch.lane.ResultHandler;
 import io.sluice.dispatcher.dispatch.lane.Settlement;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.endpoint.EndpointHealth;
@@ -112,7 +113,7 @@ final class TenantEndpoints {
    *                     {@code whileDisabled: dead_letter}, with why
    */
   record Parts(LaneFactory lanes, Map<String, Provider> providers, LeakyBucket leak,
-      LimitLearner learner, ProviderLane.ResultHandler settler,
+      LimitLearner learner, ResultHandler settler,
       BiConsumer<DispatchEntry, String> disabledDead, Clock clock) {}
 
   private final Parts parts;
@@ -245,7 +246,7 @@ final class TenantEndpoints {
    * {@code whileDisabled: dead_letter}, has its queued events dead-lettered: orders its lane
    * carries out ({@link LaneOrder}).
    */
-  private final class EndpointResults implements ProviderLane.ResultHandler {
+  private final class EndpointResults implements ResultHandler {
     private final LaneId key;
     private final EndpointHealth health;
     private final ProviderEndpoints settings;

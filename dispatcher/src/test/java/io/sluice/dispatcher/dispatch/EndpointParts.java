@@ -1,7 +1,7 @@
 package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.dispatch.lane.Pace;
-import io.sluice.dispatcher.dispatch.lane.ProviderLane;
+import io.sluice.dispatcher.dispatch.lane.ResultHandler;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.provider.Provider;
@@ -17,7 +17,7 @@ final class EndpointParts {
 
   /** Parts whose lanes run at full pace, entries that no longer fit dropped. */
   static TenantEndpoints.Parts of(Map<String, Provider> providers, LeakyBucket leak,
-      LimitLearner learner, ScheduledExecutorService timer, ProviderLane.ResultHandler settler,
+      LimitLearner learner, ScheduledExecutorService timer, ResultHandler settler,
       BiConsumer<DispatchEntry, String> disabledDead, DispatchListener listener, Clock clock,
       LongSupplier nanoTime, long lookaheadMicros, int bufferSize) {
     return of(providers, leak, learner, timer, settler, disabledDead, listener, clock, nanoTime,
@@ -25,7 +25,7 @@ final class EndpointParts {
   }
 
   static TenantEndpoints.Parts of(Map<String, Provider> providers, LeakyBucket leak,
-      LimitLearner learner, ScheduledExecutorService timer, ProviderLane.ResultHandler settler,
+      LimitLearner learner, ScheduledExecutorService timer, ResultHandler settler,
       BiConsumer<DispatchEntry, String> disabledDead, DispatchListener listener, Clock clock,
       LongSupplier nanoTime, long lookaheadMicros, int bufferSize, Pace pace) {
     LaneFactory lanes = new LaneFactory(timer, listener, (entry, why) -> {}, nanoTime, pace,

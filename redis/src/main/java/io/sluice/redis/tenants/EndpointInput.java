@@ -41,7 +41,7 @@ import java.util.stream.Collectors;
  * <p>A URL may carry a secret in its query (some webhooks do): a refusal never quotes one, it
  * shows the URL as {@link #shown} does (no user information, the query as {@code ?...}).
  */
-public final class EndpointInput {
+final class EndpointInput {
   /** Longest endpoint URL. */
   public static final int MAX_URL = 1_000;
   /** Most endpoints one tenant's record holds. */

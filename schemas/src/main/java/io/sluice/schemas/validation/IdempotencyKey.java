@@ -23,7 +23,7 @@ package io.sluice.schemas.validation;
  * String; every id this rule accepts is also a valid one. {@code work-event.schema.json} states
  * the same rule.
  */
-public final class IdempotencyKey {
+final class IdempotencyKey {
   public static final int MAX_LENGTH = 128;
 
   private IdempotencyKey() {}

@@ -43,7 +43,7 @@ final class LaneParking {
    * @param pacedPerSecond the lane's paced rate, asked only when the lane may not call within
    *                       {@code keepNanos} (asking may refresh learned limits)
    */
-  List<ProviderLane.Parked> trim(long nowNanos, DoubleSupplier pacedPerSecond,
+  List<ParkedEntry> trim(long nowNanos, DoubleSupplier pacedPerSecond,
       long readyAtNanos, long keepNanos) {
     if (readyAtNanos - nowNanos <= keepNanos) {
       return List.of();
@@ -54,10 +54,10 @@ final class LaneParking {
       return List.of();
     }
     List<DispatchEntry> removed = queue.keepFirst(keeps);
-    List<ProviderLane.Parked> parked = new ArrayList<>(removed.size());
+    List<ParkedEntry> parked = new ArrayList<>(removed.size());
     int ahead = keeps;
     for (DispatchEntry e : removed) {
-      parked.add(new ProviderLane.Parked(e,
+      parked.add(new ParkedEntry(e,
           parking.park(nowNanos, ahead++, perSecond, readyAtNanos) - nowNanos));
     }
     return parked;

@@ -15,9 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -101,21 +99,6 @@ import org.apache.kafka.common.TopicPartition;
  * under this lane's monitor, and no I/O is started while holding it.
  */
 public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
-  /** What becomes of a call's result: it is judged into a {@link Settlement}. */
-  public interface ResultHandler {
-    /**
-     * @param claimedAtMicros when the leak granted this call's slot, on the leak's clock: a 429 to
-     *                        a call whose slot was granted before the last rate cut does not cut
-     *                        again (it was spaced at the old rate)
-     */
-    Settlement settle(LaneId lane, DispatchEntry entry, ProviderResult result, long claimedAtMicros);
-  }
-
-  /**
-   * An entry taken out of the queue to wait in Kafka for its turn ({@link #trim}), and how long.
-   */
-  public record Parked(DispatchEntry entry, long waitNanos) {}
-
   /**
    * A lane's settings, from its provider's configuration.
    *
@@ -133,30 +116,6 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /** What a lane calls: its provider's limits, the provider, the leak it shares. */
   public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
 
-  /**
-   * What a lane reports to and runs on.
-   *
-   * @param timer     runs the lane's due slots and pauses (one thread, shared by the lanes)
-   * @param results   what becomes of each call's result
-   * @param listener  metrics and events
-   * @param cannotFit takes a queued entry dearer than the provider's smallest cost window now
-   *                  allows (a learned or reloaded limit lowered it), with why: it would block
-   *                  the lane's head forever, so it leaves the queue (the caller defers it)
-   * @param nanoTime  the lane's monotonic clock ({@code System::nanoTime}): slots are timed, and
-   *                  pauses and waits measured, on it
-   * @param pace      the dispatcher's pace: the lane claims at its rate times the factor, and
-   *                  reports how late its slots fire ({@link PaceGovernor})
-   */
-  public record Hooks(ScheduledExecutorService timer, ResultHandler results,
-      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime,
-      Pace pace) {
-    /** A lane at full pace always ({@link Pace#FULL}). */
-    public Hooks(ScheduledExecutorService timer, ResultHandler results, DispatchListener listener,
-        BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime) {
-      this(timer, results, listener, cannotFit, nanoTime, Pace.FULL);
-    }
-  }
-
   private final LaneId id;
   /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
   private final String name;
@@ -171,8 +130,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
   private final LongSupplier nanoTime;
   /**
-   * Every decision: when to claim and how many, what a due slot does, the pause, the warm-up, the
-   * drain estimate. This class carries them out.
+   * The lane's timing decisions: when to claim and how many, whether a due slot is on time, the
+   * pause, the warm-up, the drain estimate. This class and its parts carry them out.
    */
   private final LaneSchedule schedule;
   private final LaneQueue queue;
@@ -194,7 +153,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
   private volatile Consumer<DispatchEntry> expired = e -> { };
 
-  public ProviderLane(Settings settings, Calls calls, Hooks hooks) {
+  public ProviderLane(Settings settings, Calls calls, LaneHooks hooks) {
     this.id = settings.id();
     this.name = id.name();
     this.nanoTime = hooks.nanoTime();
@@ -392,7 +351,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * that may call keeps its queue: its backlog drains, and one that outgrows the buffer
    * overflows at its turn (reading its partition on pauses when all its arrivals overflow).
    */
-  public synchronized List<Parked> trim(long keepNanos) {
+  public synchronized List<ParkedEntry> trim(long keepNanos) {
     return parking.trim(nanoTime.getAsLong(), this::pacedPerSecond, schedule.readyAtNanos(),
         keepNanos);
   }

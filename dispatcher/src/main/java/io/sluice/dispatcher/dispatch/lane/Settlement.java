@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 /**
  * A call's result, judged: what its lane must do before the event's record is written (a 429's
  * pause: no call of the lane may start meanwhile), then the write itself, which answers with what
- * learning from the answer asks of the lane. Made by a {@link ProviderLane.ResultHandler}; the
+ * learning from the answer asks of the lane. Made by a {@link ResultHandler}; the
  * lane runs it on the thread the call completed on.
  */
 public interface Settlement {

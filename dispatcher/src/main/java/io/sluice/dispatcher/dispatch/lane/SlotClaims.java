@@ -61,7 +61,7 @@ final class SlotClaims {
    * @param hooks  the lane's listener, clock, pace and unfit entries' way out
    * @param firing what a due slot does
    */
-  SlotClaims(Object lane, String name, ProviderLane.Hooks hooks, LaneTimer timer,
+  SlotClaims(Object lane, String name, LaneHooks hooks, LaneTimer timer,
       LimitSource limits, LaneSchedule schedule, LaneQueue queue, LaneLeak leak, Firing firing) {
     this.lane = lane;
     this.name = name;

@@ -64,7 +64,7 @@ class HostileProviderLaneTest {
             : new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
       }, new PublishingLeak(new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1, clock::micros),
           (member, busy) -> CompletableFuture.completedFuture(busy))),
-        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
+        new LaneHooks(timer, (lane, entry, result, claimedAtMicros) -> {
         // As the Settler: the verdict's pause, then what the answer teaches.
         CallJudge.Judgement j = judge.judge(result, 0, null, clock.instant(), () -> 0.5,
             learner.bounds("api").maxRetryAfterMillis());
@@ -75,7 +75,7 @@ class HostileProviderLaneTest {
           return hold.isPresent() ? List.of(new LaneOrder.Throttle(hold.getAsLong(), 0))
               : List.of();
         });
-      }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos));
+      }, new DispatchListener() { }, (entry, why) -> { }, clock::nanos, Pace.FULL));
 
   @Test
   void shouldCallAgainWithinMaxRetryAfterAndThenAtNoLessThanTheFloor() {

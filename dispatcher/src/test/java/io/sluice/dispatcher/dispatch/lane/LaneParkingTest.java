@@ -36,12 +36,12 @@ class LaneParkingTest {
   void shouldParkAllButTheFirstBehindTheHold() {
     offer(5);
 
-    List<ProviderLane.Parked> parked = parking.trim(NOW, ONE_PER_SECOND, NOW + 60 * S, S);
+    List<ParkedEntry> parked = parking.trim(NOW, ONE_PER_SECOND, NOW + 60 * S, S);
 
     assertEquals(List.of("e1", "e2", "e3", "e4"),
         parked.stream().map(p -> p.entry().event().id()).toList());
     assertEquals(List.of(61 * S, 62 * S, 63 * S, 64 * S),
-        parked.stream().map(ProviderLane.Parked::waitNanos).toList());
+        parked.stream().map(ParkedEntry::waitNanos).toList());
     assertEquals(1, queue.size(), "the next call, or the probe");
   }
 

@@ -79,7 +79,7 @@ class ProviderLaneTest {
         new ProviderLane.Settings(LaneId.provider("api"), 60_000_000, 4, lookaheadMicros,
             Map.of("std", 1.0), 100),
         new ProviderLane.Calls(LimitSource.fixed(limits), provider, leak),
-        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> {
+        new LaneHooks(timer, (lane, entry, result, claimedAtMicros) -> {
         // As the dispatcher's settler does: a 429 pauses the lane for its Retry-After.
         if (result instanceof ProviderResult.Answered a && a.status() == 429) {
           return Settlement.of(List.of(new LaneOrder.Throttle(2_000, claimedAtMicros)), List::of);

@@ -108,7 +108,8 @@ class SharedProviderFairnessTest {
           return CompletableFuture.completedFuture(
               new ProviderResult.Answered(200, null, ResponseHeaders.NONE));
         }, bucket),
-        new ProviderLane.Hooks(timer, (lane, entry, result, claimedAtMicros) -> Settlement.NONE, DispatchListener.NONE, (entry, why) -> { }, clock::nanos));
+        new LaneHooks(timer, (lane, entry, result, claimedAtMicros) -> Settlement.NONE, DispatchListener.NONE, (entry, why) -> { }, clock::nanos,
+            Pace.FULL));
   }
 
   private static DispatchEntry entry(String tenant, String tier, int i) {
