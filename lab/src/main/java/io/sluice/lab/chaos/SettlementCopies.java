@@ -30,7 +30,10 @@ import org.apache.kafka.common.header.Header;
  *       record handled a second time from the delivered log would be.</li>
  * </ul>
  * A record handled twice with a call each time is a duplicate call ({@link DuplicateCauses}), its
- * two settlements expected; it is not counted here.
+ * two settlements expected; it is not counted here. Identical copies are looked for among the
+ * dispatchers' records only, those without a {@code sluice-writer} stamp: the relay and the gate
+ * stamp theirs, and the relay writes a record not yet due to its step again as it was (a ladder
+ * hop, not a settlement); a gate's records are written in its transactions.
  */
 final class SettlementCopies {
   /** How many examples the report names. */
@@ -42,10 +45,13 @@ final class SettlementCopies {
   private final List<String> examples = new ArrayList<>();
   private long settlements;
 
-  /** One settlement record: its topic, event id (null if unreadable), whether it ends the event. */
+  /**
+   * One settlement record: its topic, its signature (null: not a dispatcher's, no copy counted),
+   * event id (null if unreadable), whether it ends the event.
+   */
   void add(String topic, String signature, String eventId, boolean ending) {
     settlements++;
-    if (signatures.merge(topic + '|' + signature, 1, Integer::sum) > 1) {
+    if (signature != null && signatures.merge(topic + '|' + signature, 1, Integer::sum) > 1) {
       copiesByTopic.merge(topic, 1L, Long::sum);
       if (examples.size() < EXAMPLES) {
         examples.add(topic + " " + eventId);
@@ -103,12 +109,17 @@ final class SettlementCopies {
       List<String> otherTopics, Map<String, Integer> delivered, Duration timeout) {
     SettlementCopies tally = new SettlementCopies();
     for (String topic : endingTopics) {
-      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, signature(r), idOf(r), true));
+      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, dispatchers(r), idOf(r), true));
     }
     for (String topic : otherTopics) {
-      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, signature(r), idOf(r), false));
+      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, dispatchers(r), idOf(r), false));
     }
     return tally.figures(delivered);
+  }
+
+  /** A dispatcher's record's signature; null for a record a relay or gate stamped. */
+  static String dispatchers(ConsumerRecord<byte[], byte[]> r) {
+    return r.headers().lastHeader(HeaderNames.WRITER) == null ? signature(r) : null;
   }
 
   /** Key, value and every header: what a record resent as it was shares with its first copy. */

@@ -47,6 +47,17 @@ class SettlementCopiesTest {
   }
 
   @Test
+  void shouldNotCountTheRelaysLadderHopsNorTheGatesRecords() {
+    ConsumerRecord<byte[], byte[]> hop = record("{\"id\":\"e1\"}", "1000");
+    hop.headers().add("sluice-writer", "sluice.relay-1".getBytes(StandardCharsets.UTF_8));
+    assertEquals(null, SettlementCopies.dispatchers(hop), "stamped: a relay's or a gate's");
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false);
+    tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false); // not yet due: again
+    assertEquals(0L, tally.figures(Map.of()).get("identicalCopies"));
+  }
+
+  @Test
   void shouldPassARunWithEverySettlementWrittenOnce() {
     SettlementCopies tally = new SettlementCopies();
     tally.add("outcomes", "a", "e1", true);
