@@ -227,21 +227,31 @@ public final class TenantWatcher implements TenantLookup, AutoCloseable {
     });
   }
 
-  /** Whether the wiped registry is whole again (seeded), or waited for long enough. */
+  /**
+   * Asks whether the wiped registry is whole again (seeded), or waited for long enough. Never
+   * waits: the poll's answer arrives on the Redis client's own thread, which a blocking read of
+   * the marker would hold (the first outside run waited out the whole patience so).
+   */
   private void checkSeeded() {
-    Optional<String> m;
+    CompletableFuture<Optional<String>> read;
     try {
-      m = marker.get().toCompletableFuture().get(POLL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      read = marker.get().toCompletableFuture().orTimeout(POLL_TIMEOUT.toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      read = CompletableFuture.failedFuture(e);
+    }
+    read.whenComplete((m, error) -> seededOrPatient(error == null ? m : Optional.empty()));
+  }
+
+  private void seededOrPatient(Optional<String> m) {
+    Long wiped = wipedAtNanos;
+    if (wiped == null) {
       return;
-    } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      m = Optional.empty();
     }
     if (m.filter(CacheRepair.SEEDED::equals).isPresent()) {
       LOG.info("tenants: the registry is whole again (set again from the operator topic)");
       wipedAtNanos = null;
-    } else if (nanoTime.getAsLong() - wipedAtNanos > REBUILD_PATIENCE.toNanos()) {
+    } else if (nanoTime.getAsLong() - wiped > REBUILD_PATIENCE.toNanos()) {
       LOG.warn("tenants: the registry was not set again within {} s (no role seeding it); absent "
           + "records are taken as absent", REBUILD_PATIENCE.toSeconds());
       wipedAtNanos = null;
