@@ -1,0 +1,27 @@
+package io.sluice.topology.limiter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Optional;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * The documented bound, exactly, over generated histories on the Java mirror: events of random
+ * costs at two or three gate instances sharing one bucket, leases taken, handed out and given
+ * back, queued events coming back late, Redis losing the bucket's slot; in every window of the
+ * admission instants at most {@code capacity + refill * T} units ({@link QuotaBound}). The same
+ * histories run on the Lua on a redis-server in {@code QuotaBoundScriptIT}. (A change of rate has
+ * its own, rightly looser bound: {@code TokenBucketRateChangeProperties}.)
+ */
+class QuotaBoundProperties {
+  private static final long START = 1_800_000_000_000_000L;
+
+  @Property(tries = 2000)
+  void noWindowAdmitsMoreThanCapacityPlusRefillTimesItsLength(@ForAll long seed) throws Exception {
+    QuotaHistory history = QuotaHistory.of(seed);
+    Optional<String> excess = QuotaBound.firstExcess(
+        QuotaBound.play(history, new QuotaBucket.Mirror(), START), history.spec());
+    assertEquals(Optional.empty(), excess, () -> "seed " + seed + ", " + history);
+  }
+}

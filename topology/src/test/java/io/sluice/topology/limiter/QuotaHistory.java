@@ -1,0 +1,55 @@
+package io.sluice.topology.limiter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * One generated history of a tenant's bucket, drawn from a seed (so the same history runs on the
+ * Java mirror and on the Lua, and a failure names its seed): the bucket's shape, how many gate
+ * instances share it, and what happens in turn: an event at one instance (its cost and the extra
+ * units it leases for later events), or Redis losing the bucket's slot. Queued events come back
+ * late by the history's lateness.
+ */
+record QuotaHistory(long seed, BucketSpec spec, int instances, List<Step> steps, List<Long> lateness) {
+  /** How long a lease is held against the bucket's cap; named on every call, as the gate does. */
+  static final long HOLD_MICROS = 1_000_000;
+  /** How long a lease's units may be handed out: less than the hold, as {@link Lease} requires. */
+  static final long USE_MICROS = 500_000;
+
+  /** What happens {@code gapMicros} after the step before. */
+  sealed interface Step {
+    long gapMicros();
+  }
+
+  /** An event of {@code cost} at gate instance {@code instance}, leasing {@code extra} more. */
+  record Event(long gapMicros, int instance, int cost, int extra) implements Step {}
+
+  /** Redis loses the bucket's slot, its marker with it. */
+  record Wipe(long gapMicros) implements Step {}
+
+  static QuotaHistory of(long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    int capacity = random.nextInt(1, 11);
+    double rate = Math.round(random.nextDouble(0.5, 20) * 100) / 100.0;
+    long horizon = random.nextBoolean() ? 0 : random.nextLong(0, 3_000_000);
+    BucketSpec spec = new BucketSpec(capacity, rate, horizon);
+    int instances = random.nextInt(2, 4);
+    List<Step> steps = new ArrayList<>();
+    int n = random.nextInt(1, 150);
+    for (int i = 0; i < n; i++) {
+      long gap = random.nextInt(4) == 0 ? 0 : random.nextLong(0, 300_000);
+      if (random.nextInt(40) == 0) {
+        steps.add(new Wipe(gap));
+      } else {
+        steps.add(new Event(gap, random.nextInt(instances), random.nextInt(1, Math.min(3, capacity) + 1),
+            random.nextBoolean() ? 0 : random.nextInt(1, 5)));
+      }
+    }
+    List<Long> lateness = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      lateness.add(random.nextInt(3) == 0 ? 0 : random.nextLong(0, 1_500_000));
+    }
+    return new QuotaHistory(seed, spec, instances, List.copyOf(steps), List.copyOf(lateness));
+  }
+}
