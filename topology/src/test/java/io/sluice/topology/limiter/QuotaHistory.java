@@ -9,9 +9,12 @@ import java.util.SplittableRandom;
  * Java mirror and on the Lua, and a failure names its seed): the bucket's shape, how many gate
  * instances share it, and what happens in turn: an event at one instance (its cost and the extra
  * units it leases for later events), or Redis losing the bucket's slot. Queued events come back
- * late by the history's lateness.
+ * late by the history's lateness. For a tenant with a per-attribute rule ({@link RulesBound}),
+ * {@code spec} is its overall rule's and {@code attributeSpec} the attribute rule's, which the
+ * events marked {@code attribute} match.
  */
-record QuotaHistory(long seed, BucketSpec spec, int instances, List<Step> steps, List<Long> lateness) {
+record QuotaHistory(long seed, BucketSpec spec, BucketSpec attributeSpec, int instances, List<Step> steps,
+    List<Long> lateness) {
   /** How long a lease is held against the bucket's cap; named on every call, as the gate does. */
   static final long HOLD_MICROS = 1_000_000;
   /** How long a lease's units may be handed out: less than the hold, as {@link Lease} requires. */
@@ -22,8 +25,11 @@ record QuotaHistory(long seed, BucketSpec spec, int instances, List<Step> steps,
     long gapMicros();
   }
 
-  /** An event of {@code cost} at gate instance {@code instance}, leasing {@code extra} more. */
-  record Event(long gapMicros, int instance, int cost, int extra) implements Step {}
+  /**
+   * An event of {@code cost} at gate instance {@code instance}, leasing {@code extra} more; with a
+   * per-attribute rule, matching it or not.
+   */
+  record Event(long gapMicros, int instance, int cost, int extra, boolean attribute) implements Step {}
 
   /** Redis loses the bucket's slot, its marker with it. */
   record Wipe(long gapMicros) implements Step {}
@@ -34,6 +40,11 @@ record QuotaHistory(long seed, BucketSpec spec, int instances, List<Step> steps,
     double rate = Math.round(random.nextDouble(0.5, 20) * 100) / 100.0;
     long horizon = random.nextBoolean() ? 0 : random.nextLong(0, 3_000_000);
     BucketSpec spec = new BucketSpec(capacity, rate, horizon);
+    // Every rule holds at least the dearest event (the configuration refuses a rule smaller
+    // than the provider's maxCost: such an event could never be paid).
+    int maxCost = Math.min(3, capacity);
+    BucketSpec attributeSpec = new BucketSpec(random.nextInt(maxCost, capacity + 1),
+        Math.round(random.nextDouble(0.5, rate + 0.5) * 100) / 100.0, 0);
     int instances = random.nextInt(2, 4);
     List<Step> steps = new ArrayList<>();
     int n = random.nextInt(1, 150);
@@ -42,14 +53,14 @@ record QuotaHistory(long seed, BucketSpec spec, int instances, List<Step> steps,
       if (random.nextInt(40) == 0) {
         steps.add(new Wipe(gap));
       } else {
-        steps.add(new Event(gap, random.nextInt(instances), random.nextInt(1, Math.min(3, capacity) + 1),
-            random.nextBoolean() ? 0 : random.nextInt(1, 5)));
+        steps.add(new Event(gap, random.nextInt(instances), random.nextInt(1, maxCost + 1),
+            random.nextBoolean() ? 0 : random.nextInt(1, 5), random.nextBoolean()));
       }
     }
     List<Long> lateness = new ArrayList<>();
     for (int i = 0; i < 64; i++) {
       lateness.add(random.nextInt(3) == 0 ? 0 : random.nextLong(0, 1_500_000));
     }
-    return new QuotaHistory(seed, spec, instances, List.copyOf(steps), List.copyOf(lateness));
+    return new QuotaHistory(seed, spec, attributeSpec, instances, List.copyOf(steps), List.copyOf(lateness));
   }
 }
