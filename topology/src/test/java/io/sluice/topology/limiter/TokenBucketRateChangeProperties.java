@@ -39,12 +39,12 @@ class TokenBucketRateChangeProperties {
 
   @Provide
   Arbitrary<List<Arrival>> arrivals() {
-    return Combinators.combine(Arbitraries.integers().between(0, 150_000), Arbitraries.integers().between(1, 2),
+    return Combinators.combine(Arbitraries.integers().between(0, 150_000), Arbitraries.integers().between(1, 4),
             Arbitraries.integers().between(-40, 3).map(i -> Math.max(-1, i)))
         .as(Arrival::new).list().ofMinSize(1).ofMaxSize(150);
   }
 
-  @Property(tries = 200)
+  @Property(tries = 1000)
   void noWindowSellsMoreThanTheRatesThatCouldSellIntoIt(
       @ForAll @IntRange(min = 1, max = 4) int capacity,
       @ForAll @IntRange(min = 0, max = 5_000_000) int horizonMicros,
@@ -79,7 +79,7 @@ class TokenBucketRateChangeProperties {
             lateness.get(n++ % lateness.size()));
       }
     }
-    assertNoDenserThanAllowed(due, capacity, Math.min(2, capacity), rates, changes, reach);
+    assertNoDenserThanAllowed(due, capacity, rates, changes, reach);
   }
 
   /**
@@ -115,14 +115,17 @@ class TokenBucketRateChangeProperties {
    * TokenBucketProperties), at most capacity + the integral over it of the highest rate in force
    * within a reach before (the rate since a change counts from the bucket's decision before it).
    *
-   * <p>A window may hold one event more ({@code maxCost} units) for each change within a reach
-   * before its start or in it: an event of the stream of reservations sold before the change, due
-   * in it beside those sold after. Units are whole: an event sold at the
-   * old rate is due when its last unit has refilled at the old rate, so most of it was paid
-   * before the change, yet it counts whole at its due time, beside what the new rate sells then.
-   * (A single-rate bucket has no such second stream, and its bound is exactly TokenBucketProperties'.)
+   * <p>A window may hold one unit more for each change within a reach before its start or in it:
+   * the unit of the stream of reservations sold before the change that is due in it beside those
+   * sold after. Units are whole: the old line's unit is due when it has refilled at the old rate,
+   * so most of it was paid before the change, yet it counts whole at its due time, beside what
+   * the new rate sells then. Every unit is counted at its own due time, so this is one unit per
+   * change, not one event (it was {@code maxCost} units, one event, until issue 34: 6,000 histories
+   * with costs up to 4 hold one unit; none do without it: a raise from 3/s to 8/s with a full
+   * horizon sold puts 42 units in 5.125 s, 1 + 8 * 5.124996 allowed). (A single-rate bucket has
+   * no such second stream, and its bound is exactly TokenBucketProperties'.)
    */
-  private static void assertNoDenserThanAllowed(List<Long> dueTimes, int capacity, int maxCost, List<Double> rates,
+  private static void assertNoDenserThanAllowed(List<Long> dueTimes, int capacity, List<Double> rates,
       List<long[]> changes, long reach) {
     List<Long> sorted = new ArrayList<>(dueTimes);
     Collections.sort(sorted);
@@ -141,7 +144,7 @@ class TokenBucketRateChangeProperties {
     for (int i = 0; i < sorted.size(); i++) {
       for (int k = i; k < sorted.size(); k++) {
         double allowed = capacity + integral[2 * k + 1] - integral[2 * i]
-            + maxCost * changesNear(sorted.get(i), sorted.get(k), changes, reach);
+            + changesNear(sorted.get(i), sorted.get(k), changes, reach);
         assertTrue(k - i + 1 <= allowed + 1e-6, (k - i + 1) + " units due from " + sorted.get(i) / 1e6 + " s to "
             + sorted.get(k) / 1e6 + " s, allowed " + allowed + "; rates " + rates + ", changes "
             + changes.stream().map(c -> c[0] + "->" + rates.get((int) c[1])).toList());
