@@ -1,6 +1,7 @@
 package io.sluice.topology.limiter;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -23,13 +24,21 @@ final class QuotaBound {
   /** One unit admitted at {@code micros}. */
   record Unit(long micros) {}
 
+  /**
+   * What a history admitted, and its changes of rate ({@link ChangingRateBound}: the first the
+   * starting rate; each at the bucket's decision before it, from which the new rate counts).
+   */
+  record Played(List<Unit> units, List<long[]> changes) {}
+
   private record Holder(long micros, int instance, int cost) {}
 
   private QuotaBound() {}
 
-  /** The units {@code history} admits on {@code bucket}, starting at {@code startMicros}. */
-  static List<Unit> play(QuotaHistory history, QuotaBucket bucket, long startMicros) throws Exception {
+  /** What {@code history} admits on {@code bucket}, starting at {@code startMicros}. */
+  static Played play(QuotaHistory history, QuotaBucket bucket, long startMicros) throws Exception {
     BucketSpec spec = history.spec();
+    List<long[]> changes = new ArrayList<>();
+    changes.add(new long[] {Long.MIN_VALUE / 4, 0});
     Lease[] leases = new Lease[history.instances()];
     Acquisition[] grants = new Acquisition[history.instances()];
     int[] used = new int[history.instances()];
@@ -52,6 +61,15 @@ final class QuotaBound {
       }
       if (step instanceof QuotaHistory.Wipe) {
         bucket.wipe();
+        continue;
+      }
+      if (step instanceof QuotaHistory.Change c) {
+        spec = history.specAt(c.rate());
+        // The bucket takes a change as of its last decision; the gate drops the bucket's leases
+        // when its terms change (no unit of them is handed out after).
+        long updated = bucket.updatedMicros();
+        changes.add(new long[] {updated < 0 ? now : updated, c.rate()});
+        Arrays.fill(leases, null);
         continue;
       }
       QuotaHistory.Event e = (QuotaHistory.Event) step;
@@ -83,7 +101,7 @@ final class QuotaBound {
         used[i] = e.cost();
       }
     }
-    return admitted;
+    return new Played(admitted, changes);
   }
 
   /** Units {@code from + 1 .. from + cost} of {@code grant}, each at its due time or now if later. */
@@ -92,6 +110,16 @@ final class QuotaBound {
     for (int j = from + 1; j <= from + cost; j++) {
       admitted.add(new Unit(Math.max(now, grant.dueOfUnit(j, spec))));
     }
+  }
+
+  /**
+   * The first window over the bound, described (empty if none): {@code capacity + refill * T}
+   * while the rate holds, the documented bound across a change ({@link ChangingRateBound}).
+   */
+  static Optional<String> firstExcess(Played played, QuotaHistory history) {
+    return ChangingRateBound.firstExcess(played.units().stream().map(Unit::micros).toList(),
+        history.spec().capacity(), history.rates(), played.changes(),
+        TokenBucketMath.reachMicros(history.spec()), 1);
   }
 
   /** The first window holding more than {@code capacity + refill * T}, described; empty if none. */

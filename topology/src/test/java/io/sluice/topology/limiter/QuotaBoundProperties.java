@@ -2,6 +2,8 @@ package io.sluice.topology.limiter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -18,11 +20,11 @@ import net.jqwik.api.Property;
 class QuotaBoundProperties {
   private static final long START = 1_800_000_000_000_000L;
 
-  @Property(tries = 2000)
+  @Property(tries = 3000)
   void noWindowAdmitsMoreThanCapacityPlusRefillTimesItsLength(@ForAll long seed) throws Exception {
     QuotaHistory history = QuotaHistory.of(seed);
     Optional<String> excess = QuotaBound.firstExcess(
-        QuotaBound.play(history, new QuotaBucket.Mirror(), START), history.spec());
+        QuotaBound.play(history, new QuotaBucket.Mirror(), START), history);
     assertEquals(Optional.empty(), excess, () -> "seed " + seed + ", " + history);
   }
 
@@ -30,11 +32,12 @@ class QuotaBoundProperties {
    * The same histories for a tenant with a per-attribute rule ({@link RulesBound}): each rule, the
    * overall one and the attribute's, within its own bound, with leases across rules.
    */
-  @Property(tries = 2000)
+  @Property(tries = 3000)
   void noWindowOfAnyRuleAdmitsMoreThanItsCapacityPlusRefillTimesItsLength(@ForAll long seed) throws Exception {
     QuotaHistory history = QuotaHistory.of(seed);
+    List<long[]> changes = new ArrayList<>();
     Optional<String> excess = RulesBound.firstExcess(
-        RulesBound.play(history, new RulesBucket.Mirror(), "t", START), history);
+        RulesBound.play(history, new RulesBucket.Mirror(), "t", START, changes), history, changes);
     assertEquals(Optional.empty(), excess, () -> "seed " + seed + ", " + history);
   }
 }

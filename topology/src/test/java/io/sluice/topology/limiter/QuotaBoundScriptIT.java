@@ -6,6 +6,7 @@ import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
 import io.sluice.testkit.RealServers;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * history's time ({@link FrozenTimeScript}: no assumption about how long the machine takes between
  * calls), a wipe deleting the buckets and their slot's marker as a lost slot does: every answer
  * equal to the Java mirror's, and what the script admits within {@code capacity + refill * T} in
- * every window, for each rule.
+ * every window, for each rule (across a change of rate, the documented bound: {@link
+ * ChangingRateBound}).
  */
 @ExtendWith(RealServers.class)
 class QuotaBoundScriptIT {
@@ -30,7 +32,7 @@ class QuotaBoundScriptIT {
       throws Exception {
     try (StoreOnRedis on = StoreOnRedis.open(server)) {
       forEachHistory((history, name, start) -> QuotaBound.firstExcess(QuotaBound.play(history,
-          new ScriptBucket(on, new BucketKey("bound-api", name)), start), history.spec()));
+          new ScriptBucket(on, new BucketKey("bound-api", name)), start), history));
     }
   }
 
@@ -38,8 +40,11 @@ class QuotaBoundScriptIT {
   void theRulesScriptAdmitsWhatTheMirrorDoesWithinEachRulesBoundInEveryWindow(
       RedisServerProcess server) throws Exception {
     try (StoreOnRedis on = StoreOnRedis.open(server)) {
-      forEachHistory((history, name, start) -> RulesBound.firstExcess(RulesBound.play(history,
-          new RulesScriptBucket(on, name), name, start), history));
+      forEachHistory((history, name, start) -> {
+        List<long[]> changes = new ArrayList<>();
+        return RulesBound.firstExcess(RulesBound.play(history, new RulesScriptBucket(on, name), name, start,
+            changes), history, changes);
+      });
     }
   }
 
@@ -87,6 +92,11 @@ class QuotaBoundScriptIT {
       on.redis().del(key.redisKey(), SlotMarkers.markerOf(key.redisKey()));
       mirror.wipe();
     }
+
+    @Override
+    public long updatedMicros() {
+      return mirror.updatedMicros(); // the script's, which equals the mirror's at every call
+    }
   }
 
   /** {@code quota_rules.lua} at the history's times, the mirror beside it: their answers agree. */
@@ -115,6 +125,11 @@ class QuotaBoundScriptIT {
       on.redis().del(RuleKeys.overall(tenant), RuleKeys.rule(tenant, RulesBound.ATTRIBUTE),
           SlotMarkers.markerOf(RuleKeys.overall(tenant)));
       mirror.wipe();
+    }
+
+    @Override
+    public long updatedMicros(String redisKey) {
+      return mirror.updatedMicros(redisKey); // the script's, which equals the mirror's at every call
     }
   }
 }

@@ -11,6 +11,9 @@ interface QuotaBucket {
   /** Redis loses the bucket's slot: the bucket and the slot's marker. */
   void wipe() throws Exception;
 
+  /** The time of the bucket's last decision as stored (the mirror's), or -1 for none. */
+  long updatedMicros();
+
   /** {@link TokenBucketMath}, holding the state the script would store. */
   final class Mirror implements QuotaBucket {
     private BucketState state;
@@ -34,6 +37,11 @@ interface QuotaBucket {
     public void wipe() {
       state = null;
       wiped = true;
+    }
+
+    @Override
+    public long updatedMicros() {
+      return state == null ? -1 : state.updatedMicros();
     }
   }
 }

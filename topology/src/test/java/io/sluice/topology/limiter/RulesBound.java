@@ -1,6 +1,7 @@
 package io.sluice.topology.limiter;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -26,10 +27,14 @@ final class RulesBound {
 
   private RulesBound() {}
 
-  /** The units each rule admitted, by rule, when {@code history} runs on {@code bucket}. */
+  /**
+   * The units each rule admitted, by rule, when {@code history} runs on {@code bucket}; and the
+   * changes of the overall rule's rate added to {@code changes}.
+   */
   static Map<String, List<QuotaBound.Unit>> play(QuotaHistory history, RulesBucket bucket, String tenant,
-      long startMicros) throws Exception {
+      long startMicros, List<long[]> changes) throws Exception {
     RuleBucket overall = new RuleBucket(OVERALL, RuleKeys.overall(tenant), history.spec());
+    changes.add(new long[] {Long.MIN_VALUE / 4, 0});
     RuleBucket attribute = new RuleBucket(ATTRIBUTE, RuleKeys.rule(tenant, ATTRIBUTE), history.attributeSpec());
     Map<String, List<QuotaBound.Unit>> admitted = new HashMap<>(
         Map.of(OVERALL, new ArrayList<>(), ATTRIBUTE, new ArrayList<>()));
@@ -54,6 +59,17 @@ final class RulesBound {
       }
       if (step instanceof QuotaHistory.Wipe) {
         bucket.wipe();
+        continue;
+      }
+      if (step instanceof QuotaHistory.Change c) {
+        overall = new RuleBucket(OVERALL, overall.redisKey(), history.specAt(c.rate()));
+        // The bucket takes the new rate from its last charge; leases across a rule whose terms
+        // changed are dropped (MultiRuleLimiter).
+        long updated = bucket.updatedMicros(overall.redisKey());
+        changes.add(new long[] {updated < 0 ? now : updated, c.rate()});
+        for (RulesLease[] sets : leases) {
+          Arrays.fill(sets, null);
+        }
         continue;
       }
       QuotaHistory.Event e = (QuotaHistory.Event) step;
@@ -93,9 +109,15 @@ final class RulesBound {
     }
   }
 
-  /** The first rule and window over its bound, described; empty if none. */
-  static Optional<String> firstExcess(Map<String, List<QuotaBound.Unit>> admitted, QuotaHistory history) {
-    return QuotaBound.firstExcess(admitted.get(OVERALL), history.spec()).map(s -> OVERALL + ": " + s)
+  /**
+   * The first rule and window over its bound, described; empty if none. The overall rule's rate
+   * changes: it sells no reservations, so the rate in force at each instant bounds it, nothing
+   * more ({@link ChangingRateBound} with a reach of 0 and no unit per change).
+   */
+  static Optional<String> firstExcess(Map<String, List<QuotaBound.Unit>> admitted, QuotaHistory history,
+      List<long[]> changes) {
+    return ChangingRateBound.firstExcess(admitted.get(OVERALL).stream().map(QuotaBound.Unit::micros).toList(),
+            history.spec().capacity(), history.rates(), changes, 0, 0).map(s -> OVERALL + ": " + s)
         .or(() -> QuotaBound.firstExcess(admitted.get(ATTRIBUTE), history.attributeSpec())
             .map(s -> ATTRIBUTE + ": " + s));
   }
