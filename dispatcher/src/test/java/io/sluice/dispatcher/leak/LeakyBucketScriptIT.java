@@ -107,16 +107,14 @@ class LeakyBucketScriptIT {
   Stream<DynamicContainer> leakSpecification() {
     List<SpecTable.Implementation<LeakSpecification.Step>> implementations = new ArrayList<>(List.of(
         new SpecTable.Implementation<>("Lua on redis-server", () -> new ScriptRun(
-            script -> new RedisLeakyBucket(connection.async(), script, LeakSpecification.CONFIG),
-            uniqueProvider("spec")))));
+            LeakyBucketScriptIT::standaloneRunning, uniqueProvider("spec")))));
     long[] clusterReloads = {0};
     // Several providers, so the keys land in different slots on different nodes; each its own run,
     // so the table's steps follow each other as quickly as on one server.
     for (String provider : CLUSTER_PROVIDERS) {
       boolean last = provider.equals(CLUSTER_PROVIDERS.get(CLUSTER_PROVIDERS.size() - 1));
       implementations.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider,
-          () -> new ScriptRun(script -> new RedisLeakyBucket(clusterConnection().commands(), script,
-              LeakSpecification.CONFIG), provider) {
+          () -> new ScriptRun(LeakyBucketScriptIT::clusterRunning, provider) {
             @Override
             public void close() throws Exception {
               clusterReloads[0] += reloads;
@@ -141,8 +139,8 @@ class LeakyBucketScriptIT {
   @TestFactory
   Stream<DynamicContainer> totalSpecification() {
     SlotMarkers.mark(connection.async(), false).toCompletableFuture().join();
-    return TotalSpecTest.TABLE.over(TotalScriptRuns.on(leak, redis, LeakyBucketScriptIT::clusterLeak,
-        CLUSTER.redis()));
+    return TotalSpecTest.TABLE.over(TotalScriptRuns.on(LeakyBucketScriptIT::standaloneRunning,
+        LeakyBucketScriptIT::clusterRunning));
   }
 
   @Test
@@ -158,9 +156,14 @@ class LeakyBucketScriptIT {
   /** One 3-node cluster for the class, started by the first run that needs it. */
   private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
 
-  /** The leak on the cluster, one for the class (so its count of script reloads is the class's). */
-  private static RedisLeakyBucket clusterLeak() throws Exception {
-    return CLUSTER.once(RedisLeakyBucket.class, LeakyBucketScriptIT::leakOn);
+  /** A leak on the standalone redis-server running {@code script} (one at a row's time). */
+  private static RedisLeakyBucket standaloneRunning(LuaScript script) {
+    return new RedisLeakyBucket(connection.async(), script, LeakSpecification.CONFIG);
+  }
+
+  /** A leak on this class's cluster running {@code script} (one at a row's time). */
+  private static RedisLeakyBucket clusterRunning(LuaScript script) {
+    return new RedisLeakyBucket(clusterConnection().commands(), script, LeakSpecification.CONFIG);
   }
 
   /** The product's own connection to this class's cluster, one for the class. */
