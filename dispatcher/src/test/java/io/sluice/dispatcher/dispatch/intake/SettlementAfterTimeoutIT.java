@@ -33,6 +33,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
@@ -54,6 +55,7 @@ import org.junit.jupiter.api.Timeout;
 class SettlementAfterTimeoutIT {
   private static final Topics TOPICS = new Topics("timeout-it.", List.of(Duration.ofSeconds(1)));
   private static final String EVENT = "{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"api\"}";
+  private static final String WARM_UP = "timeout-it.warm-up";
 
   @Test
   @Timeout(120)
@@ -63,7 +65,7 @@ class SettlementAfterTimeoutIT {
         InJvmKafkaBroker kafka = InJvmKafkaBroker.startBehind("localhost:" + proxy.port());
         Admin admin = kafka.admin()) {
       proxy.forwardTo(kafka.behindPort());
-      kafka.createTopics(Map.of(delay, 1));
+      kafka.createTopics(Map.of(delay, 1, WARM_UP, 1));
       TopicPartition written = new TopicPartition(delay, 0);
       Resends timer = new Resends();
       List<DispatchEntry> settled = new CopyOnWriteArrayList<>();
@@ -71,7 +73,11 @@ class SettlementAfterTimeoutIT {
       SettlementWriter writer = new SettlementWriter(producer, TOPICS, Clock.systemUTC(),
           settled::add, e -> { }, timer, 100, e -> true);
       try {
-        producer.partitionsFor(delay); // its metadata in hand before the replies are held
+        // Its metadata, producer id and connection to the broker in hand before the replies are
+        // held: a connection made while they are held never gets past its handshake, and the
+        // retry would never reach the broker.
+        producer.partitionsFor(delay);
+        producer.send(new ProducerRecord<>(WARM_UP, new byte[0])).get(30, TimeUnit.SECONDS);
 
         proxy.holdReplies();
         writer.defer(entry(), Reason.PROVIDER_5XX, "503", 0, 1);
