@@ -176,7 +176,7 @@ class LeakyBucketScriptIT {
   }
 
   /** The product's own connection to {@code cluster} (closed with it), slots marked as a dispatcher does. */
-  private static RedisConnection connectionTo(ClusterOnRedis cluster) {
+  static RedisConnection connectionTo(ClusterOnRedis cluster) {
     RedisConnection conn = cluster.closing(RedisConnection.open(new RedisConfig(cluster.uri())));
     SlotMarkers.mark(conn.commands(), false).toCompletableFuture().join();
     return conn;
