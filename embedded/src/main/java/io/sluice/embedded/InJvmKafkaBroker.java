@@ -46,12 +46,16 @@ public final class InJvmKafkaBroker implements KafkaBroker {
     private final KafkaRaftServer server;
     private final Path directory;
     private final String bootstrapServers;
+    /** The port of the listener advertised elsewhere ({@link #startBehind}), or -1. */
+    private final int behindPort;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private InJvmKafkaBroker(KafkaRaftServer server, Path directory, String bootstrapServers) {
+    private InJvmKafkaBroker(KafkaRaftServer server, Path directory, String bootstrapServers,
+            int behindPort) {
         this.server = server;
         this.directory = directory;
         this.bootstrapServers = bootstrapServers;
+        this.behindPort = behindPort;
     }
 
     /** Starts a broker with the single-node settings and returns once it accepts clients. */
@@ -66,11 +70,34 @@ public final class InJvmKafkaBroker implements KafkaBroker {
      * @throws IllegalStateException if the broker does not start; nothing is left running
      */
     public static InJvmKafkaBroker start(Map<String, String> overrides) {
+        return start(overrides, null);
+    }
+
+    /**
+     * Starts a broker with the single-node settings and a second client listener, {@code BEHIND},
+     * on a port of its own ({@link #behindPort()}) that the broker advertises as {@code
+     * advertised} ({@code host:port}): a client that bootstraps through {@code advertised} (a
+     * proxy forwarding to {@link #behindPort()}) is told to reach the broker there, so all its
+     * traffic passes the proxy. {@link #bootstrapServers()} stays direct.
+     */
+    public static InJvmKafkaBroker startBehind(String advertised) {
+        return start(Map.of(), advertised);
+    }
+
+    /** The port of the listener a proxy stands in front of ({@link #startBehind}). */
+    public int behindPort() {
+        if (behindPort < 0) {
+            throw new IllegalStateException("started without a listener behind a proxy");
+        }
+        return behindPort;
+    }
+
+    private static InJvmKafkaBroker start(Map<String, String> overrides, String behind) {
         long startNanos = System.nanoTime();
         RuntimeException lastBindFailure = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
             try {
-                InJvmKafkaBroker broker = startOnce(overrides);
+                InJvmKafkaBroker broker = startOnce(overrides, behind);
                 log.info("In-JVM Kafka broker ready at {} in {} ms", broker.bootstrapServers,
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
                 return broker;
@@ -86,12 +113,19 @@ public final class InJvmKafkaBroker implements KafkaBroker {
                 + BIND_ATTEMPTS + " times before it could bind them", lastBindFailure);
     }
 
-    private static InJvmKafkaBroker startOnce(Map<String, String> overrides) {
+    private static InJvmKafkaBroker startOnce(Map<String, String> overrides, String behind) {
         Path directory = Directories.createTemp("sluice-kafka-");
         ChildProcesses.register(directory);
         int port = FreePorts.loopback();
         int controllerPort = FreePorts.loopback();
         Map<String, String> settings = CombinedKraftNode.serverProperties(directory.resolve("logs"), port, controllerPort);
+        int behindPort = -1;
+        if (behind != null) {
+            behindPort = FreePorts.loopback();
+            settings.merge("listeners", ",BEHIND://localhost:" + behindPort, String::concat);
+            settings.merge("advertised.listeners", ",BEHIND://" + behind, String::concat);
+            settings.merge("listener.security.protocol.map", ",BEHIND:PLAINTEXT", String::concat);
+        }
         settings.putAll(overrides);
         KafkaRaftServer server = null;
         try {
@@ -101,7 +135,7 @@ public final class InJvmKafkaBroker implements KafkaBroker {
             server = new KafkaRaftServer(KafkaConfig.fromProps(properties, false), Time.SYSTEM);
             // Returns once the broker has caught up with the metadata log and is unfenced.
             server.startup();
-            InJvmKafkaBroker broker = new InJvmKafkaBroker(server, directory, "localhost:" + port);
+            InJvmKafkaBroker broker = new InJvmKafkaBroker(server, directory, "localhost:" + port, behindPort);
             broker.awaitClients();
             return broker;
         } catch (RuntimeException e) {

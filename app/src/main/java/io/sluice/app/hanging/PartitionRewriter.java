@@ -31,12 +31,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * batch read, so memory and a transaction's length stay bounded however far the range reaches.
  *
  * <p>Which records its producer wrote: a Kafka consumer does not say, so Sluice's producers stamp
- * each record with their transactional id ({@link WriterStamp}, header {@code sluice-writer}). A
- * record stamped by another writer is left alone (its own transaction's marker decides it); one
- * with no stamp (written before the stamp existed, or by a producer without it) is written again
- * too: a duplicate at worst, which the providers' {@code Idempotency-Key} absorbs. Bounded: the
- * range ends at the partition's end when the copy starts, and a copy that reads nothing for
- * {@code stall} fails.
+ * each record with their transactional id ({@link WriterStamp}, header {@code sluice-writer}), and
+ * only the records stamped by the hanging transaction's producer are written again. A record
+ * stamped by another writer is left alone (its own transaction's marker decides it), and so is
+ * one with no stamp: every transactional producer of Sluice stamps (the gate's, the relays', the
+ * sweepers'), so an unstamped record was written with no transaction (the dispatcher's outcomes,
+ * retries and dead letters; a client's event on {@code inbound}) and is readable once the
+ * transaction in front of it ends, however it ends. Writing it again was a second copy of a
+ * record written once: a retry copied is a second call (issue 34, 4). Bounded: the range ends at
+ * the partition's end when the copy starts, and a copy that reads nothing for {@code stall}
+ * fails.
  */
 final class PartitionRewriter implements AutoCloseable {
   private static final Duration POLL = Duration.ofMillis(500);
@@ -59,7 +63,7 @@ final class PartitionRewriter implements AutoCloseable {
   }
 
   /**
-   * Writes the records {@code writer} wrote (or that name no writer) in {@code partition} from
+   * Writes the records {@code writer} wrote in {@code partition} from
    * {@code from} to {@code end} (exclusive) again and commits them: how many were written.
    * Throws when not all were committed.
    */
@@ -112,10 +116,11 @@ final class PartitionRewriter implements AutoCloseable {
     return written;
   }
 
-  /** True when {@code r} names {@code writer} as its writer, or names none. */
+  /** True when {@code r} names {@code writer} as its writer; a record naming none is false. */
   static boolean writtenBy(ConsumerRecord<?, ?> r, String writer) {
     Header stamp = r.headers().lastHeader(HeaderNames.WRITER);
-    return stamp == null || writer.equals(new String(stamp.value(), StandardCharsets.UTF_8));
+    return stamp != null && stamp.value() != null
+        && writer.equals(new String(stamp.value(), StandardCharsets.UTF_8));
   }
 
   private KafkaProducer<byte[], byte[]> producer() {

@@ -9,6 +9,7 @@ import io.lettuce.core.codec.StringCodec;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.app.admin.StatusReader;
 import io.sluice.app.it.Pipeline.Ready;
+import io.sluice.app.state.CacheKeeper;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.dispatch.DispatcherService;
@@ -18,6 +19,7 @@ import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RedisServerProcess;
+import io.sluice.redis.operator.OperatorJournal;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
@@ -41,7 +43,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A pause of a provider, written to Redis as {@code sluice pause provider} writes it, reaches a
  * running dispatcher (the application's, with its pause watcher) within a second: from then on
- * the provider gets no call until the pause is removed, then gets the rest, each once.
+ * the provider gets no call until the pause is removed, then gets the rest, each once. With two
+ * instances, one partition each, and Redis wiped while paused, neither calls it either.
  */
 @ExtendWith(RealServers.class)
 class PauseIT {
@@ -49,11 +52,12 @@ class PauseIT {
   /** How long the test watches the paused provider get nothing. */
   private static final Duration WATCHED = Duration.ofMillis(2500);
 
-  @Test
-  @DisplayName("no call from 1 s after the pause until the resume, then the rest, each once; held events expire")
-  void pausedProviderGetsNoCall(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    String provider = Providers.uniqueName("paused");
-    SluiceConfig config = Pipeline.config("""
+  private static final CompletableFuture<ProviderResult> ANSWERED =
+      CompletableFuture.completedFuture(new ProviderResult.Answered(200, null));
+
+  /** One provider at 20/s that the tests pause. */
+  private static SluiceConfig config(String provider, KafkaBroker kafka, String redisUri) {
+    return Pipeline.config("""
         ladder: [250ms, 1s]
         tiers: { std: { weight: 1 } }
         defaultTier: std
@@ -62,7 +66,14 @@ class PauseIT {
             url: http://127.0.0.1:1/
             rate: 20/s
             quotas: { std: { capacity: 10, refill: 1/s } }
-        """.formatted(provider), kafka, redis.uri());
+        """.formatted(provider), kafka, redisUri);
+  }
+
+  @Test
+  @DisplayName("no call from 1 s after the pause until the resume, then the rest, each once; held events expire")
+  void pausedProviderGetsNoCall(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
+    String provider = Providers.uniqueName("paused");
+    SluiceConfig config = config(provider, kafka, redis.uri());
     Topics topics = Pipeline.createTopics(config, kafka, 2);
     List<Ready> events = new ArrayList<>();
     Set<String> ids = new HashSet<>();
@@ -76,7 +87,7 @@ class PauseIT {
     Provider recording = call -> {
       calledAt.add(System.nanoTime());
       called.add(call.eventId());
-      return CompletableFuture.completedFuture(new ProviderResult.Answered(200, null));
+      return ANSWERED;
     };
     RedisClient client = RedisClient.create(redis.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
@@ -135,6 +146,61 @@ class PauseIT {
       assertTrue(status.path("errors").isMissingNode(), status.toString());
     } finally {
       client.shutdown();
+    }
+  }
+  @Test
+  @DisplayName("two dispatchers and a FLUSHALL while paused: neither calls the paused provider until the resume, then every event once")
+  void twoInstancesHoldAPauseThroughAFlushAll(KafkaBroker kafka) throws Exception {
+    // Its own redis-server: a FLUSHALL of the shared one would wipe the tests running beside it.
+    try (RedisServerProcess redis = RedisServerProcess.start()) {
+      String provider = Providers.uniqueName("paused-twice");
+      SluiceConfig config = config(provider, kafka, redis.uri());
+      Topics topics = Pipeline.createTopics(config, kafka, 2);
+      ConcurrentLinkedQueue<String> called = new ConcurrentLinkedQueue<>();
+      Provider recording = call -> {
+        called.add(call.eventId());
+        return ANSWERED;
+      };
+      List<Ready> events = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        events.add(new Ready("w" + i, "tenant-" + (i % 8), "std", provider));
+      }
+      RedisClient client = RedisClient.create(redis.uri());
+      try (StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+          OperatorJournal.Kafka journal = OperatorJournal.open(config);
+          CacheKeeper keeper = CacheKeeper.start(config);
+          DispatcherService a = DispatcherService.start(config, Map.of(provider, recording),
+              DispatchListener.NONE);
+          DispatcherService b = DispatcherService.start(config, Map.of(provider, recording),
+              DispatchListener.NONE)) {
+        PauseStore pauses = new PauseStore(connection.async(), journal);
+        pauses.pause(PauseScope.provider(provider), "PauseIT", "two instances")
+            .toCompletableFuture().get(20, TimeUnit.SECONDS);
+        Await.until("both instances hold the pause", Duration.ofSeconds(10),
+            () -> a.pauses().current().holds(provider, "tenant-0")
+                && b.pauses().current().holds(provider, "tenant-0"));
+        Pipeline.produceReady(kafka, topics, events);
+        Await.until("each instance holds events of the pause (one partition each)",
+            Duration.ofSeconds(30),
+            () -> a.dispatcher().heldByPause().getOrDefault(provider, 0) > 0
+                && b.dispatcher().heldByPause().getOrDefault(provider, 0) > 0);
+
+        connection.sync().flushall();
+        Await.until("the pause back in Redis", Duration.ofSeconds(10),
+            () -> pauses.read().toCompletableFuture().join().holds(provider, "tenant-0"));
+        Thread.sleep(WATCHED.toMillis()); // the time watched, not a wait for anything
+        assertEquals(List.of(), List.copyOf(called), "no call while paused, through the wipe, on either instance");
+
+        pauses.resume(PauseScope.provider(provider)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        Set<String> ids = new HashSet<>();
+        events.forEach(e -> ids.add(e.id()));
+        Map<String, String> settled = Pipeline.awaitSettled(kafka, topics, ids, Duration.ofSeconds(30));
+        assertEquals(Map.of("outcome", ids.size()), Providers.count(new ArrayList<>(settled.values())));
+        assertEquals(ids.size(), called.size(), "each event called once: " + called);
+        assertEquals(ids, new HashSet<>(called));
+      } finally {
+        client.shutdown();
+      }
     }
   }
 }

@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes each record read: what becomes of it is {@link RecordIntake}'s to say (skipped as settled
- * before, dead-lettered as malformed or expired, its outcome written as delivered before, or
- * queued); a queued one is counted against the {@link ReadBudget}, held if a pause covers it
- * ({@link PauseKeeper}), and routed to its lane ({@link Lanes#route}). The consumer thread owns
- * it; a reload replaces the record check ({@link #reload}).
+ * before or as a second copy of a settlement, dead-lettered as malformed or expired, its outcome
+ * written as delivered before, or queued); a queued one is counted against the {@link
+ * ReadBudget}, held if a pause covers it ({@link PauseKeeper}), and routed to its lane ({@link
+ * Lanes#route}). The consumer thread owns it; a reload replaces the record check ({@link
+ * #reload}).
  */
 final class Arrivals {
   private static final Logger LOG = LoggerFactory.getLogger(Arrivals.class);
@@ -84,6 +85,13 @@ final class Arrivals {
     if (action instanceof RecordIntake.SettledBefore) {
       skipped++;
       books.skipped();
+      return;
+    }
+    if (action instanceof RecordIntake.SecondCopy copy) {
+      // A retry written twice (its produce timed out after the broker wrote it): called once.
+      books.skipped();
+      LOG.debug("dispatcher: {}@{} is a second copy of the settlement of {}; skipped", tp,
+          record.offset(), copy.settles());
       return;
     }
     if (action instanceof RecordIntake.ReadAgain again) {

@@ -30,7 +30,7 @@ class LimitSpecTest {
   }
 
   /** Every first slot exactly where the table puts it. */
-  private static LimitSpecification.SlotCheck exactly() {
+  static LimitSpecification.SlotCheck exactly() {
     return (step, answer, first) -> assertEquals(step.expectAtMillis() * 1000, answer.firstSlotMicros() - first,
         "first slot");
   }

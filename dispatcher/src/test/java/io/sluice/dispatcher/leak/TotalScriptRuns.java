@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.sluice.config.ProviderLimit;
+import io.sluice.redis.LuaScript;
 import io.sluice.redis.SlotMarkers;
 import io.sluice.testkit.SpecTable;
 import java.util.ArrayList;
@@ -15,31 +15,28 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@link TotalSpecification} on the Lua script, on a standalone redis-server and on a 3-node
  * cluster, by the leak's own path and by the limits' path (a window that never binds), every
- * answer held exactly to the Java mirror fed the script's clock: the runs
- * {@link LeakyBucketScriptIT} gives the table (its servers, so no second cluster starts).
+ * answer held exactly to the Java mirror fed the script's clock, each row at exactly the table's
+ * time ({@link LuaScript#atTime}): the runs {@link LeakyBucketScriptIT} gives the table (its
+ * servers, so no second cluster starts).
  */
 final class TotalScriptRuns {
-  private static final String[] INSTANT_FIELDS = {"last", "cut", "pause", "ts"};
-
-  /** Something that makes a leak on Redis, and may fail doing so. */
+  /** Makes a leak on Redis running {@code script}, and may fail doing so. */
   interface Leak {
-    RedisLeakyBucket get() throws Exception;
+    RedisLeakyBucket running(LuaScript script) throws Exception;
   }
 
   private TotalScriptRuns() {}
 
   /** The runs: standalone and two providers on the cluster, each by both paths. */
-  static List<SpecTable.Implementation<TotalSpecification.Step>> on(RedisLeakyBucket standalone,
-      RedisClusterCommands<String, String> standaloneRedis, Leak cluster,
-      RedisClusterCommands<String, String> clusterRedis) {
+  static List<SpecTable.Implementation<TotalSpecification.Step>> on(Leak standalone, Leak cluster) {
     List<SpecTable.Implementation<TotalSpecification.Step>> runs = new ArrayList<>();
     for (boolean limited : List.of(false, true)) {
       String path = limited ? " (limits' path)" : "";
       runs.add(new SpecTable.Implementation<>("Lua on redis-server" + path,
-          () -> new ScriptRun(standalone, standaloneRedis, "spec-" + System.nanoTime(), limited)));
+          () -> new ScriptRun(standalone, "spec-" + System.nanoTime(), limited)));
       for (String provider : List.of("hooks", "webhooks")) {
         runs.add(new SpecTable.Implementation<>("Lua on a 3-node Redis Cluster, provider " + provider + path,
-            () -> new ScriptRun(cluster.get(), clusterRedis, provider + (limited ? "-l" : ""), limited)));
+            () -> new ScriptRun(cluster, provider + (limited ? "-l" : ""), limited)));
       }
     }
     return runs;
@@ -59,25 +56,21 @@ final class TotalScriptRuns {
   }
 
   /**
-   * The table on the script, and alongside it the mirror fed the script's clock shifted by the
-   * time the test moved the keys (every stored instant of both endpoints and the total moved
-   * back by the step's advance); real time passing between steps ({@code drift}) moves the
-   * table's times by as much and no decision.
+   * The table on the script, each row at exactly the table's time (no stored instant moved, no
+   * real time between rows on the timeline; issue 34, 11), and alongside it the mirror fed the
+   * script's clock.
    */
   private static final class ScriptRun implements SpecTable.Run<TotalSpecification.Step> {
-    private final RedisLeakyBucket bucket;
-    private final RedisClusterCommands<String, String> redis;
+    private final Leak leak;
     private final ProviderTotal total;
     private final boolean limited;
     private final TotalSpecTest.Joint mirror;
-    private long moved;
-    private long previousNow;
-    private long drift;
+    private final LuaScript shipped = LeakyBucketScript.load();
+    /** The table's clock, microseconds: from now, moved only by the rows. */
+    private long clock = System.currentTimeMillis() * 1000;
 
-    ScriptRun(RedisLeakyBucket bucket, RedisClusterCommands<String, String> redis, String provider,
-        boolean limited) {
-      this.bucket = bucket;
-      this.redis = redis;
+    ScriptRun(Leak leak, String provider, boolean limited) {
+      this.leak = leak;
       this.total = new ProviderTotal(provider, TotalSpecification.TOTAL_RATE);
       this.limited = limited;
       this.mirror = limited ? new TotalSpecTest.OnLimitMath() : new TotalSpecTest.OnMath();
@@ -89,19 +82,8 @@ final class TotalScriptRuns {
 
     @Override
     public void step(int index, TotalSpecification.Step step) throws Exception {
-      long advance = step.advanceMillis() * 1000;
-      if (advance != 0) {
-        for (String key : List.of(RedisLeakyBucket.redisKey(lane("a")),
-            RedisLeakyBucket.redisKey(lane("b")), RedisLeakyBucket.totalKey(total.provider()))) {
-          for (String field : INSTANT_FIELDS) {
-            String v = redis.hget(key, field);
-            if (v != null) {
-              redis.hset(key, field, Long.toString(Long.parseLong(v) - advance));
-            }
-          }
-        }
-        moved += advance;
-      }
+      clock += step.advanceMillis() * 1000;
+      RedisLeakyBucket bucket = leak.running(shipped.atTime(clock));
       String lane = lane(step.lane());
       SlotClaim script = limited
           ? bucket.claim(lane, new ProviderLimits(List.of(ProviderLimit.rate(step.rate()),
@@ -110,17 +92,12 @@ final class TotalScriptRuns {
               .toCompletableFuture().get(5, TimeUnit.SECONDS)
           : bucket.claim(lane, step.rate(), step.wanted(), TotalSpecification.LOOKAHEAD_MICROS,
               total).toCompletableFuture().get(5, TimeUnit.SECONDS);
-      SlotClaim onTimeline = new SlotClaim(script.nowMicros() + moved, script.granted(),
-          script.firstSlotMicros() + moved, script.intervalMicros(), script.retryAtMicros() + moved,
-          script.rateFactor());
-      assertEquals(mirror.claim(onTimeline.nowMicros(), step.lane(), step.rate(), step.wanted()),
-          onTimeline, "script = math");
-      drift += previousNow == 0 ? 0 : Math.max(0, onTimeline.nowMicros() - (previousNow + advance));
-      previousNow = onTimeline.nowMicros();
+      assertEquals(mirror.claim(script.nowMicros(), step.lane(), step.rate(), step.wanted()),
+          script, "script = math");
 
       assertEquals(step.expectGranted(), script.granted(), "granted");
       long at = script.granted() > 0 ? script.firstSlotMicros() : script.retryAtMicros();
-      assertEquals(step.expectAtMillis() * 1000, at - script.nowMicros(), drift + 1000, "at");
+      assertEquals(step.expectAtMillis() * 1000, at - script.nowMicros(), 1000, "at");
       assertEquals(step.expectInterval() * 1000, script.intervalMicros(), "the joint spacing");
     }
   }

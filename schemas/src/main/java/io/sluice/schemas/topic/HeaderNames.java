@@ -29,6 +29,15 @@ public final class HeaderNames {
    * (e.g. {@code verify}) reconcile ids without parsing values that may be malformed.
    */
   public static final String EVENT_ID = "sluice-event-id";
+  /**
+   * What a settlement settles: the {@code topic-partition@offset} of the record the dispatcher
+   * read and settled (with an outcome, a retry or a dead letter). Every copy of one settlement
+   * names the same record: a produce that timed out after the broker wrote it is sent again, and
+   * both copies land. So a reader drops a copy whose settlement it has seen (the dispatcher, for
+   * retries coming back to {@code sluice.ready}); anyone counting outcomes or dead letters counts
+   * each value once.
+   */
+  public static final String SETTLES = "sluice-settles";
   /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
   public static final String PAID = "sluice-paid";
   /**

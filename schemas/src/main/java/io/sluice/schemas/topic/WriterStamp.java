@@ -16,7 +16,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *
  * <p>Why: a Kafka consumer does not say which producer wrote a record, and the hanging-transaction
  * sweeper must write again the records of one transaction before aborting it; with the stamp it
- * writes again only those (and any unstamped one), not the whole partition after them.
+ * writes again only those, not the whole partition after them (an unstamped record was written
+ * with no transaction: readable whatever the hanging one's end, so never written again).
  *
  * <p>Set with {@code interceptor.classes} (Kafka Streams: {@code producer.interceptor.classes});
  * the producer hands its own configuration, {@code transactional.id} included, to {@link

@@ -117,12 +117,21 @@ public final class Lease {
     if (used + cost > grant.granted() || upper >= useUntilMicros) {
       return null;
     }
-    // Due times rise with j, so the event's last unit decides: held (due at the grant) or a
-    // reservation still ahead of the latest the bucket's clock could read.
-    long due = dueOfUnit(used + cost);
-    if (due > grant.nowMicros() && due <= upper) {
-      return null;
+    // Every reserved unit of the event must still be ahead of the latest the bucket's clock
+    // could read; due times rise with j, so its first reserved unit decides. (The last alone was
+    // judged before: an event of 2 took a reserved unit fallen due beside one still ahead, and
+    // spent refill the bucket never stored, QuotaBoundProperties.)
+    for (int j = used + 1; j <= used + cost; j++) {
+      long dueJ = dueOfUnit(j);
+      if (dueJ > grant.nowMicros()) {
+        if (dueJ <= upper) {
+          return null;
+        }
+        break;
+      }
     }
+    // The event goes when its last unit is due.
+    long due = dueOfUnit(used + cost);
     used += cost;
     return new Slot(due, clock.lowerMicros(localNanos));
   }

@@ -18,12 +18,23 @@ public final class QuotaRulesMath {
   public record Held(String id, long deadlineMicros, int units) {}
 
   /**
-   * A multi-rule bucket as stored: its level, the time of its last charge, and the leases it holds
-   * (their units lower its cap until they end or are released).
+   * A multi-rule bucket as stored: its level, the time of its last charge, the leases it holds
+   * (their units lower its cap until they end or are released), and the script's {@code sweep}: when
+   * it next looks for ended leases (0: none). The sweep is the earliest deadline when a lease was
+   * added or leases were swept; a release does not move it (the script would have to read every
+   * lease), so it may lie before every live deadline. A call at or past it sweeps and writes the
+   * bucket, refused or not: mirrored, since the stored time decides from when a changed rate
+   * counts (QuotaBoundScriptIT found the mirror keeping the older time).
    */
-  public record Level(double tokens, long updatedMicros, List<Held> leases) {
+  public record Level(double tokens, long updatedMicros, List<Held> leases, long sweepMicros) {
     public Level {
       leases = List.copyOf(leases);
+    }
+
+    /** A bucket whose sweep is its earliest lease's deadline. */
+    public Level(double tokens, long updatedMicros, List<Held> leases) {
+      this(tokens, updatedMicros, leases,
+          leases.stream().mapToLong(Held::deadlineMicros).min().orElse(0));
     }
 
     public Level(double tokens, long updatedMicros) {
@@ -58,12 +69,14 @@ public final class QuotaRulesMath {
     List<Long> times = new ArrayList<>();
     List<List<Held>> leases = new ArrayList<>();
     List<Boolean> changed = new ArrayList<>();
+    List<Long> sweeps = new ArrayList<>();
     long wait = 0;
     for (int i = 0; i < specs.size(); i++) {
       BucketSpec spec = specs.get(i);
       Level s = states.get(i);
       double level;
       long ts;
+      long sweep = 0;
       List<Held> held = new ArrayList<>();
       if (s == null) {
         level = spec.capacity();
@@ -77,6 +90,7 @@ public final class QuotaRulesMath {
       } else {
         level = s.tokens();
         ts = s.updatedMicros();
+        sweep = s.sweepMicros();
         held.addAll(s.leases());
       }
       long at = Math.max(nowMicros, ts);
@@ -91,7 +105,12 @@ public final class QuotaRulesMath {
         }
         held.remove(h);
       }
-      boolean touched = !ended.isEmpty();
+      // The script sweeps at or past its sweep time, and then writes the bucket even if nothing
+      // ended (a lease released since had set it); every lease ended by now is at or past it.
+      boolean touched = sweep > 0 && sweep <= at;
+      if (touched) {
+        sweep = held.stream().mapToLong(Held::deadlineMicros).min().orElse(0);
+      }
       level = Math.min(spec.capacity() - units(held), level + (at - ts) * spec.refillPerSecond() / 1_000_000);
       if (release != null) {
         Held named = held.stream().filter(h -> h.id().equals(release.id())
@@ -105,6 +124,7 @@ public final class QuotaRulesMath {
       levels.add(level);
       times.add(at);
       leases.add(held);
+      sweeps.add(sweep);
       changed.add(touched);
       double must = Math.min(need, spec.capacity());
       if (level + FIT_EPSILON < must) {
@@ -135,11 +155,13 @@ public final class QuotaRulesMath {
         continue; // refused and nothing let go: stored as it was (the script writes nothing)
       }
       List<Held> held = leases.get(i);
+      long sweep = sweeps.get(i);
       if (extra > 0) {
         held.add(new Held(leaseId, leaseEnd, extra));
+        sweep = sweep == 0 ? leaseEnd : Math.min(sweep, leaseEnd);
       }
       double level = levels.get(i) - (wait == 0 ? need + extra : 0);
-      next.set(i, new Level(level, times.get(i), held));
+      next.set(i, new Level(level, times.get(i), held, sweep));
     }
     return new Step(new RulesAcquisition(granted, nowMicros, wait, levels, extra, leaseEnd, leaseId), next);
   }

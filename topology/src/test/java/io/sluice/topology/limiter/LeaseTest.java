@@ -92,6 +92,10 @@ class LeaseTest {
     assertEquals(3, lease.remaining(), "a refused take uses nothing");
     assertEquals(new LeaseRelease(7, END, 3, 0), lease.release(localNanosAfter(60_000)),
         "released with none used: the bucket gives back those still ahead of their due time");
+    // Nor beside one still ahead: an event of cost 2 would take unit 2 (fallen due) with unit 3
+    // (due at +150 ms). The last unit alone was judged before, and unit 2 spent after its due
+    // time (QuotaBoundProperties, seed 216606: 3 units in 38.5 ms from a bucket of 2 at 18.77/s).
+    assertNull(lease.take(2, localNanosAfter(60_000)), "unit 2 was due at +50 ms");
     // Units the bucket had stay good to the end of use.
     Lease held = lease(4, 1, 10);
     held.takeAtGrant();

@@ -21,6 +21,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *   <li>the previous owner's commit said it was settled, or the {@link DeliveredLog} does (its
  *       outcome, deferral or dead letter was acknowledged beyond the commit): skipped, never called
  *       again;
+ *   <li>it is a second copy of a settlement this assignment read already (a retry written twice
+ *       after a produce timed out, both copies naming the record they settle in {@code
+ *       sluice-settles}): skipped, never called; its first copy is called;
  *   <li>it is not a well-formed event ({@link ReadyRecordCheck}): dead-lettered at once;
  *   <li>a call of it was delivered beyond the commit ({@link DeliveredLog}): its outcome is
  *       written, the provider is not called again;
@@ -38,6 +41,12 @@ public final class RecordIntake {
 
   /** Settled by the previous owner: nothing to do (its offset is settled already). */
   public record SettledBefore() implements Action {}
+
+  /**
+   * A second copy of the settlement {@code settles}: nothing to do (its offset is settled
+   * already), the first copy being handled.
+   */
+  public record SecondCopy(String settles) implements Action {}
 
   /**
    * At or below an offset this assignment read already (the consumer's position went back): it is
@@ -74,6 +83,9 @@ public final class RecordIntake {
     }
     boolean settledBefore = !offsets.read(record.offset());
     DeliveredLog.Delivered before = assignment.deliveredBefore().remove(record.offset());
+    // Seen even when settled before: a second copy read after it is still a second copy.
+    String settles = HeaderValues.last(record.headers(), HeaderNames.SETTLES).orElse(null);
+    boolean secondCopy = settles != null && !assignment.settlements().firstSight(settles);
     if (settledBefore || (before != null && before.settled())) {
       // The previous owner settled it after its last committed offset and said so in the
       // commit's metadata or in the log: calling it again would be a duplicate, and writing its
@@ -81,6 +93,11 @@ public final class RecordIntake {
       offsets.settle(record.offset()); // when only the log said so
       offsets.forgetCommitted();
       return new SettledBefore();
+    }
+    if (secondCopy) {
+      offsets.settle(record.offset());
+      offsets.forgetCommitted();
+      return new SecondCopy(settles);
     }
     Headers headers = new RecordHeaders(record.headers().toArray());
     ReadyRecordCheck.Verdict verdict;

@@ -43,8 +43,20 @@ public final class OwnedPartitions {
   /** The dispatcher's commit metadata format, the one it has always written (see SettledOffsetsCodec). */
   public static final SettledOffsetsCodec.Format METADATA_FORMAT = SettledOffsetsCodec.Format.ZLIB_V1;
 
+  /**
+   * One partition as this instance reads it, from its assignment until it is revoked.
+   *
+   * @param settlements the settlements its records named lately: a second copy of one is not
+   *                    called (copies before the assignment are not known: a partition that
+   *                    moves between two copies' reads has both called)
+   */
   public record Assignment(long generation, OffsetLedger offsets,
-      Map<Long, DeliveredLog.Delivered> deliveredBefore) {}
+      Map<Long, DeliveredLog.Delivered> deliveredBefore, RecentSettlements settlements) {
+    public Assignment(long generation, OffsetLedger offsets,
+        Map<Long, DeliveredLog.Delivered> deliveredBefore) {
+      this(generation, offsets, deliveredBefore, new RecentSettlements(RecentSettlements.CAPACITY));
+    }
+  }
 
   private final Map<TopicPartition, Assignment> assignments = new HashMap<>();
   /** Each owned partition's generation, for the writer's threads. */

@@ -40,6 +40,12 @@ import org.slf4j.LoggerFactory;
  * is sent again for as long as this writer is open; if it never succeeds the event stays
  * unsettled, its offset is never committed, and the partition's next owner reads it again.
  *
+ * <p>Sending again after a timeout can write a settlement twice: the broker may have written the
+ * first, its acknowledgement lost (Kafka's idempotence covers the producer's own retries of a
+ * batch, not a record sent anew). Every copy names the record it settles ({@link
+ * HeaderNames#SETTLES}), and the dispatcher reading a retry back drops the second copy, so it is
+ * not called twice ({@code SettlementAfterTimeoutIT}).
+ *
  * <h2>Failures that sending again cannot cure</h2>
  * A retriable failure ({@link SendFailure}) is sent again after a second. A permanent one (not
  * authorised, invalid topic, a fatal producer error) would fail every second for ever while the
@@ -189,7 +195,14 @@ public final class SettlementWriter {
         .map(p -> stuck.size() == 1 ? p : p + " (and " + (stuck.size() - 1) + " more)");
   }
 
+  /**
+   * Sends a settlement of {@code e}, named by the record it settles ({@link HeaderNames#SETTLES}):
+   * every copy of it carries the same name, the ones sent again below after a produce that timed
+   * out (which the broker may have written) and the ones a partition's next owner writes for the
+   * same record. A reader drops the copies after the first (see RecordIntake).
+   */
   private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record) {
+    HeaderValues.put(record.headers(), HeaderNames.SETTLES, e.source());
     send(e, record, 0);
   }
 

@@ -93,6 +93,42 @@ class ReadBudgetTest {
   }
 
   @Test
+  @DisplayName("a lane that never drains holds its provider's share and no more: its later records overflow, the other provider's all fit, and reading never pauses for bytes")
+  void aLaneThatNeverDrainsHoldsItsShareOnly() {
+    // 10 entries' bytes, 5 per provider; a records limit the stuck lane alone cannot reach.
+    ReadBudget budget = new ReadBudget(Set.of("stuck", "ok"), 100, 10 * ENTRY_BYTES);
+    int held = 0;
+    int overflowed = 0;
+    boolean pausedForBytes = false;
+    boolean pausedForRecords = false;
+    for (int i = 0; i < 5_000; i++) {
+      if (i % 2 == 0) {
+        DispatchEntry e = entry("stuck");
+        boolean fits = budget.fits(e);
+        budget.hold(e); // judged, then held: queued for good, or its overflow being written
+        if (fits) {
+          held++; // queued in a lane that never calls: never released
+        } else {
+          overflowed++;
+          budget.release(e); // the overflow's settlement written: let go
+        }
+      } else {
+        DispatchEntry e = entry("ok");
+        assertTrue(budget.fits(e), "the other provider is never held up, at arrival " + i);
+        budget.hold(e);
+        budget.release(e); // called and settled before the next arrival
+      }
+      pausedForBytes = budget.pauseForBytes(pausedForBytes);
+      pausedForRecords = budget.pausePartition(pausedForRecords, held, 0, 1);
+      assertTrue(budget.heldBytes("stuck") <= 5 * ENTRY_BYTES, "at most its share, at arrival " + i);
+      assertFalse(pausedForBytes, "reading goes on, at arrival " + i);
+      assertFalse(pausedForRecords, "its records stay within the partition's share, at arrival " + i);
+    }
+    assertEquals(5, held, "its share: 5 entries, queued for good");
+    assertEquals(2_495, overflowed, "every later one went round the ladder");
+  }
+
+  @Test
   @DisplayName("reading pauses past the whole byte budget and resumes only at half of it")
   void pausesOnBytes() {
     ReadBudget budget = new ReadBudget(Set.of("a", "b"), 1_000, 4 * ENTRY_BYTES);

@@ -42,6 +42,26 @@ class RecordIntakeTest {
   }
 
   @Test
+  void shouldSkipASecondCopyOfASettlementAndSettleItsOffset() {
+    OwnedPartitions.Assignment assignment = assignment(Map.of());
+    ConsumerRecord<byte[], byte[]> first = record(7, "");
+    first.headers().add(HeaderNames.SETTLES, "ready-0@3".getBytes(UTF_8));
+    ConsumerRecord<byte[], byte[]> second = record(8, "");
+    second.headers().add(HeaderNames.SETTLES, "ready-0@3".getBytes(UTF_8));
+    ConsumerRecord<byte[], byte[]> other = record(9, "");
+    other.headers().add(HeaderNames.SETTLES, "ready-0@4".getBytes(UTF_8));
+
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(first, assignment, NOW));
+    assertEquals(new RecordIntake.SecondCopy("ready-0@3"),
+        intake.admit(second, assignment, NOW), "the retry written twice: one call");
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(other, assignment, NOW));
+    assertEquals(OptionalLong.of(7), assignment.offsets().committable(),
+        "7 unsettled; 8 settled, passed once 7 is");
+    assertInstanceOf(RecordIntake.Queue.class, intake.admit(record(10, ""), assignment, NOW),
+        "no name, no copy: an event from the gate");
+  }
+
+  @Test
   void shouldSkipARecordThePreviousOwnerSettledWithoutCallingIt() {
     OwnedPartitions.Assignment assignment = new OwnedPartitions.Assignment(1,
         OwnedPartitions.newLedger(SettledOffsets.of(7, 8)), new java.util.HashMap<>());

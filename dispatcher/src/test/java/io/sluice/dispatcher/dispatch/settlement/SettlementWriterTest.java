@@ -16,6 +16,7 @@ import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -120,6 +121,26 @@ class SettlementWriterTest {
     await("the resend", () -> producer.history().size() == 2);
     assertTrue(producer.completeNext());
     assertEquals(List.of(e), settled);
+  }
+
+  @Test
+  @DisplayName("every copy of a settlement, the one sent again included, names the record it settles")
+  void everyCopyNamesWhatItSettles() {
+    DispatchEntry e = entry("{}".getBytes(UTF_8));
+    writer.defer(e, Reason.PROVIDER_5XX, "500", 100, 1);
+    assertTrue(producer.errorNext(new TimeoutException("expired: perhaps written")));
+    await("the resend", () -> producer.history().size() == 2);
+    for (ProducerRecord<byte[], byte[]> copy : producer.history()) {
+      List<String> names = new ArrayList<>();
+      copy.headers().headers(HeaderNames.SETTLES).forEach(h -> names.add(new String(h.value(), UTF_8)));
+      assertEquals(List.of("t.ready-0@42"), names);
+    }
+    writer.delivered(e, 200, 2);
+    writer.dead(e, Reason.INVALID, "x", 2);
+    assertEquals("t.ready-0@42",
+        HeaderValues.last(producer.history().get(2).headers(), HeaderNames.SETTLES).orElseThrow());
+    assertEquals("t.ready-0@42",
+        HeaderValues.last(producer.history().get(3).headers(), HeaderNames.SETTLES).orElseThrow());
   }
 
   @Test
