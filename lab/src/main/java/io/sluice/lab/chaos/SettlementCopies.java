@@ -33,7 +33,9 @@ import org.apache.kafka.common.header.Header;
  * two settlements expected; it is not counted here. Identical copies are looked for among the
  * dispatchers' records only, those without a {@code sluice-writer} stamp: the relay and the gate
  * stamp theirs, and the relay writes a record not yet due to its step again as it was (a ladder
- * hop, not a settlement); a gate's records are written in its transactions.
+ * hop, not a settlement); a gate's records are written in its transactions. A dispatcher's
+ * settlement names the ready record it settles ({@code sluice-settles}): two settlements naming
+ * one record, in any of the topics, are one record settled twice, resent or handled again.
  */
 final class SettlementCopies {
   /** How many examples the report names. */
@@ -51,7 +53,9 @@ final class SettlementCopies {
    */
   void add(String topic, String signature, String eventId, boolean ending) {
     settlements++;
-    if (signature != null && signatures.merge(topic + '|' + signature, 1, Integer::sum) > 1) {
+    String key = signature == null ? null
+        : signature.startsWith(SETTLES_KEY) ? signature : topic + '|' + signature;
+    if (key != null && signatures.merge(key, 1, Integer::sum) > 1) {
       copiesByTopic.merge(topic, 1L, Long::sum);
       if (examples.size() < EXAMPLES) {
         examples.add(topic + " " + eventId);
@@ -91,7 +95,7 @@ final class SettlementCopies {
     long copies = ((Number) figures.get("identicalCopies")).longValue();
     long extra = ((Number) figures.get("extraEndings")).longValue();
     if (copies > 0) {
-      failures.add(copies + " settlements written twice (identical records) "
+      failures.add(copies + " settlements written twice (a ready record settled twice, or identical records) "
           + figures.get("identicalCopiesByTopic"));
     }
     if (extra > 0) {
@@ -117,9 +121,20 @@ final class SettlementCopies {
     return tally.figures(delivered);
   }
 
-  /** A dispatcher's record's signature; null for a record a relay or gate stamped. */
+  /** How a signature naming the ready record settled begins: it counts across topics. */
+  static final String SETTLES_KEY = "settles ";
+
+  /**
+   * A dispatcher's record's signature: the ready record it settles when it names one, else its
+   * bytes; null for a record a relay or gate stamped.
+   */
   static String dispatchers(ConsumerRecord<byte[], byte[]> r) {
-    return r.headers().lastHeader(HeaderNames.WRITER) == null ? signature(r) : null;
+    if (r.headers().lastHeader(HeaderNames.WRITER) != null) {
+      return null;
+    }
+    Header settles = r.headers().lastHeader(HeaderNames.SETTLES);
+    return settles != null && settles.value() != null
+        ? SETTLES_KEY + new String(settles.value(), StandardCharsets.UTF_8) : signature(r);
   }
 
   /** Key, value and every header: what a record resent as it was shares with its first copy. */

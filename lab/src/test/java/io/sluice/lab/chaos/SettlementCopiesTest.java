@@ -28,7 +28,7 @@ class SettlementCopiesTest {
         false); // parked again, a later turn: a settlement of its own
     Map<String, Object> f = tally.figures(Map.of("e1", 1));
     assertEquals(1L, f.get("identicalCopies"));
-    assertEquals(List.of("1 settlements written twice (identical records) {delay.5s=1}"),
+    assertEquals(List.of("1 settlements written twice (a ready record settled twice, or identical records) {delay.5s=1}"),
         SettlementCopies.failures(f));
   }
 
@@ -55,6 +55,19 @@ class SettlementCopiesTest {
     tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false);
     tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false); // not yet due: again
     assertEquals(0L, tally.figures(Map.of()).get("identicalCopies"));
+  }
+
+  @Test
+  void shouldCountTwoSettlementsOfOneReadyRecordWhateverTheyAre() {
+    ConsumerRecord<byte[], byte[]> retry = record("{\"id\":\"e1\"}", "1000");
+    retry.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
+    ConsumerRecord<byte[], byte[]> outcome = record("{\"id\":\"e1\",\"status\":200}", "0");
+    outcome.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("delay.1s", SettlementCopies.dispatchers(retry), "e1", false);
+    tally.add("outcomes", SettlementCopies.dispatchers(outcome), "e1", true);
+    assertEquals(1L, tally.figures(Map.of("e1", 1)).get("identicalCopies"),
+        "ready-0@7 settled twice: retried and delivered");
   }
 
   @Test
