@@ -28,16 +28,17 @@ const reasons = (tenant) => {
 // a. DNS rebinding
 const internal = jsonl("records/internal.jsonl");
 const fromJar = internal.filter((r) => r.listener === "jar");
-const control = jsonl("control.json")[0] ?? {};
+const controls = jsonl("control.json");
+const reachedByControl = controls.reduce((n, c) => n + c.reachedInternal, 0);
 const rebindLine = disabledLine("rebind/rebinder");
 console.log(`a. rebinding: the internal service saw ${fromJar.length} connection(s) from the jar; `
   + `${events.filter((e) => e.tenant === "rebinder").length} events, dead letters ${reasons("rebinder")}; `
-  + `control ${JSON.stringify(control)}`);
+  + `control ${JSON.stringify(controls)}`);
 console.log(`   ${rebindLine ?? "(no disabled line)"}`);
 console.log(`   a dead letter's headers: ${(deadLetters("rebinder")[0] ?? "").split("\t")[1]?.slice(0, 400) ?? "(none)"}`);
 verdict(fromJar.length === 0, "a. the jar never reached the internal service");
 verdict(rebindLine !== null, "a. the rebinding endpoint was disabled");
-verdict((control.reachedInternal ?? 0) > 0, "a. the attack was live: check-then-connect on the same hosts file reached it");
+verdict(reachedByControl > 0, "a. the attack was live: check-then-connect on the same hosts file reached it");
 
 // b. a trickling endpoint
 const calls = jsonl("records/trickle.jsonl");

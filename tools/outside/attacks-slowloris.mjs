@@ -1,9 +1,9 @@
 // Slow-loris against the ops port: SOCKETS connections held open for DURATION seconds, half of
 // them idle (connected, nothing sent), half trickling a request head that never ends (the
-// request line, then one byte a second). A connection the server closes is opened again after
+// request line, then one byte a second); with TRICKLING=all, every one trickling. A connection the server closes is opened again after
 // 100 ms: the attacker keeps SOCKETS open all along.
 //
-//   HOST (127.0.0.1), PORT, SOCKETS (200), DURATION (30), RECORD_FILE
+//   HOST (127.0.0.1), PORT, SOCKETS (200), DURATION (30), TRICKLING (half|all), RECORD_FILE
 //
 // Writes one summary line to RECORD_FILE at the end: {sockets, opened, closedByServer: {idle,
 // trickling}, heldMs: {idle, trickling} (median time a connection the server closed was held),
@@ -51,7 +51,8 @@ function hold(kind) {
   });
 }
 
-for (let i = 0; i < sockets; i++) hold(i % 2 === 0 ? "idle" : "trickling");
+const all = process.env.TRICKLING === "all";
+for (let i = 0; i < sockets; i++) hold(all || i % 2 === 1 ? "trickling" : "idle");
 let min = Infinity;
 let max = 0;
 const sampler = setInterval(() => {
@@ -64,7 +65,7 @@ setTimeout(() => {
   stopping = true;
   clearInterval(sampler);
   const summary = {
-    sockets, opened,
+    sockets, trickling: all ? "all" : "half", opened,
     closedByServer: { idle: closed.idle.length, trickling: closed.trickling.length },
     heldMs: { idle: median(closed.idle), trickling: median(closed.trickling) },
     openEachSecond: [min, max],

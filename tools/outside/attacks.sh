@@ -19,8 +19,9 @@
 #     switching every 20 ms (attacks-hosts.mjs); port P on loopback is an "internal service"
 #     recording every connection (attacks-internal.mjs). Verdict: the internal service saw no
 #     connection from the jar; the endpoint was disabled. The control: the guard as it was before
-#     issue 33 (check, then connect by name: NaiveCheckThenConnect.java) on the same hosts file
-#     must reach the internal service, or the attack was not live.
+#     issue 33 (check, then connect by name: NaiveCheckThenConnect.java, at once and 20 ms after
+#     the check) on the same hosts file must reach the internal service, or the attack was not
+#     live.
 #  b. A trickling endpoint. Tenant `trickler`'s endpoint answers its headers at once, then a byte
 #     of body a second (attacks-trickle.mjs). Verdict: Sluice closed every call within the
 #     provider's timeout (2 s) + 0.5 s of its request; the endpoint was disabled, its last
@@ -28,8 +29,8 @@
 #  c. Slow-loris on the ops port: --sockets connections (half idle, half trickling a request head
 #     a byte a second, each opened again when cut) for --loris seconds (attacks-slowloris.mjs),
 #     while curl asks /live, /ready and /metrics each second. Verdict: every answer 200 within
-#     1 s. With --beyond N, a second round with N trickling-or-idle sockets (past the ops port's
-#     cap of 256 exchanges) is measured and reported, not judged.
+#     1 s. With --beyond N, a second round with N sockets all trickling (past the ops port's cap
+#     of 256 exchanges being read at once) is measured and reported, not judged.
 #  d. Forgery. Tenants `ta` and `tb` get registry endpoints (`sluice tenants set --endpoint`), each
 #     with its own secret, which `sluice tenants secret` gives their receivers (the reference
 #     `standardwebhooks` library). Tenant A, holding its own secret and the deliveries it got,
@@ -163,7 +164,7 @@ events() {   # events PROVIDER TENANT COUNT
   done
 }
 { events hooks ta 5; events hooks tb 5; events slow trickler 6; events rebind rebinder 10; } > "$W/events.tsv"
-kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' "$W/events.tsv" 2> "$W/logs/kcat-produce.log"
+kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.tsv" 2> "$W/logs/kcat-produce.log"
 EVENTS=$(wc -l < "$W/events.tsv")
 log "produced $EVENTS events"
 
@@ -188,10 +189,13 @@ settled() {   # settled N: at least N events in sluice.outcomes and sluice.dlq t
 wait_for 120 "every event settled (outcome or dead letter)" settled "$EVENTS"
 
 # --- a. the control: the same hosts file, the check-then-connect guard of before
-java -Djdk.net.hosts.file="$W/hosts" -Dsun.net.inetaddr.ttl=0 -Dsun.net.inetaddr.negative.ttl=0 \
-  "$ROOT/tools/outside/NaiveCheckThenConnect.java" "$REBIND_NAME" "$INTERNAL_CONTROL" 300 \
-  > "$W/control.json" 2> "$W/logs/control.log"
-log "a. control (check, then connect by name): $(cat "$W/control.json")"
+# At once (the flip rarely falls between), then 20 ms after the check (one flip later).
+for gap in 0 20; do
+  java -Djdk.net.hosts.file="$W/hosts" -Dsun.net.inetaddr.ttl=0 -Dsun.net.inetaddr.negative.ttl=0 \
+    "$ROOT/tools/outside/NaiveCheckThenConnect.java" "$REBIND_NAME" "$INTERNAL_CONTROL" 200 "$gap" \
+    >> "$W/control.json" 2>> "$W/logs/control.log"
+done
+log "a. control (check, then connect by name): $(tr '\n' ' ' < "$W/control.json")"
 
 # --- c. slow-loris on the ops port, probed each second
 probe() {   # probe FILE SECONDS: /live, /ready and /metrics each second; "path code seconds" lines
@@ -204,27 +208,27 @@ probe() {   # probe FILE SECONDS: /live, /ready and /metrics each second; "path 
   done
 }
 probe "$W/probes/before.txt" 5
-loris() {   # loris NAME SOCKETS: the attack for LORIS seconds, probed from its 3rd second
-  (cd "$W/node" && exec env PORT="$HTTP" SOCKETS="$2" DURATION="$LORIS" RECORD_FILE="$W/records/loris-$1.jsonl" \
+loris() {   # loris NAME SOCKETS half|all: the attack for LORIS seconds, probed from its 3rd second
+  (cd "$W/node" && exec env PORT="$HTTP" SOCKETS="$2" TRICKLING="$3" DURATION="$LORIS" RECORD_FILE="$W/records/loris-$1.jsonl" \
      node attacks-slowloris.mjs) > "$W/logs/loris-$1.log" 2>&1 &
   local pid=$!; PIDS+=($pid)
   sleep 3
   probe "$W/probes/$1.txt" $((LORIS - 5))
   wait "$pid" || true
 }
-loris during "$SOCKETS"
+loris during "$SOCKETS" half
 log "c. $SOCKETS sockets: $(cat "$W/records/loris-during.jsonl")"
 if [ "$BEYOND" -gt 0 ]; then
   probe "$W/probes/between.txt" 5
-  loris beyond "$BEYOND"
+  loris beyond "$BEYOND" all
   log "c. beyond, $BEYOND sockets: $(cat "$W/records/loris-beyond.jsonl")"
 fi
 probe "$W/probes/after.txt" 3
 curl -s "$OPS/metrics" > "$W/logs/metrics.txt" || true
 
 mkdir -p "$W/topics"
-for topic in $(kcat -L -b "$BROKER" 2>/dev/null | sed -n 's/^ *topic "\([^"]*\)".*/\1/p'); do
-  kcat -C -b "$BROKER" -t "$topic" -o beginning -e -q -f '%k\t%h\t%s\n' > "$W/topics/$topic.txt" 2>/dev/null || true
+for topic in $(kcat -L -b "$BROKER" 2>/dev/null | sed -n 's/^ *topic "\(sluice\.[^"]*\)".*/\1/p'); do
+  timeout 60 kcat -C -b "$BROKER" -t "$topic" -o beginning -e -q -f '%k\t%h\t%s\n' > "$W/topics/$topic.txt" 2>/dev/null || true
 done
 cleanup
 
