@@ -73,21 +73,12 @@ put "$W/secrets/receiver-secret" "$K1"
 : > "$W/secrets/tokens"
 
 # --- the reference library, from the pinned lock file
-cp "$ROOT"/dispatcher/src/test/node/standardwebhooks/package{,-lock}.json "$ROOT"/tools/outside/*.mjs "$W/node/"
-(cd "$W/node" && npm ci --no-audit --no-fund --ignore-scripts --silent) > "$W/logs/npm.log" 2>&1
-log "standardwebhooks $(node -p 'require(process.argv[1]).version' "$W/node/node_modules/standardwebhooks/package.json") installed from the pinned lock"
+install_node
 
 # --- servers
 start_servers
 
 # --- outside peers
-peer() {   # peer NAME SCRIPT ENV...: a Node.js process; its port lands in $W/NAME.port
-  local name=$1 script=$2; shift 2
-  (cd "$W/node" && exec env RECORD_FILE="$W/records/$name.jsonl" PORT_FILE="$W/$name.port" "$@" \
-     node "$script") > "$W/logs/$name.log" 2>&1 &
-  PIDS+=($!)
-  eval "PID_${name//-/_}=$!"
-}
 peer bearer-api provider.mjs AUTH=bearer TOKEN="$BEARER_TOKEN" RATE=20
 peer oauth-token oauth2-token.mjs CLIENT_ID=sluice-outside CLIENT_SECRET="$CLIENT_SECRET" \
   ISSUER_KEY="$ISSUER_KEY" TTL=30 SECRETS_FILE="$W/secrets/tokens"

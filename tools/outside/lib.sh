@@ -65,3 +65,21 @@ judge() {
   VERDICT=${PIPESTATUS[0]}
   set -e; trap 'log "FAILED at line $LINENO: $BASH_COMMAND"' ERR
 }
+
+# install_node: the outside peers (tools/outside/*.mjs) and the reference `standardwebhooks`
+# library, from the pinned lock file, into $W/node.
+install_node() {
+  cp "$ROOT"/dispatcher/src/test/node/standardwebhooks/package{,-lock}.json "$ROOT"/tools/outside/*.mjs "$W/node/"
+  (cd "$W/node" && npm ci --no-audit --no-fund --ignore-scripts --silent) > "$W/logs/npm.log" 2>&1
+  log "standardwebhooks $(node -p 'require(process.argv[1]).version' "$W/node/node_modules/standardwebhooks/package.json") installed from the pinned lock"
+}
+
+# peer NAME SCRIPT ENV...: a Node.js peer from $W/node, its record in $W/records/NAME.jsonl, its
+# port in $W/NAME.port (once listening), its pid in PID_NAME ('-' as '_').
+peer() {
+  local name=$1 script=$2; shift 2
+  (cd "$W/node" && exec env RECORD_FILE="$W/records/$name.jsonl" PORT_FILE="$W/$name.port" "$@" \
+     node "$script") > "$W/logs/$name.log" 2>&1 &
+  PIDS+=($!)
+  eval "PID_${name//-/_}=$!"
+}

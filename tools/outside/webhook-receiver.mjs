@@ -4,11 +4,13 @@
 // secret at a time, read from SECRET_FILE at start and again on SIGUSR2 (the receiver moving to
 // the new key during a rotation). 200 when the call verifies, 401 when it does not.
 //
-//   SECRET_FILE, RECORD_FILE, PORT_FILE
+//   SECRET_FILE, RECORD_FILE, PORT_FILE [, CAPTURE_FILE]
 //
+// With CAPTURE_FILE, every call it accepts is also appended there whole ({headers, body}): what
+// its tenant holds, and could replay elsewhere (attacks.sh).
 // One record line per call: {t, status, verdict: accepted|refused, id, key, signatures, reason?}, where key
 // counts the receiver's switches (0 before the first); a switch adds {t, switch: key}.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { Webhook } from "standardwebhooks";
 import { env, serve } from "./peer.mjs";
 
@@ -26,6 +28,9 @@ const write = serve("webhook receiver", (req, body) => {
   const signatures = String(headers["webhook-signature"] ?? "").split(" ").filter(Boolean).length;
   try {
     webhook.verify(body.toString("utf8"), headers);
+    if (process.env.CAPTURE_FILE) {
+      appendFileSync(process.env.CAPTURE_FILE, JSON.stringify({ headers, body: body.toString("utf8") }) + "\n");
+    }
     return { status: 200, record: { id, key, signatures, verdict: "accepted" } };
   } catch (e) {
     return { status: 401, body: JSON.stringify({ error: "signature" }),

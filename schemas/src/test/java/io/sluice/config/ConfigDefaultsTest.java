@@ -1,6 +1,7 @@
 package io.sluice.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.serde.Json;
@@ -11,6 +12,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Users read the defaults in config.schema.json; the loader applies ConfigDefaults. One truth. */
 class ConfigDefaultsTest {
@@ -62,6 +64,15 @@ class ConfigDefaultsTest {
     } else {
       assertEquals(applied, documented, pointer);
     }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"readToken", "writeToken"})
+  void shouldDocumentTheAdminTokensMinimumTheLoaderEnforces(String token) {
+    // Before (issue 33): start-up refused a token under 16 characters the schema did not mention.
+    String description = SCHEMA.at("/properties/admin/properties/" + token + "/description").asText();
+
+    assertTrue(description.contains("at least " + AdminConfig.MIN_TOKEN_LENGTH + " characters"), description);
   }
 
   private static List<String> texts(List<Duration> durations) {

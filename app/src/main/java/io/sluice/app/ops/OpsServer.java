@@ -33,7 +33,8 @@ import java.util.function.Supplier;
  * and HEAD are 405.
  *
  * <p>No client can hold the port ({@link OpsExchanges}): every exchange has a thread of its own,
- * at most {@link OpsExchanges#MAX_EXCHANGES} at once, and a request not read within
+ * at most {@link OpsExchanges#MAX_EXCHANGES} at once (past it, the one reading its request
+ * longest is cut to make room), and a request not read within
  * {@link OpsExchanges#READ_DEADLINE} of its first byte has its socket cut; so a slow
  * {@code /health} (a dependency timing out) does not hold up a {@code /metrics} scrape, and 200
  * sockets sending a byte now and then do not hold up {@code /live} (the headers are read before
@@ -151,7 +152,7 @@ public final class OpsServer implements AutoCloseable {
     executor.close();
   }
 
-  /** Exchanges cut for reading their request past the deadline, since start (for tests). */
+  /** Exchanges cut for reading their request too long (the deadline, or the cap), since start (for tests). */
   long cutForReadDeadline() {
     return executor.cut();
   }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Which of the ops port's exchanges have been reading their request for too long: the decision
@@ -74,6 +75,22 @@ final class RequestReads {
       }
     });
     return overdue;
+  }
+
+  /**
+   * The exchange reading now that started first, or empty if none reads: the one cut to make
+   * room when the port is full (the likeliest slow loris; a probe's head is read at once).
+   */
+  Optional<Long> oldestReading() {
+    Long oldest = null;
+    long oldestStart = 0;
+    for (Map.Entry<Long, Exchange> e : exchanges.entrySet()) {
+      if (e.getValue().reading && (oldest == null || e.getValue().startNanos - oldestStart < 0)) {
+        oldest = e.getKey();
+        oldestStart = e.getValue().startNanos;
+      }
+    }
+    return Optional.ofNullable(oldest);
   }
 
   /** Exchanges started and not ended. */

@@ -97,6 +97,18 @@ class DeployConfigTest {
   }
 
   @Test
+  void shouldPublishEveryPortOnTheHostsLoopbackOnly() {
+    // Issue 33: Redis has no password and Kafka no authentication here; published on every
+    // interface, anyone reaching the host could read and write both (docs/security.md).
+    services.fields().forEachRemaining(service -> {
+      for (String port : strings(service.getValue().get("ports"))) {
+        assertTrue(port.startsWith("127.0.0.1:"), service.getKey() + " publishes " + port
+            + " beyond the host's loopback");
+      }
+    });
+  }
+
+  @Test
   void shouldServeTheOpsPortOnEveryInterfaceSoThatThePublishedPortReachesIt() {
     // Docker forwards a published port to the container's own interface, not its loopback.
     assertEquals("0.0.0.0", config.http().bind());

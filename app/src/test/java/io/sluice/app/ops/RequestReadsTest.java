@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,20 @@ class RequestReadsTest {
     assertEquals(List.of(), reads.overdue(3_500 * MS));
     assertEquals(List.of(2L), reads.overdue(4_000 * MS));
     assertEquals(1, reads.open());
+  }
+
+  @Test
+  @DisplayName("the one to cut past the cap: the reader that started first; a handler never; none when none reads")
+  void oldestReading() {
+    reads.started(1, 0);
+    reads.started(2, 1_000 * MS);
+    reads.started(3, 2_000 * MS);
+    assertEquals(Optional.of(1L), reads.oldestReading());
+    reads.reading(1, false); // entered its handler
+    assertEquals(Optional.of(2L), reads.oldestReading());
+    reads.reading(2, false);
+    reads.reading(3, false);
+    assertEquals(Optional.empty(), reads.oldestReading());
   }
 
   @Test

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 
 /**
  * A tenant's endpoint behind the address guard: before every call its host is resolved once
@@ -43,14 +42,10 @@ public final class GuardedEndpoint implements Provider {
   private final EndpointLookups lookups;
 
   /**
-   * A guard resolving with {@code resolver}. {@code ignored}: the pool lookups ran on before they
-   * were bounded per host ({@link EndpointLookups} runs them now); kept so callers compile.
+   * A guard on {@code endpoint}, whose URL names {@code host}, looking it up through
+   * {@code lookups}: the process's ({@link EndpointLookups#system()}), shared by every endpoint, so
+   * that one tenant's hanging name holds one lookup thread, never another tenant's call.
    */
-  public GuardedEndpoint(Provider endpoint, String host, Resolver resolver, Executor ignored) {
-    this(endpoint, host, resolver == Resolver.SYSTEM ? EndpointLookups.system()
-        : new EndpointLookups(resolver, EndpointLookups.TIMEOUT));
-  }
-
   public GuardedEndpoint(Provider endpoint, String host, EndpointLookups lookups) {
     this.endpoint = endpoint;
     this.host = host.startsWith("[") && host.endsWith("]")

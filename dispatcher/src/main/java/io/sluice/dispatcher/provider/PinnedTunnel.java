@@ -463,8 +463,15 @@ public final class PinnedTunnel implements AutoCloseable {
     }
   }
 
+  /**
+   * Closes the tunnel once; a second call (a provider closed by its dispatcher, then by the
+   * supervisor) does nothing.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (!open) {
+      return;
+    }
     open = false;
     selector.wakeup();
     try {

@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -26,8 +24,9 @@ import org.junit.jupiter.api.Test;
 /**
  * One tenant's slow resolver cannot delay another tenant's call (issue 33). The suspicion was
  * that every endpoint's lookup queued on one pool of 4 threads with no deadline: the first test
- * proves it on the pool the dispatcher gave the guard (it failed before {@link EndpointLookups}:
- * tenant B's call waited behind tenant A's four hanging lookups), the others hold the bounds.
+ * proves it with two tenants' guards sharing one {@link EndpointLookups}, as every guard shares
+ * the process's (it failed on the former shared 4-thread pool: tenant B's call waited behind
+ * tenant A's four hanging lookups), the others hold the bounds.
  */
 class EndpointLookupsTest {
   private static final InetAddress PUBLIC = address(93, 184, 216, 34);
@@ -47,12 +46,10 @@ class EndpointLookupsTest {
   };
   private final Provider answers = call ->
       CompletableFuture.completedFuture(new ProviderResult.Answered(200, null));
-  private final ExecutorService dispatcherPool = Executors.newFixedThreadPool(4);
 
   @AfterEach
   void release() {
     hang.countDown();
-    dispatcherPool.shutdownNow();
   }
 
   private static InetAddress address(int a, int b, int c, int d) {
@@ -68,10 +65,11 @@ class EndpointLookupsTest {
   }
 
   @Test
-  @DisplayName("tenant A's resolver hangs on 4 calls: tenant B's call, on the dispatcher's 4-thread lookup pool, still answers within 500 ms")
+  @DisplayName("tenant A's resolver hangs on 4 calls: tenant B's call, through the same lookups, still answers within 500 ms")
   void hangingResolverDelaysNoOtherTenant() throws Exception {
-    GuardedEndpoint a = new GuardedEndpoint(answers, "hooks.tenant-a.example", resolver, dispatcherPool);
-    GuardedEndpoint b = new GuardedEndpoint(answers, "hooks.tenant-b.example", resolver, dispatcherPool);
+    EndpointLookups shared = new EndpointLookups(resolver, EndpointLookups.TIMEOUT);
+    GuardedEndpoint a = new GuardedEndpoint(answers, "hooks.tenant-a.example", shared);
+    GuardedEndpoint b = new GuardedEndpoint(answers, "hooks.tenant-b.example", shared);
     List<CompletableFuture<ProviderResult>> aCalls = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       aCalls.add(call(a));

@@ -28,7 +28,8 @@ class GuardedEndpointTest {
   }
 
   private GuardedEndpoint guarded() {
-    return new GuardedEndpoint(endpoint, "hooks.acme.example", host -> dns, Runnable::run);
+    return new GuardedEndpoint(endpoint, "hooks.acme.example",
+        new EndpointLookups(host -> dns, EndpointLookups.TIMEOUT));
   }
 
   @Test
@@ -58,9 +59,10 @@ class GuardedEndpointTest {
     dns = List.of(InetAddress.getByName("93.184.216.34"), InetAddress.getByName("::1"));
     assertEquals(ProviderResult.ConnectFailed.class, call(guarded()).getClass());
 
-    GuardedEndpoint unresolvable = new GuardedEndpoint(endpoint, "gone.example", host -> {
-      throw new UnknownHostException(host);
-    }, Runnable::run);
+    GuardedEndpoint unresolvable = new GuardedEndpoint(endpoint, "gone.example",
+        new EndpointLookups(host -> {
+          throw new UnknownHostException(host);
+        }, EndpointLookups.TIMEOUT));
     assertEquals(new ProviderResult.ConnectFailed("endpoint gone.example does not resolve"),
         call(unresolvable));
     assertEquals(0, made.size());

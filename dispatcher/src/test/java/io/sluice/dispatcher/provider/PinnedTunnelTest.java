@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.provider;
 
 import static io.sluice.config.ProviderConfigBuilder.providerAt;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,6 +77,14 @@ class PinnedTunnelTest {
 
     assertEquals(204, assertInstanceOf(ProviderResult.Answered.class, result, result.toString()).status());
     assertEquals(List.of("hooks.acme.invalid:" + server.getAddress().getPort() + " /in?k=1"), hosts);
+  }
+
+  @Test
+  @DisplayName("closing twice is quiet: the outside check's stop logged 'closing the stopped dispatcher failed (ClosedSelectorException)'")
+  void closingTwiceThrowsNothing() {
+    provider.close();
+
+    assertDoesNotThrow(provider::close);
   }
 
   @Test
