@@ -67,9 +67,8 @@ public final class ChaosRun {
   private int redisRestarts;
   private int brokerRestarts;
   private volatile long loadStart = Long.MAX_VALUE;
-  /** While the paused tenant's pause was in force; -1 until it is. */
-  private volatile long pausedFrom = -1;
-  private volatile long pausedTo = -1;
+  /** The operator pausing and resuming a tenant; set when the load starts. */
+  private volatile ChaosOperator operator;
 
   private ChaosRun(ChaosOptions options, PrintStream out, Path work) {
     this.options = options;
@@ -158,9 +157,11 @@ public final class ChaosRun {
         loadStart = System.currentTimeMillis();
         provider.deadWhile("/" + ChaosScenario.HOOKS + "/" + ChaosScenario.DEAD_TENANT,
             (long) (ChaosScenario.DEAD_FROM * loadMillis), (long) (ChaosScenario.DEAD_TO * loadMillis));
-        Thread operator = new Thread(() -> pauseTenant(configFile, loadMillis), "chaos-operator");
-        operator.setDaemon(true);
-        operator.start();
+        operator = new ChaosOperator(launch, configFile, work.resolve("operator.log"), out,
+            loadStart, loadMillis);
+        Thread operating = new Thread(operator, "chaos-operator");
+        operating.setDaemon(true);
+        operating.start();
         Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
         ChaosLoad load = new ChaosLoad(bootstrap, topics.inbound(), options.events(), loadMillis,
             loadStart, options.seed());
@@ -177,7 +178,7 @@ public final class ChaosRun {
           inject(f, redis, broker, bootstrap);
         }
         loader.join();
-        operator.join();
+        operating.join();
         sleepUntil(loadStart + loadMillis);
         long loadEnd = System.currentTimeMillis();
         out.printf("chaos: load done (%d acknowledged); waiting for the pipeline to settle%n",
@@ -241,6 +242,8 @@ public final class ChaosRun {
     long hold = options.maxRetryAfterSeconds() * 1000L + 1_000;
     provider.hostileAnswers().forEach((p, times) -> times.forEach(t -> windows.add(
         new GapReasons.Window(t, t + hold, "a hostile answer's hold (maxRetryAfter) at " + p))));
+    long pausedFrom = operator.pausedFrom();
+    long pausedTo = operator.pausedTo();
     if (pausedFrom >= 0) {
       windows.add(new GapReasons.Window(pausedFrom, pausedTo < 0 ? pausedFrom : pausedTo,
           "tenant " + ChaosScenario.PAUSED_TENANT + " paused"));
@@ -287,56 +290,6 @@ public final class ChaosRun {
         calls.tooManyOutsideStorm(), calls.stormAnswers(), ADMISSIONS_FROM, pairs,
         faultLog.stream().map(DuplicateCauses.Fault::label).toList(), isolation,
         settlementCopies, failures);
-  }
-
-  /**
-   * The operator's part: {@link ChaosScenario#PAUSED_TENANT} paused on every provider through
-   * {@code sluice pause tenant}, then resumed, each command tried again until it succeeds (the
-   * broker or Redis may be away at that moment). The pause counts from the command's return.
-   */
-  private void pauseTenant(Path configFile, long loadMillis) {
-    try {
-      sleepUntil(loadStart + (long) (ChaosScenario.PAUSE_FROM * loadMillis));
-      long until = loadStart + (long) (ChaosScenario.PAUSE_TO * loadMillis);
-      if (operatorCommand(configFile, until, "pause", "tenant", ChaosScenario.PAUSED_TENANT,
-          "--reason", "chaos")) {
-        pausedFrom = System.currentTimeMillis();
-        out.printf("chaos: %4d s  paused tenant %s%n", (pausedFrom - loadStart) / 1000,
-            ChaosScenario.PAUSED_TENANT);
-      }
-      sleepUntil(until);
-      pausedTo = System.currentTimeMillis();
-      operatorCommand(configFile, pausedTo + 60_000, "resume", "tenant",
-          ChaosScenario.PAUSED_TENANT);
-      out.printf("chaos: %4d s  resumed tenant %s%n", (System.currentTimeMillis() - loadStart)
-          / 1000, ChaosScenario.PAUSED_TENANT);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Runs {@code sluice ARGS --config FILE} until it exits 0 or {@code deadline} passes. */
-  private boolean operatorCommand(Path configFile, long deadline, String... args)
-      throws InterruptedException {
-    List<String> command = new ArrayList<>(List.of(args));
-    command.addAll(List.of("--config", configFile.toString()));
-    Path log = work.resolve("operator.log");
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        Process p = new ProcessBuilder(ChildJvm.sluiceCommand(launch, "256m", command))
-            .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .start();
-        if (!p.waitFor(Math.max(1, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS)) {
-          p.destroyForcibly();
-        } else if (p.exitValue() == 0) {
-          return true;
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-      Thread.sleep(1_000); // tried again each second while the broker or Redis is away
-    }
-    return false;
   }
 
   private void inject(FaultPlan.Fault f, RedisServerProcess redis, ChildJvm broker,
