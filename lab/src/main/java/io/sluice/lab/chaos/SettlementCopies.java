@@ -30,12 +30,13 @@ import org.apache.kafka.common.header.Header;
  *       record handled a second time from the delivered log would be.</li>
  * </ul>
  * A record handled twice with a call each time is a duplicate call ({@link DuplicateCauses}), its
- * two settlements expected; it is not counted here. Identical copies are looked for among the
- * dispatchers' records only, those without a {@code sluice-writer} stamp: the relay and the gate
- * stamp theirs, and the relay writes a record not yet due to its step again as it was (a ladder
- * hop, not a settlement); a gate's records are written in its transactions. A dispatcher's
- * settlement names the ready record it settles ({@code sluice-settles}): two settlements naming
- * one record, in any of the topics, are one record settled twice, resent or handled again.
+ * two settlements expected; it is not counted here. Copies are looked for among the endings
+ * (outcomes, dead letters): a dispatcher's settlement names the ready record it settles
+ * ({@code sluice-settles}), and two endings naming one record are one record settled twice,
+ * resent or handled again. Not in the delay steps: the relay writes a record not yet due to its
+ * step again as it was, headers and all (a ladder hop, not a settlement), so a copy there cannot
+ * be told from a hop; a retry written twice is read once ({@code RecentSettlements}), and called
+ * twice it would be a duplicate call.
  */
 final class SettlementCopies {
   /** How many examples the report names. */
@@ -116,7 +117,7 @@ final class SettlementCopies {
       TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, dispatchers(r), idOf(r), true));
     }
     for (String topic : otherTopics) {
-      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, dispatchers(r), idOf(r), false));
+      TopicScan.each(bootstrap, topic, timeout, r -> tally.add(topic, null, idOf(r), false));
     }
     return tally.figures(delivered);
   }
@@ -125,13 +126,10 @@ final class SettlementCopies {
   static final String SETTLES_KEY = "settles ";
 
   /**
-   * A dispatcher's record's signature: the ready record it settles when it names one, else its
-   * bytes; null for a record a relay or gate stamped.
+   * An ending's signature: the ready record it settles when it names one, else its bytes (a
+   * gate's dead letter of a malformed record).
    */
   static String dispatchers(ConsumerRecord<byte[], byte[]> r) {
-    if (r.headers().lastHeader(HeaderNames.WRITER) != null) {
-      return null;
-    }
     Header settles = r.headers().lastHeader(HeaderNames.SETTLES);
     return settles != null && settles.value() != null
         ? SETTLES_KEY + new String(settles.value(), StandardCharsets.UTF_8) : signature(r);

@@ -47,27 +47,17 @@ class SettlementCopiesTest {
   }
 
   @Test
-  void shouldNotCountTheRelaysLadderHopsNorTheGatesRecords() {
-    ConsumerRecord<byte[], byte[]> hop = record("{\"id\":\"e1\"}", "1000");
-    hop.headers().add("sluice-writer", "sluice.relay-1".getBytes(StandardCharsets.UTF_8));
-    assertEquals(null, SettlementCopies.dispatchers(hop), "stamped: a relay's or a gate's");
-    SettlementCopies tally = new SettlementCopies();
-    tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false);
-    tally.add("delay.30s", SettlementCopies.dispatchers(hop), "e1", false); // not yet due: again
-    assertEquals(0L, tally.figures(Map.of()).get("identicalCopies"));
-  }
-
-  @Test
-  void shouldCountTwoSettlementsOfOneReadyRecordWhateverTheyAre() {
-    ConsumerRecord<byte[], byte[]> retry = record("{\"id\":\"e1\"}", "1000");
-    retry.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
+  void shouldCountTwoEndingsOfOneReadyRecordWhateverTheyAre() {
+    ConsumerRecord<byte[], byte[]> dead = record("{\"id\":\"e1\"}", "1000");
+    dead.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
+    dead.headers().add("sluice-writer", "sluice.relay-1".getBytes(StandardCharsets.UTF_8));
     ConsumerRecord<byte[], byte[]> outcome = record("{\"id\":\"e1\",\"status\":200}", "0");
     outcome.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
     SettlementCopies tally = new SettlementCopies();
-    tally.add("delay.1s", SettlementCopies.dispatchers(retry), "e1", false);
+    tally.add("dlq", SettlementCopies.dispatchers(dead), "e1", true);
     tally.add("outcomes", SettlementCopies.dispatchers(outcome), "e1", true);
     assertEquals(1L, tally.figures(Map.of("e1", 1)).get("identicalCopies"),
-        "ready-0@7 settled twice: retried and delivered");
+        "ready-0@7 settled twice: dead-lettered and delivered (whatever stamp it carries)");
   }
 
   @Test
