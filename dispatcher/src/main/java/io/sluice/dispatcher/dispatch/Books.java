@@ -5,11 +5,14 @@ import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PendingDeliveries;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -40,6 +43,12 @@ import org.apache.kafka.common.TopicPartition;
  * in Redis, once per partition per commit round; a new owner reads it when a partition is
  * assigned, skips the settled records and writes the outcome of the delivered ones instead of
  * calling them again.
+ *
+ * <p>The settled records go to the log from the dispatcher's timer, not the consumer thread:
+ * a member the group fenced (a broker restart) spends seconds inside {@code poll} rejoining, and
+ * meanwhile another takes its partitions and reads the log. Written from the consumer thread, a
+ * settlement acknowledged then reached the log too late, and the new owner wrote the outcome of
+ * a call already settled a second time (the chaos run: events ended twice; {@code BooksTest}).
  */
 final class Books {
   /**
@@ -58,17 +67,39 @@ final class Books {
   private final ConcurrentLinkedQueue<DispatchEntry> settled = new ConcurrentLinkedQueue<>();
   /** Entries whose settlement was given up because their partition moved: held no longer. */
   private final ConcurrentLinkedQueue<DispatchEntry> dropped = new ConcurrentLinkedQueue<>();
+  /** Records settled and not yet in the log, written by the timer (and at a hand-over). */
+  private final PendingDeliveries settledMarks = new PendingDeliveries(COMMIT_EVERY_MILLIS);
+  private final Clock clock;
 
-  Books(OwnedPartitions owned, OffsetCommits commits, ReadBudget budget, DeliveredLog deliveredLog) {
+  /** @param timer writes the settled records to the log every {@link #COMMIT_EVERY_MILLIS} */
+  Books(OwnedPartitions owned, OffsetCommits commits, ReadBudget budget, DeliveredLog deliveredLog,
+      ScheduledExecutorService timer, Clock clock) {
     this.owned = owned;
     this.commits = commits;
     this.budget = budget;
     this.deliveredLog = deliveredLog;
+    this.clock = clock;
+    timer.scheduleWithFixedDelay(this::logSettled, COMMIT_EVERY_MILLIS, COMMIT_EVERY_MILLIS,
+        TimeUnit.MILLISECONDS);
   }
 
   /** Kafka acknowledged the record that settles {@code entry}. Any thread. */
   void settled(DispatchEntry entry) {
     settled.add(entry);
+    // For the partition's next owner, should the commit not go through (DeliveredLog).
+    settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()));
+  }
+
+  /**
+   * The timer's round: the settled records since the last one, to the log, dropping nothing
+   * (the consumer thread's writes trim it to the commit).
+   */
+  private void logSettled() {
+    try {
+      settledMarks.takeNow(clock.millis()).forEach((tp, list) -> deliveredLog.record(tp, -1, list));
+    } catch (RuntimeException e) {
+      // the log is best effort: a failed round costs calls made again, never an event
+    }
   }
 
   /** {@code entry}'s settlement was given up: its partition moved. Any thread. */
@@ -86,8 +117,6 @@ final class Books {
     DispatchEntry e;
     while ((e = settled.poll()) != null) {
       budget.release(e); // settled, whichever assignment read it: its bytes are no longer held
-      // For the partition's next owner, should the commit not go through (DeliveredLog).
-      deliveries.add(e.partition(), DeliveredLog.Delivered.settledAt(e.offset()));
       if (owned.settle(e)) {
         commits.settled();
       }
@@ -119,12 +148,14 @@ final class Books {
    */
   List<CompletableFuture<Void>> handOver(List<TopicPartition> revoked, long nowMillis) {
     commits.commitRevoked(revoked);
-    return log(deliveries.takeNow(nowMillis));
+    return logNow(nowMillis);
   }
 
-  /** Writes every delivery not yet logged, now (a partition is lost or handed over). */
+  /** Writes every delivery and settled record not yet logged, now (a partition moves). */
   List<CompletableFuture<Void>> logNow(long nowMillis) {
-    return log(deliveries.takeNow(nowMillis));
+    List<CompletableFuture<Void>> writes = new ArrayList<>(log(deliveries.takeNow(nowMillis)));
+    writes.addAll(log(settledMarks.takeNow(nowMillis)));
+    return writes;
   }
 
   /**

@@ -132,7 +132,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     int buffers = d.bufferSize() * config.providers().size();
     this.held = ReadBudget.of(config.providers(), 2 * buffers + 1000, d.bufferBytes());
     OffsetCommits commits = new OffsetCommits(consumer, owned, clock, Books.COMMIT_EVERY_MILLIS);
-    this.books = new Books(owned, commits, held, wiring.deliveredLog());
+    this.books = new Books(owned, commits, held, wiring.deliveredLog(), timer, clock);
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,
         timer, 1000, owned::isCurrent);
     WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock);

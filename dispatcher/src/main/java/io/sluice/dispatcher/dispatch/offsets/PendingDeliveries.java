@@ -9,8 +9,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Calls delivered and not yet written to the {@link DeliveredLog}, batched so that the log costs
- * one write per partition per round ({@code everyMillis}), never one per event. The providers'
- * threads add; the consumer thread takes. Time is passed in (the dispatcher's clock, in
+ * one write per partition per round ({@code everyMillis}), never one per event. Any thread adds
+ * and takes (a queue each record is taken from once). Time is passed in (the dispatcher's clock, in
  * milliseconds).
  */
 public final class PendingDeliveries {
@@ -18,8 +18,8 @@ public final class PendingDeliveries {
 
   private final long everyMillis;
   private final ConcurrentLinkedQueue<Delivery> pending = new ConcurrentLinkedQueue<>();
-  /** When the last batch was taken (consumer thread). */
-  private long lastTakenMillis;
+  /** When the last batch was taken (by the consumer thread, or the timer). */
+  private volatile long lastTakenMillis;
 
   /** @param everyMillis the least time between two batches */
   public PendingDeliveries(long everyMillis) {
