@@ -29,6 +29,11 @@ public final class HeaderNames {
    * (e.g. {@code verify}) reconcile ids without parsing values that may be malformed.
    */
   public static final String EVENT_ID = "sluice-event-id";
+  /**
+   * On an outcome that is not a delivery: {@code duplicate} (the gate's, for an id already
+   * accepted within its provider's {@code dedupWindow}). Absent on a delivery's outcome.
+   */
+  public static final String OUTCOME = "sluice-outcome";
   /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
   public static final String PAID = "sluice-paid";
   /**

@@ -97,6 +97,16 @@ class GateTaskRevivalIT {
     }
   }
 
+  /** Kafka clients whose producers fail the {@code failAt}-th record sent to {@code topic}, once. */
+  static DefaultKafkaClientSupplier failingOnce(String topic, int failAt, AtomicInteger sent, AtomicInteger injected) {
+    return new DefaultKafkaClientSupplier() {
+      @Override
+      public Producer<byte[], byte[]> getProducer(Map<String, Object> producerConfig) {
+        return new FailOneSend(producerConfig, topic, failAt, sent, injected);
+      }
+    };
+  }
+
   @Test
   void shouldAdmitEveryEventOnceWhenATaskIsRevivedAfterARetriableProduceFailure(
       KafkaBroker broker, RedisServerProcess redis) throws Exception {
@@ -115,12 +125,7 @@ class GateTaskRevivalIT {
     AtomicInteger injected = new AtomicInteger();
     // The 100th admission fails: by then the first poll's events are in the limit node, many of
     // them still waiting for their batch of calls or behind it.
-    DefaultKafkaClientSupplier clients = new DefaultKafkaClientSupplier() {
-      @Override
-      public Producer<byte[], byte[]> getProducer(Map<String, Object> producerConfig) {
-        return new FailOneSend(producerConfig, topics.ready(), 100, sent, injected);
-      }
-    };
+    DefaultKafkaClientSupplier clients = failingOnce(topics.ready(), 100, sent, injected);
     try (Gate gate = Gate.start(new LiveConfig(config), new GateListener() {},
         Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100), clients)) {
       List<ConsumerRecord<byte[], byte[]>> ready = KafkaClients.readUntil(broker.bootstrapServers(),
