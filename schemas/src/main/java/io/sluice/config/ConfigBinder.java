@@ -3,7 +3,6 @@ package io.sluice.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.URISyntaxException;
-import io.sluice.schemas.event.DelayText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

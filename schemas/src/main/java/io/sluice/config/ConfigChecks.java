@@ -1,7 +1,5 @@
 package io.sluice.config;
 
-import io.sluice.schemas.event.DelayText;
-import io.sluice.schemas.topic.DelayLadder;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -322,16 +320,13 @@ final class ConfigChecks {
       problems.add(new Problem(Problem.join(path, "dedupWindow"), "expected from 10m to 7d, got "
           + DelayText.format(window)));
     }
-    DelayLadder steps;
-    try {
-      steps = new DelayLadder(ladder);
-    } catch (IllegalArgumentException e) {
-      return; // checkLadder says why
+    if (ladder.isEmpty() || ladder.stream().anyMatch(step -> step.isZero() || step.isNegative())) {
+      return; // checkLadder and the schema say why
     }
     long wait = intake.maxDelay().toMillis();
     Duration longest = ladder.get(ladder.size() - 1);
     long records = wait / longest.toMillis() > ProviderIntake.MAX_LADDER_RECORDS
-        ? wait / longest.toMillis() : steps.recordsFor(wait);
+        ? wait / longest.toMillis() : LadderCost.recordsFor(ladder, wait);
     if (records > ProviderIntake.MAX_LADDER_RECORDS) {
       long step = Math.max(longest.toMillis(), -Math.floorDiv(-wait, ProviderIntake.MAX_LADDER_RECORDS));
       problems.add(new Problem(Problem.join(path, "maxDelay"), DelayText.format(intake.maxDelay())

@@ -77,22 +77,4 @@ public record DelayLadder(List<Duration> steps) {
     long stayEnds = placedAtMillis + step.toMillis();
     return notBeforeMillis - stayEnds <= holdMillis() ? notBeforeMillis : stayEnds;
   }
-
-  /**
-   * How many delay records a wait of {@code waitMillis} costs, placed now: one per stay in a step
-   * until the relay lets it out at its not-before (the same walk as {@link #stepFor} and
-   * {@link #releaseAt}, with no time lost between hops). A day at the default ladder's longest
-   * step, 10m, is 144; with a 6h step, 4.
-   */
-  public long recordsFor(long waitMillis) {
-    long records = 1;
-    long placed = 0;
-    Duration step = stepFor(waitMillis);
-    while (releaseAt(placed, waitMillis, step) != waitMillis) {
-      placed += step.toMillis();
-      step = stepFor(waitMillis - placed);
-      records++;
-    }
-    return records;
-  }
 }

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.sluice.schemas.event.DelayText;
+import io.sluice.config.DelayText;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;

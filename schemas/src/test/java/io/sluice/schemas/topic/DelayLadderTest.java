@@ -55,19 +55,4 @@ class DelayLadderTest {
         () -> new DelayLadder(List.of(Duration.ofSeconds(5), Duration.ofSeconds(5))));
     assertThrows(IllegalArgumentException.class, () -> new DelayLadder(List.of()));
   }
-
-  @Test
-  void shouldCountTheDelayRecordsAScheduledWaitCosts() {
-    DelayLadder longer = new DelayLadder(List.of(
-        Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30),
-        Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1), Duration.ofHours(6)));
-    long day = Duration.ofDays(1).toMillis();
-    assertEquals(144, ladder.recordsFor(day), "a day in 10m steps: one record per step");
-    assertEquals(4, longer.recordsFor(day), "6h + 6h + 6h + 6h, the last let out at its not-before");
-    assertEquals(28, longer.recordsFor(Duration.ofDays(7).toMillis()));
-    assertEquals(1, ladder.recordsFor(Duration.ofMinutes(10).toMillis()), "the longest step, once");
-    assertEquals(1, ladder.recordsFor(500), "within the hold of the smallest step");
-    // 47 s: 30 s, then 5 s, 5 s, 5 s, then the last 2 s held in the 1 s step.
-    assertEquals(5, ladder.recordsFor(47_000));
-  }
 }

@@ -1,6 +1,6 @@
 package io.sluice.topology.gate;
 
-import io.sluice.schemas.event.DelayText;
+import io.sluice.config.DelayText;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.sluice.schemas.event;
+package io.sluice.config;
 
 import com.fasterxml.jackson.databind.util.StdConverter;
 import java.time.Duration;
