@@ -8,6 +8,7 @@ import io.sluice.schemas.event.DuplicateOutcome;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.HeaderNames;
+import io.sluice.schemas.topic.ReplayOf;
 import io.sluice.topology.limiter.BucketKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -20,7 +21,8 @@ import org.apache.kafka.streams.processor.api.Record;
  * ({@code inbound}): the first record of an id within the window goes on; another is not called
  * and gets an outcome {@code duplicate} naming the first ({@link DuplicateOutcome}, on
  * {@code sluice.outcomes}, with {@code sluice-outcome: duplicate}). Why a record read again after a
- * crash is not its own duplicate: {@link DedupMark}. An id is remembered per (provider, tenant):
+ * crash is not its own duplicate: {@link DedupMark}. A dead letter replayed by an operator
+ * ({@link ReplayOf}) is called again. An id is remembered per (provider, tenant):
  * two tenants' ids never collide.
  */
 final class DedupStep {
@@ -57,7 +59,8 @@ final class DedupStep {
     DedupMark mine = new DedupMark(source, now, status);
     String key = new BucketKey(event.provider(), event.tenant()).seenKey(event.id());
     DedupMark first = DedupMark.decoded(seen.firstMark(key, mine.encoded(), intake.dedupWindow()));
-    if (!mine.duplicates(first)) {
+    // An operator's replay of a dead letter is called again: the window is against producers' repeats.
+    if (!mine.duplicates(first) || record.headers().lastHeader(ReplayOf.HEADER) != null) {
       return true;
     }
     listener.duplicate(event.provider(), tier);

@@ -11,6 +11,7 @@ import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
+import io.sluice.schemas.topic.ReplayOf;
 import io.sluice.testkit.FakeClock;
 import io.sluice.topology.limiter.InMemoryTokenBucketStore;
 import java.io.IOException;
@@ -174,6 +175,19 @@ class GateDedupTest {
     clock.advance(Duration.ofSeconds(2));
     gate.regate.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
     assertEquals(List.of("q3"), readyIds());
+    assertTrue(gate.outcomes.isEmpty());
+  }
+
+  @Test
+  void shouldCallAnOperatorsReplayOfADeadLetterAgainWithinTheWindow() {
+    start();
+    send("acme", "e1", "hooks", "");
+    // The replay writes inbound with the original bytes and its mark (dlq replay).
+    TestRecord<byte[], byte[]> replay = new TestRecord<>(bytes("acme"),
+        bytes("{\"id\":\"e1\",\"tenant\":\"acme\",\"provider\":\"hooks\",\"payload\":{}}"));
+    replay.headers().add(ReplayOf.HEADER, bytes("sluice.dlq-0@7"));
+    gate.inbound.pipeInput(replay);
+    assertEquals(List.of("e1", "e1"), readyIds());
     assertTrue(gate.outcomes.isEmpty());
   }
 
