@@ -1,22 +1,18 @@
 package io.sluice.topology.gate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lettuce.core.ScriptOutputType;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RedisServerProcess;
-import io.sluice.redis.RedisAccess;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.testkit.KafkaClients;
 import io.sluice.testkit.RealServers;
 import io.sluice.testkit.TestConfigs;
-import io.sluice.topology.limiter.BucketKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +20,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -37,8 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * A provider's {@code dedupWindow} on a real broker and redis-server ({@code lua/dedup.lua}),
  * across a gate task closed dirty after it had marked ids in Redis (its transaction aborted, its
- * input read again): every id admitted once, every repeat told {@code duplicate} once. And what
- * the window costs per event.
+ * input read again): every id admitted once, every repeat told {@code duplicate} once. The
+ * script alone, and what it costs: {@link DedupScriptIT}.
  */
 @ExtendWith(RealServers.class)
 class GateDedupIT {
@@ -102,43 +97,6 @@ class GateDedupIT {
       assertEquals(ids, duplicates.size(), "every repeat told");
       assertTrue(duplicates.values().stream().allMatch(n -> n == 1), "a repeat told twice: " + duplicates);
     }
-  }
-
-  /** Prints what the window costs an event in Redis: a round trip, the script's time, a key's memory. */
-  @Test
-  void shouldKeepOneKeyPerIdForTheWindowAndSayWhatItCosts(KafkaBroker broker, RedisServerProcess redis)
-      throws Exception {
-    SluiceConfig config = TestConfigs.of(CONFIG, broker, redis.uri());
-    try (RedisAccess access = RedisAccess.open(config.redis(), "dedup-cost")) {
-      RedisSeenIds seen = new RedisSeenIds(access.commands(), access.circuit(), Duration.ofSeconds(2));
-      Duration window = Duration.ofMinutes(10);
-      String mark = new DedupMark("sluice.inbound-11@123456789", 1_795_938_717_059L, DedupMark.ACCEPTED).encoded();
-      long before = usedMemory(access);
-      int n = 20_000;
-      long start = System.nanoTime();
-      for (int i = 0; i < n; i++) {
-        String key = new BucketKey("hooks", "tenant-" + (i % 100)).seenKey("order-" + i + "-2f1c9e0a");
-        assertEquals(mark, seen.firstMark(key, mark, window));
-      }
-      double micros = (System.nanoTime() - start) / 1000.0 / n;
-      long perKey = (usedMemory(access) - before) / n;
-      String key = new BucketKey("hooks", "tenant-0").seenKey("order-0-2f1c9e0a");
-      long ttl = (Long) access.commands().eval("return redis.call('PTTL', KEYS[1])", ScriptOutputType.INTEGER,
-          key).get(2, TimeUnit.SECONDS);
-      String stats = (String) access.commands().eval("return redis.call('INFO', 'commandstats')",
-          ScriptOutputType.VALUE).get(2, TimeUnit.SECONDS);
-      System.out.printf("dedup: %.1f us per check (round trip, one connection), %d bytes of Redis memory per id;"
-          + " %s%n", micros, perKey, stats.lines().filter(l -> l.startsWith("cmdstat_evalsha")).findFirst().orElse(""));
-      assertTrue(ttl > 0 && ttl <= window.toMillis(), "each id expires with its window: " + ttl);
-      assertNull(DedupMark.decoded("not a mark"));
-    }
-  }
-
-  private static long usedMemory(RedisAccess access) throws Exception {
-    String info = (String) access.commands().eval("return redis.call('INFO', 'memory')", ScriptOutputType.VALUE)
-        .get(2, TimeUnit.SECONDS);
-    return info.lines().filter(l -> l.startsWith("used_memory:")).map(l -> Long.parseLong(l.substring(12).trim()))
-        .findFirst().orElseThrow();
   }
 
   private static void send(KafkaProducer<byte[], byte[]> p, Topics topics, int i) {
