@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.streams.StreamsConfig;
@@ -71,27 +72,44 @@ class GateDedupIT {
     AtomicInteger sent = new AtomicInteger();
     AtomicInteger injected = new AtomicInteger();
     // The 300th admission fails: the task is closed dirty with hundreds of ids marked in Redis by
-    // records whose outputs are aborted; they are read again from the last commit.
-    DefaultKafkaClientSupplier clients = GateTaskRevivalIT.failingOnce(topics.ready(), 300, sent, injected);
+    // records whose outputs are aborted; they are read again from the last commit. The failure is
+    // told before send returns, so no commit can slip in without the record (FailOneSend).
+    DefaultKafkaClientSupplier clients = GateTaskRevivalIT.failingOnce(topics.ready(), 300, sent, injected, true);
     try (Gate gate = Gate.start(new LiveConfig(config), new GateListener() {},
         Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100), clients)) {
-      List<ConsumerRecord<byte[], byte[]>> out = KafkaClients.readUntil(broker.bootstrapServers(),
-          List.of(topics.ready(), topics.outcomes()),
-          all -> all.stream().filter(r -> r.topic().equals(topics.ready())).map(GateDedupIT::idOf)
-              .distinct().count() >= ids
-              && all.stream().filter(r -> r.topic().equals(topics.outcomes())).count() >= ids,
-          Duration.ofSeconds(90));
+      // Every inbound record ends in one output (ready, an outcome, a dead letter, a delay step).
+      List<String> outputs = new ArrayList<>(topics.delays());
+      outputs.addAll(List.of(topics.ready(), topics.outcomes(), topics.dlq()));
+      // Read until every record's output is in, or 90 s: then what is there says what is missing.
+      List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+      try (KafkaConsumer<byte[], byte[]> c = KafkaClients.reader(broker.bootstrapServers(), outputs)) {
+        long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (out.size() < 2 * ids && System.nanoTime() < until) {
+          c.poll(Duration.ofMillis(200)).forEach(out::add);
+        }
+      }
       assertEquals(1, injected.get(), "the produce failure was injected");
       Map<String, Integer> calls = new TreeMap<>();
       Map<String, Integer> duplicates = new TreeMap<>();
       for (ConsumerRecord<byte[], byte[]> r : out) {
         if (r.topic().equals(topics.ready())) {
           calls.merge(idOf(r), 1, Integer::sum);
-        } else {
+        } else if (r.topic().equals(topics.outcomes())) {
           assertEquals("duplicate", HeaderValues.last(r.headers(), HeaderNames.OUTCOME).orElse(null));
           duplicates.merge(HeaderValues.last(r.headers(), HeaderNames.EVENT_ID).orElseThrow(), 1, Integer::sum);
+        } else {
+          throw new AssertionError(idOf(r) + " went to " + r.topic() + ": "
+              + HeaderValues.last(r.headers(), HeaderNames.REASON).orElse("?") + ", "
+              + HeaderValues.last(r.headers(), HeaderNames.DETAIL).orElse(""));
         }
       }
+      List<String> missing = new ArrayList<>();
+      for (int i = 0; i < ids; i++) {
+        if (!calls.containsKey("e" + i) || !duplicates.containsKey("e" + i)) {
+          missing.add("e" + i + (calls.containsKey("e" + i) ? " (not told)" : " (not admitted)"));
+        }
+      }
+      assertEquals(List.of(), missing, out.size() + " outputs");
       assertEquals(ids, calls.size(), "every id admitted");
       assertTrue(calls.values().stream().allMatch(n -> n == 1), "an id admitted twice: " + calls);
       assertEquals(ids, duplicates.size(), "every repeat told");
