@@ -37,6 +37,12 @@ public final class Produce {
 
   public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in)
       throws IOException, InterruptedException, ExecutionException {
+    return lines(kafka, topics, in, AskedTime.NONE);
+  }
+
+  /** {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line asking for {@code time} unless it asks for its own. */
+  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time)
+      throws IOException, InterruptedException, ExecutionException {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
@@ -52,7 +58,7 @@ public final class Produce {
         if (line.isBlank()) {
           continue;
         }
-        byte[] value = line.getBytes(StandardCharsets.UTF_8);
+        byte[] value = time.applyTo(line.getBytes(StandardCharsets.UTF_8));
         byte[] key = tenantOf(value);
         if (key == null) {
           unkeyed++;

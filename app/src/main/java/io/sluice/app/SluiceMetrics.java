@@ -139,6 +139,11 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   @Override
+  public void duplicate(String provider, String tier) {
+    counter("sluice_gate_duplicates", "provider", p(provider), "tier", t(tier)).inc();
+  }
+
+  @Override
   public void shadowWouldDefer(String provider, String tier) {
     counter("sluice_gate_shadow_would_defer", "provider", p(provider), "tier", t(tier)).inc();
   }

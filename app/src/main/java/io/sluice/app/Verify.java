@@ -67,8 +67,13 @@ public final class Verify {
         coordinatesOf.computeIfAbsent(id, k -> new ArrayList<>())
             .add(DeadLetter.source(r.topic(), r.partition(), r.offset()));
       });
-      readAll(c, topics.outcomes(), timeout, r ->
-          HeaderValues.last(r.headers(), HeaderNames.EVENT_ID).ifPresent(delivered::add));
+      // A duplicate's outcome (sluice-outcome: duplicate) is not a delivery: its id's first record
+      // ends in its own outcome or dead letter.
+      readAll(c, topics.outcomes(), timeout, r -> {
+        if (HeaderValues.last(r.headers(), HeaderNames.OUTCOME).isEmpty()) {
+          HeaderValues.last(r.headers(), HeaderNames.EVENT_ID).ifPresent(delivered::add);
+        }
+      });
       readAll(c, topics.dlq(), timeout, r -> {
         DeadLetter d = DeadLetter.fromHeaders(r.headers());
         String key = d.eventId() != null ? d.eventId() : d.source();

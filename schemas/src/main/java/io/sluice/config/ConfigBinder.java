@@ -50,6 +50,9 @@ final class ConfigBinder {
     JsonNode kafka = root.path("kafka");
     JsonNode gate = root.path("gate");
     JsonNode dispatcher = root.path("dispatcher");
+    List<Duration> ladder = ladder(root.get("ladder"));
+    // By default an event may ask to wait as long as the ladder's longest step: one delay record.
+    defaultMaxDelay = ladder.isEmpty() ? ProviderIntake.DEFAULT_MAX_DELAY : ladder.get(ladder.size() - 1);
     return new SluiceConfig(
         new KafkaConfig(
             text(kafka, "bootstrap", ConfigDefaults.KAFKA_BOOTSTRAP),
@@ -57,7 +60,7 @@ final class ConfigBinder {
             kafkaProperties(kafka.path("properties")),
             kafka.path("hangingTransactions").path("sweep").asBoolean(true)),
         redis(text(root.path("redis"), "uri", ConfigDefaults.REDIS_URI)),
-        ladder(root.get("ladder")),
+        ladder,
         integer(root, "maxAttempts", ConfigDefaults.MAX_ATTEMPTS),
         duration(root, "reservationHorizon", ConfigDefaults.RESERVATION_HORIZON, ""),
         tiers(root.path("tiers")),
@@ -140,6 +143,9 @@ final class ConfigBinder {
     return new RedisConfig(uri);
   }
 
+  /** A provider's {@code maxDelay} when it gives none: the ladder's longest step. */
+  private Duration defaultMaxDelay = ProviderIntake.DEFAULT_MAX_DELAY;
+
   private List<Duration> ladder(JsonNode node) {
     if (node == null) {
       return ConfigDefaults.LADDER;
@@ -193,7 +199,26 @@ final class ConfigBinder {
             number(node, "learnedFloor", ConfigDefaults.LEARNED_FLOOR),
             duration(node, "maxRetryAfter", ConfigDefaults.MAX_RETRY_AFTER, path)),
         new ProviderRequestBinder(problems, env, credentialsNeeded).bind(node, path),
-        endpoints);
+        endpoints,
+        new ProviderIntake(
+            longDuration(node, "maxDelay", defaultMaxDelay, path),
+            longDuration(node, "dedupWindow", Duration.ZERO, path)));
+  }
+
+  /** A duration that may be given in days ({@code 7d}): the text of an event's {@code delay}. */
+  private Duration longDuration(JsonNode parent, String field, Duration fallback, String parentPath) {
+    JsonNode node = parent.get(field);
+    if (node == null || node.isNull()) {
+      return fallback;
+    }
+    Duration parsed = DelayText.parse(node.asText());
+    if (parsed == null) {
+      problems.add(new Problem(Problem.join(parentPath, field), "expected a duration like \"10m\", "
+          + "\"6h\" or \"7d\" (at most " + DelayText.MAX_DIGITS + " digits), got "
+          + ConfigSchema.quoted(node.asText())));
+      return fallback;
+    }
+    return parsed;
   }
 
   /** Settings only a per-tenant provider takes; given to a provider with one URL, a mistake. */

@@ -76,6 +76,7 @@ final class ConfigChecks {
       checkForwardHeaders(Problem.join(path, "forwardHeaders"), provider.getValue());
       checkRequest(path, provider.getValue());
       checkPerTenant(path, provider.getValue());
+      checkIntake(path, provider.getValue().intake(), config.ladder());
     }
     checkKafkaProperties(config.kafka());
     checkMaxPayload(config);
@@ -304,6 +305,35 @@ final class ConfigChecks {
       if (!config.tiers().containsKey(tier)) {
         notATier(Problem.join(path, tier), tier, tierList);
       }
+    }
+  }
+
+  /**
+   * A dedup window from 10m to 7d (shorter misses a producer's retries, longer is memory held for
+   * ids no producer repeats); a maxDelay whose wait costs at most
+   * {@link ProviderIntake#MAX_LADDER_RECORDS} delay records with this ladder.
+   */
+  private void checkIntake(String path, ProviderIntake intake, List<Duration> ladder) {
+    Duration window = intake.dedupWindow();
+    if (intake.dedups() && (window.compareTo(ProviderIntake.MIN_DEDUP_WINDOW) < 0
+        || window.compareTo(ProviderIntake.MAX_DEDUP_WINDOW) > 0)) {
+      problems.add(new Problem(Problem.join(path, "dedupWindow"), "expected from 10m to 7d, got "
+          + DelayText.format(window)));
+    }
+    if (ladder.isEmpty() || ladder.stream().anyMatch(step -> step.isZero() || step.isNegative())) {
+      return; // checkLadder and the schema say why
+    }
+    long wait = intake.maxDelay().toMillis();
+    Duration longest = ladder.get(ladder.size() - 1);
+    long records = wait / longest.toMillis() > ProviderIntake.MAX_LADDER_RECORDS
+        ? wait / longest.toMillis() : LadderCost.recordsFor(ladder, wait);
+    if (records > ProviderIntake.MAX_LADDER_RECORDS) {
+      long step = Math.max(longest.toMillis(), -Math.floorDiv(-wait, ProviderIntake.MAX_LADDER_RECORDS));
+      problems.add(new Problem(Problem.join(path, "maxDelay"), DelayText.format(intake.maxDelay())
+          + " ahead would cost an event " + records + " delay records with the ladder's longest step, "
+          + Durations.format(longest) + " (at most " + ProviderIntake.MAX_LADDER_RECORDS
+          + "); add a longer step to ladder (at least " + DelayText.format(Duration.ofMillis(step))
+          + ", e.g. 6h: a day is 4 records) or lower maxDelay"));
     }
   }
 

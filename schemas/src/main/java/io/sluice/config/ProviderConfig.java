@@ -25,6 +25,8 @@ import java.util.Map;
  *                       and what of an answer is kept; its secrets show as {@code ***}
  * @param endpoints      its one {@code url}, or each tenant's own endpoint ({@code endpoints:
  *                       perTenant}) with the guard and automatic disabling that go with them
+ * @param intake         how far ahead an event may ask to be called ({@code maxDelay}) and how long
+ *                       its id is remembered against repeats ({@code dedupWindow})
  */
 public record ProviderConfig(
     URI url,
@@ -39,8 +41,10 @@ public record ProviderConfig(
     List<ProviderLimit> limits,
     AnswerBounds answers,
     ProviderRequest request,
-    ProviderEndpoints endpoints) {
+    ProviderEndpoints endpoints,
+    ProviderIntake intake) {
   public ProviderConfig {
+    intake = intake == null ? ProviderIntake.DEFAULT : intake;
     endpoints = endpoints == null ? ProviderEndpoints.SINGLE : endpoints;
     answers = answers == null ? AnswerBounds.DEFAULT : answers;
     request = request == null ? ProviderRequest.DEFAULT : request;
@@ -60,7 +64,7 @@ public record ProviderConfig(
     double rate = endpointLimits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
         .mapToDouble(ProviderLimit::amount).findFirst().orElse(this.rate.perSecond());
     return new ProviderConfig(endpoint, new Rate(rate), maxInFlight, timeout, onRedisDown, shadow,
-        forwardHeaders, maxCost, quotas, endpointLimits, answers, request, endpoints);
+        forwardHeaders, maxCost, quotas, endpointLimits, answers, request, endpoints, intake);
   }
 
   /**

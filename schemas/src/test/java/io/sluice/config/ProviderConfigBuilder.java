@@ -72,6 +72,8 @@ public final class ProviderConfigBuilder {
     return this;
   }
 
+  private ProviderIntake intake;
+
   public ProviderConfigBuilder request(ProviderRequest request) {
     this.request = request;
     return this;
@@ -82,8 +84,13 @@ public final class ProviderConfigBuilder {
     return this;
   }
 
+  public ProviderConfigBuilder intake(ProviderIntake intake) {
+    this.intake = intake;
+    return this;
+  }
+
   public ProviderConfig build() {
     return new ProviderConfig(url, rate, maxInFlight, timeout, onRedisDown, false,
-        forwardHeaders, maxCost, quotas, null, null, request, endpoints);
+        forwardHeaders, maxCost, quotas, null, null, request, endpoints, intake);
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.sluice.config.DelayText;
 import io.sluice.config.Durations;
 import io.sluice.config.ProviderConfig;
 import io.sluice.config.Quota;
@@ -163,6 +164,11 @@ public final class StatusReader {
       double configured = p.rate().perSecond();
       n.put("configuredRate", configured);
       n.put("pacedRate", learner.ratePerSecond(name, configured));
+      // What its producers may ask (deliverAt/delay at most this far ahead; ids kept this long).
+      n.put("maxDelay", DelayText.format(p.intake().maxDelay()));
+      if (p.intake().dedups()) {
+        n.put("dedupWindow", DelayText.format(p.intake().dedupWindow()));
+      }
       ArrayNode limits = n.putArray("learnedLimits");
       for (LearnedLimit l : learner.current(name)) {
         ObjectNode o = limits.addObject();

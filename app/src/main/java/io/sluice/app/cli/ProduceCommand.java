@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+import io.sluice.app.AskedTime;
 import io.sluice.app.Preflight;
 import io.sluice.app.Produce;
 import io.sluice.config.SluiceConfig;
@@ -10,9 +11,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code sluice produce}: JSON lines to sluice.inbound. */
 @Command(name = "produce", mixinStandardHelpOptions = true,
@@ -22,18 +25,36 @@ final class ProduceCommand implements Callable<Integer> {
   @Mixin
   ConfigOption config;
 
+  @Spec
+  CommandLine.Model.CommandSpec spec;
+
   @Option(names = {"-f", "--file"}, paramLabel = "FILE", description = "JSON lines to send.")
   Path file;
 
+  @Option(names = "--deliver-at", paramLabel = "INSTANT", description = "Add deliverAt (an instant like "
+      + "2030-01-01T09:00:00Z) to each event that asks for no time: never called before it, on Redis's clock; "
+      + "at most the provider's maxDelay ahead.")
+  String deliverAt;
+
+  @Option(names = "--delay", paramLabel = "WAIT", description = "Add delay (90s, 10m, 2h, 1d) to each event "
+      + "that asks for no time: never called before that long after the gate first sees it.")
+  String delay;
+
   @Override
   public Integer call() throws Exception {
+    AskedTime time;
+    try {
+      time = AskedTime.of(deliverAt, delay);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     SluiceConfig c = config.loadForOperator();
     Preflight.kafka(c);
     Topics topics = new Topics(c.kafka().topicPrefix(), c.ladder());
     try (BufferedReader in = file == null
         ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
         : Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      Produce.Result r = Produce.lines(c.kafka(), topics, in);
+      Produce.Result r = Produce.lines(c.kafka(), topics, in, time);
       System.out.println("sent " + r.sent() + " events to " + topics.inbound()
           + (r.unkeyed() > 0 ? " (" + r.unkeyed() + " without a readable tenant: the gate will "
           + "dead-letter them with a reason)" : ""));

@@ -1,5 +1,7 @@
 package io.sluice.app.dlq;
 
+import io.sluice.schemas.topic.ReplayOf;
+
 /**
  * How a replayed event says it is one: the header {@value #HEADER}, whose value is the coordinates
  * of the dead letter it replays ({@code sluice.dlq-0@42}).
@@ -16,8 +18,8 @@ package io.sluice.app.dlq;
  * behaves differently for a marked event (same quotas, same attempts). What stops a second replay
  * of the same dead letter is the ledger ({@link ReplayLedger}), not the mark.
  */
-final class ReplayMark {
-  public static final String HEADER = "x-sluice-replay-of";
+public final class ReplayMark {
+  public static final String HEADER = ReplayOf.HEADER;
 
   private ReplayMark() {}
 }

@@ -234,7 +234,9 @@
         + ' · configured ' + fmt(p.configuredRate) + '/s · paced ' + fmt(p.pacedRate) + '/s'
         + ' · buffered ' + num((instance.buffered || {})[name])
         + ' · in flight ' + num((instance.inFlight || {})[name])
-        + (limits.length ? ' · learned ' + limits.join(', ') : '');
+        + (limits.length ? ' · learned ' + limits.join(', ') : '')
+        + (p.maxDelay ? ' · deliverAt ≤ ' + p.maxDelay + ' ahead' : '')
+        + (p.dedupWindow ? ' · ids kept ' + p.dedupWindow : '');
       card.querySelector('.waits').textContent = p.waits ? 'waiting: ' + waitsLine(p.waits) : '';
       const pauseReasons = (p.pauses || []).map((x) => (x.tenant ? 'tenant ' + x.tenant + ': ' : '') + (x.reason || '') + ' (' + (x.by || '') + ')');
       card.querySelector('.pause-reasons').textContent = pauseReasons.join('; ');

@@ -31,6 +31,7 @@ final class BenchConfig {
   private Integer maxLease;
   private int maxInFlight = 16;
   private int maxCost = 10;
+  private String dedupWindow;
   /** The provider's {@code learnedFloor} (the default unless set). */
   private Double learnedFloor;
 
@@ -97,6 +98,12 @@ final class BenchConfig {
     return this;
   }
 
+  /** The provider's {@code dedupWindow} (none unless set): one dedup check per event. */
+  BenchConfig dedupWindow(String window) {
+    this.dedupWindow = window;
+    return this;
+  }
+
   /** The provider's {@code learnedFloor} (the default, 0.1, unless set). */
   BenchConfig learnedFloor(double floor) {
     this.learnedFloor = floor;
@@ -128,6 +135,9 @@ final class BenchConfig {
     y.add("    maxCost: " + maxCost);
     if (learnedFloor != null) {
       y.add("    learnedFloor: " + number(learnedFloor));
+    }
+    if (dedupWindow != null) {
+      y.add("    dedupWindow: " + dedupWindow);
     }
     y.add("    quotas:");
     quotas.forEach((tier, q) -> y.add(String.format(Locale.ROOT,

@@ -37,7 +37,14 @@ public enum Reason {
    * call it within seconds (its provider's Retry-After, its endpoint disabled until a probe, an
    * operator's pause), so that it holds no memory and no partition's commit meanwhile.
    */
-  PARKED("parked");
+  PARKED("parked"),
+  /**
+   * Not an outcome: the event asked to be called at a time ({@code deliverAt}, {@code delay}) and
+   * waits round the ladder for it, unpaid, back to the gate to be charged when it falls due.
+   */
+  SCHEDULED("scheduled"),
+  /** The event asked for a time further ahead than its provider's {@code maxDelay}. */
+  BEYOND_MAX_DELAY("beyond_max_delay");
 
   private final String code;
 

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import io.sluice.config.DelayText;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +24,10 @@ import java.util.Optional;
  * @param path       relative path appended to the provider's base URL; null when absent
  * @param payload    any JSON, delivered unchanged; null when absent
  * @param attributes forwarded as request headers where the provider allows; never null
+ * @param deliverAt  never called before this instant (on Redis's clock); null when absent
+ * @param delay      never called before this long after the gate first saw it; null when absent.
+ *                   At most one of {@code deliverAt} and {@code delay}; either at most the
+ *                   provider's {@code maxDelay} ahead
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkEvent(
@@ -31,12 +38,25 @@ public record WorkEvent(
     Instant deadline,
     String path,
     JsonNode payload,
-    Map<String, String> attributes) {
+    Map<String, String> attributes,
+    Instant deliverAt,
+    @JsonSerialize(converter = DelayText.Written.class) Duration delay) {
 
   public static final int DEFAULT_COST = 1;
 
   public WorkEvent {
     attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
+  }
+
+  /** An event to be called as soon as its quota allows (no {@code deliverAt}, no {@code delay}). */
+  public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
+      String path, JsonNode payload, Map<String, String> attributes) {
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null);
+  }
+
+  /** Whether the producer asked for a time ({@code deliverAt} or {@code delay}). */
+  public boolean scheduled() {
+    return deliverAt != null || delay != null;
   }
 
   /**
@@ -53,10 +73,13 @@ public record WorkEvent(
       @JsonProperty("deadline") Instant deadline,
       @JsonProperty("path") String path,
       @JsonProperty("payload") JsonNode payload,
-      @JsonProperty("attributes") Map<String, String> attributes) {
+      @JsonProperty("attributes") Map<String, String> attributes,
+      @JsonProperty("deliverAt") Instant deliverAt,
+      @JsonProperty("delay") String delay) {
     return new WorkEvent(id, tenant, provider, cost == null ? DEFAULT_COST : cost, deadline, path,
-        payload, attributes);
+        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay));
   }
+
 
   public Optional<Instant> deadlineOpt() {
     return Optional.ofNullable(deadline);

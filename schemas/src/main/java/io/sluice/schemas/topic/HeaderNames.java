@@ -38,6 +38,11 @@ public final class HeaderNames {
    * each value once.
    */
   public static final String SETTLES = "sluice-settles";
+  /**
+   * On an outcome that is not a delivery: {@code duplicate} (the gate's, for an id already
+   * accepted within its provider's {@code dedupWindow}). Absent on a delivery's outcome.
+   */
+  public static final String OUTCOME = "sluice-outcome";
   /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
   public static final String PAID = "sluice-paid";
   /**

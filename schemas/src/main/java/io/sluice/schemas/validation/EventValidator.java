@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.sluice.config.DelayText;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
@@ -102,7 +103,8 @@ public final class EventValidator {
     if (tree instanceof ValidationResult.Valid valid) {
       WorkEvent e = valid.event();
       return new ValidationResult.Valid(new WorkEvent(
-          e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes()));
+          e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes(),
+          e.deliverAt(), e.delay()));
     }
     return tree;
   }
@@ -128,7 +130,7 @@ public final class EventValidator {
         JsonToken token = p.nextToken();
         JsonNode node;
         switch (name) {
-          case "id", "tenant", "provider", "deadline", "path" -> node = scalar(p, token);
+          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay" -> node = scalar(p, token);
           case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
               && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
           case "attributes" -> node = token == JsonToken.START_OBJECT ? textObject(p) : scalar(p, token);
@@ -243,8 +245,11 @@ public final class EventValidator {
     JsonNode deadline;
     JsonNode path;
     JsonNode attributes;
+    JsonNode deliverAt;
+    JsonNode delay;
 
-    static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path", "attributes");
+    static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path",
+        "attributes", "deliverAt", "delay");
 
     static Fields of(JsonNode root) {
       Fields f = new Fields();
@@ -266,6 +271,8 @@ public final class EventValidator {
         case "deadline" -> deadline = node;
         case "path" -> path = node;
         case "attributes" -> attributes = node;
+        case "deliverAt" -> deliverAt = node;
+        case "delay" -> delay = node;
         default -> throw new IllegalArgumentException("no rule reads field " + name);
       }
     }
@@ -348,6 +355,9 @@ public final class EventValidator {
     if (problem == null) {
       problem = attributesProblem(f.attributes);
     }
+    if (problem == null) {
+      problem = whenProblem(f.deliverAt, f.delay);
+    }
     return problem;
   }
 
@@ -410,10 +420,36 @@ public final class EventValidator {
   }
 
   private static String deadlineProblem(JsonNode node) {
+    return instantProblem(node, "deadline");
+  }
+
+  /**
+   * {@code deliverAt} is an instant as a deadline is; {@code delay} a {@link DelayText}; not both
+   * (which would the producer mean?). How far ahead either may be is the provider's
+   * {@code maxDelay}, configuration, judged at the gate.
+   */
+  private static String whenProblem(JsonNode deliverAt, JsonNode delay) {
+    String problem = instantProblem(deliverAt, "deliverAt");
+    if (problem != null || delay == null || delay.isNull()) {
+      return problem;
+    }
+    String expected = "field 'delay' must be a whole number of ms, s, m, h or d like \"90s\" or \"1d\" (at most "
+        + DelayText.MAX_DIGITS + " digits)";
+    if (!delay.isTextual()) {
+      return expected + ", got " + Shown.kind(delay);
+    }
+    if (DelayText.parse(delay.textValue()) == null) {
+      return expected + ", got " + Shown.quoted(delay.textValue());
+    }
+    return deliverAt == null || deliverAt.isNull() ? null
+        : "fields 'deliverAt' and 'delay' cannot both be given: give the instant or the wait";
+  }
+
+  private static String instantProblem(JsonNode node, String field) {
     if (node == null || node.isNull()) {
       return null;
     }
-    String expected = "field 'deadline' must be an ISO-8601 instant like 2030-01-01T00:00:00Z";
+    String expected = "field '" + field + "' must be an ISO-8601 instant like 2030-01-01T00:00:00Z";
     if (!node.isTextual()) {
       return expected + ", got " + Shown.kind(node);
     }
@@ -473,7 +509,9 @@ public final class EventValidator {
         deadline == null || deadline.isNull() ? null : DeadlineText.parse(deadline.textValue()),
         path == null || path.isNull() ? null : path.textValue(),
         payload,
-        attributeMap);
+        attributeMap,
+        f.deliverAt == null || f.deliverAt.isNull() ? null : DeadlineText.parse(f.deliverAt.textValue()),
+        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()));
   }
 
   private static ValidationResult.Invalid invalid(String detail) {

@@ -42,7 +42,7 @@ class EventValidatorAgreementTest {
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final List<String> FIELDS_WITH_RULES =
-      List.of("id", "tenant", "provider", "cost", "deadline", "path", "attributes");
+      List.of("id", "tenant", "provider", "cost", "deadline", "path", "attributes", "deliverAt", "delay");
 
   private final EventValidator validator = new EventValidator();
 

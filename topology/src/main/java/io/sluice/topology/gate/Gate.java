@@ -2,6 +2,7 @@ package io.sluice.topology.gate;
 
 import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
+import io.sluice.redis.RedisTimeClock;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.tenants.TenantWatcher;
@@ -46,9 +47,12 @@ public final class Gate implements AutoCloseable {
   private final KafkaStreams streams;
   /** Kafka Streams' state.dir, removed on close; null when the caller named its own. */
   private final GateStateDir stateDir;
+  /** Redis's clock, as the relay reads it: when an event that asked for a time is due. */
+  private final RedisTimeClock redisClock;
 
   private Gate(RedisAccess redis, TenantWatcher tenants, LettuceTokenBucketStore store,
-      KafkaStreams streams, GateStateDir stateDir) {
+      KafkaStreams streams, GateStateDir stateDir, RedisTimeClock redisClock) {
+    this.redisClock = redisClock;
     this.redis = redis;
     this.tenants = tenants;
     this.store = store;
@@ -95,13 +99,15 @@ public final class Gate implements AutoCloseable {
     // The tenant registry's records, over the file's entries, within a second of their change.
     TenantWatcher tenants = TenantWatcher.start(new TenantRegistry(redis.commands()),
         TenantWatcher.DEFAULT_CAPACITY);
+    RedisTimeClock redisClock = RedisTimeClock.start(config.redis());
     KafkaStreams[] self = new KafkaStreams[1];
     // The local share is 1 / the instances in Streams metadata, which lists them only when each
     // sets application.server: a unique placeholder, unless the caller gives an endpoint.
     GateWiring wiring = new GateWiring(
         config, store, redis.circuit(),
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
-        Clock.systemUTC(), System::nanoTime, listener, live::get, tenants);
+        Clock.systemUTC(), System::nanoTime, listener, live::get, tenants, redisClock,
+        new RedisSeenIds(redis.commands(), redis.circuit(), config.gate().redisTimeout()));
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
     GateStateDir stateDir = null;
@@ -116,6 +122,7 @@ public final class Gate implements AutoCloseable {
       if (stateDir != null) {
         stateDir.close();
       }
+      redisClock.close();
       tenants.close();
       redis.close();
       throw e;
@@ -126,7 +133,7 @@ public final class Gate implements AutoCloseable {
       return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
     });
     streams.start();
-    return new Gate(redis, tenants, store, streams, stateDir);
+    return new Gate(redis, tenants, store, streams, stateDir, redisClock);
   }
 
   static Properties properties(SluiceConfig config, Map<String, Object> overrides) {
@@ -227,6 +234,7 @@ public final class Gate implements AutoCloseable {
   @Override
   public void close() {
     boolean stopped = streams.close(Duration.ofSeconds(30));
+    redisClock.close();
     tenants.close();
     redis.close();
     if (stateDir != null && stopped) {

@@ -21,6 +21,9 @@ public interface GateListener {
 
   default void dead(Reason reason) {}
 
+  /** An event not called: its id was accepted within its provider's dedupWindow. */
+  default void duplicate(String provider, String tier) {}
+
   /** Shadow mode: this event would have been deferred, and was let through. */
   default void shadowWouldDefer(String provider, String tier) {}
 

@@ -11,8 +11,9 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * The gate's one processor node: strip, validate, resolve the tier and limit, as four steps of
- * one node rather than four nodes. Each step is its own class (read them for what they decide);
+ * The gate's one processor node: strip, validate, resolve the tier, suppress a repeated id
+ * ({@link DedupStep}) and wait for the time the event asked for ({@link ScheduleStep}), both
+ * inbound only, and limit, as steps of one node rather than nodes. Each step is its own class (read them for what they decide);
  * a step hands its result to the next as a return value, not as a record: Kafka Streams spends,
  * for every forward between nodes, a new record context, a latency sensor and a metrics update,
  * and every {@link Record#withValue} copies the record's headers, which cost the gate more than
@@ -32,16 +33,20 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final TenantLookup tenants;
   private final ValidateProcessor validate;
   private final TierProcessor tier;
+  private final ScheduleStep schedule;
+  private final DedupStep dedup;
   private final LimitProcessor limit;
   private ProcessorContext<byte[], Object> context;
 
   GateProcessor(String regate, Supplier<SluiceConfig> live, TenantLookup tenants, ValidateProcessor validate,
-      TierProcessor tier, LimitProcessor limit) {
+      TierProcessor tier, ScheduleStep schedule, DedupStep dedup, LimitProcessor limit) {
     this.regate = regate;
     this.live = live;
     this.tenants = tenants;
     this.validate = validate;
     this.tier = tier;
+    this.schedule = schedule;
+    this.dedup = dedup;
     this.limit = limit;
   }
 
@@ -50,6 +55,8 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     this.context = context;
     limit.init(context);
     tier.init(context);
+    schedule.init(context);
+    dedup.init(context);
     validate.init(context);
   }
 
@@ -68,6 +75,19 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     String resolved = tier.tier(in, event, config.tierOf(entry));
     if (resolved == null) {
       return;
+    }
+    // The time an event asked for and its id are judged on its first sight only: from regate it
+    // is due (the relay let it out at its time) or went round for its quota, and it is its own
+    // return, never a repeat. An event refused its time is not remembered (its corrected resend goes).
+    if (!fromRegate) {
+      DeliveryTime.Verdict when = schedule.verdict(event, config);
+      if (!(when instanceof DeliveryTime.Refused)
+          && !dedup.first(in, event, resolved, config, ScheduleStep.status(when))) {
+        return;
+      }
+      if (!schedule.dueNow(in, event, resolved, when)) {
+        return;
+      }
     }
     limit.limit(in, new GateEvent(event, in.value(), resolved), config, entry);
   }

@@ -1,6 +1,7 @@
 package io.sluice.topology.gate;
 
 import io.sluice.config.SluiceConfig;
+import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.topology.limiter.GateLimiter;
 import io.sluice.topology.limiter.LocalBuckets;
@@ -45,6 +46,9 @@ public final class GateTopology {
         () -> new GateProcessor(topics.regate(), wiring.live(), wiring.tenants(),
             new ValidateProcessor(wiring.tenants(), wiring.clock(), wiring.listener()),
             new TierProcessor(wiring.clock(), wiring.listener()),
+            new ScheduleStep(topics, new DelayLadder(config.ladder()), wiring.redisClock(), wiring.clock(),
+                wiring.listener()),
+            new DedupStep(wiring.seen(), wiring.clock(), wiring.listener()),
             new LimitProcessor(wiring.live(), topics, limiter(wiring),
                 new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
                     wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos),
@@ -59,6 +63,7 @@ public final class GateTopology {
       topology.addSink(GateNodes.delaySink(step), topics.delay(step), bytes, bytes, GateNodes.LIMIT);
     }
     topology.addSink(GateNodes.DLQ_SINK, topics.dlq(), bytes, bytes, GateNodes.LIMIT);
+    topology.addSink(GateNodes.OUTCOMES_SINK, topics.outcomes(), bytes, bytes, GateNodes.LIMIT);
     return topology;
   }
 

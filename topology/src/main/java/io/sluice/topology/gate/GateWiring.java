@@ -25,6 +25,10 @@ import java.util.function.Supplier;
  * @param tenants    the tenant registry's records, over the file's entries, looked up per event
  *                   without a round trip ({@link io.sluice.redis.tenants.TenantWatcher});
  *                   {@link TenantLookup#NONE} decides every tenant by the file
+ * @param redisClock a lower bound of Redis's clock ({@code RedisTimeClock}), the relay's clock:
+ *                   when an event that asked for a time is due
+ * @param seen       where the first record of each event id is remembered for its provider's
+ *                   {@code dedupWindow} (Redis: {@link RedisSeenIds})
  */
 public record GateWiring(
     SluiceConfig config,
@@ -35,7 +39,16 @@ public record GateWiring(
     LongSupplier nanoTime,
     GateListener listener,
     Supplier<SluiceConfig> live,
-    TenantLookup tenants) {
+    TenantLookup tenants,
+    Clock redisClock,
+    SeenIds seen) {
+
+  /** Wiring whose Redis clock is {@code clock} and that remembers no ids (tests). */
+  public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,
+      DoubleSupplier localShare, Clock clock, LongSupplier nanoTime, GateListener listener,
+      Supplier<SluiceConfig> live, TenantLookup tenants) {
+    this(config, store, circuit, localShare, clock, nanoTime, listener, live, tenants, clock, SeenIds.NONE);
+  }
 
   /** Wiring without a tenant registry. */
   public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,

@@ -35,4 +35,13 @@ public record BucketKey(String provider, String tenant) {
   public String redisKey() {
     return "sluice:v1:{" + provider + ":" + tenant + "}:tb";
   }
+
+  /**
+   * The key remembering the first record of event id {@code id} of this tenant toward this
+   * provider, for the provider's {@code dedupWindow} ({@code lua/dedup.lua}): in the bucket's slot.
+   * An id may hold any printable ASCII, braces too: after the tag, they change no slot.
+   */
+  public String seenKey(String id) {
+    return "sluice:v1:{" + provider + ":" + tenant + "}:seen:" + id;
+  }
 }

@@ -65,19 +65,28 @@ class GateTaskRevivalIT {
       gate: { streamThreads: 1, leaseTarget: 0ms }
       """;
 
-  /** Fails the {@code failAt}-th record sent to {@code topic} as a batch expiring would, once. */
+  /**
+   * Fails the {@code failAt}-th record sent to {@code topic} as a batch expiring would, once.
+   * {@code beforeReturn}: the callback is told before {@code send} returns. Told later (on another
+   * thread, as the producer's I/O thread would), a commit may come between: the real producer,
+   * which never saw the record, then commits the transaction without it, where a real expiry
+   * would have failed the commit; a test counting every record must not leave that window.
+   */
   static final class FailOneSend extends KafkaProducer<byte[], byte[]> {
     private final String topic;
     private final int failAt;
     private final AtomicInteger sent;
     private final AtomicInteger injected;
+    private final boolean beforeReturn;
 
-    FailOneSend(Map<String, Object> config, String topic, int failAt, AtomicInteger sent, AtomicInteger injected) {
+    FailOneSend(Map<String, Object> config, String topic, int failAt, AtomicInteger sent, AtomicInteger injected,
+        boolean beforeReturn) {
       super(config, new ByteArraySerializer(), new ByteArraySerializer());
       this.topic = topic;
       this.failAt = failAt;
       this.sent = sent;
       this.injected = injected;
+      this.beforeReturn = beforeReturn;
     }
 
     @Override
@@ -87,14 +96,30 @@ class GateTaskRevivalIT {
         // tells the callback, after send returned; the stream thread finds it at a later send.
         TimeoutException expired = new TimeoutException("injected by GateTaskRevivalIT: batch expired");
         CompletableFuture<RecordMetadata> result = new CompletableFuture<>();
-        CompletableFuture.runAsync(() -> {
+        Runnable tell = () -> {
           callback.onCompletion(null, expired);
           result.completeExceptionally(expired);
-        });
+        };
+        if (beforeReturn) {
+          tell.run();
+        } else {
+          CompletableFuture.runAsync(tell);
+        }
         return result;
       }
       return super.send(record, callback);
     }
+  }
+
+  /** Kafka clients whose producers fail the {@code failAt}-th record sent to {@code topic}, once. */
+  static DefaultKafkaClientSupplier failingOnce(String topic, int failAt, AtomicInteger sent, AtomicInteger injected,
+      boolean beforeReturn) {
+    return new DefaultKafkaClientSupplier() {
+      @Override
+      public Producer<byte[], byte[]> getProducer(Map<String, Object> producerConfig) {
+        return new FailOneSend(producerConfig, topic, failAt, sent, injected, beforeReturn);
+      }
+    };
   }
 
   @Test
@@ -115,12 +140,7 @@ class GateTaskRevivalIT {
     AtomicInteger injected = new AtomicInteger();
     // The 100th admission fails: by then the first poll's events are in the limit node, many of
     // them still waiting for their batch of calls or behind it.
-    DefaultKafkaClientSupplier clients = new DefaultKafkaClientSupplier() {
-      @Override
-      public Producer<byte[], byte[]> getProducer(Map<String, Object> producerConfig) {
-        return new FailOneSend(producerConfig, topics.ready(), 100, sent, injected);
-      }
-    };
+    DefaultKafkaClientSupplier clients = failingOnce(topics.ready(), 100, sent, injected, false);
     try (Gate gate = Gate.start(new LiveConfig(config), new GateListener() {},
         Map.of(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100), clients)) {
       List<ConsumerRecord<byte[], byte[]>> ready = KafkaClients.readUntil(broker.bootstrapServers(),
