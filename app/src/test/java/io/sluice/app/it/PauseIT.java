@@ -20,6 +20,8 @@ import io.sluice.dispatcher.provider.ProviderResult;
 import io.sluice.embedded.KafkaBroker;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.operator.OperatorJournal;
+import io.sluice.relay.RelayListener;
+import io.sluice.relay.RelayService;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.testkit.Await;
 import io.sluice.testkit.RealServers;
@@ -172,7 +174,10 @@ class PauseIT {
           DispatcherService a = DispatcherService.start(config, Map.of(provider, recording),
               DispatchListener.NONE);
           DispatcherService b = DispatcherService.start(config, Map.of(provider, recording),
-              DispatchListener.NONE)) {
+              DispatchListener.NONE);
+          // A pause holds an event 5 s, then parks it in Kafka (PauseKeeper): on a busy machine
+          // the steps below take longer, and the parked ones come back through the relay.
+          RelayService relay = RelayService.start(config, RelayListener.NONE)) {
         PauseStore pauses = new PauseStore(connection.async(), journal);
         pauses.pause(PauseScope.provider(provider), "PauseIT", "two instances")
             .toCompletableFuture().get(20, TimeUnit.SECONDS);
@@ -194,7 +199,8 @@ class PauseIT {
         pauses.resume(PauseScope.provider(provider)).toCompletableFuture().get(20, TimeUnit.SECONDS);
         Set<String> ids = new HashSet<>();
         events.forEach(e -> ids.add(e.id()));
-        Map<String, String> settled = Pipeline.awaitSettled(kafka, topics, ids, Duration.ofSeconds(30));
+        // Parked ones are looked at again 30 s after they were parked (PauseKeeper.RECHECK_MILLIS).
+        Map<String, String> settled = Pipeline.awaitSettled(kafka, topics, ids, Duration.ofSeconds(60));
         assertEquals(Map.of("outcome", ids.size()), Providers.count(new ArrayList<>(settled.values())));
         assertEquals(ids.size(), called.size(), "each event called once: " + called);
         assertEquals(ids, new HashSet<>(called));
