@@ -41,7 +41,7 @@ final class IsolationFigures {
     long firstAfterMend = -1;
     for (ArrivalFigures.Arrival a : arrivals) {
       String destination = destinations.getOrDefault(a.key(), "");
-      if (destination.startsWith(pausedTenant + "/")
+      if (destination.startsWith(pausedTenant + "/") && paused.fromMillis() >= 0
           && new Window(paused.fromMillis() + PAUSE_GRACE_MILLIS, paused.toMillis())
               .covers(a.atMillis())) {
         callsWhilePaused++;

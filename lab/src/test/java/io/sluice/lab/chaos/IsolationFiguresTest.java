@@ -56,8 +56,10 @@ class IsolationFiguresTest {
 
   @Test
   void shouldFailARunWhosePauseCouldNotBeSet() {
-    Map<String, Object> f = IsolationFigures.of(List.of(), DESTINATIONS, "pro-2",
+    Map<String, Object> f = IsolationFigures.of(List.of(
+        new Arrival(LOAD + 12_500, "p-hooks", "e2", 200, false)), DESTINATIONS, "pro-2",
         new IsolationFigures.Window(-1, Long.MAX_VALUE), "free-4", "p-hooks", DEAD, LOAD);
     assertEquals(List.of("the pause of pro-2 could not be set"), IsolationFigures.failures(f));
+    assertEquals(0L, f.get("callsWhilePaused"), "never paused: no call counted against it");
   }
 }
