@@ -39,7 +39,7 @@ import io.sluice.config.ProviderConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.relay.RelayService;
-import io.sluice.topology.gate.Gate;
+import io.sluice.gate.Gate;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -13,7 +13,7 @@ import io.sluice.redis.RedisCircuit;
 import io.sluice.config.RedisDownPolicy;
 import io.sluice.schemas.event.Reason;
 import io.sluice.relay.RelayListener;
-import io.sluice.topology.gate.GateListener;
+import io.sluice.gate.GateListener;
 import io.sluice.config.LiveConfig;
 import java.math.BigDecimal;
 import java.util.Collection;

@@ -1,9 +1,9 @@
 package io.sluice.app.admin;
 
-import io.sluice.topology.limiter.AcquireRequest;
-import io.sluice.topology.limiter.BucketSpec;
-import io.sluice.topology.limiter.BucketState;
-import io.sluice.topology.limiter.TokenBucketMath;
+import io.sluice.gate.limiter.AcquireRequest;
+import io.sluice.gate.limiter.BucketSpec;
+import io.sluice.gate.limiter.BucketState;
+import io.sluice.gate.limiter.TokenBucketMath;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -8,7 +8,7 @@ import io.sluice.schemas.topic.ReplayOf;
  *
  * <p>Why not a {@code sluice-replayed} header: every {@code sluice-*} header on inbound is a
  * producer's forgery to the gate, which strips them all before anything reads one
- * ({@code StripSluiceHeadersProcessor}), and the replay writes inbound like any producer. A name
+ * ({@code StripHeadersStep}), and the replay writes inbound like any producer. A name
  * outside that namespace passes the gate untouched, travels with the event to ready, and stays on
  * its outcome or its next dead letter, where {@code dlq list} shows it. Why not a field of the
  * event: the value is the producer's bytes, kept byte for byte (invariant 5), and the provider

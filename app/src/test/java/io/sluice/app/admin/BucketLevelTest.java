@@ -2,7 +2,7 @@ package io.sluice.app.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.sluice.topology.limiter.BucketSpec;
+import io.sluice.gate.limiter.BucketSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -6,7 +6,7 @@ import io.sluice.dispatcher.dispatch.DispatcherService;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.relay.RelayService;
-import io.sluice.topology.gate.Gate;
+import io.sluice.gate.Gate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

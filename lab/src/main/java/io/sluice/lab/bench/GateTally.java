@@ -1,7 +1,7 @@
 package io.sluice.lab.bench;
 
 import io.sluice.schemas.event.Reason;
-import io.sluice.topology.gate.GateListener;
+import io.sluice.gate.GateListener;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counts what the gate decided, from its listener (every stream thread reports here). */

@@ -2,7 +2,7 @@ package io.sluice.lab.bench;
 
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
-import io.sluice.topology.gate.Gate;
+import io.sluice.gate.Gate;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;

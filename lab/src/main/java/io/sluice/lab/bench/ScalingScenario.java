@@ -2,11 +2,11 @@ package io.sluice.lab.bench;
 
 import io.sluice.redis.RedisConnection;
 import io.sluice.config.SluiceConfig;
-import io.sluice.topology.limiter.AcquireRequest;
-import io.sluice.topology.limiter.BucketKey;
-import io.sluice.topology.limiter.BucketSpec;
-import io.sluice.topology.limiter.LettuceTokenBucketStore;
-import io.sluice.topology.limiter.TokenBucketScript;
+import io.sluice.gate.limiter.AcquireRequest;
+import io.sluice.gate.limiter.BucketKey;
+import io.sluice.gate.limiter.BucketSpec;
+import io.sluice.gate.limiter.LettuceTokenBucketStore;
+import io.sluice.gate.limiter.TokenBucketScript;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
