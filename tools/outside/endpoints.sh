@@ -298,6 +298,12 @@ flushall() {   # Redis wiped mid-run, as a failover to an empty replica would le
   sleep_until "$FLUSHALL_AT"
   redis-cli -p "$REDIS_PORT" FLUSHALL > /dev/null
   stamp flushall; log "FLUSHALL: Redis wiped"
+  # What waits, and why, every 5 s for 90 s after the wipe (logs/status-after-wipe.log): a stall
+  # after a wipe is read from it (issue 39).
+  for _ in $(seq 18); do
+    { echo "--- $(date -u +%H:%M:%S.%3N)"; sluice status 2>&1; } >> "$W/logs/status-after-wipe.log"
+    sleep 5
+  done
 }
 [ -z "$FLUSHALL_AT" ] || { flushall & PIDS+=($!); }
 if $FAULTS; then
