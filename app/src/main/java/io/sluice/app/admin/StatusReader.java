@@ -30,6 +30,7 @@ import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
 import io.sluice.gate.limiter.BucketKey;
 import io.sluice.gate.limiter.BucketSpec;
+import io.sluice.gate.limiter.TokenBucketMath;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,6 +80,10 @@ public final class StatusReader {
   static final String BUCKET_SCRIPT = "local t = redis.call('TIME') "
       + "return {t[1], t[2], redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) or false}";
 
+  /** Redis's TIME and one slot's marker (null when missing). */
+  static final String MARKER_SCRIPT = "local t = redis.call('TIME') "
+      + "return {t[1], t[2], redis.call('GET', KEYS[1]) or false}";
+
   private final SluiceConfig config;
   private final RedisScriptingAsyncCommands<String, String> redis;
   private final StatusCache kafka;
@@ -125,6 +130,11 @@ public final class StatusReader {
     out.set("providers", providers(provider, pauses, errors));
     ArrayNode all = out.putArray("pauses");
     pauses.all().forEach(p -> all.add(pause(p)));
+    try {
+      redisLoss().ifPresent(loss -> out.set("redisLoss", loss));
+    } catch (RuntimeException e) {
+      errors.put("redisLoss", message(e));
+    }
     kafka.waiting().into(out, errors, "waiting");
     kafka.deadLetters().into(out, errors, "deadLettersLastHour");
     tenant.ifPresent(t -> {
@@ -138,6 +148,53 @@ public final class StatusReader {
       out.set("errors", errors);
     }
     return out;
+  }
+
+  /**
+   * A loss of Redis's data that still holds tenants back ({@link RedisLoss}), from one slot marker
+   * in 256 and Redis's clock (the markers' times are on it).
+   */
+  private Optional<ObjectNode> redisLoss() {
+    long reach = TokenBucketMath.reachMicros(new BucketSpec(1, 1,
+        config.reservationHorizon().toNanos() / 1000));
+    long refill = 0;
+    for (ProviderConfig p : config.providers().values()) {
+      for (Quota q : p.quotas().values()) {
+        refill = Math.max(refill, (long) (q.capacity() / q.refill().perSecond() * 1_000_000));
+      }
+    }
+    return redisLoss(redis, reach, refill).map(loss -> {
+      ObjectNode o = JSON.createObjectNode();
+      o.put("lostAt", instant(loss.lostAtMicros()));
+      o.put("slotsLost", loss.slotsLost());
+      o.put("slotsSampled", loss.slotsSampled());
+      o.put("admissionsFrom", instant(loss.admissionsFromMicros()));
+      o.put("refilledBy", instant(loss.refilledByMicros()));
+      return o;
+    });
+  }
+
+  /** {@link RedisLoss#judge} on {@link RedisLoss#SAMPLED_SLOTS} markers read with Redis's TIME. */
+  static Optional<RedisLoss> redisLoss(RedisScriptingAsyncCommands<String, String> redis, long reachMicros,
+      long refillMicros) {
+    List<String> all = SlotMarkers.all();
+    List<CompletionStage<List<Object>>> reads = new ArrayList<>();
+    for (int i = 0; i < all.size(); i += all.size() / RedisLoss.SAMPLED_SLOTS) {
+      reads.add(redis.eval(MARKER_SCRIPT, ScriptOutputType.MULTI, all.get(i)));
+    }
+    long now = 0;
+    List<Optional<String>> markers = new ArrayList<>();
+    for (CompletionStage<List<Object>> read : reads) {
+      List<Object> reply = await(read);
+      now = Math.max(now, Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
+          + Long.parseLong(String.valueOf(reply.get(1))));
+      markers.add(Optional.ofNullable(reply.size() > 2 ? reply.get(2) : null).map(String::valueOf));
+    }
+    return RedisLoss.judge(markers, now, reachMicros, refillMicros);
+  }
+
+  private static String instant(long micros) {
+    return Instant.ofEpochSecond(micros / 1_000_000, micros % 1_000_000 * 1000).toString();
   }
 
   private ObjectNode providers(Optional<String> only, PauseRules pauses, ObjectNode errors) {

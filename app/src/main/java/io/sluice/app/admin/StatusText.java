@@ -29,6 +29,15 @@ public final class StatusText {
         out.append("    waiting: ").append(WaitsView.line(n.path("waits"))).append('\n');
       }
     }
+    if (status.has("redisLoss")) {
+      JsonNode l = status.path("redisLoss");
+      out.append("redis lost its data at ").append(l.path("lostAt").asText()).append(" (")
+          .append(l.path("slotsLost").asInt()).append(" of ").append(l.path("slotsSampled").asInt())
+          .append(" slots read): every tenant's bucket starts spent, with a full reach of reservations, "
+              + "so new admissions wait until about ").append(l.path("admissionsFrom").asText())
+          .append(", buckets full by ").append(l.path("refilledBy").asText())
+          .append(" (docs/guarantees.md, \"Redis wiped\")\n");
+    }
     if (status.has("waiting")) {
       out.append("waiting (consumer lag):\n");
       for (Map.Entry<String, JsonNode> s : status.path("waiting").path("byStage").properties()) {

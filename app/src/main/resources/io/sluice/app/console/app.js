@@ -201,6 +201,11 @@
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
     const errors = s.errors ? Object.entries(s.errors).map(([k, v]) => k + ': ' + v).join('\n') : '';
     $('status-errors').textContent = errors;
+    // Every tenant waits after Redis lost its data (its buckets start spent): say so and until when.
+    const loss = s.redisLoss;
+    $('redis-loss').textContent = loss ? 'Redis lost its data at ' + loss.lostAt + ': every tenant\'s bucket '
+      + 'starts spent, so new admissions wait until about ' + loss.admissionsFrom + ' (buckets full by '
+      + loss.refilledBy + ')' : '';
     renderProviders(s);
     fill($('pauses').tBodies[0], (s.pauses || []).map((p) =>
       [p.provider || '*', p.tenant || '*', p.by || '', p.at || '', p.reason || '']));

@@ -1,6 +1,7 @@
 package io.sluice.app.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -16,6 +17,7 @@ import io.sluice.gate.limiter.BucketSpec;
 import io.sluice.gate.limiter.LettuceTokenBucketStore;
 import io.sluice.gate.limiter.TokenBucketScript;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -48,11 +50,7 @@ class StatusBucketIT {
 
   @Test
   void shouldShowTheLevelTheScriptDecidesBy(RedisServerProcess server) throws Exception {
-    RedisClient client = RedisClient.create(server.uri());
-    try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      RedisCommands<String, String> redis = connection.sync();
-      LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
-      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    onRedis(server, (connection, redis, store) -> {
       BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
       for (int i = 0; i < ROWS.size(); i++) {
         Row row = ROWS.get(i);
@@ -62,6 +60,47 @@ class StatusBucketIT {
         assertEquals(gate.levelBefore(), StatusReader.level(read, row.spec(), gate.nowMicros()), 1e-6,
             "#" + i + " " + row.why());
       }
+    });
+  }
+
+  /**
+   * After a FLUSHALL the status says when Redis lost its data and until when tenants wait (every
+   * rebuilt bucket starts spent with a reach of reservations); with the slots intact it says
+   * nothing. A loss a script found keeps its time in the slot's marker.
+   */
+  @Test
+  void shouldSayWhenRedisLostItsDataAndUntilWhenTenantsWait(RedisServerProcess server) throws Exception {
+    onRedis(server, (connection, redis, store) -> {
+      long reach = 60_000_000;
+      long refill = 10_000_000;
+      assertEquals(Optional.empty(), StatusReader.redisLoss(connection.async(), reach, refill));
+
+      redis.flushall();
+      BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
+      Acquisition first = store.acquire(key, QUOTA, AcquireRequest.single(1))
+          .toCompletableFuture().get(5, TimeUnit.SECONDS);
+      RedisLoss loss = StatusReader.redisLoss(connection.async(), reach, refill).orElseThrow();
+      assertEquals(RedisLoss.SAMPLED_SLOTS, loss.slotsLost(), "every sampled slot's marker went with the data");
+      assertTrue(loss.lostAtMicros() >= first.nowMicros(), "unfound losses count as found now: " + loss);
+      assertEquals(loss.lostAtMicros() + reach, loss.admissionsFromMicros());
+      assertEquals(first.nowMicros() + "", redis.get(SlotMarkers.markerOf(key.redisKey())),
+          "the script stamped its slot's marker with the loss it found");
+      assertEquals(0, first.granted(), "the rebuilt bucket starts spent, however little the tenant had used");
+    });
+  }
+
+  /** A test's body on a connection to {@code server}, the gate's store on it, its slots marked intact. */
+  private interface OnRedis {
+    void run(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis,
+        LettuceTokenBucketStore store) throws Exception;
+  }
+
+  private static void onRedis(RedisServerProcess server, OnRedis body) throws Exception {
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
+      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      body.run(connection, connection.sync(), store);
     } finally {
       client.shutdown();
     }
