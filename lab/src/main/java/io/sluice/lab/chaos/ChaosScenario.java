@@ -29,9 +29,15 @@ final class ChaosScenario {
   static final String DEAD_TENANT = "free-4";
   static final double DEAD_FROM = 0.20;
   static final double DEAD_TO = 0.60;
-  /** The tenant paused on every provider from {@link #PAUSE_FROM} to {@link #PAUSE_TO}. */
+  /**
+   * The tenant paused on every provider from {@link #PAUSE_FROM} to {@link #PAUSE_TO}. The pause
+   * starts between restarts ({@link FaultPlan}: Redis's first at about a third of the load plus,
+   * the brokers' at a sixth plus, 3-4 s each), so the operator's command (a JVM of its own, a few
+   * seconds on a loaded machine) is not refused by an absent broker or Redis: at 40% it fell on
+   * both restarts of the 45 s IT and was never set.
+   */
   static final String PAUSED_TENANT = "pro-2";
-  static final double PAUSE_FROM = 0.40;
+  static final double PAUSE_FROM = 0.30;
   static final double PAUSE_TO = 0.65;
   /** Tenant → tier. */
   static final Map<String, String> TENANTS = Map.of(
