@@ -39,7 +39,9 @@ public final class StatusText {
           .append(" (docs/guarantees.md, \"Redis wiped\")\n");
     }
     if (status.has("waiting")) {
-      out.append("waiting (consumer lag):\n");
+      // Past each group's commit: a commit stops at the oldest unsettled record, so records settled
+      // after it count too (a dispatcher's own waits, per provider above, are what truly waits).
+      out.append("behind each group's commit (consumer lag; for ready, settled records past a waiting one count too):\n");
       for (Map.Entry<String, JsonNode> s : status.path("waiting").path("byStage").properties()) {
         out.append("  ").append(s.getKey()).append(": ").append(s.getValue().asLong()).append('\n');
       }
