@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
-import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -236,25 +235,11 @@ public final class ChaosRun {
         ChaosScenario.PROVIDER_TIMEOUT_MILLIS);
     Map<String, Long> gaps = new TreeMap<>();
     calls.longestGapByProvider().forEach((p, g) -> gaps.put(p, g.millis()));
-    List<GapReasons.Window> windows = new ArrayList<>(faultWindows);
-    // Each hostile answer holds its provider for maxRetryAfter (the bound), a hold status shows
-    // with its end: a visible reason, however late the answers come (they wait to be given).
-    long hold = options.maxRetryAfterSeconds() * 1000L + 1_000;
-    provider.hostileAnswers().forEach((p, times) -> times.forEach(t -> windows.add(
-        new GapReasons.Window(t, t + hold, "a hostile answer's hold (maxRetryAfter) at " + p))));
     long pausedFrom = operator.pausedFrom();
     long pausedTo = operator.pausedTo();
-    if (pausedFrom >= 0) {
-      windows.add(new GapReasons.Window(pausedFrom, pausedTo < 0 ? pausedFrom : pausedTo,
-          "tenant " + ChaosScenario.PAUSED_TENANT + " paused"));
-    }
-    LongSummaryStatistics storm = arrivals.stream().filter(ArrivalFigures.Arrival::storm)
-        .mapToLong(ArrivalFigures.Arrival::atMillis).summaryStatistics();
-    if (storm.getCount() > 0) {
-      // Each storm answer holds its provider for its Retry-After (a second) beyond the last one.
-      windows.add(new GapReasons.Window(storm.getMin(), storm.getMax() + 1_000,
-          "the 429 storm (Retry-After holds)"));
-    }
+    List<GapReasons.Window> windows = GapReasons.visibleReasons(faultWindows, provider.hostileAnswers(),
+        options.maxRetryAfterSeconds() * 1000L + 1_000, ChaosScenario.PAUSED_TENANT, pausedFrom, pausedTo,
+        arrivals);
     List<GapReasons.GapFigure> longGaps = GapReasons.of(arrivals, gapMarks(bootstrap, topics,
         timeout), windows, loadStart);
     int unexpected = roles.stream().mapToInt(ChildJvm::unexpectedExits).sum()

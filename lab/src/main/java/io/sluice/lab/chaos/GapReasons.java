@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -69,6 +70,30 @@ final class GapReasons {
       List<String> faultsDuring) {}
 
   private GapReasons() {}
+
+  /**
+   * The windows in which a provider may rightly sit idle, each a reason a person can see: the
+   * faults' own windows, each hostile answer's hold (it holds its provider for {@code holdMillis},
+   * the {@code maxRetryAfter} bound, with its end shown), the tenant's pause while it held (from
+   * {@code pausedFrom} until {@code pausedTo}, or only its start when never resumed; none when
+   * never set: -1), and the 429 storm until a second (its Retry-After) past its last answer.
+   */
+  static List<Window> visibleReasons(List<Window> faults, Map<String, List<Long>> hostileAnswers,
+      long holdMillis, String pausedTenant, long pausedFrom, long pausedTo, List<Arrival> arrivals) {
+    List<Window> windows = new ArrayList<>(faults);
+    hostileAnswers.forEach((p, times) -> times.forEach(t -> windows.add(
+        new Window(t, t + holdMillis, "a hostile answer's hold (maxRetryAfter) at " + p))));
+    if (pausedFrom >= 0) {
+      windows.add(new Window(pausedFrom, pausedTo < 0 ? pausedFrom : pausedTo,
+          "tenant " + pausedTenant + " paused"));
+    }
+    LongSummaryStatistics storm = arrivals.stream().filter(Arrival::storm)
+        .mapToLong(Arrival::atMillis).summaryStatistics();
+    if (storm.getCount() > 0) {
+      windows.add(new Window(storm.getMin(), storm.getMax() + 1_000, "the 429 storm (Retry-After holds)"));
+    }
+    return windows;
+  }
 
   /**
    * @param arrivals    every call the providers got

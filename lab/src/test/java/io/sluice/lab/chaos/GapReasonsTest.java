@@ -94,4 +94,23 @@ class GapReasonsTest {
     assertEquals(1, ChaosReport.judge(0, List.of(), true,
         GapReasons.idleWithoutReason(withOverflow, 0.0)).size(), "the run fails on it");
   }
+
+  @Test
+  @DisplayName("a provider may idle, visibly, in a fault, a hostile answer's hold, the pause while it held and the 429 storm")
+  void visibleReasons() {
+    Window kill = new Window(100, 900, "gate killed");
+    List<Arrival> arrivals = List.of(new Arrival(5_000, "p", "a", 429, true), new Arrival(7_000, "p", "b", 429, true),
+        new Arrival(8_000, "p", "c", 200, false));
+    assertEquals(List.of(kill,
+            new Window(2_000, 23_000, "a hostile answer's hold (maxRetryAfter) at p"),
+            new Window(30_000, 40_000, "tenant pro-2 paused"),
+            new Window(5_000, 8_000, "the 429 storm (Retry-After holds)")),
+        GapReasons.visibleReasons(List.of(kill), Map.of("p", List.of(2_000L)), 21_000, "pro-2", 30_000, 40_000,
+            arrivals));
+    assertEquals(List.of(new Window(30_000, 30_000, "tenant pro-2 paused")),
+        GapReasons.visibleReasons(List.of(), Map.of(), 21_000, "pro-2", 30_000, -1, List.of()),
+        "a pause never resumed counts from its start only");
+    assertEquals(List.of(), GapReasons.visibleReasons(List.of(), Map.of(), 21_000, "pro-2", -1, -1, List.of()),
+        "a pause never set is no reason");
+  }
 }
