@@ -1,0 +1,78 @@
+// The intake check's judge (intake.sh): reads the providers' own records, the outcomes and dead
+// letters, what was sent and when, and prints each verdict; exit 1 when one fails. Figures go to
+// verdicts.json in the work directory.
+//
+//   node intake-judge.mjs WORK_DIR EVENTS
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+const [w, eventsText] = process.argv.slice(2);
+const events = Number(eventsText);
+const lines = (f) => (existsSync(`${w}/${f}`) ? readFileSync(`${w}/${f}`, "utf8").split("\n").filter((l) => l) : []);
+const jsonl = (f) => lines(f).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter((o) => o);
+const verdicts = [];
+const check = (name, ok, detail) => verdicts.push({ name, ok: Boolean(ok), detail });
+const figures = {};
+const outcomes = jsonl("outcomes.jsonl");
+const deadLetters = jsonl("dlq.jsonl");
+const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null);
+
+const verify = lines("verify.txt")[0] ?? "";
+const missing = Number((verify.match(/missing (\d+)/) ?? [])[1] ?? NaN);
+check("0 lost: every id in sluice.outcomes or sluice.dlq (sluice verify)", missing === 0, verify);
+
+// The dedup part: each id accepted once by the provider, each copy one `duplicate` outcome.
+const dedupCalls = jsonl("records/dedup-api.jsonl");
+if (existsSync(`${w}/dedup.tsv`)) {
+  const accepted = new Map();
+  dedupCalls.filter((c) => c.status === 200).forEach((c) => accepted.set(c.id, (accepted.get(c.id) ?? 0) + 1));
+  const twice = [...accepted.values()].filter((n) => n > 1).length;
+  const duplicates = new Map();
+  outcomes.filter((o) => o.outcome === "duplicate" && String(o.id).startsWith("dd-"))
+    .forEach((o) => duplicates.set(o.id, (duplicates.get(o.id) ?? 0) + 1));
+  const dupTotal = [...duplicates.values()].reduce((a, b) => a + b, 0);
+  const killed = jsonl("steps.jsonl").find((s) => s.step === "gate-killed");
+  figures.dedup = {
+    events, copiesSent: lines("dedup.tsv.sent").length, calls: dedupCalls.length,
+    idsAccepted: accepted.size, idsAcceptedMoreThanOnce: twice, answers429: dedupCalls.filter((c) => c.status === 429).length,
+    duplicateOutcomes: dupTotal, idsWithADuplicateOutcome: duplicates.size,
+    idsWithMoreThanOneDuplicateOutcome: [...duplicates.values()].filter((n) => n > 1).length,
+    deadLettered: deadLetters.filter((d) => String(d.id ?? d.event?.id ?? "").startsWith("dd-")).length,
+    gateKilledAt: killed ? new Date(killed.t).toISOString() : null,
+  };
+  check(`every id called and accepted exactly once (${events} ids, each sent twice)`,
+    accepted.size === events && twice === 0, `${accepted.size} ids accepted, ${twice} more than once`);
+  check(`exactly ${events} duplicate outcomes, one per id`,
+    dupTotal === events && duplicates.size === events, `${dupTotal} outcomes over ${duplicates.size} ids`);
+  check("the gate was SIGKILLed during the sending", killed !== undefined, figures.dedup.gateKilledAt);
+}
+
+// The schedule part: none called before its deliverAt; how late; the records it cost.
+if (existsSync(`${w}/schedule.tsv`)) {
+  const sent = new Map(jsonl("schedule.tsv.sent").map((s) => [s.id, s]));
+  const calls = jsonl("records/at-api.jsonl");
+  const first = new Map();
+  const firstOk = new Map();
+  for (const c of calls) {
+    if (!first.has(c.id) || c.t < first.get(c.id)) first.set(c.id, c.t);
+    if (c.status === 200 && (!firstOk.has(c.id) || c.t < firstOk.get(c.id))) firstOk.set(c.id, c.t);
+  }
+  const early = [...first.entries()].filter(([id, t]) => sent.has(id) && t < sent.get(id).deliverAt);
+  const late = [...firstOk.entries()].filter(([id]) => sent.has(id)).map(([id, t]) => t - sent.get(id).deliverAt)
+    .sort((a, b) => a - b);
+  const records = lines("delay-records.txt").map((l) => l.split(" ")).filter(([, kind]) => kind === "at")
+    .reduce((a, [, , n]) => a + Number(n), 0);
+  figures.schedule = {
+    events, sent: sent.size, calledOnceOrMore: first.size, accepted: firstOk.size,
+    calledEarly: early.length, earliestByMs: early.length ? Math.round(Math.max(...early.map(([id, t]) => sent.get(id).deliverAt - t))) : 0,
+    latenessMs: { p50: pct(late, 50) && Math.round(pct(late, 50)), p99: pct(late, 99) && Math.round(pct(late, 99)), max: late.length ? Math.round(late[late.length - 1]) : null },
+    delayRecords: records, delayRecordsPerEvent: sent.size ? +(records / sent.size).toFixed(2) : null,
+    delayRecordsByTopic: lines("delay-records.txt").filter((l) => l.includes(" at ")),
+  };
+  check("no scheduled event called before its deliverAt", early.length === 0, `${early.length} early`);
+  check(`every scheduled event accepted (${events})`, firstOk.size === events, `${firstOk.size}`);
+}
+
+writeFileSync(`${w}/verdicts.json`, JSON.stringify({ verdicts, figures }, null, 2) + "\n");
+console.log(JSON.stringify(figures, null, 2));
+for (const v of verdicts) console.log(`${v.ok ? "PASS" : "FAIL"}  ${v.name} (${v.detail})`);
+process.exit(verdicts.every((v) => v.ok) ? 0 : 1);

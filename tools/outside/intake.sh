@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Issue 35's check from outside: a dedup window and delivery at a time, on the jars a user builds,
+# every part a process of its own, judged from the provider's own record and the topics
+# (docs/gate.md, "A dedup window" and "Delivery at a time").
+#
+#   mvn -B -ntp -q -DskipTests package
+#   flock /tmp/sluice-broker.lock tools/outside/intake.sh [--events 10000] [--schedule-minutes 10]
+#       [--only dedup|schedule] [--work DIR]
+#
+# Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
+# redis-server, the three roles apart (`sluice gate`, `sluice relay`, `sluice dispatch`), one
+# Node.js provider per part (ops-provider.mjs: at most its RATE calls in any sliding second, no
+# burst, 429 beyond; one record line per call), kcat writing the events at their times.
+#   dedup:    provider dedup-api (`dedupWindow: 10m`, 400/s, a quota that defers nothing) gets
+#             --events events over 100 s, each sent twice: the copy 1-60 s after the first (uniform,
+#             among new events). The gate is SIGKILLed at 40 s and started again 3 s later (its
+#             open transaction aborted, its partitions read again from the last commit).
+#             Verdicts: every id accepted by the provider exactly once; exactly --events `duplicate`
+#             outcomes, one per id; 0 lost (`sluice verify`).
+#   schedule: provider at-api gets --events events, each with a `deliverAt` uniform over the next
+#             --schedule-minutes minutes (sent at once). Verdicts: none called before its time (the
+#             provider's clock, the same host's); the lateness p50/p99/max; the delay-topic records
+#             written per event; 0 lost.
+# Exit 0 when every verdict of intake-judge.mjs holds. Everything started is stopped on any exit.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+EVENTS=10000
+MINUTES=10
+ONLY=""
+W=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --events) EVENTS=$2; shift 2 ;;
+    --schedule-minutes) MINUTES=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --work) W=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+W=${W:-$(mktemp -d /tmp/sluice-intake.XXXXXX)}
+APP_JAR=$ROOT/app/target/sluice.jar
+LAB_JAR=$ROOT/lab/target/sluice-lab.jar
+for jar in "$APP_JAR" "$LAB_JAR"; do
+  [ -f "$jar" ] || { echo "$jar is missing: run mvn -B -ntp -q -DskipTests package first" >&2; exit 2; }
+done
+for tool in java node kcat redis-server redis-cli python3; do
+  command -v $tool >/dev/null || { echo "$tool is not on the PATH" >&2; exit 2; }
+done
+mkdir -p "$W"/{logs,records,node,broker,redis}
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$W/logs/intake.log"; }
+now_ms() { date +%s%3N; }
+# shellcheck source=lib.sh
+source "$ROOT/tools/outside/lib.sh"
+cp "$ROOT"/tools/outside/*.mjs "$W/node/"
+
+start_servers
+provider() {   # provider NAME RATE: an ops-provider.mjs process; its port lands in $W/NAME.port
+  (cd "$W/node" && exec env RECORD_FILE="$W/records/$1.jsonl" PORT_FILE="$W/$1.port" RATE="$2" \
+     MODE_FILE="$W/$1.mode" node ops-provider.mjs) > "$W/logs/$1.log" 2>&1 &
+  PIDS+=($!)
+}
+provider dedup-api 500; provider at-api 500
+for name in dedup-api at-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
+cat > "$W/sluice.yaml" <<YAML
+kafka: { bootstrap: "$BROKER", topicPrefix: "sluice." }
+redis: { uri: "redis://127.0.0.1:$REDIS_PORT" }
+tiers: { free: { weight: 1 } }
+defaultTier: free
+providers:
+  dedup-api:
+    url: http://127.0.0.1:$(cat "$W/dedup-api.port")/v1/calls
+    rate: 400/s
+    dedupWindow: 10m
+    quotas: { free: { capacity: 5000, refill: 2000/s } }
+  at-api:
+    url: http://127.0.0.1:$(cat "$W/at-api.port")/v1/calls
+    rate: 400/s
+    maxDelay: 1h
+    quotas: { free: { capacity: 5000, refill: 2000/s } }
+http: { port: 0 }
+YAML
+SLUICE=(java -Xmx384m -XX:+UseSerialGC -jar "$APP_JAR")
+sluice() { "${SLUICE[@]}" "$@" --config "$W/sluice.yaml"; }
+sluice topics create --partitions 4 --replicas 1 > "$W/logs/topics.log" 2>&1
+role() {   # role NAME: `sluice NAME` on a free ops port, its pid in PID_NAME
+  local port; port=$(free_port); echo "$port" > "$W/$1.http"
+  SLUICE_HTTP__PORT=$port "${SLUICE[@]}" "$1" --config "$W/sluice.yaml" >> "$W/logs/$1.log" 2>&1 &
+  PIDS+=($!); printf -v "PID_$1" '%s' "$!"
+  wait_for 120 "sluice $1 ready" curl -sf "http://127.0.0.1:$port/ready"
+}
+role gate; role relay; role dispatch
+log "the three roles ready apart: gate $PID_gate, relay $PID_relay, dispatch $PID_dispatch"
+
+# The events: "offset_ms<TAB>tenant<TAB>event" lines, sorted, sent at their offsets by timed.mjs.
+python3 - "$EVENTS" "$MINUTES" "$W" "$ONLY" <<'PY'
+import json, random, sys
+events, minutes, w, only = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+rnd = random.Random(35)
+tenants = ["t%d" % i for i in range(1, 21)]
+if only in ("", "dedup"):
+    lines = []
+    for n in range(events):
+        first = n * 100_000 // events
+        tenant = tenants[n % len(tenants)]
+        event = {"id": "dd-%06d" % n, "tenant": tenant, "provider": "dedup-api", "payload": {"tenant": tenant, "n": n}}
+        text = json.dumps(event, separators=(",", ":"))
+        lines.append((first, tenant, text))
+        lines.append((first + rnd.randint(1_000, 60_000), tenant, text))
+    lines.sort(key=lambda l: l[0])
+    with open(w + "/dedup.tsv", "w") as f:
+        for at, tenant, text in lines:
+            f.write("%d\t%s\t%s\n" % (at, tenant, text))
+if only in ("", "schedule"):
+    with open(w + "/schedule.tsv", "w") as f:
+        for n in range(events):
+            tenant = tenants[n % len(tenants)]
+            ahead = rnd.randint(5_000, minutes * 60_000)
+            event = {"id": "at-%06d" % n, "tenant": tenant, "provider": "at-api",
+                     "payload": {"tenant": tenant, "n": n}, "aheadMs": ahead}
+            f.write("0\t%s\t%s\n" % (tenant, json.dumps(event, separators=(",", ":"))))
+PY
+
+send() {   # send FILE: its lines at their offsets from now, through kcat; the send time per id in FILE.sent
+  (cd "$W/node" && exec node timed.mjs "$1" "$1.sent") \
+    | kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' > "$W/logs/kcat-$(basename "$1").log" 2>&1
+}
+
+if [ "$ONLY" != schedule ]; then
+  log "dedup: $EVENTS events, each twice (the copy 1-60 s later), over 100 s; the gate SIGKILLed at 40 s"
+  send "$W/dedup.tsv" &
+  SENDER=$!
+  sleep 40
+  kill -KILL "$PID_gate"; echo "{\"step\":\"gate-killed\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
+  log "gate SIGKILLed (pid $PID_gate)"
+  sleep 3
+  role gate; log "gate started again (pid $PID_gate)"
+  wait "$SENDER"
+  log "dedup: every copy sent"
+fi
+if [ "$ONLY" != dedup ]; then
+  log "schedule: $EVENTS events with deliverAt over the next $MINUTES minutes"
+  send "$W/schedule.tsv"
+  log "schedule: every event sent"
+fi
+
+settled() { sluice verify > "$W/verify.txt" 2>&1; }
+wait_for $((MINUTES * 60 + 600)) "every event settled (sluice verify)" settled
+log "every event settled: $(head -3 "$W/verify.txt" | tr '\n' ' ')"
+for t in outcomes dlq; do
+  kcat -C -b "$BROKER" -t "sluice.$t" -o beginning -e -q -f '%s\n' > "$W/$t.jsonl" 2>/dev/null || true
+done
+: > "$W/delay-records.txt"
+for t in $(kcat -L -b "$BROKER" 2>/dev/null | grep -o 'topic "sluice.delay[^"]*"' | cut -d'"' -f2); do
+  kcat -C -b "$BROKER" -t "$t" -o beginning -e -q -f '%s\n' 2>/dev/null \
+    | grep -o '"id":"[a-z]*-[0-9]*"' | cut -d'"' -f4 | cut -d- -f1 | sort | uniq -c \
+    | while read -r n kind; do echo "$t $kind $n"; done >> "$W/delay-records.txt"
+done
+judge "$W/logs/intake.log" node "$W/node/intake-judge.mjs" "$W" "$EVENTS"
+log "work directory $W; verdict $([ "$VERDICT" -eq 0 ] && echo PASS || echo FAIL)"
+exit "$VERDICT"
