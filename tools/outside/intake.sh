@@ -151,8 +151,8 @@ for t in outcomes dlq; do
 done
 : > "$W/delay-records.txt"
 for t in $(kcat -L -b "$BROKER" 2>/dev/null | grep -o 'topic "sluice.delay[^"]*"' | cut -d'"' -f2); do
-  kcat -C -b "$BROKER" -t "$t" -o beginning -e -q -f '%s\n' 2>/dev/null \
-    | grep -o '"id":"[a-z]*-[0-9]*"' | cut -d'"' -f4 | cut -d- -f1 | sort | uniq -c \
+  { kcat -C -b "$BROKER" -t "$t" -o beginning -e -q -f '%s\n' 2>/dev/null \
+    | grep -o '"id":"[a-z]*-[0-9]*"' || true; } | cut -d'"' -f4 | cut -d- -f1 | sort | uniq -c \
     | while read -r n kind; do echo "$t $kind $n"; done >> "$W/delay-records.txt"
 done
 judge "$W/logs/intake.log" node "$W/node/intake-judge.mjs" "$W" "$EVENTS"
