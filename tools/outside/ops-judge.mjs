@@ -67,6 +67,10 @@ if (longPause) {
     ratePerSecond30sBeforePause: before, ratePerSecondOverPause: over,
     change: Number((over / before - 1).toFixed(4)),
     slowest10sOverPause: Math.min(...tens), fastest10sOverPause: Math.max(...tens),
+    // each second of the pause below 90% of the rate before, as [seconds after `pause`, calls]
+    slowSecondsOverPause: Array.from({ length: Math.floor((step.resume.t - pausedFrom) / 1000) }, (_, i) =>
+      [Math.round((pausedFrom - step.pause.t) / 1000) + i, between(steady, pausedFrom + i * 1000, pausedFrom + (i + 1) * 1000).length])
+      .filter(([, n]) => n < 0.9 * before),
   };
   check("steady-api's rate over the pause within 2% of its rate in the 30 s before",
     before > 0 && Math.abs(over / before - 1) <= 0.02,
