@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
     --pause-seconds) PAUSE_SECONDS=$2; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
