@@ -3,7 +3,7 @@
 # and an operator's commands, judged from the provider's own record (docs/operations.md).
 #
 #   mvn -B -ntp -q -DskipTests package
-#   flock /tmp/sluice-broker.lock tools/outside/operations.sh [--work DIR]
+#   flock /tmp/sluice-broker.lock tools/outside/operations.sh [--pause-seconds S] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, two `java -jar app/target/sluice.jar run` instances (every role in each), and on
@@ -20,17 +20,40 @@
 #      from it);
 #   5. `sluice status --json` saved to status.json.
 # Exit 0 when every verdict of ops-judge.mjs holds. Everything started is stopped on any exit.
+#
+# --pause-seconds S (at least 30; issue 39's "a provider paused for 10 minutes while the others
+# run": S=600) pauses paced-api for S seconds instead, with the numbers changed so that its backlog
+# drains in minutes: paced-api allows 50 in any second, Sluice calls it at 48/s and the load is
+# 30/s from the start until the resume (then none): a backlog of about 30 x S events, 18,000 for
+# S=600, about 6 min at 48/s (the first 60 s judged); two runs at S=60: 1,688 and 1,662 waited
+# when `resume` returned, accepted in 43 s (39.3/s: 48/s for 27 s, then 17 to 36/s as parked
+# events came back) and 36 s (46.2/s).
+# A fourth provider, steady-api (the same ops-provider.mjs: 50 in any second; Sluice at 48/s, 96%;
+# the load 55/s, 110%, so it always has a backlog), runs throughout. The steps' times: pause at
+# 40 s, the dead letters and `tenants set` (at 60 s) during the pause, resume at 40+S s, Redis
+# SIGKILLed at 40+S+65 s (after the drain's first minute), the load (but paced-api's) until
+# 40+S+80 s. Verdicts added: steady-api's accepted rate over the pause (from 1 s after `pause`
+# returned until `resume`) within 2% of its rate in the 30 s before `pause`; paced-api's drain
+# from `resume` at >= 90% of 48/s over its first 60 s, or until its backlog (every paced-api event
+# not accepted when `resume` returned) has been accepted, if sooner. Always: every event of
+# paced-api, grow (and steady-api) accepted at its provider.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=""
+PAUSE_SECONDS=""   # empty: today's 20 s pause, without steady-api
 while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --pause-seconds) PAUSE_SECONDS=$2; shift 2 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+if [ -n "$PAUSE_SECONDS" ]; then
+  [[ "$PAUSE_SECONDS" =~ ^[0-9]+$ ]] && [ "$PAUSE_SECONDS" -ge 30 ] \
+    || { echo "--pause-seconds takes a whole number of seconds, at least 30 (see --help)" >&2; exit 2; }
+fi
 W=${WORK:-$ROOT/target/outside/ops-$(date -u +%Y%m%dT%H%M%SZ)}
 APP_JAR=$ROOT/app/target/sluice.jar
 LAB_JAR=$ROOT/lab/target/sluice-lab.jar
@@ -63,8 +86,19 @@ peer() {   # peer NAME RATE: an ops-provider.mjs process; its port lands in $W/N
      MODE_FILE="$W/${1%%-*}.mode" node ops-provider.mjs) > "$W/logs/$1.log" 2>&1 &
   PIDS+=($!)
 }
-peer paced-api 20; peer flaky-api 20; peer quota-api 50
-for name in paced-api flaky-api quota-api; do wait_for 10 "peer $name" test -s "$W/$name.port"; done
+if [ -n "$PAUSE_SECONDS" ]; then
+  PACED_ALLOWS=50 PACED_RATE=48 PACED_LOAD=30
+  PAUSE_AT=40 RESUME_AT=$((40 + PAUSE_SECONDS)); REDIS_AT=$((RESUME_AT + 65)); DURATION=$((RESUME_AT + 80))
+  PROVIDERS=(paced-api flaky-api quota-api steady-api)
+else
+  PACED_ALLOWS=20 PACED_RATE=19 PACED_LOAD=25
+  PAUSE_AT=20 RESUME_AT=40 REDIS_AT=90 DURATION=150
+  PROVIDERS=(paced-api flaky-api quota-api)
+fi
+echo "{\"pauseSeconds\":${PAUSE_SECONDS:-null},\"pacedAllows\":$PACED_ALLOWS,\"pacedRate\":$PACED_RATE,\"pacedLoad\":$PACED_LOAD}" > "$W/mode.json"
+peer paced-api $PACED_ALLOWS; peer flaky-api 20; peer quota-api 50
+[ -z "$PAUSE_SECONDS" ] || peer steady-api 50
+for name in "${PROVIDERS[@]}"; do wait_for 10 "peer $name" test -s "$W/$name.port"; done
 port() { cat "$W/$1.port"; }
 
 # --- Sluice, two instances of `run`
@@ -80,7 +114,7 @@ admin: { readToken: "\${env:OPS_READ_TOKEN}", writeToken: "\${env:OPS_WRITE_TOKE
 providers:
   paced-api:
     url: http://127.0.0.1:$(port paced-api)/v1/calls
-    rate: 19/s
+    rate: $PACED_RATE/s
     quotas: { free: { capacity: 100, refill: 100/s } }
   flaky-api:
     url: http://127.0.0.1:$(port flaky-api)/v1/calls
@@ -90,6 +124,7 @@ providers:
     url: http://127.0.0.1:$(port quota-api)/v1/calls
     rate: 40/s
     quotas: { free: { capacity: 2, refill: 2/s } }
+$([ -z "$PAUSE_SECONDS" ] || printf '  steady-api:\n    url: http://127.0.0.1:%s/v1/calls\n    rate: 48/s\n    quotas: { free: { capacity: 100, refill: 100/s } }' "$(port steady-api)")
 http: { port: 0 }
 EOF
 SLUICE=(java -Xmx384m -XX:+UseSerialGC -jar "$APP_JAR")
@@ -106,12 +141,14 @@ for name in one two; do
 done
 log "two instances of sluice run ready"
 
-# --- load: paced-api 25/s round t1..t5, grow 10/s to quota-api, a burst of 200 to flaky-api
-DURATION=150
+# --- load: paced-api 25/s round t1..t5 (with --pause-seconds: 30/s until the resume, and
+# steady-api 55/s), grow 6/s to quota-api, a burst of 200 to flaky-api
+RATES="paced-api:$PACED_LOAD::0,quota-api:6:grow:0,flaky-api:0::200"
+[ -z "$PAUSE_SECONDS" ] || RATES="paced-api:$PACED_LOAD::0:$RESUME_AT,steady-api:55::0,quota-api:6:grow:0,flaky-api:0::200"
 mkfifo "$W/events.fifo"
 kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' < "$W/events.fifo" > "$W/logs/kcat-produce.log" 2>&1 &
 PIDS+=($!); PID_kcat=$!
-(cd "$W/node" && exec env RATES="paced-api:25::0,quota-api:6:grow:0,flaky-api:0::200" \
+(cd "$W/node" && exec env RATES="$RATES" \
    DURATION="$DURATION" BURST=0 COUNT_FILE="$W/produced.json" node produce.mjs) \
    > "$W/events.fifo" 2> "$W/logs/produce.log" &
 PIDS+=($!); PID_produce=$!
@@ -121,42 +158,64 @@ log "producing for ${DURATION}s"
 sleep_until() { local now; now=$(date +%s); [ $((START + $1)) -le "$now" ] || sleep $((START + $1 - now)); }
 
 # 1. pause and resume
-sleep_until 20
-t=$(now_ms); sluice pause provider paced-api --reason "outside check" > "$W/logs/pause.log" 2>&1
-stamp pause "$t" "\"returned\":$(now_ms)"; log "paused paced-api"
-sleep_until 40
-t=$(now_ms); sluice resume provider paced-api > "$W/logs/resume.log" 2>&1
-stamp resume "$t" "\"returned\":$(now_ms)"; log "resumed paced-api"
+pause_step() {
+  local t; t=$(now_ms); sluice pause provider paced-api --reason "outside check" > "$W/logs/pause.log" 2>&1
+  stamp pause "$t" "\"returned\":$(now_ms)"; log "paused paced-api"
+}
+resume_step() {
+  local t; t=$(now_ms); sluice resume provider paced-api > "$W/logs/resume.log" 2>&1
+  stamp resume "$t" "\"returned\":$(now_ms)"; log "resumed paced-api"
+}
 
 # 2. dead letters: the 200 to flaky-api are dead-lettered by now; mend it and replay twice
 dead_letters() { kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%h\n' 2>/dev/null \
   | grep -c 'non_retryable_4xx' || true; }
-wait_for 60 "200 dead letters non_retryable_4xx" test "$(dead_letters)" -ge 200
-echo ok > "$W/flaky.mode"
-sluice dlq replay --reason non_retryable_4xx --limit 1000 --dry-run --json > "$W/replay-dry.json" 2> "$W/logs/replay-dry.log"
-t=$(now_ms); sluice dlq replay --reason non_retryable_4xx --limit 1000 --json > "$W/replay-1.json" 2> "$W/logs/replay-1.log"
-stamp replay-1 "$t"
-t=$(now_ms); sluice dlq replay --reason non_retryable_4xx --limit 1000 --json > "$W/replay-2.json" 2> "$W/logs/replay-2.log"
-stamp replay-2 "$t"; log "replayed twice"
+replay_step() {
+  local t
+  wait_for 60 "200 dead letters non_retryable_4xx" test "$(dead_letters)" -ge 200
+  echo ok > "$W/flaky.mode"
+  sluice dlq replay --reason non_retryable_4xx --limit 1000 --dry-run --json > "$W/replay-dry.json" 2> "$W/logs/replay-dry.log"
+  t=$(now_ms); sluice dlq replay --reason non_retryable_4xx --limit 1000 --json > "$W/replay-1.json" 2> "$W/logs/replay-1.log"
+  stamp replay-1 "$t"
+  t=$(now_ms); sluice dlq replay --reason non_retryable_4xx --limit 1000 --json > "$W/replay-2.json" 2> "$W/logs/replay-2.log"
+  stamp replay-2 "$t"; log "replayed twice"
+}
 
 # 3. a tenant's quota raised under load
-sleep_until 60
-t=$(now_ms); rc=0
-sluice tenants set grow --tier free --quota quota-api=10,8/s > "$W/logs/tenants-set.log" 2>&1 || rc=$?
-stamp tenants-set "$t" "\"exit\":$rc,\"returned\":$(now_ms)"; log "raised grow's quota on quota-api to 8/s (exit $rc)"
+tenants_step() {
+  local t rc=0; t=$(now_ms)
+  sluice tenants set grow --tier free --quota quota-api=10,8/s > "$W/logs/tenants-set.log" 2>&1 || rc=$?
+  stamp tenants-set "$t" "\"exit\":$rc,\"returned\":$(now_ms)"; log "raised grow's quota on quota-api to 8/s (exit $rc)"
+}
 
 # 4. /live while Redis is down
-sleep_until 90
-kill -KILL "$PID_redis"; wait "$PID_redis" 2>/dev/null || true
-t=$(now_ms); stamp redis-down "$t"; log "redis-server SIGKILLed"
-for _ in $(seq 50); do
-  for name in one two; do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$(cat "$W/$name.http")/live" || true)
-    echo "{\"instance\":\"$name\",\"t\":$(now_ms),\"status\":\"$code\"}" >> "$W/live.jsonl"
+redis_step() {
+  local t code name
+  kill -KILL "$PID_redis"; wait "$PID_redis" 2>/dev/null || true
+  t=$(now_ms); stamp redis-down "$t"; log "redis-server SIGKILLed"
+  for _ in $(seq 50); do
+    for name in one two; do
+      code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$(cat "$W/$name.http")/live" || true)
+      echo "{\"instance\":\"$name\",\"t\":$(now_ms),\"status\":\"$code\"}" >> "$W/live.jsonl"
+    done
+    sleep 0.2
   done
-  sleep 0.2
-done
-start_redis; stamp redis-up "$(now_ms)"; log "redis-server back (empty)"
+  start_redis; stamp redis-up "$(now_ms)"; log "redis-server back (empty)"
+}
+
+if [ -n "$PAUSE_SECONDS" ]; then   # the operator's other steps during the long pause, Redis after it
+  sleep_until $PAUSE_AT; pause_step
+  replay_step
+  sleep_until 60; tenants_step
+  sleep_until $RESUME_AT; resume_step
+  sleep_until $REDIS_AT; redis_step
+else
+  sleep_until $PAUSE_AT; pause_step
+  sleep_until $RESUME_AT; resume_step
+  replay_step
+  sleep_until 60; tenants_step
+  sleep_until $REDIS_AT; redis_step
+fi
 
 # 5. status
 wait "$PID_produce"; wait "$PID_kcat"
@@ -169,7 +228,9 @@ settled() {
         kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f 'x\n') 2>/dev/null | wc -l)
   [ "$n" -ge $((PRODUCED + 200)) ]
 }
-wait_for 300 "every event settled" settled
+SETTLE=300   # with --pause-seconds, and the time paced-api's and steady-api's backlogs take at 48/s
+[ -z "$PAUSE_SECONDS" ] || SETTLE=$((300 + (PACED_LOAD * PAUSE_SECONDS + 7 * DURATION) / PACED_RATE))
+wait_for $SETTLE "every event settled" settled
 kcat -C -b "$BROKER" -t sluice.outcomes -o beginning -e -q -f '%k\t%h\n' > "$W/outcomes.txt" 2>/dev/null || true
 kcat -C -b "$BROKER" -t sluice.dlq -o beginning -e -q -f '%k\t%h\n' > "$W/dlq.txt" 2>/dev/null || true
 for name in one two; do
