@@ -445,6 +445,30 @@
       + (r.body.more ? '; there are more: replay again' : '');
   }
 
+  // ---- an event's journey ----------------------------------------------------------------------
+
+  async function traceEvent(e) {
+    e.preventDefault();
+    const id = $('event-id').value.trim();
+    const since = $('event-since').value.trim();
+    if (!id) return;
+    $('event-stages').tBodies[0].replaceChildren();
+    $('event-message').textContent = 'reading the topics…';
+    const q = since ? '?' + new URLSearchParams({ since }).toString() : '';
+    const r = await api('GET', '/admin/events/' + encodeURIComponent(id) + q);
+    const body = r.body || {};
+    if (r.status !== 200 && !(r.status === 404 && Array.isArray(body.stages))) {
+      $('event-message').textContent = errorText(r);
+      return;
+    }
+    const stages = Array.isArray(body.stages) ? body.stages : [];
+    fill($('event-stages').tBodies[0], stages.map((s) => [s.at || '', s.where || '', s.what || '',
+      Object.entries(s.details || {}).map(([k, v]) => k + '=' + v).join(' · ')]));
+    $('event-message').textContent = (stages.length ? stages.length + ' records of the event' : 'no record of the event')
+      + ' among ' + (body.recordsRead || 0) + ' read'
+      + (body.bounded ? '; a bound stopped the search: older or later records may be missing (narrow with since)' : '');
+  }
+
   // ---- tenants ---------------------------------------------------------------------------------
 
   function tenantPath(id) {
@@ -577,6 +601,7 @@
     $('dlq-preview').addEventListener('click', previewReplay);
     $('dlq-confirm').addEventListener('click', confirmReplay);
     $('dlq-cancel').addEventListener('click', () => { $('dlq-replay').hidden = true; });
+    $('event-form').addEventListener('submit', traceEvent);
     $('tenant-find').addEventListener('submit', findTenant);
     $('tenant-list').addEventListener('click', listTenants);
     $('tenant-edit').addEventListener('submit', saveTenant);

@@ -1,6 +1,7 @@
 package io.sluice.app.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -48,22 +49,62 @@ class StatusBucketIT {
 
   @Test
   void shouldShowTheLevelTheScriptDecidesBy(RedisServerProcess server) throws Exception {
-    RedisClient client = RedisClient.create(server.uri());
-    try (StatefulRedisConnection<String, String> connection = client.connect()) {
-      RedisCommands<String, String> redis = connection.sync();
-      LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
-      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
+    onRedis(server, "tenant-", (redis, store, key) -> {
       for (int i = 0; i < ROWS.size(); i++) {
         Row row = ROWS.get(i);
-        List<Object> read = redis.eval(StatusReader.BUCKET_SCRIPT, ScriptOutputType.MULTI,
-            key.redisKey(), SlotMarkers.markerOf(key.redisKey()));
+        List<Object> read = read(redis, key);
         Acquisition gate = store.acquire(key, row.spec(), row.request()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals(gate.levelBefore(), StatusReader.level(read, row.spec(), gate.nowMicros()), 1e-6,
             "#" + i + " " + row.why());
       }
+    });
+  }
+
+  /**
+   * The time status says a unit asked now is due (a tenant's backlog through its quota) is the
+   * due time the script gives one unit at that instant: from a full bucket into reservations.
+   */
+  @Test
+  void shouldShowTheDueTimeTheScriptGives(RedisServerProcess server) throws Exception {
+    onRedis(server, "due-", (redis, store, key) -> {
+      int reserved = 0;
+      for (int i = 0; i < 14; i++) {
+        List<Object> read = read(redis, key);
+        Acquisition gate = store.acquire(key, QUOTA, AcquireRequest.single(1)).toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
+        if (!gate.isGranted()) {
+          break; // beyond the horizon: a ticket, no due time of the script's to compare
+        }
+        long due = gate.dueOfUnit(1, QUOTA);
+        reserved += due > gate.nowMicros() ? 1 : 0;
+        assertEquals(due, StatusReader.dueMicros(read, QUOTA, gate.nowMicros()), 1,
+            "#" + i + " level " + gate.levelBefore());
+      }
+      assertTrue(reserved > 0, "some units were reserved ahead, not all at once");
+    });
+  }
+
+  /** Steps against one fresh bucket of the script on a redis-server. */
+  interface Steps {
+    void run(RedisCommands<String, String> redis, LettuceTokenBucketStore store, BucketKey key)
+        throws Exception;
+  }
+
+  private static void onRedis(RedisServerProcess server, String tenant, Steps steps)
+      throws Exception {
+    RedisClient client = RedisClient.create(server.uri());
+    try (StatefulRedisConnection<String, String> connection = client.connect()) {
+      LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
+      store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      steps.run(connection.sync(), store, new BucketKey("status-api", tenant + System.nanoTime()));
     } finally {
       client.shutdown();
     }
+  }
+
+  /** What status reads of the bucket: its script's reply. */
+  private static List<Object> read(RedisCommands<String, String> redis, BucketKey key) {
+    return redis.eval(StatusReader.BUCKET_SCRIPT, ScriptOutputType.MULTI, key.redisKey(),
+        SlotMarkers.markerOf(key.redisKey()));
   }
 }

@@ -62,7 +62,7 @@ class ConsoleBrowserIT {
   private static final String HOSTILE = "<img src=x onerror=\"document.title='pwned'\">";
 
   @Test
-  @DisplayName("an operator signs in, pauses a provider (its calls stop within a second), resumes it, replays a dead letter once")
+  @DisplayName("an operator signs in, pauses a provider (its calls stop within a second), resumes it, replays a dead letter once, traces it")
   void operatorPausesAndResumes(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     requireBrowser();
     String provider = Providers.uniqueName("console");
@@ -152,6 +152,20 @@ class ConsoleBrowserIT {
       assertTrue(seen.get("replayed").asText().startsWith("sent 1 events"), seen.toString());
       assertTrue(seen.get("previewAgain").asText().contains("1 already replayed"), seen.toString());
       assertTrue(seen.get("confirmAgainDisabled").asBoolean());
+
+      // The poisoned event's journey (admin API /admin/events/poison): read from ready, dead,
+      // and sent back to inbound by the replay; the answer in its detail shown as text.
+      JsonNode journey = seen.get("journeyRows");
+      List<String> whats = new ArrayList<>();
+      journey.forEach(row -> whats.add(row.get(2).asText()));
+      assertTrue(whats.contains("dead-lettered: non_retryable_4xx") && whats.contains("produced"),
+          "the journey's stages: " + journey + " (" + seen.get("journeyMessage") + ")");
+      boolean answerShown = false;
+      for (JsonNode row : journey) {
+        answerShown |= row.get(3).asText().contains(HOSTILE);
+      }
+      assertTrue(answerShown, "the answer in the journey, as text: " + journey);
+      assertEquals(0, seen.get("elementsFromJourney").asInt(), "no markup made of the journey");
 
       // Every Sluice with an admin API has the registry: the lookup opens the edit form (acme,
       // unknown to the file, in the default tier), never "no tenant registry".
