@@ -17,6 +17,7 @@ import io.sluice.gate.limiter.MultiRuleLimiter;
 import io.sluice.gate.limiter.RuleBucket;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A ticket is believed because only Sluice writes {@code regate}: on {@code inbound} every
  * {@code sluice-*} header was stripped before this node ({@link StripHeadersStep}).
+ * Every decision with a time carries it as {@code sluice-eta} ({@link AdmissionEta}: when the
+ * event is expected at its provider by its quota); an event whose {@code deadline} is before it
+ * is dead at once, {@code deadline_unreachable}, rather than expiring after its wait.
  * In shadow mode (the provider's or the tenant's {@code shadow}: either is enough) every decision
  * is made and counted, and the event is admitted anyway; the limiter charges the bucket only what
  * it holds now, so shadow traffic never reserves future units or lengthens the bucket's line (an
@@ -257,23 +261,34 @@ final class LimitStep {
       decision = new LimiterDecision.Admit(now);
     }
 
+    long eta = AdmissionEta.of(decision, e.spec, e.multi);
+    if (AdmissionEta.unreachable(eta, in.event().deadline())) {
+      // What it was charged (a reservation) is spent: the quota's time it would have used.
+      listener.dead(Reason.DEADLINE_UNREACHABLE);
+      context.forward(DeadLetters.of(record, in.event(), in.raw(), Reason.DEADLINE_UNREACHABLE,
+          "expected at its provider at " + Instant.ofEpochMilli(eta) + " by its quota, after "
+              + "its deadline " + in.event().deadline(), in.event().id(), context, now),
+          GateNodes.DLQ_SINK);
+      return;
+    }
     byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
-      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now));
+      Headers headers = OutgoingHeaders.withEta(
+          OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now)), eta);
       context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
-      defer(record, in, tier, reserved.notBeforeMillis(), toReady, true, rateLimited, -1, now);
+      defer(record, in, tier, reserved.notBeforeMillis(), toReady, true, rateLimited, -1, now, eta);
     } else if (decision instanceof LimiterDecision.Queued queued) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, false);
       defer(record, in, tier, queued.notBeforeMillis(), toRegate, false, rateLimited,
-          queued.notBeforeMillis(), now);
+          queued.notBeforeMillis(), now, eta);
     } else {
       // fail_closed: hold the event back one ladder step and gate it again.
       listener.deferred(provider, in.tier(), Reason.REDIS_UNAVAILABLE, false);
       long retry = now + ladder.steps().get(0).toMillis();
-      defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now);
+      defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now, -1);
     }
   }
   private LimiterDecision fallback(
@@ -318,13 +333,16 @@ final class LimitStep {
     return now + ladder.steps().get(0).toMillis();
   }
 
-  /** To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none). */
+  /**
+   * To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none) and its
+   * expected time at the provider ({@code eta} &lt; 0: none).
+   */
   private void defer(
       Record<byte[], byte[]> record, GateEvent in, byte[] tier, long notBefore,
-      byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
+      byte[] returnTo, boolean paid, byte[] reason, long ticket, long now, long eta) {
     Duration step = ladder.stepFor(notBefore - now);
-    Headers headers = OutgoingHeaders.deferred(
-        record.headers(), tier, nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket);
+    Headers headers = OutgoingHeaders.withEta(OutgoingHeaders.deferred(record.headers(), tier,
+        nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket), eta);
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }

@@ -447,4 +447,72 @@ class GateTopologyTest {
     assertEquals(1, ready.readRecordsToList().size());
     assertEquals("true", header(delay(Duration.ofSeconds(1)).readRecord(), HeaderNames.PAID));
   }
+
+  @Test
+  void shouldCarryTheQuotasEtaOnEveryDecision() {
+    start(CONFIG);
+    // free tier: capacity 2, refill 1/s, horizon 10 s: 2 now, 10 reserved, the 13th queued.
+    for (int i = 0; i < 13; i++) {
+      send("eta", event("e" + i, "eta", "payments-api", 1));
+    }
+    for (TestRecord<byte[], byte[]> admitted : ready.readRecordsToList()) {
+      assertEquals(Long.toString(clock.millis()), header(admitted, HeaderNames.ETA));
+    }
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    assertEquals(Long.toString(clock.millis() + 1000), header(ones.get(0), HeaderNames.ETA),
+        "reserved: its not-before");
+    TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
+    assertEquals(Long.toString(clock.millis() + 11_000), header(queued, HeaderNames.ETA),
+        "queued: its ticket's turn, then charged a horizon ahead");
+
+    // The queued one back with its ticket: charged, and its ETA written anew, once.
+    clock.advance(Duration.ofSeconds(1));
+    regate.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
+    var fives = delay(Duration.ofSeconds(5)).readRecordsToList();
+    TestRecord<byte[], byte[]> paid = fives.get(fives.size() - 1);
+    assertEquals(List.of(Long.toString(clock.millis() + 10_000)), values(paid, HeaderNames.ETA));
+  }
+
+  @Test
+  void shouldDeadLetterAnEventWhoseDeadlineItsQuotaCannotMeetAndKeepAFeasibleOne() {
+    start(CONFIG);
+    send("late", event("e0", "late", "payments-api", 1));
+    send("late", event("e1", "late", "payments-api", 1));
+    // The third's unit is due in 1 s: a deadline in 0.5 s cannot be met, one in 5 s can.
+    String in500ms = clock.instant().plusMillis(500).toString();
+    String in5s = clock.instant().plusSeconds(5).toString();
+    send("late", "{\"id\":\"doomed\",\"tenant\":\"late\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + in500ms + "\",\"payload\":{}}");
+    send("late", "{\"id\":\"feasible\",\"tenant\":\"late\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + in5s + "\",\"payload\":{}}");
+
+    TestRecord<byte[], byte[]> dead = dlq.readRecord();
+    assertEquals("deadline_unreachable", header(dead, HeaderNames.REASON));
+    assertEquals("doomed", header(dead, HeaderNames.EVENT_ID));
+    assertTrue(header(dead, HeaderNames.DETAIL).contains("after its deadline " + in500ms),
+        header(dead, HeaderNames.DETAIL));
+    assertTrue(dlq.isEmpty());
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    assertEquals(1, ones.size(), "the feasible one waits its turn");
+    assertTrue(new String(ones.get(0).value(), StandardCharsets.UTF_8).contains("feasible"));
+    assertEquals(2, ready.readRecordsToList().size());
+  }
+
+  @Test
+  void shouldNeverFindADeadlineUnreachableInShadowMode() {
+    start(CONFIG);
+    String in100ms = clock.instant().plusMillis(100).toString();
+    for (int i = 0; i < 6; i++) {
+      send("watched", "{\"id\":\"w" + i + "\",\"tenant\":\"watched\",\"provider\":\"payments-api\","
+          + "\"deadline\":\"" + in100ms + "\",\"payload\":{}}");
+    }
+    assertEquals(6, ready.readRecordsToList().size(), "shadow: admitted (2 over its quota of 4), due now");
+    assertTrue(dlq.isEmpty());
+  }
+
+  private static List<String> values(TestRecord<byte[], byte[]> r, String name) {
+    List<String> out = new java.util.ArrayList<>();
+    r.headers().headers(name).forEach(h -> out.add(new String(h.value(), StandardCharsets.UTF_8)));
+    return out;
+  }
 }
