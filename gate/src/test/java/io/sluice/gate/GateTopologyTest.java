@@ -510,6 +510,49 @@ class GateTopologyTest {
     assertTrue(dlq.isEmpty());
   }
 
+  @Test
+  void shouldWriteAReceiptOfEachDecisionWhenAskedAndNoneOtherwise() throws Exception {
+    start(CONFIG.replace("leaseTarget: 0ms }", "leaseTarget: 0ms, receipts: true }"));
+    TestOutputTopic<byte[], byte[]> receipts = driver.createOutputTopic(topics.receipts(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    // free tier: 2 admitted, 10 reserved, the 13th queued; then one whose deadline is too near.
+    for (int i = 0; i < 13; i++) {
+      send("rc", event("e" + i, "rc", "payments-api", 1));
+    }
+    send("rc", "{\"id\":\"doomed\",\"tenant\":\"rc\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + clock.instant().plusSeconds(2) + "\",\"payload\":{}}");
+
+    List<TestRecord<byte[], byte[]>> written = receipts.readRecordsToList();
+    assertEquals(14, written.size());
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<String> decisions = new java.util.ArrayList<>();
+    for (TestRecord<byte[], byte[]> r : written) {
+      assertArrayEquals(bytes("rc"), r.key(), "keyed by tenant");
+      decisions.add(json.readTree(r.value()).get("decision").asText());
+    }
+    assertEquals(List.of("admitted", "admitted"), decisions.subList(0, 2));
+    assertEquals(java.util.Collections.nCopies(10, "reserved"), decisions.subList(2, 12));
+    assertEquals(List.of("queued", "dead"), decisions.subList(12, 14));
+    assertEquals(json.readTree("{\"id\":\"e12\",\"tenant\":\"rc\",\"provider\":"
+        + "\"payments-api\",\"decision\":\"queued\",\"etaMillis\":" + (clock.millis() + 11_000)
+        + ",\"reason\":\"rate_limited\"}"), json.readTree(written.get(12).value()));
+    var admitted = json.readTree(written.get(0).value());
+    assertEquals(clock.millis(), admitted.get("etaMillis").asLong());
+    assertTrue(admitted.get("reason").isNull());
+    var dead = json.readTree(written.get(13).value());
+    assertEquals("deadline_unreachable", dead.get("reason").asText());
+    assertEquals(header(delay(Duration.ofSeconds(1)).readRecordsToList().get(0), HeaderNames.ETA),
+        json.readTree(written.get(2).value()).get("etaMillis").asText(), "the ETA it carries");
+  }
+
+  @Test
+  void shouldHaveNoReceiptsSinkUnlessAsked() {
+    start(CONFIG);
+    assertTrue(!GateTopology.build(new GateWiring(ConfigLoader.parse(CONFIG, Map.of()), store,
+        new RedisCircuit(1000, 1000, s -> {}), () -> 1.0, clock, clock::nanos, shadowCounts))
+        .describe().toString().contains(topics.receipts()));
+  }
+
   private static List<String> values(TestRecord<byte[], byte[]> r, String name) {
     List<String> out = new java.util.ArrayList<>();
     r.headers().headers(name).forEach(h -> out.add(new String(h.value(), StandardCharsets.UTF_8)));
