@@ -131,6 +131,8 @@ try {
     || !document.getElementById('tenant-edit').hidden);
   seen.tenantMessage = await page.textContent('#tenant-message');
   seen.tenantFormShown = await page.locator('#tenant-edit').isVisible();
+  await page.waitForSelector('#tenant-wait li');
+  seen.tenantWait = await page.$$eval('#tenant-wait li', (items) => items.map((i) => i.textContent));
   seen.title = await page.title();
   seen.tokenInStorage = await page.evaluate(() => sessionStorage.getItem('sluice.adminToken') !== null);
   seen.tokenInPage = (await page.content()).includes(WRITE_TOKEN);

@@ -258,6 +258,30 @@
     return out;
   }
 
+  // A tenant's wait toward a provider, as `sluice status --tenant` says it (TenantWait.line).
+  function tenantWaitLine(w) {
+    const s = (ms) => (Number(ms || 0) / 1000).toFixed(1) + ' s';
+    let out = w.oldestQueuedSince ? 'oldest queued ' + s(w.oldestQueuedAgeMillis) + ' (first seen ' + w.oldestQueuedSince + ')'
+      : w.oldestKnown === false ? 'its oldest queued not known (not among the tenants waiting longest an instance tells)'
+        : 'nothing queued in a dispatcher';
+    if (w.etaAt) {
+      out += '; backlog through by ' + w.etaAt + ' (in ' + s(w.etaMillis) + ': its tier\'s queue ' + s(w.tierDrainMillis)
+        + (w.quotaDueAt ? ', its quota due at ' + w.quotaDueAt : '') + ')';
+    } else if (w.quotaDueAt) {
+      out += '; its quota due at ' + w.quotaDueAt + ' (its tier\'s queue: no estimate, a lane cannot call now)';
+    }
+    return out;
+  }
+
+  /** The tenant's wait toward each provider, from GET /admin/status?tenant=T. */
+  async function showTenantWait(id) {
+    $('tenant-wait').replaceChildren();
+    const r = await api('GET', '/admin/status?' + new URLSearchParams({ tenant: id }).toString());
+    const waiting = r.status === 200 && r.body && r.body.tenant ? r.body.tenant.waiting || {} : null;
+    $('tenant-wait').replaceChildren(...(waiting === null ? [el('li', { text: 'not read: ' + errorText(r) })]
+      : Object.entries(waiting).map(([provider, w]) => el('li', { class: 'tenant-wait-line', text: provider + ': ' + tenantWaitLine(w) }))));
+  }
+
   function fmt(x) {
     return typeof x === 'number' ? (Math.round(x * 100) / 100).toString() : '-';
   }
@@ -551,6 +575,7 @@
     for (const i of $('tenant-edit').querySelectorAll('input')) i.disabled = !state.write;
     $('tenant-edit').hidden = false;
     $('tenant-audit').replaceChildren();
+    showTenantWait(t.tenant);
     if (exists) {
       const a = await api('GET', tenantPath(t.tenant) + '/audit');
       const changes = a.status === 200 && a.body && Array.isArray(a.body.changes) ? a.body.changes : [];

@@ -171,6 +171,10 @@ class ConsoleBrowserIT {
       // unknown to the file, in the default tier), never "no tenant registry".
       assertTrue(seen.get("tenantFormShown").asBoolean(), seen.toString());
       assertFalse(seen.get("tenantMessage").asText().contains("no tenant registry"), seen.toString());
+      // Its wait toward the provider (GET /admin/status?tenant=acme, as status --tenant says it).
+      assertEquals(1, seen.get("tenantWait").size(), seen.toString());
+      assertTrue(seen.get("tenantWait").get(0).asText().matches(provider + ": (nothing queued in "
+          + "a dispatcher|oldest queued [0-9.]+ s).*"), seen.toString());
       assertTrue(seen.get("tokenInStorage").asBoolean());
       assertFalse(seen.get("tokenInPage").asBoolean(), "the token is not in the page");
       assertTrue(seen.get("tokenAfterSignOut").isNull(), "signing out forgets the token");
