@@ -113,6 +113,16 @@ try {
   seen.previewAgain = await page.textContent('#dlq-replay-text');
   seen.confirmAgainDisabled = await page.locator('#dlq-confirm').isDisabled();
 
+  // An event's journey: the poisoned event's, its provider's answer shown as text.
+  await page.click('button[data-tab="events"]');
+  await page.fill('#event-id', 'poison');
+  await page.fill('#event-since', '1h');
+  await page.click('#event-search');
+  await page.waitForFunction(() => !/^reading/.test(document.getElementById('event-message').textContent));
+  seen.journeyRows = await page.$$eval('#event-stages tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  seen.journeyMessage = await page.textContent('#event-message');
+  seen.elementsFromJourney = await page.locator('#event-stages img').count();
+
   // Tenant lookup: the registry's answer, or the sentence saying this Sluice has none.
   await page.click('button[data-tab="tenants"]');
   await page.fill('#tenant-id', 'acme');
@@ -121,6 +131,8 @@ try {
     || !document.getElementById('tenant-edit').hidden);
   seen.tenantMessage = await page.textContent('#tenant-message');
   seen.tenantFormShown = await page.locator('#tenant-edit').isVisible();
+  await page.waitForSelector('#tenant-wait li');
+  seen.tenantWait = await page.$$eval('#tenant-wait li', (items) => items.map((i) => i.textContent));
   seen.title = await page.title();
   seen.tokenInStorage = await page.evaluate(() => sessionStorage.getItem('sluice.adminToken') !== null);
   seen.tokenInPage = (await page.content()).includes(WRITE_TOKEN);

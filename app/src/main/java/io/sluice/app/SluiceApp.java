@@ -9,6 +9,7 @@ import io.sluice.app.supervise.RestartPolicy;
 import io.sluice.app.supervise.RoleSupervisor;
 import io.sluice.app.supervise.Supervision;
 import io.sluice.dispatcher.dispatch.DispatcherService;
+import io.sluice.dispatcher.dispatch.Waits;
 import io.sluice.app.ops.CircuitHealth;
 import io.sluice.app.ops.HangingTransactionsHealth;
 import io.sluice.app.ops.LearnedLimitsHealth;
@@ -218,6 +219,16 @@ public final class SluiceApp implements AutoCloseable {
         metrics.paused(provider,
             () -> latest.get().pauses().current().concerning(provider).size(),
             () -> latest.get().dispatcher().heldByPause().getOrDefault(provider, 0));
+        for (String tier : config.tiers().keySet()) {
+          Supplier<Optional<Waits.TierWait>> told = () -> Optional.ofNullable(
+              latest.get().dispatcher().waits().get(provider)).map(w -> w.tiers().get(tier));
+          metrics.tierWait(provider, tier,
+              () -> told.get().filter(t -> t.oldestFirstSeenMillis() > 0)
+                  .map(t -> Math.max(0, System.currentTimeMillis() - t.oldestFirstSeenMillis())
+                      / 1000.0).orElse(0.0),
+              () -> told.get().map(t -> t.drainMillis() < 0 ? Double.NaN
+                  : t.drainMillis() / 1000.0).orElse(0.0));
+        }
       }
       circuits.add(new PausesHealth(() -> latest.get().pauses().current(),
           () -> latest.get().dispatcher().heldByPause()));

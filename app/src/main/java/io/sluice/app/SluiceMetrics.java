@@ -367,6 +367,21 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /**
+   * What this dispatcher's queues hold of a tier's events toward a provider, by provider and tier
+   * only (never by tenant: tenants are unbounded): {@code
+   * sluice_dispatch_oldest_wait_seconds{provider,tier}}, the age of the oldest queued (from its
+   * first sight by the gate), 0 when none is queued; {@code
+   * sluice_dispatch_backlog_eta_seconds{provider,tier}}, in how long they are all served at the
+   * lanes' pace and weights ({@code TierDrain}), 0 when none is queued, NaN when a lane cannot
+   * tell. Events deferred in Kafka are not counted (their quota's or parking's time is theirs).
+   */
+  public void tierWait(String provider, String tier, Supplier<Number> oldestSeconds,
+      Supplier<Number> etaSeconds) {
+    gauge(oldestSeconds, "sluice_dispatch_oldest_wait_seconds", "provider", provider, "tier", tier);
+    gauge(etaSeconds, "sluice_dispatch_backlog_eta_seconds", "provider", provider, "tier", tier);
+  }
+
+  /**
    * {@code sluice_dispatch_paused{provider}}: the operator's pauses in force that concern the
    * provider (its own, its tenants' on it, tenants' on every provider), 0 when none; and
    * {@code sluice_dispatch_paused_held{provider}}: the events this dispatcher holds for them.

@@ -25,19 +25,22 @@ public final class TopicAdmin implements AutoCloseable {
 
   private final Admin admin;
   private final Topics topics;
+  /** Whether the gate writes receipts, so their topic must exist. */
+  private final boolean receipts;
 
   public TopicAdmin(SluiceConfig config) {
     this.admin = Admin.create(config.kafka().clientProperties(Map.of(
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15_000,
         AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000)));
     this.topics = new Topics(config.kafka().topicPrefix(), config.ladder());
+    this.receipts = config.gate().receipts();
   }
 
   /** The topics and their settings, for {@code partitions} partitions and {@code replicas}. */
   public List<NewTopic> plan(int partitions, short replicas) {
     List<String> names = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready()));
     names.addAll(topics.delays());
-    names.addAll(List.of(topics.outcomes(), topics.dlq(), topics.replays()));
+    names.addAll(List.of(topics.outcomes(), topics.dlq(), topics.replays(), topics.receipts()));
     List<NewTopic> plan = new ArrayList<>();
     for (String name : names) {
       plan.add(new NewTopic(name, partitions, replicas).configs(topics.configs(name, replicas)));
@@ -108,6 +111,9 @@ public final class TopicAdmin implements AutoCloseable {
   public Set<String> missing() throws InterruptedException, ExecutionException, TimeoutException {
     Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
     Set<String> missing = new TreeSet<>(topics.all());
+    if (receipts) {
+      missing.add(topics.receipts());
+    }
     missing.removeAll(existing);
     return missing;
   }

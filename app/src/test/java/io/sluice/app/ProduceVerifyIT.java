@@ -11,7 +11,14 @@ import io.sluice.testkit.RealServers;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(RealServers.class)
 class ProduceVerifyIT {
   private static final int GOOD = 50;
+  private static final String READ_TOKEN = "pv-read-3c81f0a2";
 
   @TempDir
   Path dir;
@@ -69,11 +77,13 @@ class ProduceVerifyIT {
       AppConfigFile config = AppConfigFile.write(dir, kafka.bootstrapServers(), redis.uri(),
           mock.url(), Map.of("acme", "enterprise", "globex", "pro"));
       createTopicsAndProduce(config);
+      Files.writeString(config.file(), "admin: { readToken: \"" + READ_TOKEN + "\" }\n",
+          StandardOpenOption.APPEND);
       SluiceConfig loaded = config.load();
       Topics topics = new Topics(loaded.kafka().topicPrefix(), loaded.ladder());
 
       try (SluiceApp app = SluiceApp.start(loaded, EnumSet.allOf(SluiceApp.Role.class), null,
-          new MetricRegistry(), -1)) {
+          new MetricRegistry(), 0)) {
         AtomicReference<Verify.Report> last = new AtomicReference<>();
         Await.until("verify to find every event settled (last: " + last + ")",
             Duration.ofSeconds(45), () -> {
@@ -108,7 +118,41 @@ class ProduceVerifyIT {
         CliRun bounded = CliRun.of("trace", id(7), "--config", config.file().toString(),
             "--max-records", "3");
         assertTrue(bounded.out().contains("a bound stopped the search"), bounded.output());
+
+        // The same journey on the admin API, as JSON.
+        HttpResponse<String> journeyApi = admin(app, "/admin/events/" + id(7) + "?since=1h",
+            READ_TOKEN);
+        assertEquals(200, journeyApi.statusCode(), journeyApi.body());
+        JsonNode body = new ObjectMapper().readTree(journeyApi.body());
+        assertEquals(id(7), body.get("id").asText());
+        List<String> whats = new ArrayList<>();
+        body.get("stages").forEach(st -> whats.add(st.get("what").asText()));
+        assertEquals(List.of("produced", "admitted by the gate", "delivered"), whats,
+            journeyApi.body());
+        assertEquals("200", body.get("stages").get(2).get("details").get("status").asText());
+        assertTrue(body.get("stages").get(0).get("where").asText()
+            .startsWith(config.prefix() + "inbound-"), journeyApi.body());
+        assertTrue(body.get("recordsRead").asLong() > 0);
+        HttpResponse<String> nobodyApi = admin(app, "/admin/events/pv-nobody?since=1h",
+            READ_TOKEN);
+        assertEquals(404, nobodyApi.statusCode(), nobodyApi.body());
+        assertEquals(0, new ObjectMapper().readTree(nobodyApi.body()).get("stages").size());
+        assertEquals(401, admin(app, "/admin/events/" + id(7), "not-the-token").statusCode());
+        assertEquals(400, admin(app, "/admin/events/a%0Ab", READ_TOKEN).statusCode());
       }
+    }
+  }
+
+  private static HttpResponse<String> admin(SluiceApp app, String path, String token)
+      throws IOException {
+    try {
+      return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + app.httpPort() + path))
+          .header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
   }
 

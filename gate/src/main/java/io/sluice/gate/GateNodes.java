@@ -19,6 +19,8 @@ public final class GateNodes {
   public static final String LIMIT = "limit";
   public static final String READY_SINK = "ready-sink";
   public static final String DLQ_SINK = "dlq-sink";
+  /** Only with {@code gate.receipts}. */
+  public static final String RECEIPTS_SINK = "receipts-sink";
   /** The outcomes the gate writes: {@code duplicate} ({@link DedupStep}). */
   public static final String OUTCOMES_SINK = "outcomes-sink";
 

@@ -19,6 +19,7 @@ import org.apache.kafka.streams.Topology;
  *   regate-source ──► [───────────────────────┴► validate ─► resolve-tier ─► limit ] ─► ready-sink        (sluice.ready)
  *                                                   │             │            ├──────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
  *                                                   └─────────────┴────────────┴──────► dlq-sink          (sluice.dlq)
+ *                                                                              └──────► receipts-sink     (sluice.receipts, with gate.receipts)
  *                      (the node "limit"; its store gate-pending-flush: PendingFlush)
  * </pre>
  * Producers write {@code inbound}, so every {@code sluice-*} header read there is stripped before
@@ -64,6 +65,9 @@ public final class GateTopology {
     }
     topology.addSink(GateNodes.DLQ_SINK, topics.dlq(), bytes, bytes, GateNodes.LIMIT);
     topology.addSink(GateNodes.OUTCOMES_SINK, topics.outcomes(), bytes, bytes, GateNodes.LIMIT);
+    if (config.gate().receipts()) {
+      topology.addSink(GateNodes.RECEIPTS_SINK, topics.receipts(), bytes, bytes, GateNodes.LIMIT);
+    }
     return topology;
   }
 

@@ -17,12 +17,14 @@ import io.sluice.gate.limiter.MultiRuleLimiter;
 import io.sluice.gate.limiter.RuleBucket;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -45,6 +47,10 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A ticket is believed because only Sluice writes {@code regate}: on {@code inbound} every
  * {@code sluice-*} header was stripped before this node ({@link StripHeadersStep}).
+ * Every decision with a time carries it as {@code sluice-eta} ({@link AdmissionEta}: when the
+ * event is expected at its provider by its quota); an event whose {@code deadline} is before it
+ * is dead at once, {@code deadline_unreachable}, rather than expiring after its wait. With
+ * {@code gate.receipts}, each decision is also written as a {@link Receipt}.
  * In shadow mode (the provider's or the tenant's {@code shadow}: either is enough) every decision
  * is made and counted, and the event is admitted anyway; the limiter charges the bucket only what
  * it holds now, so shadow traffic never reserves future units or lengthens the bucket's line (an
@@ -68,6 +74,8 @@ final class LimitStep {
   private final OutgoingHeaders.Now nowDecimal = new OutgoingHeaders.Now();
   /** Each tier's name as a header value (a handful; a reload may add one). */
   private final Map<String, byte[]> tierValues = new HashMap<>();
+  /** Whether each decision is also written as a {@link Receipt} (a restart changes it). */
+  private final boolean receipts;
   /** The terms of the configuration last seen; replaced when a reload replaces it. */
   private LimitTerms terms;
   private ProcessorContext<byte[], Object> context;
@@ -83,6 +91,7 @@ final class LimitStep {
     this.topics = topics;
     // The ladder needs a restart to change (ReloadScope).
     this.ladder = new DelayLadder(live.get().ladder());
+    this.receipts = live.get().gate().receipts();
     this.limiter = limiter;
     this.rulesLimiter = rulesLimiter;
     this.local = local;
@@ -257,23 +266,50 @@ final class LimitStep {
       decision = new LimiterDecision.Admit(now);
     }
 
+    long eta = AdmissionEta.of(decision, e.spec, e.multi);
+    if (AdmissionEta.unreachable(eta, in.event().deadline())) {
+      // What it was charged (a reservation) is spent: the quota's time it would have used.
+      listener.dead(Reason.DEADLINE_UNREACHABLE);
+      context.forward(DeadLetters.of(record, in.event(), in.raw(), Reason.DEADLINE_UNREACHABLE,
+          "expected at its provider at " + Instant.ofEpochMilli(eta) + " by its quota, after "
+              + "its deadline " + in.event().deadline(), in.event().id(), context, now),
+          GateNodes.DLQ_SINK);
+      receipt(record, in, "dead", eta, Reason.DEADLINE_UNREACHABLE, now);
+      return;
+    }
     byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
-      Headers headers = OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now));
+      Headers headers = OutgoingHeaders.withEta(
+          OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now)), eta);
       context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
+      receipt(record, in, "admitted", eta, null, now);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
-      defer(record, in, tier, reserved.notBeforeMillis(), toReady, true, rateLimited, -1, now);
+      defer(record, in, tier, reserved.notBeforeMillis(), toReady, true, rateLimited, -1, now, eta);
+      receipt(record, in, "reserved", eta, Reason.RATE_LIMITED, now);
     } else if (decision instanceof LimiterDecision.Queued queued) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, false);
       defer(record, in, tier, queued.notBeforeMillis(), toRegate, false, rateLimited,
-          queued.notBeforeMillis(), now);
+          queued.notBeforeMillis(), now, eta);
+      receipt(record, in, "queued", eta, Reason.RATE_LIMITED, now);
     } else {
       // fail_closed: hold the event back one ladder step and gate it again.
       listener.deferred(provider, in.tier(), Reason.REDIS_UNAVAILABLE, false);
       long retry = now + ladder.steps().get(0).toMillis();
-      defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now);
+      defer(record, in, tier, retry, toRegate, false, redisUnavailable, -1, now, -1);
+      receipt(record, in, "held", -1, Reason.REDIS_UNAVAILABLE, now);
+    }
+  }
+
+  /** The decision's {@link Receipt}, with {@code gate.receipts} ({@code eta} &lt; 0: none). */
+  private void receipt(Record<byte[], byte[]> record, GateEvent in, String decision, long eta,
+      Reason reason, long now) {
+    if (receipts) {
+      Receipt r = new Receipt(in.event().id(), in.event().tenant(), in.event().provider(),
+          decision, eta < 0 ? null : eta, reason);
+      context.forward(new Record<>(record.key(), (Object) r.json(), now,
+          new RecordHeaders()), GateNodes.RECEIPTS_SINK);
     }
   }
   private LimiterDecision fallback(
@@ -318,13 +354,16 @@ final class LimitStep {
     return now + ladder.steps().get(0).toMillis();
   }
 
-  /** To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none). */
+  /**
+   * To the delay step that fits, with its routing headers ({@code ticket} &lt; 0: none) and its
+   * expected time at the provider ({@code eta} &lt; 0: none).
+   */
   private void defer(
       Record<byte[], byte[]> record, GateEvent in, byte[] tier, long notBefore,
-      byte[] returnTo, boolean paid, byte[] reason, long ticket, long now) {
+      byte[] returnTo, boolean paid, byte[] reason, long ticket, long now, long eta) {
     Duration step = ladder.stepFor(notBefore - now);
-    Headers headers = OutgoingHeaders.deferred(
-        record.headers(), tier, nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket);
+    Headers headers = OutgoingHeaders.withEta(OutgoingHeaders.deferred(record.headers(), tier,
+        nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket), eta);
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }

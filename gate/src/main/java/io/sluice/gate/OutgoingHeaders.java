@@ -12,7 +12,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * The headers of a record the limit step writes, built in one pass over the record's own.
  *
  * <p>What goes out: the record's headers minus what a previous trip through the ladder left
- * (not-before, return-to, paid, ticket, reason: each decision writes its own), then the tier, the
+ * (not-before, return-to, paid, ticket, reason, eta: each decision writes its own), then the tier, the
  * first-seen time (kept if an earlier trip wrote it: inbound records lost theirs at the trust
  * boundary, so one present here is this gate's own), and, for a deferred event, its routing. The
  * result is what {@code HeaderValues.put} name by name would leave (every name Sluice writes
@@ -27,7 +27,7 @@ final class OutgoingHeaders {
   /** The names a trip through the ladder leaves, which each decision writes afresh. */
   private static final String[] ROUTING = {
       HeaderNames.NOT_BEFORE, HeaderNames.RETURN_TO, HeaderNames.PAID, HeaderNames.TICKET,
-      HeaderNames.REASON, HeaderNames.TIER};
+      HeaderNames.REASON, HeaderNames.TIER, HeaderNames.ETA};
 
   static final byte[] TRUE = encoded("true");
   static final byte[] FALSE = encoded("false");
@@ -81,6 +81,14 @@ final class OutgoingHeaders {
     out.add(new RecordHeader(HeaderNames.REASON, reason));
     out.add(new RecordHeader(HeaderNames.PAID, paid ? TRUE : FALSE));
     return out;
+  }
+
+  /** {@code headers} with the gate's expected time at the provider, if it has one (&ge; 0). */
+  static Headers withEta(Headers headers, long etaMillis) {
+    if (etaMillis >= 0) {
+      headers.add(new RecordHeader(HeaderNames.ETA, decimal(etaMillis)));
+    }
+    return headers;
   }
 
   private static boolean isRouting(String key) {

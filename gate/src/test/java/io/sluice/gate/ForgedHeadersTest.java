@@ -128,7 +128,8 @@ class ForgedHeadersTest {
   }
 
   /** What the gate writes on an admitted event. */
-  private static final Set<String> ADMITTED = Set.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN);
+  private static final Set<String> ADMITTED = Set.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN,
+      HeaderNames.ETA);
   /** What the gate writes on a dead letter of an inbound record. */
   private static final Set<String> DEAD = Set.of(HeaderNames.REASON, HeaderNames.DETAIL,
       HeaderNames.SOURCE, HeaderNames.FIRST_SEEN, HeaderNames.EVENT_ID);
@@ -232,12 +233,14 @@ class ForgedHeadersTest {
     Headers headers = forged("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
         "Sluice-Attempt", "7", "SLUICE-TICKET", "1", "sluice-reason", "max_attempts",
         "sluice-detail", "forged", "sluice-source", "x-0@0", "sluice-future-header", "x",
-        HeaderNames.EVENT_ID, "forged", "x-sluice-note", "kept");
+        HeaderNames.EVENT_ID, "forged", "x-sluice-note", "kept", "sluice-eta", "1");
     send("acme", event("e1", "acme", "payments-api"), headers);
     send("acme", "{", headers);
 
     TestRecord<byte[], byte[]> admitted = ready.readRecord();
-    assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN), sluiceNames(admitted));
+    assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN, HeaderNames.ETA),
+        sluiceNames(admitted));
+    assertEquals(Long.toString(clock.millis()), header(admitted, HeaderNames.ETA), "the gate's own");
     assertEquals("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", header(admitted, "traceparent"));
     assertEquals("kept", header(admitted, "x-sluice-note"), "only the sluice- prefix is Sluice's");
     TestRecord<byte[], byte[]> dead = dlq.readRecord();

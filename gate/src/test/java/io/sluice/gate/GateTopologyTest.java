@@ -447,4 +447,115 @@ class GateTopologyTest {
     assertEquals(1, ready.readRecordsToList().size());
     assertEquals("true", header(delay(Duration.ofSeconds(1)).readRecord(), HeaderNames.PAID));
   }
+
+  @Test
+  void shouldCarryTheQuotasEtaOnEveryDecision() {
+    start(CONFIG);
+    // free tier: capacity 2, refill 1/s, horizon 10 s: 2 now, 10 reserved, the 13th queued.
+    for (int i = 0; i < 13; i++) {
+      send("eta", event("e" + i, "eta", "payments-api", 1));
+    }
+    for (TestRecord<byte[], byte[]> admitted : ready.readRecordsToList()) {
+      assertEquals(Long.toString(clock.millis()), header(admitted, HeaderNames.ETA));
+    }
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    assertEquals(Long.toString(clock.millis() + 1000), header(ones.get(0), HeaderNames.ETA),
+        "reserved: its not-before");
+    TestRecord<byte[], byte[]> queued = ones.get(ones.size() - 1);
+    assertEquals(Long.toString(clock.millis() + 11_000), header(queued, HeaderNames.ETA),
+        "queued: its ticket's turn, then charged a horizon ahead");
+
+    // The queued one back with its ticket: charged, and its ETA written anew, once.
+    clock.advance(Duration.ofSeconds(1));
+    regate.pipeInput(new TestRecord<>(queued.key(), queued.value(), queued.headers()));
+    var fives = delay(Duration.ofSeconds(5)).readRecordsToList();
+    TestRecord<byte[], byte[]> paid = fives.get(fives.size() - 1);
+    assertEquals(List.of(Long.toString(clock.millis() + 10_000)), values(paid, HeaderNames.ETA));
+  }
+
+  @Test
+  void shouldDeadLetterAnEventWhoseDeadlineItsQuotaCannotMeetAndKeepAFeasibleOne() {
+    start(CONFIG);
+    send("late", event("e0", "late", "payments-api", 1));
+    send("late", event("e1", "late", "payments-api", 1));
+    // The third's unit is due in 1 s: a deadline in 0.5 s cannot be met, one in 5 s can.
+    String in500ms = clock.instant().plusMillis(500).toString();
+    String in5s = clock.instant().plusSeconds(5).toString();
+    send("late", "{\"id\":\"doomed\",\"tenant\":\"late\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + in500ms + "\",\"payload\":{}}");
+    send("late", "{\"id\":\"feasible\",\"tenant\":\"late\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + in5s + "\",\"payload\":{}}");
+
+    TestRecord<byte[], byte[]> dead = dlq.readRecord();
+    assertEquals("deadline_unreachable", header(dead, HeaderNames.REASON));
+    assertEquals("doomed", header(dead, HeaderNames.EVENT_ID));
+    assertTrue(header(dead, HeaderNames.DETAIL).contains("after its deadline " + in500ms),
+        header(dead, HeaderNames.DETAIL));
+    assertTrue(dlq.isEmpty());
+    var ones = delay(Duration.ofSeconds(1)).readRecordsToList();
+    assertEquals(1, ones.size(), "the feasible one waits its turn");
+    assertTrue(new String(ones.get(0).value(), StandardCharsets.UTF_8).contains("feasible"));
+    assertEquals(2, ready.readRecordsToList().size());
+  }
+
+  @Test
+  void shouldNeverFindADeadlineUnreachableInShadowMode() {
+    start(CONFIG);
+    String in100ms = clock.instant().plusMillis(100).toString();
+    for (int i = 0; i < 6; i++) {
+      send("watched", "{\"id\":\"w" + i + "\",\"tenant\":\"watched\",\"provider\":\"payments-api\","
+          + "\"deadline\":\"" + in100ms + "\",\"payload\":{}}");
+    }
+    assertEquals(6, ready.readRecordsToList().size(), "shadow: admitted (2 over its quota of 4), due now");
+    assertTrue(dlq.isEmpty());
+  }
+
+  @Test
+  void shouldWriteAReceiptOfEachDecisionWhenAskedAndNoneOtherwise() throws Exception {
+    start(CONFIG.replace("leaseTarget: 0ms }", "leaseTarget: 0ms, receipts: true }"));
+    TestOutputTopic<byte[], byte[]> receipts = driver.createOutputTopic(topics.receipts(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    // free tier: 2 admitted, 10 reserved, the 13th queued; then one whose deadline is too near.
+    for (int i = 0; i < 13; i++) {
+      send("rc", event("e" + i, "rc", "payments-api", 1));
+    }
+    send("rc", "{\"id\":\"doomed\",\"tenant\":\"rc\",\"provider\":\"payments-api\","
+        + "\"deadline\":\"" + clock.instant().plusSeconds(2) + "\",\"payload\":{}}");
+
+    List<TestRecord<byte[], byte[]>> written = receipts.readRecordsToList();
+    assertEquals(14, written.size());
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    List<String> decisions = new java.util.ArrayList<>();
+    for (TestRecord<byte[], byte[]> r : written) {
+      assertArrayEquals(bytes("rc"), r.key(), "keyed by tenant");
+      decisions.add(json.readTree(r.value()).get("decision").asText());
+    }
+    assertEquals(List.of("admitted", "admitted"), decisions.subList(0, 2));
+    assertEquals(java.util.Collections.nCopies(10, "reserved"), decisions.subList(2, 12));
+    assertEquals(List.of("queued", "dead"), decisions.subList(12, 14));
+    assertEquals(json.readTree("{\"id\":\"e12\",\"tenant\":\"rc\",\"provider\":"
+        + "\"payments-api\",\"decision\":\"queued\",\"etaMillis\":" + (clock.millis() + 11_000)
+        + ",\"reason\":\"rate_limited\"}"), json.readTree(written.get(12).value()));
+    var admitted = json.readTree(written.get(0).value());
+    assertEquals(clock.millis(), admitted.get("etaMillis").asLong());
+    assertTrue(admitted.get("reason").isNull());
+    var dead = json.readTree(written.get(13).value());
+    assertEquals("deadline_unreachable", dead.get("reason").asText());
+    assertEquals(header(delay(Duration.ofSeconds(1)).readRecordsToList().get(0), HeaderNames.ETA),
+        json.readTree(written.get(2).value()).get("etaMillis").asText(), "the ETA it carries");
+  }
+
+  @Test
+  void shouldHaveNoReceiptsSinkUnlessAsked() {
+    start(CONFIG);
+    assertTrue(!GateTopology.build(new GateWiring(ConfigLoader.parse(CONFIG, Map.of()), store,
+        new RedisCircuit(1000, 1000, s -> {}), () -> 1.0, clock, clock::nanos, shadowCounts))
+        .describe().toString().contains(topics.receipts()));
+  }
+
+  private static List<String> values(TestRecord<byte[], byte[]> r, String name) {
+    List<String> out = new java.util.ArrayList<>();
+    r.headers().headers(name).forEach(h -> out.add(new String(h.value(), StandardCharsets.UTF_8)));
+    return out;
+  }
 }

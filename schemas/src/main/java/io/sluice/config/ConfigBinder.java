@@ -75,7 +75,8 @@ final class ConfigBinder {
             integer(gate, "maxPayloadBytes", ConfigDefaults.GATE_MAX_PAYLOAD_BYTES),
             duration(gate, "leaseTarget", ConfigDefaults.GATE_LEASE_TARGET, "gate"),
             integer(gate, "maxLease", ConfigDefaults.GATE_MAX_LEASE),
-            duration(gate, "redisTimeout", ConfigDefaults.GATE_REDIS_TIMEOUT, "gate")),
+            duration(gate, "redisTimeout", ConfigDefaults.GATE_REDIS_TIMEOUT, "gate"),
+            gate.path("receipts").asBoolean(false)),
         new DispatcherConfig(
             text(dispatcher, "groupId", ConfigDefaults.DISPATCHER_GROUP_ID),
             integer(dispatcher, "bufferSize", ConfigDefaults.DISPATCHER_BUFFER_SIZE),

@@ -43,6 +43,7 @@ import java.util.function.Supplier;
  *       {@code by "admin-api@<client address>"}.</li>
  *   <li>{@code /admin/tenants...}: the tenant registry, {@link TenantRoutes}.</li>
  *   <li>{@code GET /admin/dlq} and {@code POST /admin/dlq/replay}: {@link DeadLetterRoutes}.</li>
+ *   <li>{@code GET /admin/events/ID}: one event's journey through the topics, {@link EventRoutes}.</li>
  *   <li>{@code GET /admin/loggers[/NAME]} and {@code PUT /admin/loggers/NAME}: {@link LoggerRoutes}.</li>
  * </ul>
  *
@@ -72,6 +73,7 @@ public final class AdminApi implements HttpHandler {
   /** Null when this API serves no tenant registry. */
   private final TenantRoutes tenants;
   private final DeadLetterRoutes deadLetters;
+  private final EventRoutes events;
   private final FailedAttempts attempts = new FailedAttempts();
   private final Clock clock;
 
@@ -95,7 +97,9 @@ public final class AdminApi implements HttpHandler {
     this.config = config;
     this.status = status;
     this.pauses = pauses;
-    this.deadLetters = DeadLetterRoutes.of(config, Clock.systemUTC());
+    TopicScans scans = new TopicScans();
+    this.deadLetters = DeadLetterRoutes.of(config, Clock.systemUTC(), scans);
+    this.events = EventRoutes.of(config, Clock.systemUTC(), scans);
   }
 
   @Override
@@ -151,6 +155,10 @@ public final class AdminApi implements HttpHandler {
         return;
       }
       if (LoggerRoutes.serve(exchange, path, access == AdminTokens.Access.WRITE)) return;
+      if (EventRoutes.serves(path)) {
+        events.serve(exchange);
+        return;
+      }
       switch (path) {
         case "/admin/status" -> {
           if (!method.equals("GET")) {
@@ -197,7 +205,8 @@ public final class AdminApi implements HttpHandler {
         }
         case "/admin/dlq", "/admin/dlq/replay" -> deadLetters.serve(exchange, access);
         default -> respond(exchange, 404, error("not found: try /admin/status, POST /admin/pause, "
-            + "POST /admin/resume, /admin/tenants, /admin/dlq or /admin/loggers"));
+            + "POST /admin/resume, /admin/tenants, /admin/dlq, /admin/events/ID or "
+            + "/admin/loggers"));
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.sluice.app.admin;
 
 import io.sluice.gate.limiter.AcquireRequest;
+import io.sluice.gate.limiter.Acquisition;
 import io.sluice.gate.limiter.BucketSpec;
 import io.sluice.gate.limiter.BucketState;
 import io.sluice.gate.limiter.TokenBucketMath;
@@ -35,6 +36,28 @@ final class BucketLevel {
    * @param marker its slot's marker ({@code null}: missing; {@code "0"}: nothing lost)
    */
   static double at(Map<String, String> fields, String marker, BucketSpec spec, long nowMicros) {
+    return probe(fields, marker, spec, nowMicros).levelBefore();
+  }
+
+  /**
+   * When one unit asked at {@code nowMicros} would be due (Redis's clock, µs): at once from a
+   * bucket with a unit to spare, else after the units sold ahead of it (its reservation), and no
+   * sooner than its turn in the line (a ticket: it comes back then to be charged). So: when the
+   * tenant's backlog toward this provider has passed its quota, an estimate of when the last of
+   * its events already waiting is due by it.
+   */
+  static long dueMicros(Map<String, String> fields, String marker, BucketSpec spec,
+      long nowMicros) {
+    Acquisition a = probe(fields, marker, spec, nowMicros);
+    // A ticket is when to come back and be charged; the unit is due no sooner than that, nor
+    // before the refill reaches it.
+    return a.isGranted() ? a.dueOfUnit(1, spec)
+        : Math.max(a.dueOfUnit(1, spec), a.nowMicros() + a.ticketMicros());
+  }
+
+  /** The gate's answer to one unit asked now, releasing nothing; the bucket is not changed. */
+  private static Acquisition probe(Map<String, String> fields, String marker, BucketSpec spec,
+      long nowMicros) {
     BucketState state = fields.isEmpty() ? null : parse(fields);
     long lost = 0;
     if (state == null) {
@@ -42,7 +65,7 @@ final class BucketLevel {
     }
     // Any request that releases nothing sees the same level before its charge: one unit asks least.
     return TokenBucketMath.acquire(state, spec, AcquireRequest.single(1), nowMicros, lost)
-        .acquisition().levelBefore();
+        .acquisition();
   }
 
   /** The script's hash fields (see its header) as the math's state. */

@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 import org.apache.kafka.common.KafkaException;
 
@@ -34,7 +33,7 @@ import org.apache.kafka.common.KafkaException;
  * <p>Bounds, as the ops port has two threads and a scan holds one: {@code limit} 1 to
  * {@value #MAX_LIMIT} (the command line allows more); a scan stops after {@link #SCAN_TIMEOUT}
  * and says so ({@code "timedOut": true}, narrow with {@code since}); one scan at a time per
- * instance, a second is refused with 429 while one runs, so {@code /metrics} and
+ * instance ({@link TopicScans}, shared with {@link EventRoutes}), so {@code /metrics} and
  * {@code /admin/status} always have a thread. The filters are checked as the command line's
  * ({@link DeadLetterQuery}).
  */
@@ -53,14 +52,16 @@ final class DeadLetterRoutes {
   }
 
   private final Source source;
-  private final Semaphore scanning = new Semaphore(1);
+  private final TopicScans scans;
 
-  DeadLetterRoutes(Source source) {
+  /** @param scans one scan at a time, shared with {@link EventRoutes} */
+  DeadLetterRoutes(Source source, TopicScans scans) {
     this.source = source;
+    this.scans = scans;
   }
 
   /** The routes against the cluster {@code config} names now. */
-  static DeadLetterRoutes of(Supplier<SluiceConfig> config, Clock clock) {
+  static DeadLetterRoutes of(Supplier<SluiceConfig> config, Clock clock, TopicScans scans) {
     return new DeadLetterRoutes(new Source() {
       @Override
       public DlqOperations.Listing list(DeadLetterQuery query, Duration timeout) {
@@ -74,7 +75,7 @@ final class DeadLetterRoutes {
         SluiceConfig c = config.get();
         return DlqOperations.replay(c.kafka(), topics(c), query, clock.instant(), timeout, dryRun);
       }
-    });
+    }, scans);
   }
 
   private static Topics topics(SluiceConfig c) {
@@ -97,22 +98,16 @@ final class DeadLetterRoutes {
     }
     Filters f = replay ? Filters.of(AdminApi.body(exchange))
         : Filters.of(AdminApi.query(exchange.getRequestURI().getRawQuery()));
-    if (!scanning.tryAcquire()) {
-      exchange.getResponseHeaders().set("Retry-After", "10");
-      AdminApi.respond(exchange, 429, AdminApi.error("another dead-letter request is reading "
-          + "the topic; try again when it is done"));
-      return;
-    }
-    try {
-      AdminApi.respond(exchange, 200, replay ? replayed(f) : listed(f));
-    } catch (KafkaException e) {
-      // A batch not committed is not in the ledger either: running the replay again is safe.
-      AdminApi.respond(exchange, 503, AdminApi.error("Kafka: " + OperatorText.clean(
-          String.valueOf(e.getMessage()), 200) + (replay ? "; what was committed is in the "
-          + "ledger: replay again to send the rest" : "")));
-    } finally {
-      scanning.release();
-    }
+    scans.run(exchange, () -> {
+      try {
+        AdminApi.respond(exchange, 200, replay ? replayed(f) : listed(f));
+      } catch (KafkaException e) {
+        // A batch not committed is not in the ledger either: running the replay again is safe.
+        AdminApi.respond(exchange, 503, AdminApi.error("Kafka: " + OperatorText.clean(
+            String.valueOf(e.getMessage()), 200) + (replay ? "; what was committed is in the "
+            + "ledger: replay again to send the rest" : "")));
+      }
+    });
   }
 
   private ObjectNode listed(Filters f) {

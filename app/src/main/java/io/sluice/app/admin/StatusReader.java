@@ -60,7 +60,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * already hold (no role needs to run): per provider its configured and paced rate, the limits
  * learned from its answers and its pauses; the events waiting in inbound, regate, each delay step
  * and ready (consumer lag, {@link ConsumerLag}); the dead letters of the last hour by reason; per
- * tenant asked for, its tier and its bucket level toward each provider.
+ * tenant asked for, its tier, its bucket level toward each provider, and how long its events
+ * wait there and when its backlog is expected through ({@link TenantWait}).
  *
  * <p>What only a running instance knows (events buffered, calls in flight, its Redis circuit) is
  * added by {@code /admin/status} as {@code "instance"}; {@code sluice status} says it is not shown.
@@ -127,7 +128,13 @@ public final class StatusReader {
     } catch (RuntimeException e) {
       errors.put("pauses", message(e));
     }
-    out.set("providers", providers(provider, pauses, errors));
+    List<Map<String, Waits>> waits = List.of();
+    try {
+      waits = await(new WaitsStore(redis).read());
+    } catch (RuntimeException e) {
+      errors.put("waits", message(e));
+    }
+    out.set("providers", providers(provider, pauses, waits, errors));
     ArrayNode all = out.putArray("pauses");
     pauses.all().forEach(p -> all.add(pause(p)));
     try {
@@ -137,9 +144,10 @@ public final class StatusReader {
     }
     kafka.waiting().into(out, errors, "waiting");
     kafka.deadLetters().into(out, errors, "deadLettersLastHour");
+    List<Map<String, Waits>> told = waits;
     tenant.ifPresent(t -> {
       try {
-        out.set("tenant", tenant(t, provider));
+        out.set("tenant", tenant(t, provider, told));
       } catch (RuntimeException e) {
         errors.put("tenant", message(e));
       }
@@ -197,19 +205,14 @@ public final class StatusReader {
     return Instant.ofEpochSecond(micros / 1_000_000, micros % 1_000_000 * 1000).toString();
   }
 
-  private ObjectNode providers(Optional<String> only, PauseRules pauses, ObjectNode errors) {
+  private ObjectNode providers(Optional<String> only, PauseRules pauses,
+      List<Map<String, Waits>> waits, ObjectNode errors) {
     ObjectNode out = JSON.createObjectNode();
     LimitLearner learner = new LimitLearner(new RedisLearnedLimitStore(redis),
         clock::millis, () -> 0.5, LimitLearner.Listener.NONE);
     learner.bound(LimitLearner.boundsOf(config));
     List<String> names = new ArrayList<>(new TreeMap<>(config.providers()).keySet());
     names.removeIf(n -> only.isPresent() && !only.get().equals(n));
-    List<Map<String, Waits>> waits = List.of();
-    try {
-      waits = await(new WaitsStore(redis).read());
-    } catch (RuntimeException e) {
-      errors.put("waits", message(e));
-    }
     try {
       learner.preload(names, TIMEOUT);
     } catch (RuntimeException e) {
@@ -335,8 +338,12 @@ public final class StatusReader {
     return out;
   }
 
-  /** A tenant's tier and, per provider, its bucket's level now (capacity when untouched). */
-  private ObjectNode tenant(String tenant, Optional<String> only) {
+  /**
+   * A tenant's tier and, per provider, its bucket's level now (capacity when untouched), and how
+   * long its events wait and when its backlog is expected through ({@link TenantWait}).
+   */
+  private ObjectNode tenant(String tenant, Optional<String> only,
+      List<Map<String, Waits>> waits) {
     PauseScope.checkName("tenant", tenant);
     ObjectNode out = JSON.createObjectNode();
     out.put("name", tenant);
@@ -352,12 +359,15 @@ public final class StatusReader {
         : stored.isPresent() && config.tiers().containsKey(stored.get().record().tier())
             ? "registry" : "yaml");
     ObjectNode buckets = out.putObject("buckets");
+    ObjectNode waiting = out.putObject("waiting");
     for (String provider : new TreeMap<>(config.providers()).keySet()) {
       if (only.isPresent() && !only.get().equals(provider)) {
         continue;
       }
       Optional<Quota> quota = config.quotaOf(provider, entry);
       if (quota.isEmpty()) {
+        waiting.set(provider, TenantWait.of(tenant, tier.orElse(null), provider, waits, null,
+            clock.millis()));
         continue;
       }
       ObjectNode b = buckets.putObject(provider);
@@ -366,7 +376,10 @@ public final class StatusReader {
       String key = new BucketKey(provider, tenant).redisKey();
       List<Object> reply = await(redis.<List<Object>>eval(BUCKET_SCRIPT, ScriptOutputType.MULTI,
           key, SlotMarkers.markerOf(key)));
-      b.put("level", level(reply, BucketSpec.of(quota.get(), config.reservationHorizon())));
+      BucketSpec spec = BucketSpec.of(quota.get(), config.reservationHorizon());
+      b.put("level", level(reply, spec));
+      waiting.set(provider, TenantWait.of(tenant, tier.orElse(null), provider, waits,
+          dueMicros(reply, spec) / 1000, clock.millis()));
     }
     return out;
   }
@@ -382,15 +395,34 @@ public final class StatusReader {
         + Long.parseLong(String.valueOf(reply.get(1))));
   }
 
+  /** When one unit asked at the reply's time would be due ({@link BucketLevel#dueMicros}). */
+  static long dueMicros(List<Object> reply, BucketSpec spec) {
+    return dueMicros(reply, spec, Long.parseLong(String.valueOf(reply.get(0))) * 1_000_000
+        + Long.parseLong(String.valueOf(reply.get(1))));
+  }
+
+  /** {@link #dueMicros(List, BucketSpec)} at {@code now} rather than the reply's time. */
+  static long dueMicros(List<Object> reply, BucketSpec spec, long now) {
+    Map<String, String> fields = fields(reply);
+    Object marker = reply.size() > 3 ? reply.get(3) : null;
+    return BucketLevel.dueMicros(fields, marker == null ? null : String.valueOf(marker), spec, now);
+  }
+
   /** {@link #level(List, BucketSpec)} at {@code now} rather than the reply's time. */
   static double level(List<Object> reply, BucketSpec spec, long now) {
+    Map<String, String> fields = fields(reply);
+    Object marker = reply.size() > 3 ? reply.get(3) : null;
+    return BucketLevel.at(fields, marker == null ? null : String.valueOf(marker), spec, now);
+  }
+
+  /** The bucket's hash in the reply, from its flat list of fields and values. */
+  private static Map<String, String> fields(List<Object> reply) {
     Map<String, String> fields = new HashMap<>();
     List<?> flat = (List<?>) reply.get(2);
     for (int i = 0; i + 1 < flat.size(); i += 2) {
       fields.put(String.valueOf(flat.get(i)), String.valueOf(flat.get(i + 1)));
     }
-    Object marker = reply.size() > 3 ? reply.get(3) : null;
-    return BucketLevel.at(fields, marker == null ? null : String.valueOf(marker), spec, now);
+    return fields;
   }
 
   /** A consumer for the dead letters' counts: no group, never committing, read_committed. */

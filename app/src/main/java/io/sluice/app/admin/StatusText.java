@@ -71,6 +71,10 @@ public final class StatusText {
             b.getKey(), v.path("level").asDouble(), v.path("capacity").asDouble(),
             v.path("refillPerSecond").asDouble()));
       }
+      for (Map.Entry<String, JsonNode> w : t.path("waiting").properties()) {
+        out.append("  waiting toward ").append(w.getKey()).append(": ")
+            .append(TenantWait.line(w.getValue())).append('\n');
+      }
     }
     if (status.has("instance")) {
       out.append("this instance: ").append(status.path("instance")).append('\n');

@@ -1,15 +1,13 @@
 package io.sluice.app.cli;
 
 import io.sluice.app.Preflight;
+import io.sluice.app.trace.EventTrace;
 import io.sluice.app.trace.Journey;
 import io.sluice.app.trace.TopicSearch;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.serde.Json;
-import io.sluice.schemas.topic.Topics;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -60,26 +58,20 @@ final class TraceCommand implements Callable<Integer> {
     }
     SluiceConfig c = config.load();
     Preflight.kafka(c);
-    Topics topics = new Topics(c.kafka().topicPrefix(), c.ladder());
-    List<String> searched = new ArrayList<>(List.of(topics.inbound(), topics.regate(),
-        topics.ready()));
-    topics.ladder().forEach(step -> searched.add(topics.delay(step)));
-    searched.addAll(List.of(topics.outcomes(), topics.dlq()));
-    TopicSearch.Found found = TopicSearch.find(c.kafka(), searched, id,
+    EventTrace.Report report = EventTrace.trace(c, id,
         new TopicSearch.Bounds(since, maxRecords, Duration.ofSeconds(timeoutSeconds)),
         System.currentTimeMillis());
-    List<Journey.Stage> stages = Journey.of(topics, found.sightings());
+    List<Journey.Stage> stages = report.stages();
     if (json) {
       System.out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(
-          Map.of("id", id, "stages", stages, "recordsRead", found.recordsRead(),
-              "bounded", found.bounded())));
+          EventTrace.json(report)));
     } else {
       for (Journey.Stage s : stages) {
         System.out.printf("%s  %-28s %s%s%n", s.at(), s.where(), s.what(),
             s.details().isEmpty() ? "" : "  " + s.details());
       }
       System.out.printf("%d records of %s found among %d read from %s ago%s%n", stages.size(), id,
-          found.recordsRead(), since, found.bounded() ? "; a bound stopped the search "
+          report.recordsRead(), since, report.bounded() ? "; a bound stopped the search "
               + "(--max-records, --timeout-seconds): older or later records may be missing" : "");
     }
     return stages.isEmpty() ? Sluice.FOUND_PROBLEM : 0;

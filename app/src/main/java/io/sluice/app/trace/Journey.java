@@ -1,6 +1,7 @@
 package io.sluice.app.trace;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.serde.Json;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.Topics;
@@ -20,7 +21,8 @@ import java.util.Map;
  * went back to the gate; {@code ready} the gate admitted it, or the relay released it there at its
  * time ({@code sluice-return-to}); a delay step it waits (its {@code sluice-reason}: a quota, an
  * overflow, a parked lane, a failed attempt); {@code outcomes} it was delivered (status, attempts,
- * latency); the dead-letter topic it ended there (reason, detail).
+ * latency); the dead-letter topic it ended there (reason, detail). A record of the gate's decision
+ * tells when the gate expected the event at its provider ({@code sluice-eta}, as {@code eta}).
  */
 public final class Journey {
   /** One record of the event, as found. */
@@ -86,13 +88,11 @@ public final class Journey {
     Map<String, String> h = s.headers();
     copy(h, HeaderNames.TIER, "tier", d);
     copy(h, HeaderNames.ATTEMPT, "attempt", d);
-    String notBefore = h.get(HeaderNames.NOT_BEFORE);
-    if (notBefore != null && !s.topic().equals(topics.dlq())) {
-      try {
-        d.put("notBefore", Instant.ofEpochMilli(Long.parseLong(notBefore)).toString());
-      } catch (NumberFormatException e) {
-        d.put("notBefore", notBefore);
-      }
+    if (!s.topic().equals(topics.dlq())) {
+      instant(h, HeaderNames.NOT_BEFORE, "notBefore", d);
+    }
+    if (byTheGate(topics, s)) {
+      instant(h, HeaderNames.ETA, "eta", d);
     }
     copy(h, HeaderNames.DETAIL, "detail", d);
     copy(h, HeaderNames.SOURCE, "source", d);
@@ -107,6 +107,33 @@ public final class Journey {
       }
     }
     return d;
+  }
+
+  /**
+   * Whether the gate's decision wrote this record (so its {@code sluice-eta} is that decision's):
+   * admitted to ready, or deferred by the quota. A later writer (the relay's release, a
+   * dispatcher's retry) copies the header unchanged.
+   */
+  private static boolean byTheGate(Topics topics, Sighting s) {
+    Map<String, String> h = s.headers();
+    if (s.topic().equals(topics.ready())) {
+      return !h.containsKey(HeaderNames.RETURN_TO);
+    }
+    return topics.delays().contains(s.topic())
+        && Reason.RATE_LIMITED.code().equals(h.get(HeaderNames.REASON));
+  }
+
+  /** An epoch-ms header as an ISO instant (as written when it is not a number). */
+  private static void instant(Map<String, String> h, String header, String as,
+      Map<String, String> d) {
+    String v = h.get(header);
+    if (v != null) {
+      try {
+        d.put(as, Instant.ofEpochMilli(Long.parseLong(v)).toString());
+      } catch (NumberFormatException e) {
+        d.put(as, v);
+      }
+    }
   }
 
   private static void copy(Map<String, String> h, String header, String as, Map<String, String> d) {

@@ -26,7 +26,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Finds one event's records in Sluice's topics: from {@code since} ago (each partition sought by
  * time) to each partition's end when the search began, in no consumer group. Bounded, because a
  * topic holds days of every tenant's events: at most {@code maxRecords} read in all and
- * {@code timeout} spent; a search that hit a bound says so, and what it found is still shown.
+ * {@code timeout} spent, its metadata calls included (each waits only what is left of it); a
+ * search that hit a bound says so, and what it found is still shown.
  *
  * <p>A record is the event's when its {@code sluice-event-id} header names it, or its value is
  * JSON whose {@code id} is it (a cheap byte search for the quoted id first, so most records are
@@ -55,17 +56,21 @@ public final class TopicSearch {
         ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000)),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       for (String topic : topics) {
-        List<PartitionInfo> infos = c.partitionsFor(topic, bounds.timeout());
+        if (left(deadline).isZero()) {
+          bounded = true;
+          break;
+        }
+        List<PartitionInfo> infos = c.partitionsFor(topic, left(deadline));
         if (infos == null || infos.isEmpty()) {
           continue; // a topic not created (an optional one): nothing of the event there
         }
         List<TopicPartition> parts = new ArrayList<>();
         infos.forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
         c.assign(parts);
-        Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, bounds.timeout()));
+        Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(parts, left(deadline)));
         Map<TopicPartition, Long> from = new HashMap<>();
         parts.forEach(p -> from.put(p, nowMillis - bounds.since().toMillis()));
-        Map<TopicPartition, OffsetAndTimestamp> start = c.offsetsForTimes(from, bounds.timeout());
+        Map<TopicPartition, OffsetAndTimestamp> start = c.offsetsForTimes(from, left(deadline));
         for (TopicPartition p : parts) {
           OffsetAndTimestamp o = start.get(p);
           if (o == null) {
@@ -95,6 +100,11 @@ public final class TopicSearch {
       }
     }
     return new Found(found, read, bounded);
+  }
+
+  /** What is left of the search's time, never negative: each metadata call waits no longer. */
+  private static Duration left(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   static boolean matches(ConsumerRecord<byte[], byte[]> r, String id, byte[] quoted) {

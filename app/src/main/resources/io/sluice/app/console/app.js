@@ -263,6 +263,30 @@
     return out;
   }
 
+  // A tenant's wait toward a provider, as `sluice status --tenant` says it (TenantWait.line).
+  function tenantWaitLine(w) {
+    const s = (ms) => (Number(ms || 0) / 1000).toFixed(1) + ' s';
+    let out = w.oldestQueuedSince ? 'oldest queued ' + s(w.oldestQueuedAgeMillis) + ' (first seen ' + w.oldestQueuedSince + ')'
+      : w.oldestKnown === false ? 'its oldest queued not known (not among the tenants waiting longest an instance tells)'
+        : 'nothing queued in a dispatcher';
+    if (w.etaAt) {
+      out += '; backlog through by ' + w.etaAt + ' (in ' + s(w.etaMillis) + ': its tier\'s queue ' + s(w.tierDrainMillis)
+        + (w.quotaDueAt ? ', its quota due at ' + w.quotaDueAt : '') + ')';
+    } else if (w.quotaDueAt) {
+      out += '; its quota due at ' + w.quotaDueAt + ' (its tier\'s queue: no estimate, a lane cannot call now)';
+    }
+    return out;
+  }
+
+  /** The tenant's wait toward each provider, from GET /admin/status?tenant=T. */
+  async function showTenantWait(id) {
+    $('tenant-wait').replaceChildren();
+    const r = await api('GET', '/admin/status?' + new URLSearchParams({ tenant: id }).toString());
+    const waiting = r.status === 200 && r.body && r.body.tenant ? r.body.tenant.waiting || {} : null;
+    $('tenant-wait').replaceChildren(...(waiting === null ? [el('li', { text: 'not read: ' + errorText(r) })]
+      : Object.entries(waiting).map(([provider, w]) => el('li', { class: 'tenant-wait-line', text: provider + ': ' + tenantWaitLine(w) }))));
+  }
+
   function fmt(x) {
     return typeof x === 'number' ? (Math.round(x * 100) / 100).toString() : '-';
   }
@@ -450,6 +474,30 @@
       + (r.body.more ? '; there are more: replay again' : '');
   }
 
+  // ---- an event's journey ----------------------------------------------------------------------
+
+  async function traceEvent(e) {
+    e.preventDefault();
+    const id = $('event-id').value.trim();
+    const since = $('event-since').value.trim();
+    if (!id) return;
+    $('event-stages').tBodies[0].replaceChildren();
+    $('event-message').textContent = 'reading the topics…';
+    const q = since ? '?' + new URLSearchParams({ since }).toString() : '';
+    const r = await api('GET', '/admin/events/' + encodeURIComponent(id) + q);
+    const body = r.body || {};
+    if (r.status !== 200 && !(r.status === 404 && Array.isArray(body.stages))) {
+      $('event-message').textContent = errorText(r);
+      return;
+    }
+    const stages = Array.isArray(body.stages) ? body.stages : [];
+    fill($('event-stages').tBodies[0], stages.map((s) => [s.at || '', s.where || '', s.what || '',
+      Object.entries(s.details || {}).map(([k, v]) => k + '=' + v).join(' · ')]));
+    $('event-message').textContent = (stages.length ? stages.length + ' records of the event' : 'no record of the event')
+      + ' among ' + (body.recordsRead || 0) + ' read'
+      + (body.bounded ? '; a bound stopped the search: older or later records may be missing (narrow with since)' : '');
+  }
+
   // ---- tenants ---------------------------------------------------------------------------------
 
   function tenantPath(id) {
@@ -532,6 +580,7 @@
     for (const i of $('tenant-edit').querySelectorAll('input')) i.disabled = !state.write;
     $('tenant-edit').hidden = false;
     $('tenant-audit').replaceChildren();
+    showTenantWait(t.tenant);
     if (exists) {
       const a = await api('GET', tenantPath(t.tenant) + '/audit');
       const changes = a.status === 200 && a.body && Array.isArray(a.body.changes) ? a.body.changes : [];
@@ -582,6 +631,7 @@
     $('dlq-preview').addEventListener('click', previewReplay);
     $('dlq-confirm').addEventListener('click', confirmReplay);
     $('dlq-cancel').addEventListener('click', () => { $('dlq-replay').hidden = true; });
+    $('event-form').addEventListener('submit', traceEvent);
     $('tenant-find').addEventListener('submit', findTenant);
     $('tenant-list').addEventListener('click', listTenants);
     $('tenant-edit').addEventListener('submit', saveTenant);

@@ -70,4 +70,17 @@ class BucketLevelTest {
     lost.add(null);
     assertEquals(-4.0, StatusReader.level(lost, SPEC), 1e-9);
   }
+
+  @Test
+  @DisplayName("when a unit asked now is due: at once with one to spare, else after the units sold ahead (their reservations), or at its ticket's turn")
+  void due() {
+    assertEquals(T, BucketLevel.dueMicros(Map.of("tokens", "3", "ts", Long.toString(T)), "0", SPEC, T));
+    // Level -1: one unit sold ahead; the next is the second: (1 - -1) / 2/s = 1 s.
+    assertEquals(T + 1_000_000, BucketLevel.dueMicros(
+        Map.of("tokens", "-1", "ts", Long.toString(T), "rate", "2"), "0", SPEC, T));
+    // Level -2: the horizon (1 s) is sold out; a unit gets a ticket (back in about 0.5 s, to be
+    // charged then), and is due when the refill reaches it: (1 - -2) / 2/s = 1.5 s.
+    assertEquals(T + 1_500_000, BucketLevel.dueMicros(
+        Map.of("tokens", "-2", "ts", Long.toString(T), "rate", "2"), "0", SPEC, T));
+  }
 }

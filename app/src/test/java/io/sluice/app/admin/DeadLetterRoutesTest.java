@@ -6,11 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import io.sluice.app.dlq.DeadLetterQuery;
 import io.sluice.app.dlq.DlqOperations;
 import io.sluice.app.dlq.ReplaySelection;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,7 +35,7 @@ class DeadLetterRoutesTest {
   private final AtomicReference<Boolean> dry = new AtomicReference<>();
   private volatile CountDownLatch hold = new CountDownLatch(0);
   private volatile CountDownLatch entered = new CountDownLatch(1);
-  private HttpServer server;
+  private RouteServer server;
 
   private final DeadLetterRoutes.Source source = new DeadLetterRoutes.Source() {
     @Override
@@ -68,27 +66,16 @@ class DeadLetterRoutesTest {
   }
 
   /** The routes behind a server, with the access the request's X-Access names (AdminApi's job). */
-  private int port(DeadLetterRoutes routes) throws Exception {
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.setExecutor(java.util.concurrent.Executors.newFixedThreadPool(2));
-    server.createContext("/admin/", exchange -> {
-      try {
-        routes.serve(exchange, AdminTokens.Access.valueOf(
-            exchange.getRequestHeaders().getFirst("X-Access")));
-      } catch (IllegalArgumentException e) {
-        AdminApi.respond(exchange, 400, AdminApi.error(e.getMessage()));
-      } finally {
-        exchange.close();
-      }
-    });
-    server.start();
-    return server.getAddress().getPort();
+  private int port(DeadLetterRoutes routes) {
+    server = RouteServer.start(exchange -> routes.serve(exchange, AdminTokens.Access.valueOf(
+        exchange.getRequestHeaders().getFirst("X-Access"))));
+    return server.port();
   }
 
   @AfterEach
   void stop() {
     hold.countDown();
-    server.stop(0);
+    server.close();
   }
 
   private HttpResponse<String> send(int port, String method, String path, String access,
@@ -103,7 +90,7 @@ class DeadLetterRoutesTest {
   @Test
   @DisplayName("a listing takes the command line's filters from the query; empty ones are none; limit 100 unless given")
   void listsWithTheFilters() throws Exception {
-    int port = port(new DeadLetterRoutes(source));
+    int port = port(new DeadLetterRoutes(source, new TopicScans()));
     HttpResponse<String> r = send(port, "GET",
         "/admin/dlq?reason=non_retryable_4xx&provider=pay&tenant=&since=1h", "READ", null);
     assertEquals(200, r.statusCode(), r.body());
@@ -119,7 +106,7 @@ class DeadLetterRoutesTest {
   @Test
   @DisplayName("a limit above 1000, a bad filter, or a wrong method is refused before Kafka is read")
   void boundsRefused() throws Exception {
-    int port = port(new DeadLetterRoutes(source));
+    int port = port(new DeadLetterRoutes(source, new TopicScans()));
     for (String q : List.of("limit=1001", "limit=0", "limit=-1", "limit=9999999999", "limit=1e3",
         "since=forever", "reason=%3Cscript%3E", "tenant=a%20b", "since=401d")) {
       asked.set(null);
@@ -135,7 +122,7 @@ class DeadLetterRoutesTest {
   @Test
   @DisplayName("a replay needs the write token, and is a dry run unless dryRun is false")
   void replayIsDryUnlessAsked() throws Exception {
-    int port = port(new DeadLetterRoutes(source));
+    int port = port(new DeadLetterRoutes(source, new TopicScans()));
     HttpResponse<String> read = send(port, "POST", "/admin/dlq/replay", "READ", "{\"dryRun\":false}");
     assertEquals(403, read.statusCode());
     assertEquals(null, dry.get(), "nothing replayed with the read token");
@@ -165,7 +152,7 @@ class DeadLetterRoutesTest {
   @Test
   @DisplayName("one scan at a time: a second request while one reads is 429, so the ops port keeps a thread")
   void oneScanAtATime() throws Exception {
-    int port = port(new DeadLetterRoutes(source));
+    int port = port(new DeadLetterRoutes(source, new TopicScans()));
     hold = new CountDownLatch(1);
     entered = new CountDownLatch(1);
     CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> {

@@ -50,12 +50,10 @@ class StatusBucketIT {
 
   @Test
   void shouldShowTheLevelTheScriptDecidesBy(RedisServerProcess server) throws Exception {
-    onRedis(server, (connection, redis, store) -> {
-      BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
+    onRedis(server, "tenant-", (connection, redis, store, key) -> {
       for (int i = 0; i < ROWS.size(); i++) {
         Row row = ROWS.get(i);
-        List<Object> read = redis.eval(StatusReader.BUCKET_SCRIPT, ScriptOutputType.MULTI,
-            key.redisKey(), SlotMarkers.markerOf(key.redisKey()));
+        List<Object> read = read(redis, key);
         Acquisition gate = store.acquire(key, row.spec(), row.request()).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertEquals(gate.levelBefore(), StatusReader.level(read, row.spec(), gate.nowMicros()), 1e-6,
             "#" + i + " " + row.why());
@@ -70,13 +68,12 @@ class StatusBucketIT {
    */
   @Test
   void shouldSayWhenRedisLostItsDataAndUntilWhenTenantsWait(RedisServerProcess server) throws Exception {
-    onRedis(server, (connection, redis, store) -> {
+    onRedis(server, "lost-", (connection, redis, store, key) -> {
       long reach = 60_000_000;
       long refill = 10_000_000;
       assertEquals(Optional.empty(), StatusReader.redisLoss(connection.async(), reach, refill));
 
       redis.flushall();
-      BucketKey key = new BucketKey("status-api", "tenant-" + System.nanoTime());
       Acquisition first = store.acquire(key, QUOTA, AcquireRequest.single(1))
           .toCompletableFuture().get(5, TimeUnit.SECONDS);
       RedisLoss loss = StatusReader.redisLoss(connection.async(), reach, refill).orElseThrow();
@@ -89,20 +86,51 @@ class StatusBucketIT {
     });
   }
 
-  /** A test's body on a connection to {@code server}, the gate's store on it, its slots marked intact. */
-  private interface OnRedis {
-    void run(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis,
-        LettuceTokenBucketStore store) throws Exception;
+  /**
+   * The time status says a unit asked now is due (a tenant's backlog through its quota) is the
+   * due time the script gives one unit at that instant: from a full bucket into reservations.
+   */
+  @Test
+  void shouldShowTheDueTimeTheScriptGives(RedisServerProcess server) throws Exception {
+    onRedis(server, "due-", (connection, redis, store, key) -> {
+      int reserved = 0;
+      for (int i = 0; i < 14; i++) {
+        List<Object> read = read(redis, key);
+        Acquisition gate = store.acquire(key, QUOTA, AcquireRequest.single(1)).toCompletableFuture()
+            .get(5, TimeUnit.SECONDS);
+        if (!gate.isGranted()) {
+          break; // beyond the horizon: a ticket, no due time of the script's to compare
+        }
+        long due = gate.dueOfUnit(1, QUOTA);
+        reserved += due > gate.nowMicros() ? 1 : 0;
+        assertEquals(due, StatusReader.dueMicros(read, QUOTA, gate.nowMicros()), 1,
+            "#" + i + " level " + gate.levelBefore());
+      }
+      assertTrue(reserved > 0, "some units were reserved ahead, not all at once");
+    });
   }
 
-  private static void onRedis(RedisServerProcess server, OnRedis body) throws Exception {
+  /** Steps against one fresh bucket of the script on a redis-server. */
+  interface Steps {
+    void run(StatefulRedisConnection<String, String> connection, RedisCommands<String, String> redis,
+        LettuceTokenBucketStore store, BucketKey key) throws Exception;
+  }
+
+  private static void onRedis(RedisServerProcess server, String tenant, Steps steps)
+      throws Exception {
     RedisClient client = RedisClient.create(server.uri());
     try (StatefulRedisConnection<String, String> connection = client.connect()) {
       LettuceTokenBucketStore store = new LettuceTokenBucketStore(connection.async(), TokenBucketScript.load());
       store.markSlotsIntact().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      body.run(connection, connection.sync(), store);
+      steps.run(connection, connection.sync(), store, new BucketKey("status-api", tenant + System.nanoTime()));
     } finally {
       client.shutdown();
     }
+  }
+
+  /** What status reads of the bucket: its script's reply. */
+  private static List<Object> read(RedisCommands<String, String> redis, BucketKey key) {
+    return redis.eval(StatusReader.BUCKET_SCRIPT, ScriptOutputType.MULTI, key.redisKey(),
+        SlotMarkers.markerOf(key.redisKey()));
   }
 }

@@ -62,7 +62,7 @@ class ConsoleBrowserIT {
   private static final String HOSTILE = "<img src=x onerror=\"document.title='pwned'\">";
 
   @Test
-  @DisplayName("an operator signs in, pauses a provider (its calls stop within a second), resumes it, replays a dead letter once")
+  @DisplayName("an operator signs in, pauses a provider (its calls stop within a second), resumes it, replays a dead letter once, traces it")
   void operatorPausesAndResumes(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
     requireBrowser();
     String provider = Providers.uniqueName("console");
@@ -153,10 +153,28 @@ class ConsoleBrowserIT {
       assertTrue(seen.get("previewAgain").asText().contains("1 already replayed"), seen.toString());
       assertTrue(seen.get("confirmAgainDisabled").asBoolean());
 
+      // The poisoned event's journey (admin API /admin/events/poison): read from ready, dead,
+      // and sent back to inbound by the replay; the answer in its detail shown as text.
+      JsonNode journey = seen.get("journeyRows");
+      List<String> whats = new ArrayList<>();
+      journey.forEach(row -> whats.add(row.get(2).asText()));
+      assertTrue(whats.contains("dead-lettered: non_retryable_4xx") && whats.contains("produced"),
+          "the journey's stages: " + journey + " (" + seen.get("journeyMessage") + ")");
+      boolean answerShown = false;
+      for (JsonNode row : journey) {
+        answerShown |= row.get(3).asText().contains(HOSTILE);
+      }
+      assertTrue(answerShown, "the answer in the journey, as text: " + journey);
+      assertEquals(0, seen.get("elementsFromJourney").asInt(), "no markup made of the journey");
+
       // Every Sluice with an admin API has the registry: the lookup opens the edit form (acme,
       // unknown to the file, in the default tier), never "no tenant registry".
       assertTrue(seen.get("tenantFormShown").asBoolean(), seen.toString());
       assertFalse(seen.get("tenantMessage").asText().contains("no tenant registry"), seen.toString());
+      // Its wait toward the provider (GET /admin/status?tenant=acme, as status --tenant says it).
+      assertEquals(1, seen.get("tenantWait").size(), seen.toString());
+      assertTrue(seen.get("tenantWait").get(0).asText().matches(provider + ": (nothing queued in "
+          + "a dispatcher|oldest queued [0-9.]+ s).*"), seen.toString());
       assertTrue(seen.get("tokenInStorage").asBoolean());
       assertFalse(seen.get("tokenInPage").asBoolean(), "the token is not in the page");
       assertTrue(seen.get("tokenAfterSignOut").isNull(), "signing out forgets the token");

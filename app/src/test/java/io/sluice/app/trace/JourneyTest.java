@@ -40,6 +40,21 @@ class JourneyTest {
   }
 
   @Test
+  void shouldTellTheGatesEtaOnlyOnTheRecordsOfItsDecision() {
+    List<Journey.Stage> stages = Journey.of(TOPICS, List.of(
+        at(TOPICS.delay(Duration.ofSeconds(5)), 1_000, Map.of(HeaderNames.REASON, "rate_limited",
+            HeaderNames.ETA, "6000", HeaderNames.NOT_BEFORE, "6000"), "{}"),
+        at(TOPICS.ready(), 6_000, Map.of(HeaderNames.RETURN_TO, "s.ready", HeaderNames.ETA,
+            "6000"), "{}"),
+        at(TOPICS.delay(Duration.ofSeconds(5)), 7_000, Map.of(HeaderNames.REASON, "provider_5xx",
+            HeaderNames.ETA, "6000"), "{}")));
+
+    assertEquals("1970-01-01T00:00:06Z", stages.get(0).details().get("eta"));
+    assertEquals(null, stages.get(1).details().get("eta"), "the relay's release copies it");
+    assertEquals(null, stages.get(2).details().get("eta"), "a retry copies it");
+  }
+
+  @Test
   void shouldTellADeadLettersReasonAndDetail() {
     Journey.Stage dead = Journey.of(TOPICS, List.of(at(TOPICS.dlq(), 5, Map.of(
         HeaderNames.REASON, "expired", HeaderNames.DETAIL, "deadline passed while parked"), "{}")))

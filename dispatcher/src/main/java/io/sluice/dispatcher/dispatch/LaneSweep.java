@@ -1,9 +1,11 @@
 package io.sluice.dispatcher.dispatch;
 
+import io.sluice.dispatcher.dispatch.lane.LaneBacklog;
 import io.sluice.dispatcher.dispatch.lane.ParkedEntry;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.schemas.event.Reason;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,8 +74,12 @@ final class LaneSweep {
       long nowMillis) {
     Map<String, int[]> counts = new TreeMap<>(); // queued, in flight, lanes held
     Map<String, Long> heldUntil = new HashMap<>();
+    Map<String, List<LaneBacklog>> backlogs = new HashMap<>();
     for (ProviderLane lane : lanes) {
       int[] c = counts.computeIfAbsent(lane.id().provider(), p -> new int[3]);
+      if (lane.queued() > 0) {
+        backlogs.computeIfAbsent(lane.id().provider(), p -> new ArrayList<>()).add(lane.backlog());
+      }
       c[0] += lane.queued();
       c[1] += lane.inFlight();
       long held = lane.heldForNanos();
@@ -89,9 +95,12 @@ final class LaneSweep {
     Map<String, Waits> out = new TreeMap<>();
     counts.forEach((provider, c) -> {
       ParkedLedger.Parked p = parked.get(provider);
+      List<LaneBacklog> queued = backlogs.getOrDefault(provider, List.of());
+      Backlogs.Tenants tenants = Backlogs.tenants(queued, Backlogs.MAX_TENANTS);
       out.put(provider, new Waits(c[0], c[1], heldByPause.getOrDefault(provider, 0), c[2],
           heldUntil.getOrDefault(provider, 0L), p == null ? Map.of() : p.byReason(),
-          p == null ? 0 : p.nextDueMillis(), p == null ? 0 : p.lastDueMillis()));
+          p == null ? 0 : p.nextDueMillis(), p == null ? 0 : p.lastDueMillis(),
+          Backlogs.tiers(queued), tenants.oldest(), tenants.waiting()));
     });
     return Map.copyOf(out);
   }

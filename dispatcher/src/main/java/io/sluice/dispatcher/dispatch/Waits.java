@@ -17,6 +17,39 @@ import java.util.Map;
  *                       a disabled endpoint, a pause)
  * @param nextDueMillis  when the first parked event comes back (epoch ms), 0 if none
  * @param lastDueMillis  when the last one does, 0 if none
+ * @param tiers          what is queued per tier ({@link TierWait}); tiers with nothing queued
+ *                       left out
+ * @param oldestByTenant when each tenant's oldest queued event was first seen (epoch ms), for
+ *                       the {@link Backlogs#MAX_TENANTS} tenants whose oldest is oldest
+ * @param tenantsWaiting how many tenants have events queued (more than listed when the list is
+ *                       full)
  */
 public record Waits(int queued, int inFlight, int heldByPause, int lanesHeld,
-    long heldUntilMillis, Map<String, Integer> parked, long nextDueMillis, long lastDueMillis) {}
+    long heldUntilMillis, Map<String, Integer> parked, long nextDueMillis, long lastDueMillis,
+    Map<String, TierWait> tiers, Map<String, Long> oldestByTenant, int tenantsWaiting) {
+
+  /** A document of an older instance reads with no tiers and no tenants. */
+  public Waits {
+    parked = parked == null ? Map.of() : parked;
+    tiers = tiers == null ? Map.of() : tiers;
+    oldestByTenant = oldestByTenant == null ? Map.of() : oldestByTenant;
+  }
+
+  /** Waits with no backlog by tier or tenant told. */
+  public Waits(int queued, int inFlight, int heldByPause, int lanesHeld, long heldUntilMillis,
+      Map<String, Integer> parked, long nextDueMillis, long lastDueMillis) {
+    this(queued, inFlight, heldByPause, lanesHeld, heldUntilMillis, parked, nextDueMillis,
+        lastDueMillis, Map.of(), Map.of(), 0);
+  }
+
+  /**
+   * One tier's queued events at a provider on this instance.
+   *
+   * @param queuedCost         their cost
+   * @param oldestFirstSeenMillis when the oldest of them was first seen (epoch ms), 0 if unknown
+   * @param drainMillis        in how long they are all served at the lanes' pace and weights
+   *                           ({@link io.sluice.dispatcher.fair.TierDrain}), the slowest lane's;
+   *                           -1 when a lane cannot tell (it cannot call now)
+   */
+  public record TierWait(long queuedCost, long oldestFirstSeenMillis, long drainMillis) {}
+}

@@ -14,7 +14,8 @@ import java.util.concurrent.CompletionStage;
  * Where each dispatcher instance tells what its events wait for ({@link Waits}, per provider),
  * for {@code status} to show: one Redis hash for the deployment, a field per live instance,
  * dropped once the instance has not written it for {@link #TTL_MILLIS} ({@code lua/waits.lua}).
- * Only counts and instants: no tenant id, no payload.
+ * Counts and instants, and the ids of the tenants waiting longest (at most
+ * {@link Backlogs#MAX_TENANTS} per provider, for {@code status --tenant}); no payload.
  */
 public final class WaitsStore {
   /** An instance silent this long is taken as gone. */

@@ -234,6 +234,26 @@ public final class FairQueue<T> {
     return busy;
   }
 
+  /**
+   * Visits every queued item with its tier, tenant and cost, changing nothing (no tag moves, no
+   * order promised): what a caller counts about what waits. O(entries).
+   */
+  public void forEachQueued(Visitor<? super T> visitor) {
+    for (Tier<T> tier : tiers.activeFlows()) {
+      for (Tenant<T> tenant : tier.tenants.activeFlows()) {
+        for (Entry<T> entry : tenant.entries) {
+          visitor.visit(tier.name, tenant.name, entry.cost(), entry.item());
+        }
+      }
+    }
+  }
+
+  /** What {@link #forEachQueued} hands each queued item with. */
+  @FunctionalInterface
+  public interface Visitor<T> {
+    void visit(String tier, String tenant, int cost, T item);
+  }
+
   /** Tiers and tenants remembered (with entries or with credit owed); for tests of memory. */
   int rememberedFlows() {
     int n = 0;

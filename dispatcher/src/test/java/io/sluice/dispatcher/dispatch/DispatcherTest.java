@@ -291,6 +291,46 @@ class DispatcherTest {
     }, "status is told why they wait: one lane held (disabled until its probe), the rest parked");
   }
 
+  @Test
+  void shouldTellStatusTheOldestWaitingEventPerTierAndTenant() {
+    answer = new ProviderResult.Answered(429, "12"); // held 12 s: queued, not parked (16 s)
+    start();
+    read(event("first"));
+    awaitTrue(() -> retries().size() == 1, "the 429 retried; the lane held for 12 s");
+    long t0 = System.currentTimeMillis() - 30_000;
+
+    consumer.schedulePollTask(() -> {
+      for (String[] e : List.of(new String[] {"a1", "acme", "0"}, new String[] {"g1", "globex",
+          "5000"}, new String[] {"a2", "acme", "9000"})) {
+        org.apache.kafka.common.header.internals.RecordHeaders h =
+            new org.apache.kafka.common.header.internals.RecordHeaders();
+        h.add(HeaderNames.TIER, "std".getBytes(UTF_8));
+        h.add(HeaderNames.FIRST_SEEN, Long.toString(t0 + Long.parseLong(e[2])).getBytes(UTF_8));
+        consumer.addRecord(new ConsumerRecord<>(READY.topic(), READY.partition(), offset++,
+            ConsumerRecord.NO_TIMESTAMP, org.apache.kafka.common.record.TimestampType.CREATE_TIME,
+            -1, -1, e[1].getBytes(UTF_8), ("{\"id\":\"" + e[0] + "\",\"tenant\":\"" + e[1]
+            + "\",\"provider\":\"api\",\"payload\":{}}").getBytes(UTF_8), h,
+            java.util.Optional.empty()));
+      }
+    });
+
+    AtomicReference<Map<String, Waits>> last = new AtomicReference<>();
+    try {
+      awaitTrue(() -> {
+        last.set(dispatcher.waits());
+        Waits w = last.get().get("api");
+        return w != null && w.tenantsWaiting() == 2;
+      }, "status told the two tenants waiting in the held lane");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; last told: " + last.get() + ", called "
+          + called, e);
+    }
+    Waits w = dispatcher.waits().get("api");
+    assertEquals(Map.of("acme", t0, "globex", t0 + 5_000), w.oldestByTenant());
+    assertEquals(3, w.tiers().get("std").queuedCost());
+    assertEquals(t0, w.tiers().get("std").oldestFirstSeenMillis());
+  }
+
   private static String endpointEvent(String id, String tenant) {
     return "{\"id\":\"" + id + "\",\"tenant\":\"" + tenant
         + "\",\"provider\":\"hooks\",\"payload\":{}}";

@@ -62,6 +62,25 @@ class WaitsStoreIT {
     assertEquals(1L, connection.sync().hlen(WaitsStore.KEY));
   }
 
+  @Test
+  void shouldCarryTheBacklogByTierAndTenantAndReadAnOlderInstancesWithout() {
+    Waits told = new Waits(3, 0, 0, 0, 0, Map.of(), 0, 0,
+        Map.of("pro", new Waits.TierWait(3, 1_700_000_000_000L, 1_500)),
+        Map.of("acme", 1_700_000_000_000L), 1);
+    await(store.put("a", Map.of("hooks", told)));
+    // An instance of the version before: no tiers, no tenants.
+    connection.sync().hset(WaitsStore.KEY, "old", "99999999999999|{\"api\":{\"queued\":2,"
+        + "\"inFlight\":1,\"heldByPause\":0,\"lanesHeld\":0,\"heldUntilMillis\":0,"
+        + "\"parked\":{},\"nextDueMillis\":0,\"lastDueMillis\":0}}");
+
+    List<Map<String, Waits>> read = await(store.read());
+
+    assertEquals(List.of(told), read.stream().filter(m -> m.containsKey("hooks"))
+        .map(m -> m.get("hooks")).toList(), "read as written");
+    assertEquals(List.of(new Waits(2, 1, 0, 0, 0, Map.of(), 0, 0)), read.stream()
+        .filter(m -> m.containsKey("api")).map(m -> m.get("api")).toList());
+  }
+
   private static <T> T await(CompletionStage<T> stage) {
     return stage.toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).join();
   }

@@ -529,4 +529,20 @@ class FairQueueTest {
     assertThrows(NullPointerException.class, () -> queue.offer("gold", "a", 1, null));
     assertTrue(queue.isEmpty());
   }
+
+  @Test
+  void shouldVisitEveryQueuedItemWithoutServingIt() {
+    FairQueue<String> q = new FairQueue<>(Map.of("gold", 8.0, "free", 1.0), 10);
+    q.offer("gold", "a", 2, "a1");
+    q.offer("free", "b", 1, "b1");
+    q.offer("gold", "a", 1, "a2");
+    List<String> seen = new ArrayList<>();
+    q.forEachQueued((tier, tenant, cost, item) -> seen.add(tier + "/" + tenant + "/" + cost + "/"
+        + item));
+    java.util.Collections.sort(seen);
+    assertEquals(List.of("free/b/1/b1", "gold/a/1/a2",
+        "gold/a/2/a1"), seen);
+    assertEquals(3, q.size());
+    assertEquals("a1", q.poll().orElseThrow());
+  }
 }

@@ -182,6 +182,69 @@ class GateIT {
   }
 
   @Test
+  void shouldCarryEachEventsEtaAndReceiptAndDeadLetterAnUnreachableDeadlineAtOnce(
+      KafkaBroker broker, RedisServerProcess redis) throws Exception {
+    String quotas = "{ enterprise: { capacity: 2, refill: 4/s }, pro: { capacity: 2, refill: 4/s }, free: { capacity: 2, refill: 4/s } }";
+    SluiceConfig config = TestConfigs.of(config(quotas, "10s").replace(
+        "gate: { maxPayloadBytes: 2048, streamThreads: 2 }",
+        "gate: { maxPayloadBytes: 2048, streamThreads: 2, receipts: true }"), broker, redis.uri());
+    Topics topics = TestConfigs.createTopics(config, broker, 2);
+    broker.createTopics(Map.of(topics.receipts(), 2));
+    try (Gate gate = Gate.start(config, new CountingListener(), FAST_COMMITS);
+         KafkaProducer<byte[], byte[]> p = KafkaClients.producer(broker.bootstrapServers())) {
+      // 2 at once, then one unit every 250 ms: the 60th is due 14.5 s after the first (those
+      // beyond the 10 s horizon queued with a ticket, due a horizon after their turn).
+      for (int i = 0; i < 60; i++) {
+        send(p, topics, "eta", event("x" + i, "eta", "payments-api", 1));
+      }
+      // Due 14.75 s or more after the gate decides: a deadline 10 s away cannot be met (unless
+      // the gate took 10 s to decide: then it is expired), one a minute away can.
+      send(p, topics, "eta", "{\"id\":\"doomed\",\"tenant\":\"eta\",\"provider\":\"payments-api\","
+          + "\"deadline\":\"" + java.time.Instant.now().plusSeconds(10) + "\",\"payload\":{}}");
+      send(p, topics, "eta", "{\"id\":\"feasible\",\"tenant\":\"eta\",\"provider\":\"payments-api\","
+          + "\"deadline\":\"" + java.time.Instant.now().plusSeconds(60) + "\",\"payload\":{}}");
+      p.flush();
+      List<String> out = new ArrayList<>(topics.delays());
+      out.add(topics.ready());
+      List<ConsumerRecord<byte[], byte[]>> records = KafkaClients.readUntil(broker.bootstrapServers(), out,
+          all -> all.size() >= 61, Duration.ofSeconds(60));
+      for (ConsumerRecord<byte[], byte[]> r : records) {
+        long due = HeaderValues.last(r.headers(), HeaderNames.TICKET).isPresent()
+            ? HeaderValues.lastLong(r.headers(), HeaderNames.NOT_BEFORE).orElseThrow() + 10_000
+            : admittedAt(r, topics);
+        assertEquals(due, HeaderValues.lastLong(r.headers(), HeaderNames.ETA).orElseThrow(),
+            idOf(r) + ": its ETA is its quota's time");
+      }
+      assertTrue(records.stream().anyMatch(r -> idOf(r).equals("feasible")));
+      List<ConsumerRecord<byte[], byte[]>> dead = KafkaClients.readUntil(broker.bootstrapServers(),
+          List.of(topics.dlq()), all -> !all.isEmpty(), Duration.ofSeconds(30));
+      assertEquals(List.of("doomed"), dead.stream().map(GateIT::idOf).toList());
+      assertEquals("deadline_unreachable",
+          HeaderValues.last(dead.get(0).headers(), HeaderNames.REASON).orElseThrow());
+      List<ConsumerRecord<byte[], byte[]>> receipts = KafkaClients.readUntil(
+          broker.bootstrapServers(), List.of(topics.receipts()), all -> all.size() >= 62,
+          Duration.ofSeconds(30));
+      assertEquals(62, receipts.size(), "one receipt per decision");
+      var json = new com.fasterxml.jackson.databind.ObjectMapper();
+      for (ConsumerRecord<byte[], byte[]> r : receipts) {
+        var receipt = json.readTree(r.value());
+        String id = receipt.get("id").asText();
+        if (id.equals("doomed")) {
+          assertEquals("dead", receipt.get("decision").asText());
+          assertEquals("deadline_unreachable", receipt.get("reason").asText());
+          continue;
+        }
+        ConsumerRecord<byte[], byte[]> routed = records.stream().filter(x -> idOf(x).equals(id))
+            .findFirst().orElseThrow();
+        assertEquals(HeaderValues.lastLong(routed.headers(), HeaderNames.ETA).orElseThrow(),
+            receipt.get("etaMillis").asLong(), id + ": the receipt's ETA is the one it carries");
+        assertEquals(routed.topic().equals(topics.ready()) ? "admitted" : paid(routed) ? "reserved"
+            : "queued", receipt.get("decision").asText(), id);
+      }
+    }
+  }
+
+  @Test
   void shouldAdmitEveryEventOfAShadowTenantAndLeaveItsBucketOutOfDebtAndLine(
       KafkaBroker broker, RedisServerProcess redis) throws Exception {
     String quotas = "{ enterprise: { capacity: 5, refill: 10/s }, pro: { capacity: 5, refill: 10/s }, free: { capacity: 5, refill: 10/s } }";

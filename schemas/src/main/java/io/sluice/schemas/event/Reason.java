@@ -44,7 +44,12 @@ public enum Reason {
    */
   SCHEDULED("scheduled"),
   /** The event asked for a time further ahead than its provider's {@code maxDelay}. */
-  BEYOND_MAX_DELAY("beyond_max_delay");
+  BEYOND_MAX_DELAY("beyond_max_delay"),
+  /**
+   * The gate's estimate of when the event reaches its provider by its quota ({@code sluice-eta})
+   * is after its {@code deadline}: dead at once rather than expiring after its wait.
+   */
+  DEADLINE_UNREACHABLE("deadline_unreachable");
 
   private final String code;
 

@@ -20,6 +20,11 @@ public final class HeaderNames {
   /** The tier the gate resolved from configuration. */
   public static final String TIER = "sluice-tier";
   /**
+   * Epoch ms at which the gate expects the event at its provider by its quota, written by each
+   * decision of the gate (admitted, reserved, queued); the provider's pace comes on top.
+   */
+  public static final String ETA = "sluice-eta";
+  /**
    * Where a dead letter was read before it died, as {@code topic-partition@offset}: the one
    * coordinate that lets an operator find the original record again (and replay it).
    */

@@ -106,6 +106,15 @@ public record Topics(String prefix, List<Duration> ladder) {
     return prefix + "operator";
   }
 
+  /**
+   * The gate's receipts, when {@code gate.receipts} is on: one small JSON record per decision of
+   * its limit step (id, tenant, provider, decision, etaMillis, reason), keyed by tenant, for
+   * producers to read. Not one of {@link #all()}: only a gate with receipts on needs it.
+   */
+  public String receipts() {
+    return prefix + "receipts";
+  }
+
   /** The operator topic's partitions: one, whatever the work topics have. */
   public static final int OPERATOR_PARTITIONS = 1;
 
@@ -132,8 +141,8 @@ public record Topics(String prefix, List<Duration> ladder) {
    * The settings of topic {@code name} (one of {@link #all()}) on a cluster that writes
    * {@code replicas} copies:
    * <ul>
-   *   <li>inbound, regate, ready: retention {@link #WORK_RETENTION}, enough to survive a long
-   *       outage of a consumer;
+   *   <li>inbound, regate, ready, receipts: retention {@link #WORK_RETENTION}, enough to survive a
+   *       long outage of a consumer;
    *   <li>a delay step: at least {@link #WORK_RETENTION} or ten times its step, whichever is more,
    *       so a record never expires while it waits;
    *   <li>outcomes and dlq: {@link #AUDIT_RETENTION}; the dlq also takes records up to
@@ -165,7 +174,8 @@ public record Topics(String prefix, List<Duration> ladder) {
   }
 
   private Duration retention(String name) {
-    if (name.equals(inbound()) || name.equals(regate()) || name.equals(ready())) {
+    if (name.equals(inbound()) || name.equals(regate()) || name.equals(ready())
+        || name.equals(receipts())) {
       return WORK_RETENTION;
     }
     if (name.equals(outcomes()) || name.equals(dlq())) {

@@ -69,6 +69,15 @@ public final class EventValidator {
   public static final int MAX_PROVIDER_LENGTH = 128;
   public static final int MAX_PATH_LENGTH = RelativePath.MAX_LENGTH;
 
+  /**
+   * Why {@code id} cannot be an event's id ({@link IdempotencyKey}: 1 to {@value #MAX_ID_LENGTH}
+   * printable ASCII characters, no space at either end), as a sentence naming field 'id'; null
+   * when it can. For those who take an id from outside to look an event up.
+   */
+  public static String idProblem(String id) {
+    return IdempotencyKey.problem(id);
+  }
+
   private static final ObjectReader READER = Json.reader()
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);

@@ -100,6 +100,16 @@ final class LaneQueue {
     return queue.busyTenantsByTier();
   }
 
+  /** Visits every queued entry with its tier and cost, changing nothing. */
+  void forEachQueued(FairQueue.Visitor<DispatchEntry> visitor) {
+    queue.forEachQueued(visitor);
+  }
+
+  /** The tier weights the fair queue shares by now. */
+  Map<String, Double> appliedWeights() {
+    return appliedWeights;
+  }
+
   /** The configured tier weights. */
   Map<String, Double> configuredWeights() {
     return configuredWeights;

@@ -232,6 +232,16 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor());
   }
 
+  /**
+   * What waits in this lane's queue now, by tier and by tenant, and when each tier's part is
+   * served at {@link #drainPerSecond} ({@link LaneBacklog}); O(queued).
+   */
+  public synchronized LaneBacklog backlog() {
+    LaneBacklog.Builder b = new LaneBacklog.Builder();
+    queue.forEachQueued((tier, tenant, cost, entry) -> b.add(tier, tenant, cost, entry.firstSeen()));
+    return b.build(queue.appliedWeights(), drainPerSecond());
+  }
+
   /** Entries this lane queues at most. */
   public int capacity() {
     return queue.capacity();
