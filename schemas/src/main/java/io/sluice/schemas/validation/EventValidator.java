@@ -68,6 +68,7 @@ public final class EventValidator {
   public static final int MAX_TENANT_LENGTH = 128;
   public static final int MAX_PROVIDER_LENGTH = 128;
   public static final int MAX_PATH_LENGTH = RelativePath.MAX_LENGTH;
+  public static final int MAX_ORDERING_KEY_LENGTH = 128;
 
   private static final ObjectReader READER = Json.reader()
       .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -104,7 +105,7 @@ public final class EventValidator {
       WorkEvent e = valid.event();
       return new ValidationResult.Valid(new WorkEvent(
           e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes(),
-          e.deliverAt(), e.delay()));
+          e.deliverAt(), e.delay(), e.orderingKey()));
     }
     return tree;
   }
@@ -130,7 +131,8 @@ public final class EventValidator {
         JsonToken token = p.nextToken();
         JsonNode node;
         switch (name) {
-          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay" -> node = scalar(p, token);
+          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay", "orderingKey" ->
+              node = scalar(p, token);
           case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
               && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
           case "attributes" -> node = token == JsonToken.START_OBJECT ? textObject(p) : scalar(p, token);
@@ -247,9 +249,10 @@ public final class EventValidator {
     JsonNode attributes;
     JsonNode deliverAt;
     JsonNode delay;
+    JsonNode orderingKey;
 
     static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path",
-        "attributes", "deliverAt", "delay");
+        "attributes", "deliverAt", "delay", "orderingKey");
 
     static Fields of(JsonNode root) {
       Fields f = new Fields();
@@ -273,6 +276,7 @@ public final class EventValidator {
         case "attributes" -> attributes = node;
         case "deliverAt" -> deliverAt = node;
         case "delay" -> delay = node;
+        case "orderingKey" -> orderingKey = node;
         default -> throw new IllegalArgumentException("no rule reads field " + name);
       }
     }
@@ -358,7 +362,39 @@ public final class EventValidator {
     if (problem == null) {
       problem = whenProblem(f.deliverAt, f.delay);
     }
+    if (problem == null) {
+      problem = orderingKeyProblem(f.orderingKey);
+    }
     return problem;
+  }
+
+  /**
+   * An {@code orderingKey} is absent, null, or 1 to {@link #MAX_ORDERING_KEY_LENGTH} of
+   * {@code A-Z a-z 0-9 . _ : / -}: it names a Redis key ({@code OrderKeys}), so it holds no space,
+   * no brace and nothing a log line would show otherwise.
+   */
+  private static String orderingKeyProblem(JsonNode key) {
+    if (key == null || key.isNull()) {
+      return null;
+    }
+    String expected = "field 'orderingKey' must be 1 to " + MAX_ORDERING_KEY_LENGTH
+        + " of A-Z a-z 0-9 . _ : / -";
+    if (!key.isTextual()) {
+      return expected + ", got " + Shown.kind(key);
+    }
+    String text = key.textValue();
+    if (text.isEmpty() || text.length() > MAX_ORDERING_KEY_LENGTH) {
+      return expected + ", got " + text.length() + " characters";
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean allowed = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+          || c == '.' || c == '_' || c == ':' || c == '/' || c == '-';
+      if (!allowed) {
+        return expected + ", got " + Shown.quoted(text);
+      }
+    }
+    return null;
   }
 
   private static String requiredText(JsonNode node, String field, int maxLength) {
@@ -511,7 +547,8 @@ public final class EventValidator {
         payload,
         attributeMap,
         f.deliverAt == null || f.deliverAt.isNull() ? null : DeadlineText.parse(f.deliverAt.textValue()),
-        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()));
+        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()),
+        f.orderingKey == null || f.orderingKey.isNull() ? null : f.orderingKey.textValue());
   }
 
   private static ValidationResult.Invalid invalid(String detail) {
