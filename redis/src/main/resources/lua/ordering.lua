@@ -10,6 +10,8 @@
 --          s:<src>  the seq given to the inbound record <src> (topic-partition@offset), so the
 --                   gate reading a record again after a crash gets its seq again, not a new one
 --          q:<seq>  the record given <seq>, to drop its s: field when <seq> settles
+--          g:<seq>  <seq> settled before its turn (dead-lettered without a call while it waited,
+--                   at the gate or the dispatcher): the turn skips it when it gets there
 -- KEYS[2]  the tenant's keys in flight toward the provider, a sorted set by last touch (ms):
 --          sluice:v1:{o:<provider>:<tenant>}:keys (OrderKeys.inFlight)
 -- ARGV[1]  the operation:
@@ -19,8 +21,9 @@
 --   settle  ARGV[2] epoch, ARGV[3] seq, ARGV[4] 'delivered' | 'dead' | 'blocked',
 --           ARGV[5] '1' when followers of a dead head are dead-lettered, ARGV[6] ttl ms,
 --           ARGV[7] the key's name
---           -> { 'next', next } (advanced, or already past: a settlement written twice advances
---              once) | { 'none' } (no such epoch: nothing to advance)
+--           -> { 'next', next } (advanced; already past, as for a settlement written twice, which
+--              advances once; or, for a seq not yet at its turn, marked to be skipped) |
+--              { 'none' } (no such epoch: nothing to advance)
 --
 -- A drained key (every seq given has settled) is deleted: a key costs Redis nothing while none of
 -- its events is in flight. The hash and the set expire ttl after their last change.
@@ -75,21 +78,30 @@ if op == 'settle' then
   end
   local seq = tonumber(ARGV[3])
   local next, last, blocked = tonumber(state[2]), tonumber(state[3]), tonumber(state[4] or 0)
-  if seq ~= next then
+  if seq < next or seq > last then
     return { 'next', next }
   end
-  local source = redis.call('HGET', KEYS[1], 'q:' .. seq)
-  if source then
-    redis.call('HDEL', KEYS[1], 'q:' .. seq, 's:' .. source)
-  end
-  next = seq + 1
-  if next > last then
-    redis.call('DEL', KEYS[1])
-    redis.call('ZREM', KEYS[2], ARGV[7])
+  if seq > next then
+    -- Settled before its turn (dead-lettered without a call while it waited): skipped when reached.
+    redis.call('HSET', KEYS[1], 'g:' .. seq, 1)
     return { 'next', next }
   end
   if ARGV[4] == 'dead' and ARGV[5] == '1' and blocked < last then
     redis.call('HSET', KEYS[1], 'blocked', last)
+  end
+  -- The head settled: the turn moves past it and past every follower settled before its turn.
+  repeat
+    local source = redis.call('HGET', KEYS[1], 'q:' .. next)
+    if source then
+      redis.call('HDEL', KEYS[1], 's:' .. source)
+    end
+    redis.call('HDEL', KEYS[1], 'q:' .. next, 'g:' .. next)
+    next = next + 1
+  until next > last or redis.call('HEXISTS', KEYS[1], 'g:' .. next) == 0
+  if next > last then
+    redis.call('DEL', KEYS[1])
+    redis.call('ZREM', KEYS[2], ARGV[7])
+    return { 'next', next }
   end
   redis.call('HSET', KEYS[1], 'next', next)
   redis.call('PEXPIRE', KEYS[1], ARGV[6])

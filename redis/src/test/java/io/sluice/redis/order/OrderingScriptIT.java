@@ -40,13 +40,12 @@ class OrderingScriptIT {
       assertEquals(1, given(store.assign(new OrderKeys("hooks", "globex"), "order-1", "sluice.inbound-1@3", 10)).seq());
 
       assertEquals(Optional.of(new KeyTurn(first.epoch(), 1, 0)), store.turn(acme, "order-1").state());
-      store.settle(acme, "order-1", second, OrderStore.Settled.DELIVERED, false);
       store.settle(acme, "order-1", first, OrderStore.Settled.DELIVERED, false);
       store.settle(acme, "order-1", first, OrderStore.Settled.DELIVERED, false);
       Await.until("the first's settlement to move the key to 2", TIMEOUT,
           () -> store.turn(acme, "order-1").state().map(KeyTurn::next).orElse(0L) == 2L);
       assertEquals(Optional.of(new KeyTurn(first.epoch(), 2, 0)), store.turn(acme, "order-1").state(),
-          "the follower's early settlement and the head's second one moved nothing");
+          "the head's second settlement moved nothing");
       store.settle(acme, "order-1", second, OrderStore.Settled.DELIVERED, false);
       Await.until("the drained key to be gone", TIMEOUT, () -> store.turn(acme, "order-1").answered()
           && store.turn(acme, "order-1").state().isEmpty());
@@ -72,6 +71,27 @@ class OrderingScriptIT {
       assertEquals(new OrderTurn.Blocked(), OrderTurn.of(new OrderTicket(head.epoch(), 2), store.turn(acme, "k").state(), 1_000));
       assertEquals(new OrderTurn.Wait(2, 2_000), OrderTurn.of(late, store.turn(acme, "k").state(), 1_000),
           "given after the death: not blocked, waits its turn");
+    }
+  }
+
+  @Test
+  void shouldSkipAFollowerDeadBeforeItsTurnWhenTheTurnReachesIt(RedisServerProcess redis) throws Exception {
+    try (RedisAccess access = RedisAccess.open(new RedisConfig(redis.uri()), "ordering-gone-it")) {
+      RedisOrderStore store = new RedisOrderStore(access.commands(), access.circuit(), TIMEOUT);
+      OrderKeys soylent = new OrderKeys("hooks", "soylent");
+      OrderTicket head = given(store.assign(soylent, "k", "sluice.inbound-0@1", 10));
+      OrderTicket second = given(store.assign(soylent, "k", "sluice.inbound-0@2", 10));
+      OrderTicket third = given(store.assign(soylent, "k", "sluice.inbound-0@3", 10));
+      given(store.assign(soylent, "k", "sluice.inbound-0@4", 10));
+      store.settle(soylent, "k", third, OrderStore.Settled.DEAD, false);
+      store.settle(soylent, "k", second, OrderStore.Settled.DEAD, false);
+      Await.until("the followers' early deaths to be written", TIMEOUT,
+          () -> marked(access, soylent.key("k"), "g:2") && marked(access, soylent.key("k"), "g:3"));
+      assertEquals(Optional.of(new KeyTurn(head.epoch(), 1, 0)), store.turn(soylent, "k").state(),
+          "the head still holds the key");
+      store.settle(soylent, "k", head, OrderStore.Settled.DELIVERED, false);
+      Await.until("the turn to pass the head and both dead followers", TIMEOUT,
+          () -> store.turn(soylent, "k").state().map(KeyTurn::next).orElse(0L) == 4L);
     }
   }
 
@@ -114,6 +134,15 @@ class OrderingScriptIT {
 
   private static OrderTicket given(OrderStore.Assigned assigned) {
     return assertInstanceOf(OrderStore.Assigned.Given.class, assigned).ticket();
+  }
+
+  private static boolean marked(RedisAccess access, String key, String field) {
+    try {
+      return (Long) access.commands().eval("return redis.call('HEXISTS', KEYS[1], ARGV[1])", ScriptOutputType.INTEGER,
+          new String[] {key}, field).get(2, TimeUnit.SECONDS) == 1L;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static long exists(RedisAccess access, String key) throws Exception {
