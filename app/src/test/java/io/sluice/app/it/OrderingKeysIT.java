@@ -46,6 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
  * From the provider's side of the wire, every key's calls come in production order, and no event
  * is called before the one before it has its outcome: a call of event {@code i + 1} of a key only
  * ever follows a 200 to event {@code i}.
+ *
+ * <p>Red without ordering: {@code -Dsluice.ordering.it=none} runs the same with {@code ordering:
+ * none} (the check of the order fails, naming the key and its calls).
  */
 @ExtendWith(RealServers.class)
 class OrderingKeysIT {
@@ -77,12 +80,13 @@ class OrderingKeysIT {
               rate: 20/s
               maxInFlight: 4
               timeout: 5s
-              ordering: perKey
+              ordering: %s
               quotas: { free: { capacity: 4, refill: 10/s } }
           gate: { applicationId: "o%s-gate" }
           dispatcher: { groupId: "o%s-dispatcher" }
           http: { port: 0 }
-          """.formatted(kafka.bootstrapServers(), unique, redis.uri(), provider, mock.url(), unique, unique));
+          """.formatted(kafka.bootstrapServers(), unique, redis.uri(), provider, mock.url(),
+              System.getProperty("sluice.ordering.it", "perKey"), unique, unique));
       SluiceConfig config = ConfigLoader.load(file, Map.of());
       Topics topics = Pipeline.createTopics(config, kafka, 2);
       mock.answerNext(FAILED, new MockProvider.Answer(500, null));
