@@ -9,21 +9,46 @@ import io.sluice.config.RedisConfig;
 import io.sluice.embedded.RedisServerProcess;
 import io.sluice.redis.RedisAccess;
 import io.sluice.testkit.Await;
+import io.sluice.testkit.ClusterOnRedis;
 import io.sluice.testkit.RealServers;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code lua/ordering.lua} through {@link RedisOrderStore} on a real redis-server: turns given in
  * order and once per record, moved once per settlement, scoped by tenant, bounded per tenant, and
- * nothing left in Redis once a key drains. The tests share one redis-server: each has its tenants.
+ * nothing left in Redis once a key drains; and on a 3-node cluster, each tenant's two keys in one slot. The tests share one redis-server: each has its tenants.
  */
 @ExtendWith(RealServers.class)
 class OrderingScriptIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(2);
+  /** One 3-node cluster for the class, started by the test that needs it. */
+  private static final ClusterOnRedis CLUSTER = new ClusterOnRedis();
+
+  @AfterAll
+  static void stopCluster() throws Exception {
+    CLUSTER.close();
+  }
+
+  @Test
+  void shouldRunOnARedisClusterEachTenantsKeysInTheirOneSlot() throws Exception {
+    RedisAccess access = CLUSTER.closing(RedisAccess.open(new RedisConfig(CLUSTER.uri()), "ordering-cluster-it"));
+    RedisOrderStore store = new RedisOrderStore(access.commands(), access.circuit(), TIMEOUT);
+    for (String tenant : List.of("acme", "globex", "initech", "umbrella")) {
+      OrderKeys keys = new OrderKeys("hooks", tenant);
+      OrderTicket head = given(store.assign(keys, "k", "sluice.inbound-0@1", 10));
+      OrderTicket next = given(store.assign(keys, "k", "sluice.inbound-0@2", 10));
+      assertEquals(new OrderTicket(head.epoch(), 2), next, tenant);
+      store.settle(keys, "k", head, OrderStore.Settled.DELIVERED, false);
+      Await.until(tenant + "'s key to move to 2", TIMEOUT,
+          () -> store.turn(keys, "k").state().map(KeyTurn::next).orElse(0L) == 2L);
+    }
+  }
 
   @Test
   void shouldGiveTurnsInOrderOncePerRecordAndMoveThemOncePerSettlement(RedisServerProcess redis) throws Exception {
