@@ -1,11 +1,6 @@
 package io.sluice.app;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.config.DelayText;
-import io.sluice.schemas.serde.Json;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
@@ -15,9 +10,7 @@ import java.time.format.DateTimeParseException;
  *
  * <p>A line naming {@code deliverAt} or {@code delay} (even as null) is sent as written (a file
  * of events with their own times stays theirs; adding a second would make a duplicate name, which
- * the gate refuses), and so is a line that is not a JSON object: the gate judges events, and
- * dead-letters a bad one with a reason. A line that gains the field keeps its bytes: the field is
- * written in before the object's closing brace, so a payload is never parsed and written again.
+ * the gate refuses), and so is a line that is not a JSON object ({@link LineField}).
  *
  * @param field {@code deliverAt} or {@code delay}; null: nothing asked
  * @param value its text, as the event contract writes it
@@ -57,23 +50,6 @@ public record AskedTime(String field, String value) {
     if (field == null) {
       return line;
     }
-    try {
-      JsonNode node = Json.mapper().readTree(line);
-      if (!(node instanceof ObjectNode event) || event.has("deliverAt") || event.has("delay")) {
-        return line;
-      }
-      int close = line.length - 1;
-      while (line[close] != '}') {
-        close--; // trailing whitespace: a parsed object ends with its brace
-      }
-      String added = (event.isEmpty() ? "\"" : ",\"") + field + "\":\"" + value + "\"";
-      byte[] out = new byte[line.length + added.length()];
-      System.arraycopy(line, 0, out, 0, close);
-      System.arraycopy(added.getBytes(StandardCharsets.US_ASCII), 0, out, close, added.length());
-      System.arraycopy(line, close, out, close + added.length(), line.length - close);
-      return out;
-    } catch (IOException e) {
-      return line;
-    }
+    return LineField.added(line, field, value, "deliverAt", "delay");
   }
 }

@@ -43,6 +43,12 @@ public final class Produce {
   /** {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line asking for {@code time} unless it asks for its own. */
   public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time)
       throws IOException, InterruptedException, ExecutionException {
+    return lines(kafka, topics, in, time, AskedKey.NONE);
+  }
+
+  /** As above, each line also given {@code key} as its {@code orderingKey} unless it names its own. */
+  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time, AskedKey key)
+      throws IOException, InterruptedException, ExecutionException {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
         ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
@@ -58,12 +64,12 @@ public final class Produce {
         if (line.isBlank()) {
           continue;
         }
-        byte[] value = time.applyTo(line.getBytes(StandardCharsets.UTF_8));
-        byte[] key = tenantOf(value);
-        if (key == null) {
+        byte[] value = key.applyTo(time.applyTo(line.getBytes(StandardCharsets.UTF_8)));
+        byte[] tenant = tenantOf(value);
+        if (tenant == null) {
           unkeyed++;
         }
-        acks.add(producer.send(new ProducerRecord<>(topics.inbound(), key, value)));
+        acks.add(producer.send(new ProducerRecord<>(topics.inbound(), tenant, value)));
         sent++;
         if (acks.size() >= 10_000) {
           for (Future<RecordMetadata> ack : acks) {

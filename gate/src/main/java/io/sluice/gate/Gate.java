@@ -3,6 +3,7 @@ package io.sluice.gate;
 import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
 import io.sluice.redis.RedisTimeClock;
+import io.sluice.redis.order.RedisOrderStore;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.tenants.TenantRegistry;
 import io.sluice.redis.tenants.TenantWatcher;
@@ -107,7 +108,8 @@ public final class Gate implements AutoCloseable {
         config, store, redis.circuit(),
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
         Clock.systemUTC(), System::nanoTime, listener, live::get, tenants, redisClock,
-        new RedisSeenIds(redis.commands(), redis.circuit(), config.gate().redisTimeout()));
+        new RedisSeenIds(redis.commands(), redis.circuit(), config.gate().redisTimeout()),
+        new RedisOrderStore(redis.commands(), redis.circuit(), config.gate().redisTimeout()));
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
     GateStateDir stateDir = null;

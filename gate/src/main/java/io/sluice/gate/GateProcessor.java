@@ -12,8 +12,8 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * The gate's one processor node: strip, validate, resolve the tier, suppress a repeated id
- * ({@link DedupStep}) and wait for the time the event asked for ({@link ScheduleStep}), both
- * inbound only, and limit, as steps of one node rather than nodes. Each step is its own class (read them for what they decide);
+ * ({@link DedupStep}), give an ordered event its turn in its key ({@link OrderStep}) and wait for
+ * the time the event asked for ({@link ScheduleStep}), each inbound only, and limit, as steps of one node rather than nodes. Each step is its own class (read them for what they decide);
  * a step hands its result to the next as a return value, not as a record: Kafka Streams spends,
  * for every forward between nodes, a new record context, a latency sensor and a metrics update,
  * and every {@link Record#withValue} copies the record's headers, which cost the gate more than
@@ -35,11 +35,12 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final TierStep tier;
   private final ScheduleStep schedule;
   private final DedupStep dedup;
+  private final OrderStep order;
   private final LimitStep limit;
   private ProcessorContext<byte[], Object> context;
 
   GateProcessor(String regate, Supplier<SluiceConfig> live, TenantLookup tenants, ValidateStep validate,
-      TierStep tier, ScheduleStep schedule, DedupStep dedup, LimitStep limit) {
+      TierStep tier, ScheduleStep schedule, DedupStep dedup, OrderStep order, LimitStep limit) {
     this.regate = regate;
     this.live = live;
     this.tenants = tenants;
@@ -47,6 +48,7 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     this.tier = tier;
     this.schedule = schedule;
     this.dedup = dedup;
+    this.order = order;
     this.limit = limit;
   }
 
@@ -57,6 +59,7 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     tier.init(context);
     schedule.init(context);
     dedup.init(context);
+    order.init(context);
     validate.init(context);
   }
 
@@ -74,15 +77,20 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
     TenantConfig entry = TenantRecord.effective(config, tenant, tenants.registered(tenant));
     String resolved = tier.tier(in, event, config.tierOf(entry));
     if (resolved == null) {
+      order.deadHere(in, event, config); // back from the ladder with a turn, its tenant removed
       return;
     }
     // The time an event asked for and its id are judged on its first sight only: from regate it
     // is due (the relay let it out at its time) or went round for its quota, and it is its own
-    // return, never a repeat. An event refused its time is not remembered (its corrected resend goes).
+    // return, never a repeat. An event refused its time is not remembered (its corrected resend
+    // goes), and takes no turn in its ordering key: neither does a repeat.
     if (!fromRegate) {
       DeliveryTime.Verdict when = schedule.verdict(event, config);
-      if (!(when instanceof DeliveryTime.Refused)
-          && !dedup.first(in, event, resolved, config, ScheduleStep.status(when))) {
+      boolean refused = when instanceof DeliveryTime.Refused;
+      if (!refused && !dedup.first(in, event, resolved, config, ScheduleStep.status(when))) {
+        return;
+      }
+      if (!refused && !order.turn(in, event, config)) {
         return;
       }
       if (!schedule.dueNow(in, event, resolved, when)) {

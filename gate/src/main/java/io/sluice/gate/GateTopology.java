@@ -41,20 +41,10 @@ public final class GateTopology {
         GateNodes.SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.inbound());
     topology.addSource(
         GateNodes.REGATE_SOURCE, new ByteArrayDeserializer(), new ByteArrayDeserializer(), topics.regate());
-    // One node, four steps (GateProcessor): strip (inbound only), validate, tier, limit.
+    // One node, its steps (GateProcessor): strip, dedup, order and schedule (inbound only), validate, tier, limit.
     topology.addProcessor(
         GateNodes.LIMIT,
-        () -> new GateProcessor(topics.regate(), wiring.live(), wiring.tenants(),
-            new ValidateStep(wiring.tenants(), wiring.clock(), wiring.listener()),
-            new TierStep(wiring.clock(), wiring.listener()),
-            new ScheduleStep(topics, new DelayLadder(config.ladder()), wiring.redisClock(), wiring.clock(),
-                wiring.listener()),
-            new DedupStep(wiring.seen(), wiring.clock(), wiring.listener()),
-            new LimitStep(wiring.live(), topics, limiter(wiring),
-                new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
-                    wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos),
-                    config.gate().leaseTarget(), config.gate().maxLease()),
-                new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener())),
+        () -> processor(wiring, topics, config),
         GateNodes.SOURCE, GateNodes.REGATE_SOURCE);
     topology.addStateStore(PendingFlush.builder(), GateNodes.LIMIT);
 
@@ -69,6 +59,23 @@ public final class GateTopology {
       topology.addSink(GateNodes.RECEIPTS_SINK, topics.receipts(), bytes, bytes, GateNodes.LIMIT);
     }
     return topology;
+  }
+
+  /** The gate's one node, with its steps; one per stream task. */
+  private static GateProcessor processor(GateWiring wiring, Topics topics, SluiceConfig config) {
+    OrderStep order = new OrderStep(wiring.orders(), wiring.clock(), wiring.listener());
+    return new GateProcessor(topics.regate(), wiring.live(), wiring.tenants(),
+        new ValidateStep(wiring.tenants(), wiring.clock(), wiring.listener()),
+        new TierStep(wiring.clock(), wiring.listener()),
+        new ScheduleStep(topics, new DelayLadder(config.ladder()), wiring.redisClock(), wiring.clock(),
+            wiring.listener()),
+        new DedupStep(wiring.seen(), wiring.clock(), wiring.listener()),
+        order,
+        new LimitStep(wiring.live(), topics, limiter(wiring),
+            new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
+                wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos),
+                config.gate().leaseTarget(), config.gate().maxLease()),
+            new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener(), order));
   }
 
   private static GateLimiter limiter(GateWiring wiring) {

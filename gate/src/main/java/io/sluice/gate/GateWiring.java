@@ -2,6 +2,7 @@ package io.sluice.gate;
 
 import io.sluice.redis.RedisCircuit;
 import io.sluice.config.SluiceConfig;
+import io.sluice.redis.order.OrderStore;
 import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.gate.limiter.TokenBucketStore;
 import java.time.Clock;
@@ -29,6 +30,7 @@ import java.util.function.Supplier;
  *                   when an event that asked for a time is due
  * @param seen       where the first record of each event id is remembered for its provider's
  *                   {@code dedupWindow} (Redis: {@link RedisSeenIds})
+ * @param orders     where ordered events take their turns in their keys ({@code RedisOrderStore})
  */
 public record GateWiring(
     SluiceConfig config,
@@ -41,7 +43,16 @@ public record GateWiring(
     Supplier<SluiceConfig> live,
     TenantLookup tenants,
     Clock redisClock,
-    SeenIds seen) {
+    SeenIds seen,
+    OrderStore orders) {
+
+  /** Wiring that orders no key (every assignment unanswered). */
+  public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,
+      DoubleSupplier localShare, Clock clock, LongSupplier nanoTime, GateListener listener,
+      Supplier<SluiceConfig> live, TenantLookup tenants, Clock redisClock, SeenIds seen) {
+    this(config, store, circuit, localShare, clock, nanoTime, listener, live, tenants, redisClock, seen,
+        OrderStore.NONE);
+  }
 
   /** Wiring whose Redis clock is {@code clock} and that remembers no ids (tests). */
   public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,

@@ -64,6 +64,10 @@ final class LimitStep {
   private final LocalBuckets local;
   private final Clock clock;
   private final GateListener listener;
+  /** The configuration in force: which providers dead-letter a dead head's followers. */
+  private final Supplier<SluiceConfig> live;
+  /** Gives up the turn of an ordered event dead-lettered here. */
+  private final OrderStep order;
   /** Header values that never change, encoded once ({@link OutgoingHeaders}). */
   private final byte[] toReady;
   private final byte[] toRegate;
@@ -87,7 +91,9 @@ final class LimitStep {
 
   LimitStep(
       Supplier<SluiceConfig> live, Topics topics, GateLimiter limiter,
-      MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener) {
+      MultiRuleLimiter rulesLimiter, LocalBuckets local, Clock clock, GateListener listener, OrderStep order) {
+    this.order = order;
+    this.live = live;
     this.topics = topics;
     // The ladder needs a restart to change (ReloadScope).
     this.ladder = new DelayLadder(live.get().ladder());
@@ -248,6 +254,7 @@ final class LimitStep {
     String provider = in.event().provider();
     if (e.decision() == UNKNOWN_TENANT) {
       listener.dead(Reason.UNKNOWN_TENANT);
+      order.deadHere(record, in.event(), live.get());
       context.forward(DeadLetters.of(record, in.event(), in.raw(), Reason.UNKNOWN_TENANT,
           "tenant '" + in.event().tenant() + "' is no longer configured (a reload removed it) "
               + "and there is no defaultTier", in.event().id(), context, clock.millis()),

@@ -71,12 +71,11 @@ class GateDedupTest {
   }
 
   private void send(String tenant, String id, String provider, String extra) {
-    gate.inbound.pipeInput(new TestRecord<>(bytes(tenant), bytes("{\"id\":\"" + id + "\",\"tenant\":\"" + tenant
-        + "\",\"provider\":\"" + provider + "\"" + extra + ",\"payload\":{}}")));
+    gate.sendInbound(tenant, id, provider, extra);
   }
 
   private static byte[] bytes(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
+    return GateTestDriver.bytes(s);
   }
 
   private static String header(TestRecord<byte[], byte[]> r, String name) {

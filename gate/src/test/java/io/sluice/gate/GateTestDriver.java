@@ -1,6 +1,7 @@
 package io.sluice.gate;
 
 import io.sluice.schemas.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -9,6 +10,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
 
 /** The gate topology on TopologyTestDriver, with its input and output topics as bytes. */
 final class GateTestDriver implements AutoCloseable {
@@ -31,6 +33,16 @@ final class GateTestDriver implements AutoCloseable {
     ready = output(topics.ready());
     dlq = output(topics.dlq());
     outcomes = output(topics.outcomes());
+  }
+
+  /** Writes an event of {@code tenant} to inbound, keyed by its tenant, {@code extra} fields added. */
+  void sendInbound(String tenant, String id, String provider, String extra) {
+    inbound.pipeInput(new TestRecord<>(bytes(tenant), bytes("{\"id\":\"" + id + "\",\"tenant\":\"" + tenant
+        + "\",\"provider\":\"" + provider + "\"" + extra + ",\"payload\":{}}")));
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   TestOutputTopic<byte[], byte[]> delay(Duration step) {

@@ -203,7 +203,10 @@ final class ConfigBinder {
         endpoints,
         new ProviderIntake(
             longDuration(node, "maxDelay", defaultMaxDelay, path),
-            longDuration(node, "dedupWindow", Duration.ZERO, path)));
+            longDuration(node, "dedupWindow", Duration.ZERO, path),
+            new OrderingRule("perKey".equals(text(node, "ordering", "none")),
+                "deadLetter".equals(text(node, "orderingOnDeadHead", "release")),
+                integer(node, "maxOrderingKeys", OrderingRule.DEFAULT_KEYS_IN_FLIGHT))));
   }
 
   /** A duration that may be given in days ({@code 7d}): the text of an event's {@code delay}. */

@@ -12,8 +12,10 @@ import java.time.Duration;
  * @param dedupWindow how long an accepted event id is remembered: an event with the same id within
  *                    it is not called again ({@code duplicate}); {@link Duration#ZERO}: off. From
  *                    {@link #MIN_DEDUP_WINDOW} to {@link #MAX_DEDUP_WINDOW}
+ * @param ordering    whether the events of one {@code orderingKey} are called in order
+ *                    ({@code ordering: perKey}); {@link OrderingRule#OFF} when absent
  */
-public record ProviderIntake(Duration maxDelay, Duration dedupWindow) {
+public record ProviderIntake(Duration maxDelay, Duration dedupWindow, OrderingRule ordering) {
   /**
    * The default ladder's longest step: a wait of it costs one delay record. A provider without
    * {@code maxDelay} takes its ladder's longest step ({@code ConfigBinder}).
@@ -27,15 +29,27 @@ public record ProviderIntake(Duration maxDelay, Duration dedupWindow) {
    * few minutes (1 day at the default ladder's 10m: 144).
    */
   public static final int MAX_LADDER_RECORDS = 50;
-  public static final ProviderIntake DEFAULT = new ProviderIntake(DEFAULT_MAX_DELAY, Duration.ZERO);
+  public static final ProviderIntake DEFAULT = new ProviderIntake(DEFAULT_MAX_DELAY, Duration.ZERO,
+      OrderingRule.OFF);
 
   public ProviderIntake {
     maxDelay = maxDelay == null ? DEFAULT_MAX_DELAY : maxDelay;
     dedupWindow = dedupWindow == null ? Duration.ZERO : dedupWindow;
+    ordering = ordering == null ? OrderingRule.OFF : ordering;
+  }
+
+  /** A provider asking for a time and a window only, its events unordered. */
+  public ProviderIntake(Duration maxDelay, Duration dedupWindow) {
+    this(maxDelay, dedupWindow, OrderingRule.OFF);
   }
 
   /** Whether repeated ids are suppressed. */
   public boolean dedups() {
     return !dedupWindow.isZero();
+  }
+
+  /** Whether events with an {@code orderingKey} are called in order per key. */
+  public boolean orders() {
+    return ordering.perKey();
   }
 }

@@ -17,7 +17,8 @@ import java.util.TreeSet;
  * configuration that says one thing while the process does another, which is worse than refusing.
  *
  * <p>Reloadable: {@code logging}, {@code tiers}, {@code defaultTier}, {@code tenants}, and per provider its
- * {@code rate}, {@code shadow}, {@code maxCost}, {@code maxDelay}, {@code dedupWindow} and {@code quotas} (and any limit a provider
+ * {@code rate}, {@code shadow}, {@code maxCost}, {@code maxDelay}, {@code dedupWindow}, {@code ordering},
+ * {@code orderingOnDeadHead}, {@code maxOrderingKeys} and {@code quotas} (and any limit a provider
  * declares). Restart only: {@code kafka}, {@code redis}, {@code ladder}, {@code maxAttempts},
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
  * names, and per provider its {@code url}, {@code maxInFlight}, {@code timeout},

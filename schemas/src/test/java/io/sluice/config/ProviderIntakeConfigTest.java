@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A provider's {@code maxDelay} and {@code dedupWindow}: their defaults, bounds, and each mistake named by its field. */
+/** A provider's {@code maxDelay}, {@code dedupWindow} and ordering: their defaults, bounds, and each mistake named by its field. */
 class ProviderIntakeConfigTest {
   private static final String CONFIG = """
       LADDER
@@ -39,6 +39,23 @@ class ProviderIntakeConfigTest {
     assertEquals(Duration.ofMinutes(10), intake.maxDelay(), "the default ladder's longest step: one record");
     assertEquals(Duration.ZERO, intake.dedupWindow());
     assertEquals(false, intake.dedups());
+    assertEquals(OrderingRule.OFF, intake.ordering(), "events unordered unless asked");
+  }
+
+  @Test
+  void shouldBindOrderingPerKeyItsDeadHeadAndItsBound() {
+    assertEquals(new OrderingRule(true, false, OrderingRule.DEFAULT_KEYS_IN_FLIGHT),
+        intake("", "ordering: perKey").ordering());
+    assertEquals(new OrderingRule(true, true, 50),
+        intake("", "ordering: perKey\n    orderingOnDeadHead: deadLetter\n    maxOrderingKeys: 50").ordering());
+    assertEquals(false, intake("", "ordering: none").orders());
+  }
+
+  @Test
+  void shouldLetTheSchemaNameAMistakeInOrdering() {
+    assertTrue(error("", "ordering: fifo").startsWith("providers.hooks.ordering:"));
+    assertTrue(error("", "orderingOnDeadHead: skip").startsWith("providers.hooks.orderingOnDeadHead:"));
+    assertTrue(error("", "maxOrderingKeys: 0").startsWith("providers.hooks.maxOrderingKeys:"));
   }
 
   @Test

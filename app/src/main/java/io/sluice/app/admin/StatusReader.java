@@ -229,6 +229,12 @@ public final class StatusReader {
       if (p.intake().dedups()) {
         n.put("dedupWindow", DelayText.format(p.intake().dedupWindow()));
       }
+      if (p.intake().orders()) {
+        // Events of one orderingKey called one at a time, in order; what a dead head does.
+        n.put("ordering", "perKey");
+        n.put("orderingOnDeadHead", p.intake().ordering().deadLetterFollowers() ? "deadLetter" : "release");
+        n.put("maxOrderingKeys", p.intake().ordering().maxKeysInFlight());
+      }
       ArrayNode limits = n.putArray("learnedLimits");
       for (LearnedLimit l : learner.current(name)) {
         ObjectNode o = limits.addObject();

@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+import io.sluice.app.AskedKey;
 import io.sluice.app.AskedTime;
 import io.sluice.app.Preflight;
 import io.sluice.app.Produce;
@@ -40,11 +41,18 @@ final class ProduceCommand implements Callable<Integer> {
       + "that asks for no time: never called before that long after the gate first sees it.")
   String delay;
 
+  @Option(names = "--ordering-key", paramLabel = "KEY", description = "Add orderingKey (1 to 128 of "
+      + "A-Z a-z 0-9 . _ : / -) to each event that names none: with a provider's ordering: perKey, the "
+      + "events of one key are called one at a time, in the order sent.")
+  String orderingKey;
+
   @Override
   public Integer call() throws Exception {
     AskedTime time;
+    AskedKey key;
     try {
       time = AskedTime.of(deliverAt, delay);
+      key = AskedKey.of(orderingKey);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -54,7 +62,7 @@ final class ProduceCommand implements Callable<Integer> {
     try (BufferedReader in = file == null
         ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
         : Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      Produce.Result r = Produce.lines(c.kafka(), topics, in, time);
+      Produce.Result r = Produce.lines(c.kafka(), topics, in, time, key);
       System.out.println("sent " + r.sent() + " events to " + topics.inbound()
           + (r.unkeyed() > 0 ? " (" + r.unkeyed() + " without a readable tenant: the gate will "
           + "dead-letter them with a reason)" : ""));

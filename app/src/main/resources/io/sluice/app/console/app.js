@@ -241,7 +241,8 @@
         + ' · in flight ' + num((instance.inFlight || {})[name])
         + (limits.length ? ' · learned ' + limits.join(', ') : '')
         + (p.maxDelay ? ' · deliverAt ≤ ' + p.maxDelay + ' ahead' : '')
-        + (p.dedupWindow ? ' · ids kept ' + p.dedupWindow : '');
+        + (p.dedupWindow ? ' · ids kept ' + p.dedupWindow : '')
+        + (p.ordering ? ' · ordered per key (dead head: ' + p.orderingOnDeadHead + ')' : '');
       card.querySelector('.waits').textContent = p.waits ? 'waiting: ' + waitsLine(p.waits) : '';
       const pauseReasons = (p.pauses || []).map((x) => (x.tenant ? 'tenant ' + x.tenant + ': ' : '') + (x.reason || '') + ' (' + (x.by || '') + ')');
       card.querySelector('.pause-reasons').textContent = pauseReasons.join('; ');

@@ -83,6 +83,7 @@ class ArchitectureTest {
   /** Where each module's Redis keys are built: the only main files a key prefix may appear in. */
   static final Map<String, String> KEY_CLASSES = Map.of(
       "redis/src/main/java/io/sluice/redis/RedisKeys.java", "the slot markers every role reads",
+      "redis/src/main/java/io/sluice/redis/order/OrderKeys.java", "ordering keys' turns, gate and dispatcher",
       "dispatcher/src/main/java/io/sluice/dispatcher/DispatcherKeys.java", "leak, limits, busy, learned, pauses",
       // The gate's two: its single-rule and its multi-rule buckets.
       "gate/src/main/java/io/sluice/gate/limiter/BucketKey.java", "the single-rule bucket",

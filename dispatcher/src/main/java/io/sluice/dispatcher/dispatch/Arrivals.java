@@ -8,6 +8,7 @@ import io.sluice.dispatcher.dispatch.intake.RecordIntake;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
+import io.sluice.redis.order.OrderTurn;
 import io.sluice.schemas.event.Reason;
 import java.time.Clock;
 import java.util.Optional;
@@ -19,7 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Takes each record read: what becomes of it is {@link RecordIntake}'s to say (skipped as settled
  * before or as a second copy of a settlement, dead-lettered as malformed or expired, its outcome
- * written as delivered before, or queued); a queued one is counted against the {@link
+ * written as delivered before, or queued); an ordered event that is not its key's head waits round
+ * the ladder ({@link KeyTurns}); a queued one is counted against the {@link
  * ReadBudget}, held if a pause covers it ({@link PauseKeeper}), and routed to its lane ({@link
  * Lanes#route}). The consumer thread owns it; a reload replaces the record check ({@link
  * #reload}).
@@ -36,6 +38,8 @@ final class Arrivals {
   private final Books books;
   private final Backpressure backpressure;
   private final Clock clock;
+  /** Ordering keys: only a key's head goes on to its lane. */
+  private final KeyTurns turns;
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
   private volatile RecordIntake intake;
   /** The configuration now (a reload replaces it): which endpoint each tenant has. */
@@ -47,7 +51,8 @@ final class Arrivals {
 
   Arrivals(SluiceConfig config, OwnedPartitions owned, ReadBudget held, Lanes lanes,
       PauseKeeper pauses, WithoutCall withoutCall, SettlementWriter writer, Books books,
-      Backpressure backpressure, Clock clock) {
+      Backpressure backpressure, Clock clock, KeyTurns turns) {
+    this.turns = turns;
     this.owned = owned;
     this.held = held;
     this.lanes = lanes;
@@ -63,6 +68,7 @@ final class Arrivals {
   /** Records read from now on are checked against {@code next}, and routed under it. */
   void reload(SluiceConfig next) {
     current = next;
+    turns.reload(next);
     intake = new RecordIntake(new ReadyRecordCheck(next));
   }
 
@@ -106,6 +112,7 @@ final class Arrivals {
     }
     if (action instanceof RecordIntake.DeliveredBefore d) {
       held.hold(d.entry());
+      turns.delivered(d.entry());
       writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
       skippedAsDelivered++;
       return;
@@ -116,6 +123,19 @@ final class Arrivals {
       return;
     }
     DispatchEntry entry = ((RecordIntake.Queue) action).entry();
+    OrderTurn turn = turns.turn(entry);
+    if (turn instanceof OrderTurn.Wait wait) {
+      held.hold(entry);
+      withoutCall.ordering(entry, wait.ahead(), wait.waitMillis());
+      return;
+    }
+    if (turn instanceof OrderTurn.Blocked) {
+      held.hold(entry);
+      withoutCall.dead(entry, Reason.BLOCKED_BY_HEAD, "the event of its ordering key '"
+          + entry.event().orderingKey() + "' before it was dead-lettered, and provider "
+          + entry.event().provider() + " says orderingOnDeadHead: deadLetter");
+      return;
+    }
     // Judged before this entry is counted: does its provider's share have room for it?
     boolean fits = held.fits(entry);
     held.hold(entry);

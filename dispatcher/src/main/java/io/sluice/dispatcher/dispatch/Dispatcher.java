@@ -135,12 +135,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.books = new Books(owned, commits, held, wiring.deliveredLog(), timer, clock);
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,
         timer, 1000, owned::isCurrent);
-    WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock);
+    KeyTurns turns = new KeyTurns(wiring.orders(), config);
+    WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock, turns);
     this.sweep = new LaneSweep(withoutCall, nanoTime);
     this.pauses = new PauseKeeper(wiring.pauses(), d.bufferSize(), withoutCall, nanoTime);
     Settler settler = new Settler(new CallJudge(new FeedbackPolicy(config.maxAttempts(),
         new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase()), learner, writer,
-        books.deliveries(), listener, clock, wiring.random());
+        books.deliveries(), listener, clock, wiring.random(), turns);
     LaneFactory factory = new LaneFactory(timer, listener, withoutCall::cannotFit, nanoTime, pace,
         TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(), clock,
         e -> withoutCall.dead(e, Reason.EXPIRED, "deadline " + e.event().deadline()
@@ -155,7 +156,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos()), nanoTime,
         d.bufferSize() / 2);
     this.arrivals = new Arrivals(config, owned, held, lanes, pauses, withoutCall, writer, books,
-        backpressure, clock);
+        backpressure, clock, turns);
     this.handOver = new HandOver(lanes, pauses, held, owned, books, wiring.instances(),
         new PartitionTakeover(consumer, wiring.deliveredLog(), COMMITTED_TIMEOUT,
             DELIVERED_LOG_TIMEOUT, nanoTime), clock, nanoTime, longestTimeoutMillis(),

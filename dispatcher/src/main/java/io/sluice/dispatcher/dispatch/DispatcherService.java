@@ -16,6 +16,7 @@ import io.sluice.dispatcher.provider.HttpProvider;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.DeploymentHistory;
 import io.sluice.redis.RedisAccess;
+import io.sluice.redis.order.RedisOrderStore;
 import io.sluice.redis.RedisCircuit;
 import io.sluice.redis.SlotMarkers;
 import io.sluice.redis.operator.OperatorLog;
@@ -165,7 +166,9 @@ public final class DispatcherService implements AutoCloseable {
         .withLimitSources(name -> new ConfiguredLimits(live, name))
         .withPauses(pauses::current)
         .withTenants(tenants.<TenantLookup>map(t -> t).orElse(TenantLookup.NONE))
-        .withInstances(instances));
+        .withInstances(instances)
+        // Ordering keys' turns: the same Redis, the same patience as the gate's calls to it.
+        .withOrders(new RedisOrderStore(redis.commands(), redis.circuit(), config.gate().redisTimeout())));
     Runnable unfollow = live.onChange(dispatcher::reload);
     DispatcherService service = new DispatcherService(dispatcher, redis, unfollow, identity,
         pauses, tenants);

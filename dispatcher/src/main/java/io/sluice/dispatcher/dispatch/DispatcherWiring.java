@@ -9,6 +9,7 @@ import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.ProviderLimits;
 import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.provider.Provider;
+import io.sluice.redis.order.OrderStore;
 import io.sluice.redis.tenants.TenantLookup;
 import java.time.Clock;
 import java.util.Map;
@@ -48,6 +49,8 @@ import org.apache.kafka.clients.producer.Producer;
  * @param random       uniform in [0, 1): the jitter of retries' backoff
  * @param instances    told how many partitions this instance owns, at every assignment (a
  *                     leak's fallback divides the rate by the instances it estimates)
+ * @param orders       ordering keys' turns ({@code RedisOrderStore} in the application; by
+ *                     default none: an ordered event finds no state and is called)
  */
 public record DispatcherWiring(
     SluiceConfig config,
@@ -64,7 +67,8 @@ public record DispatcherWiring(
     TenantLookup tenants,
     LongSupplier nanoTime,
     DoubleSupplier random,
-    InstanceShare instances) {
+    InstanceShare instances,
+    OrderStore orders) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -74,48 +78,54 @@ public record DispatcherWiring(
         LimitLearner.local(listener), clock, listener,
         name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
         () -> PauseRules.NONE, TenantLookup.NONE, System::nanoTime,
-        () -> ThreadLocalRandom.current().nextDouble(), new InstanceShare(1));
+        () -> ThreadLocalRandom.current().nextDouble(), new InstanceShare(1), OrderStore.NONE);
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources, pauses, tenants, nanoTime, random, instances);
+        listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources, pauses, tenants, nanoTime, random, instances);
+        clock, listener, sources, pauses, tenants, nanoTime, random, instances, orders);
   }
 
   /** This wiring with {@code rules} giving the pauses in force. */
   public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, rules, tenants, nanoTime, random, instances);
+        clock, listener, limitSources, rules, tenants, nanoTime, random, instances, orders);
   }
 
   /** This wiring with {@code nanoTime} as its monotonic clock and {@code random} as its jitter. */
   public DispatcherWiring withTime(LongSupplier nanoTime, DoubleSupplier random) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
   }
 
   /** This wiring telling {@code share} how many partitions this instance owns. */
   public DispatcherWiring withInstances(InstanceShare share) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, share);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, share, orders);
+  }
+
+  /** This wiring with {@code store} keeping ordering keys' turns. */
+  public DispatcherWiring withOrders(OrderStore store) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, store);
   }
 
   /** This wiring with {@code registry} giving the tenants' registry records (their endpoints). */
   public DispatcherWiring withTenants(TenantLookup registry) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, registry, nanoTime, random, instances);
+        clock, listener, limitSources, pauses, registry, nanoTime, random, instances, orders);
   }
 }

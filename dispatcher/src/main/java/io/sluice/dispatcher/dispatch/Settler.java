@@ -37,9 +37,13 @@ final class Settler implements ResultHandler {
   private final Clock clock;
   /** Uniform in [0, 1): the jitter of retries' backoff. */
   private final DoubleSupplier random;
+  /** Ordering keys' turns: a delivery or a dead letter moves its key's turn on. */
+  private final KeyTurns turns;
 
-  public Settler(CallJudge judge, LimitLearner learner, SettlementWriter writer,
-      PendingDeliveries deliveries, DispatchListener listener, Clock clock, DoubleSupplier random) {
+  Settler(CallJudge judge, LimitLearner learner, SettlementWriter writer,
+      PendingDeliveries deliveries, DispatchListener listener, Clock clock, DoubleSupplier random,
+      KeyTurns turns) {
+    this.turns = turns;
     this.judge = judge;
     this.learner = learner;
     this.writer = writer;
@@ -80,6 +84,7 @@ final class Settler implements ResultHandler {
   private void write(DispatchEntry entry, ProviderResult result, Verdict verdict) {
     String provider = entry.event().provider();
     if (verdict instanceof Verdict.Delivered d) {
+      turns.delivered(entry);
       deliveries.add(entry.partition(),
           new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
       if (result instanceof ProviderResult.Answered a) {
@@ -94,6 +99,7 @@ final class Settler implements ResultHandler {
       listener.deferred(provider, entry.tier(), r.reason());
     } else {
       Verdict.Dead dead = (Verdict.Dead) verdict;
+      turns.dead(entry, dead.reason());
       writer.dead(entry, dead.reason(), dead.detail(), dead.attempts(), status(result));
       listener.dead(provider, entry.tier(), dead.reason());
     }

@@ -30,9 +30,12 @@ final class WithoutCall {
   private final DispatchListener listener;
   private final List<Duration> ladder;
   private final int bufferSize;
+  /** Ordering keys' turns: a dead letter moves its key's turn on. */
+  private final KeyTurns turns;
 
   WithoutCall(SettlementWriter writer, DispatchListener listener, SluiceConfig config,
-      Clock clock) {
+      Clock clock, KeyTurns turns) {
+    this.turns = turns;
     this.writer = writer;
     this.clock = clock;
     this.listener = listener;
@@ -40,8 +43,9 @@ final class WithoutCall {
     this.bufferSize = config.dispatcher().bufferSize();
   }
 
-  /** Dead-letters the entry now, without a call. */
+  /** Dead-letters the entry now, without a call (its ordering key's turn moves on). */
   void dead(DispatchEntry entry, Reason reason, String detail) {
+    turns.dead(entry, reason);
     writer.dead(entry, reason, detail, entry.attempts());
     listener.dead(entry.event() == null ? null : entry.event().provider(), entry.tier(), reason);
   }
@@ -84,6 +88,17 @@ final class WithoutCall {
       wait = Math.min(wait, left);
     }
     defer(entry, reason, why + "; back in about " + wait + " ms", wait);
+  }
+
+  /**
+   * An ordered event that is not its key's head: it waits round the ladder for {@code waitMillis}
+   * ({@link io.sluice.redis.order.OrderTurn.Wait}) and is judged again when it comes back
+   * ({@link Reason#ORDERING}); its deadline, if it passes meanwhile, ends it as it is read.
+   */
+  void ordering(DispatchEntry entry, long ahead, long waitMillis) {
+    defer(entry, Reason.ORDERING, (ahead == 0 ? "its ordering key's turn could not be read"
+        : ahead + " event(s) of its ordering key before it have no outcome yet")
+        + "; back in about " + waitMillis + " ms", waitMillis);
   }
 
   /** No lane could take it now (every endpoint lane busy, the registry silent): the smallest step. */

@@ -13,6 +13,10 @@ import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.pause.PauseScope;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
+import io.sluice.redis.order.KeyTurn;
+import io.sluice.redis.order.OrderKeys;
+import io.sluice.redis.order.OrderStore;
+import io.sluice.redis.order.OrderTicket;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.Topics;
 import java.time.Clock;
@@ -21,6 +25,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,7 +56,8 @@ import org.junit.jupiter.api.Test;
  * the app's ITs'.
  */
 class DispatcherTest {
-  private static final SluiceConfig CONFIG = ConfigLoader.parse("""
+  /** One provider, {@code api}; {@code ORDERING} is where its ordering goes (none here). */
+  private static final String YAML = """
       tiers: { std: { weight: 1 } }
       defaultTier: std
       maxAttempts: 3
@@ -59,8 +65,10 @@ class DispatcherTest {
         api:
           url: http://127.0.0.1:9/api
           rate: 200/s
+          ORDERING
           quotas: { std: { capacity: 10, refill: 1/s } }
-      """, Map.of());
+      """;
+  private static final SluiceConfig CONFIG = ConfigLoader.parse(YAML.replace("ORDERING", ""), Map.of());
   private static final Topics TOPICS = new Topics(CONFIG.kafka().topicPrefix(), CONFIG.ladder());
   private static final TopicPartition READY = new TopicPartition(TOPICS.ready(), 0);
   private static final long WAIT_MILLIS = 10_000;
@@ -72,21 +80,28 @@ class DispatcherTest {
   private final List<String> called = new CopyOnWriteArrayList<>();
   /** What the provider answers each call. */
   private volatile ProviderResult answer = new ProviderResult.Answered(200, null);
+  /** When the provider answers: at once, unless a test holds its answers back. */
+  private volatile CompletableFuture<Void> answered = CompletableFuture.completedFuture(null);
   private final AtomicReference<PauseRules> pauses = new AtomicReference<>(PauseRules.NONE);
   private final Provider provider = call -> {
     called.add(call.eventId());
-    return CompletableFuture.completedFuture(answer);
+    return answered.thenApply(v -> answer);
   };
   private Dispatcher dispatcher;
   private Thread loop;
   private long offset;
 
   private void start() {
-    dispatcher = new Dispatcher(DispatcherWiring.of(CONFIG, consumer, producer,
+    start(CONFIG, OrderStore.NONE);
+  }
+
+  private void start(SluiceConfig config, OrderStore orders) {
+    dispatcher = new Dispatcher(DispatcherWiring.of(config, consumer, producer,
             Map.of("api", provider), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
             Clock.systemUTC(), DispatchListener.NONE)
         .withPauses(pauses::get)
-        .withTime(System::nanoTime, () -> 0.5));
+        .withTime(System::nanoTime, () -> 0.5)
+        .withOrders(orders));
     consumer.updateBeginningOffsets(Map.of(READY, 0L));
     consumer.schedulePollTask(() -> consumer.rebalance(List.of(READY)));
     loop = new Thread(dispatcher, "dispatcher-test");
@@ -407,6 +422,87 @@ class DispatcherTest {
     }
   }
 
+  private static final SluiceConfig ORDERED = ConfigLoader.parse(YAML.replace("ORDERING",
+      "ordering: perKey\n    orderingOnDeadHead: deadLetter"), Map.of());
+
+  /** One key's turn in memory, moved as {@code ordering.lua settle} moves it. */
+  private static final class OneKey implements OrderStore {
+    static final long EPOCH = 7;
+    volatile KeyTurn state;
+    final List<String> settled = new CopyOnWriteArrayList<>();
+    final long last;
+
+    OneKey(long last) {
+      this.last = last;
+      this.state = new KeyTurn(EPOCH, 1, 0);
+    }
+
+    @Override
+    public Assigned assign(OrderKeys keys, String orderingKey, String source, int maxKeysInFlight) {
+      throw new UnsupportedOperationException("the gate's");
+    }
+
+    @Override
+    public Read turn(OrderKeys keys, String orderingKey) {
+      return new Read(true, Optional.of(state));
+    }
+
+    @Override
+    public synchronized void settle(OrderKeys keys, String orderingKey, OrderTicket ticket, Settled how,
+        boolean deadLetterFollowers) {
+      settled.add(keys.tenant() + "/" + orderingKey + " " + ticket.seq() + " " + how);
+      if (ticket.seq() == state.next()) {
+        long blocked = how == Settled.DEAD && deadLetterFollowers ? last : state.blocked();
+        state = new KeyTurn(EPOCH, ticket.seq() + 1, blocked);
+      }
+    }
+  }
+
+  @Test
+  void shouldCallOnlyAKeysHeadAndSendAFollowerRoundTheLadderUntilItsTurn() {
+    answered = new CompletableFuture<>(); // the head's call waits: its follower is read meanwhile
+    OneKey key = new OneKey(2);
+    start(ORDERED, key);
+    read(ticketed("e1", 1), ticketed("e2", 2));
+
+    awaitTrue(() -> retries().size() == 1 && called.size() == 1, "the head called, the follower round the ladder");
+    assertEquals(List.of("e1"), called, "the follower waits for the head's outcome");
+    assertEquals("ordering", header(retries().get(0), HeaderNames.REASON));
+    assertEquals(List.of(), key.settled, "the head's call has no outcome yet");
+    answered.complete(null);
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "the head's outcome");
+    assertEquals(List.of("acme/k 1 DELIVERED"), key.settled, "the head's delivery moved the turn");
+    // Back from the ladder, as the relay brings it: its turn now.
+    read(ticketed("e2", 2));
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 2, "the follower's outcome");
+    assertEquals(List.of("e1", "e2"), called);
+    assertEquals(3, key.state.next());
+  }
+
+  @Test
+  void shouldDeadLetterTheFollowersOfADeadHeadBlockedByHeadWithoutACall() {
+    answer = new ProviderResult.Answered(400, null);
+    OneKey key = new OneKey(2);
+    start(ORDERED, key);
+    read(ticketed("e1", 1));
+    awaitTrue(() -> written(TOPICS.dlq()).size() == 1, "the head dead");
+    read(ticketed("e2", 2));
+
+    awaitTrue(() -> written(TOPICS.dlq()).size() == 2, "the follower dead too");
+    assertEquals("blocked_by_head", header(written(TOPICS.dlq()).get(1), HeaderNames.REASON));
+    assertEquals(List.of("e1"), called, "the follower never called");
+    assertEquals(List.of("acme/k 1 DEAD", "acme/k 2 BLOCKED"), key.settled);
+  }
+
+  /** An event of key {@code k} holding turn {@code seq}, as the gate writes it. */
+  private String ticketed(String id, long seq) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"acme\",\"provider\":\"api\",\"orderingKey\":\"k\","
+        + "\"payload\":{}}" + TICKET + new OrderTicket(OneKey.EPOCH, seq).encoded();
+  }
+
+  /** Splits a {@link #ticketed} value from its ticket. */
+  private static final String TICKET = "\u0000";
+
   private static String eventWithDeadline(String id, Instant deadline) {
     return "{\"id\":\"" + id + "\",\"tenant\":\"acme\",\"provider\":\"api\","
         + "\"deadline\":\"" + deadline + "\",\"payload\":{}}";
@@ -417,11 +513,17 @@ class DispatcherTest {
         new ByteArraySerializer());
   }
 
+  /** Reads {@code values}; one holding a {@link #TICKET} carries the ticket after it in {@code sluice-order}. */
   private void read(String... values) {
     consumer.schedulePollTask(() -> {
       for (String value : values) {
-        consumer.addRecord(new ConsumerRecord<>(READY.topic(), READY.partition(), offset++,
-            "acme".getBytes(UTF_8), value.getBytes(UTF_8)));
+        int cut = value.indexOf(TICKET);
+        ConsumerRecord<byte[], byte[]> record = new ConsumerRecord<>(READY.topic(), READY.partition(), offset++,
+            "acme".getBytes(UTF_8), (cut < 0 ? value : value.substring(0, cut)).getBytes(UTF_8));
+        if (cut >= 0) {
+          record.headers().add(HeaderNames.ORDER, value.substring(cut + 1).getBytes(UTF_8));
+        }
+        consumer.addRecord(record);
       }
     });
   }

@@ -3,6 +3,7 @@ package io.sluice.dispatcher.dispatch;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.sluice.redis.order.OrderStore;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
@@ -51,7 +52,7 @@ class PauseKeeperTest {
   private final List<DispatchEntry> requeued = new ArrayList<>();
   private final PauseKeeper keeper = new PauseKeeper(rules::get, 1_000,
       new WithoutCall(new SettlementWriter(producer, TOPICS, clock, e -> { }, timer),
-          DispatchListener.NONE, CONFIG, clock), clock::nanos);
+          DispatchListener.NONE, CONFIG, clock, new KeyTurns(OrderStore.NONE, CONFIG)), clock::nanos);
 
   @AfterEach
   void stop() {

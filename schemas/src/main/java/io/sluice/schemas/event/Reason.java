@@ -49,7 +49,22 @@ public enum Reason {
    * The gate's estimate of when the event reaches its provider by its quota ({@code sluice-eta})
    * is after its {@code deadline}: dead at once rather than expiring after its wait.
    */
-  DEADLINE_UNREACHABLE("deadline_unreachable");
+  DEADLINE_UNREACHABLE("deadline_unreachable"),
+  /**
+   * Not an outcome: the event has an {@code orderingKey} and an event of its key that entered
+   * before it has no outcome yet; it waits round the ladder for its turn.
+   */
+  ORDERING("ordering"),
+  /**
+   * The event of its {@code orderingKey} before it was dead-lettered and its provider says
+   * {@code orderingOnDeadHead: deadLetter}: it is not called out of order.
+   */
+  BLOCKED_BY_HEAD("blocked_by_head"),
+  /**
+   * The event's tenant has its provider's {@code maxOrderingKeys} keys with events in flight
+   * already, or Redis gave its key no turn: it cannot be ordered, and is not called unordered.
+   */
+  NOT_ORDERED("not_ordered");
 
   private final String code;
 

@@ -28,6 +28,9 @@ import java.util.Optional;
  * @param delay      never called before this long after the gate first saw it; null when absent.
  *                   At most one of {@code deliverAt} and {@code delay}; either at most the
  *                   provider's {@code maxDelay} ahead
+ * @param orderingKey the event's key among its tenant's events toward its provider: called in
+ *                   inbound order with the others of its key when the provider orders per key;
+ *                   null when absent
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkEvent(
@@ -40,7 +43,8 @@ public record WorkEvent(
     JsonNode payload,
     Map<String, String> attributes,
     Instant deliverAt,
-    @JsonSerialize(converter = DelayText.Written.class) Duration delay) {
+    @JsonSerialize(converter = DelayText.Written.class) Duration delay,
+    String orderingKey) {
 
   public static final int DEFAULT_COST = 1;
 
@@ -51,7 +55,13 @@ public record WorkEvent(
   /** An event to be called as soon as its quota allows (no {@code deliverAt}, no {@code delay}). */
   public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
       String path, JsonNode payload, Map<String, String> attributes) {
-    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null);
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null, null);
+  }
+
+  /** An event that may ask for a time, with no {@code orderingKey}. */
+  public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
+      String path, JsonNode payload, Map<String, String> attributes, Instant deliverAt, Duration delay) {
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, null);
   }
 
   /** Whether the producer asked for a time ({@code deliverAt} or {@code delay}). */
@@ -75,9 +85,10 @@ public record WorkEvent(
       @JsonProperty("payload") JsonNode payload,
       @JsonProperty("attributes") Map<String, String> attributes,
       @JsonProperty("deliverAt") Instant deliverAt,
-      @JsonProperty("delay") String delay) {
+      @JsonProperty("delay") String delay,
+      @JsonProperty("orderingKey") String orderingKey) {
     return new WorkEvent(id, tenant, provider, cost == null ? DEFAULT_COST : cost, deadline, path,
-        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay));
+        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay), orderingKey);
   }
 
 

@@ -48,6 +48,11 @@ public final class HeaderNames {
    * accepted within its provider's {@code dedupWindow}). Absent on a delivery's outcome.
    */
   public static final String OUTCOME = "sluice-outcome";
+  /**
+   * An ordered event's turn in its key ({@code OrderTicket}: {@code v1 <epoch> <seq>}), given by
+   * the gate on the event's first sight; the dispatcher calls the event only at its key's turn.
+   */
+  public static final String ORDER = "sluice-order";
   /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
   public static final String PAID = "sluice-paid";
   /**

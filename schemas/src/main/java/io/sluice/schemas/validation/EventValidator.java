@@ -68,6 +68,7 @@ public final class EventValidator {
   public static final int MAX_TENANT_LENGTH = 128;
   public static final int MAX_PROVIDER_LENGTH = 128;
   public static final int MAX_PATH_LENGTH = RelativePath.MAX_LENGTH;
+  public static final int MAX_ORDERING_KEY_LENGTH = 128;
 
   /**
    * Why {@code id} cannot be an event's id ({@link IdempotencyKey}: 1 to {@value #MAX_ID_LENGTH}
@@ -113,7 +114,7 @@ public final class EventValidator {
       WorkEvent e = valid.event();
       return new ValidationResult.Valid(new WorkEvent(
           e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes(),
-          e.deliverAt(), e.delay()));
+          e.deliverAt(), e.delay(), e.orderingKey()));
     }
     return tree;
   }
@@ -139,7 +140,8 @@ public final class EventValidator {
         JsonToken token = p.nextToken();
         JsonNode node;
         switch (name) {
-          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay" -> node = scalar(p, token);
+          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay", "orderingKey" ->
+              node = scalar(p, token);
           case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
               && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
           case "attributes" -> node = token == JsonToken.START_OBJECT ? textObject(p) : scalar(p, token);
@@ -256,9 +258,10 @@ public final class EventValidator {
     JsonNode attributes;
     JsonNode deliverAt;
     JsonNode delay;
+    JsonNode orderingKey;
 
     static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path",
-        "attributes", "deliverAt", "delay");
+        "attributes", "deliverAt", "delay", "orderingKey");
 
     static Fields of(JsonNode root) {
       Fields f = new Fields();
@@ -282,6 +285,7 @@ public final class EventValidator {
         case "attributes" -> attributes = node;
         case "deliverAt" -> deliverAt = node;
         case "delay" -> delay = node;
+        case "orderingKey" -> orderingKey = node;
         default -> throw new IllegalArgumentException("no rule reads field " + name);
       }
     }
@@ -367,7 +371,39 @@ public final class EventValidator {
     if (problem == null) {
       problem = whenProblem(f.deliverAt, f.delay);
     }
+    if (problem == null) {
+      problem = orderingKeyProblem(f.orderingKey);
+    }
     return problem;
+  }
+
+  /**
+   * An {@code orderingKey} is absent, null, or 1 to {@link #MAX_ORDERING_KEY_LENGTH} of
+   * {@code A-Z a-z 0-9 . _ : / -}: it names a Redis key ({@code OrderKeys}), so it holds no space,
+   * no brace and nothing a log line would show otherwise.
+   */
+  private static String orderingKeyProblem(JsonNode key) {
+    if (key == null || key.isNull()) {
+      return null;
+    }
+    String expected = "field 'orderingKey' must be 1 to " + MAX_ORDERING_KEY_LENGTH
+        + " of A-Z a-z 0-9 . _ : / -";
+    if (!key.isTextual()) {
+      return expected + ", got " + Shown.kind(key);
+    }
+    String text = key.textValue();
+    if (text.isEmpty() || text.length() > MAX_ORDERING_KEY_LENGTH) {
+      return expected + ", got " + text.length() + " characters";
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean allowed = c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+          || c == '.' || c == '_' || c == ':' || c == '/' || c == '-';
+      if (!allowed) {
+        return expected + ", got " + Shown.quoted(text);
+      }
+    }
+    return null;
   }
 
   private static String requiredText(JsonNode node, String field, int maxLength) {
@@ -520,7 +556,8 @@ public final class EventValidator {
         payload,
         attributeMap,
         f.deliverAt == null || f.deliverAt.isNull() ? null : DeadlineText.parse(f.deliverAt.textValue()),
-        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()));
+        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()),
+        f.orderingKey == null || f.orderingKey.isNull() ? null : f.orderingKey.textValue());
   }
 
   private static ValidationResult.Invalid invalid(String detail) {
