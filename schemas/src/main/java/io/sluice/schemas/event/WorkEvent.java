@@ -28,6 +28,8 @@ import java.util.Optional;
  * @param delay      never called before this long after the gate first saw it; null when absent.
  *                   At most one of {@code deliverAt} and {@code delay}; either at most the
  *                   provider's {@code maxDelay} ahead
+ * @param priority   the event's class among its tenant's own events ({@link Priority}); null when
+ *                   absent, which is {@link Priority#DEFAULT} ({@link #priorityClass()})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkEvent(
@@ -40,7 +42,8 @@ public record WorkEvent(
     JsonNode payload,
     Map<String, String> attributes,
     Instant deliverAt,
-    @JsonSerialize(converter = DelayText.Written.class) Duration delay) {
+    @JsonSerialize(converter = DelayText.Written.class) Duration delay,
+    Priority priority) {
 
   public static final int DEFAULT_COST = 1;
 
@@ -51,7 +54,18 @@ public record WorkEvent(
   /** An event to be called as soon as its quota allows (no {@code deliverAt}, no {@code delay}). */
   public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
       String path, JsonNode payload, Map<String, String> attributes) {
-    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null);
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null, null);
+  }
+
+  /** An event that may ask for a time, of no named {@code priority}. */
+  public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
+      String path, JsonNode payload, Map<String, String> attributes, Instant deliverAt, Duration delay) {
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, null);
+  }
+
+  /** The event's class: the one it names, else {@link Priority#DEFAULT}. */
+  public Priority priorityClass() {
+    return priority == null ? Priority.DEFAULT : priority;
   }
 
   /** Whether the producer asked for a time ({@code deliverAt} or {@code delay}). */
@@ -75,9 +89,12 @@ public record WorkEvent(
       @JsonProperty("payload") JsonNode payload,
       @JsonProperty("attributes") Map<String, String> attributes,
       @JsonProperty("deliverAt") Instant deliverAt,
-      @JsonProperty("delay") String delay) {
+      @JsonProperty("delay") String delay,
+      @JsonProperty("priority") String priority) {
     return new WorkEvent(id, tenant, provider, cost == null ? DEFAULT_COST : cost, deadline, path,
-        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay));
+        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay),
+        priority == null ? null : Priority.of(priority).orElseThrow(
+            () -> new IllegalArgumentException("field 'priority' must be one of " + Priority.names())));
   }
 
 

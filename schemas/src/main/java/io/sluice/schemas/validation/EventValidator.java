@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.sluice.config.DelayText;
+import io.sluice.schemas.event.Priority;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
@@ -104,7 +105,7 @@ public final class EventValidator {
       WorkEvent e = valid.event();
       return new ValidationResult.Valid(new WorkEvent(
           e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes(),
-          e.deliverAt(), e.delay()));
+          e.deliverAt(), e.delay(), e.priority()));
     }
     return tree;
   }
@@ -130,7 +131,8 @@ public final class EventValidator {
         JsonToken token = p.nextToken();
         JsonNode node;
         switch (name) {
-          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay" -> node = scalar(p, token);
+          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay", "priority" ->
+              node = scalar(p, token);
           case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
               && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
           case "attributes" -> node = token == JsonToken.START_OBJECT ? textObject(p) : scalar(p, token);
@@ -247,9 +249,10 @@ public final class EventValidator {
     JsonNode attributes;
     JsonNode deliverAt;
     JsonNode delay;
+    JsonNode priority;
 
     static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path",
-        "attributes", "deliverAt", "delay");
+        "attributes", "deliverAt", "delay", "priority");
 
     static Fields of(JsonNode root) {
       Fields f = new Fields();
@@ -273,6 +276,7 @@ public final class EventValidator {
         case "attributes" -> attributes = node;
         case "deliverAt" -> deliverAt = node;
         case "delay" -> delay = node;
+        case "priority" -> priority = node;
         default -> throw new IllegalArgumentException("no rule reads field " + name);
       }
     }
@@ -358,7 +362,27 @@ public final class EventValidator {
     if (problem == null) {
       problem = whenProblem(f.deliverAt, f.delay);
     }
+    if (problem == null) {
+      problem = priorityProblem(f.priority);
+    }
     return problem;
+  }
+
+  /**
+   * A {@code priority} is absent, null, or one of the {@link Priority} classes by its lower-case
+   * name; any other value (another case, a number, a class not defined) is refused, never read as
+   * the default: a producer asking for a class it does not get is told so.
+   */
+  private static String priorityProblem(JsonNode priority) {
+    if (priority == null || priority.isNull()) {
+      return null;
+    }
+    String expected = "field 'priority' must be one of " + Priority.names();
+    if (!priority.isTextual()) {
+      return expected + ", got " + Shown.kind(priority);
+    }
+    return Priority.of(priority.textValue()).isPresent() ? null
+        : expected + ", got " + Shown.quoted(priority.textValue());
   }
 
   private static String requiredText(JsonNode node, String field, int maxLength) {
@@ -511,7 +535,8 @@ public final class EventValidator {
         payload,
         attributeMap,
         f.deliverAt == null || f.deliverAt.isNull() ? null : DeadlineText.parse(f.deliverAt.textValue()),
-        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()));
+        f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()),
+        f.priority == null || f.priority.isNull() ? null : Priority.of(f.priority.textValue()).orElseThrow());
   }
 
   private static ValidationResult.Invalid invalid(String detail) {
