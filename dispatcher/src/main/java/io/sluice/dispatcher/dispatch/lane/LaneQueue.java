@@ -35,12 +35,13 @@ final class LaneQueue {
   }
 
   /**
-   * Queues an entry. When the buffer is full, returns the entry the fair queue would serve last
-   * (possibly this one), no longer queued.
+   * Queues an entry, at its place among its tenant's by its priority class and {@code nowNanos}
+   * ({@link io.sluice.dispatcher.fair.PriorityOrder}). When the buffer is full, returns the entry
+   * the fair queue would serve last (possibly this one), no longer queued.
    */
-  Optional<DispatchEntry> offer(DispatchEntry entry) {
-    Optional<DispatchEntry> evicted =
-        queue.offer(entry.tier(), entry.event().tenant(), entry.event().cost(), entry);
+  Optional<DispatchEntry> offer(DispatchEntry entry, long nowNanos) {
+    Optional<DispatchEntry> evicted = queue.offer(entry.tier(), entry.event().tenant(),
+        entry.event().cost(), entry.event().priorityClass().rank(), nowNanos, entry);
     schedule.queued(entry.event().cost());
     evicted.ifPresent(this::left);
     return evicted;

@@ -211,7 +211,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   public Optional<DispatchEntry> offer(DispatchEntry entry) {
     Optional<DispatchEntry> evicted;
     synchronized (this) {
-      evicted = queue.offer(entry);
+      evicted = queue.offer(entry, nanoTime.getAsLong());
     }
     kick();
     return evicted;
