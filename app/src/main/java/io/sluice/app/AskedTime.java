@@ -62,18 +62,26 @@ public record AskedTime(String field, String value) {
       if (!(node instanceof ObjectNode event) || event.has("deliverAt") || event.has("delay")) {
         return line;
       }
-      int close = line.length - 1;
-      while (line[close] != '}') {
-        close--; // trailing whitespace: a parsed object ends with its brace
-      }
-      String added = (event.isEmpty() ? "\"" : ",\"") + field + "\":\"" + value + "\"";
-      byte[] out = new byte[line.length + added.length()];
-      System.arraycopy(line, 0, out, 0, close);
-      System.arraycopy(added.getBytes(StandardCharsets.US_ASCII), 0, out, close, added.length());
-      System.arraycopy(line, close, out, close + added.length(), line.length - close);
-      return out;
+      return withField(line, event, field, value);
     } catch (IOException e) {
       return line;
     }
+  }
+
+  /**
+   * {@code line}, the JSON object {@code event}, with {@code "field":"value"} written in before
+   * its closing brace; every other byte as it was. {@code value} is ASCII needing no escape.
+   */
+  static byte[] withField(byte[] line, ObjectNode event, String field, String value) {
+    int close = line.length - 1;
+    while (line[close] != '}') {
+      close--; // trailing whitespace: a parsed object ends with its brace
+    }
+    String added = (event.isEmpty() ? "\"" : ",\"") + field + "\":\"" + value + "\"";
+    byte[] out = new byte[line.length + added.length()];
+    System.arraycopy(line, 0, out, 0, close);
+    System.arraycopy(added.getBytes(StandardCharsets.US_ASCII), 0, out, close, added.length());
+    System.arraycopy(line, close, out, close + added.length(), line.length - close);
+    return out;
   }
 }

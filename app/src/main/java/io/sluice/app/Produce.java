@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,11 +38,15 @@ public final class Produce {
 
   public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in)
       throws IOException, InterruptedException, ExecutionException {
-    return lines(kafka, topics, in, AskedTime.NONE);
+    return lines(kafka, topics, in, UnaryOperator.identity());
   }
 
-  /** {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line asking for {@code time} unless it asks for its own. */
-  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time)
+  /**
+   * {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line as {@code asked} makes it (the
+   * time and class the command's options ask for, {@link AskedTime}, {@link AskedPriority}).
+   */
+  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in,
+      UnaryOperator<byte[]> asked)
       throws IOException, InterruptedException, ExecutionException {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
@@ -58,7 +63,7 @@ public final class Produce {
         if (line.isBlank()) {
           continue;
         }
-        byte[] value = time.applyTo(line.getBytes(StandardCharsets.UTF_8));
+        byte[] value = asked.apply(line.getBytes(StandardCharsets.UTF_8));
         byte[] key = tenantOf(value);
         if (key == null) {
           unkeyed++;

@@ -1,5 +1,6 @@
 package io.sluice.app.cli;
 
+import io.sluice.app.AskedPriority;
 import io.sluice.app.AskedTime;
 import io.sluice.app.Preflight;
 import io.sluice.app.Produce;
@@ -40,11 +41,17 @@ final class ProduceCommand implements Callable<Integer> {
       + "that asks for no time: never called before that long after the gate first sees it.")
   String delay;
 
+  @Option(names = "--priority", paramLabel = "CLASS", description = "Add priority (high, normal or low) "
+      + "to each event that names no class: the order of its tenant's own events, never its share.")
+  String priority;
+
   @Override
   public Integer call() throws Exception {
     AskedTime time;
+    AskedPriority asked;
     try {
       time = AskedTime.of(deliverAt, delay);
+      asked = AskedPriority.of(priority);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -54,7 +61,8 @@ final class ProduceCommand implements Callable<Integer> {
     try (BufferedReader in = file == null
         ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
         : Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      Produce.Result r = Produce.lines(c.kafka(), topics, in, time);
+      Produce.Result r = Produce.lines(c.kafka(), topics, in,
+          line -> asked.applyTo(time.applyTo(line)));
       System.out.println("sent " + r.sent() + " events to " + topics.inbound()
           + (r.unkeyed() > 0 ? " (" + r.unkeyed() + " without a readable tenant: the gate will "
           + "dead-letter them with a reason)" : ""));

@@ -22,16 +22,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Priority classes on a real broker and redis-server, against a provider allowing 100 calls in
- * any second with no burst, paced at 50/s: tenant {@code bulk} has a backlog of {@code low}
+ * Priority classes on a real broker and redis-server, against a provider allowing 400 calls in
+ * any second with no burst, paced at 200/s ({@link Pipeline#oneProvider}; the lane's buffer of
+ * 1,000 holds every event): tenant {@code bulk} has a backlog of {@code low}
  * events and tenant {@code steady} one of events naming no class, both in one tier. Once both
  * are being called, {@code bulk} sends {@code high} events: they are called before the rest of
  * its lows, and {@code steady} keeps its half of the calls while they are.
  */
 @ExtendWith(RealServers.class)
 class PriorityIT {
-  private static final int LOWS = 300;
-  private static final int STEADY = 300;
+  private static final int LOWS = 450;
+  private static final int STEADY = 450;
   private static final int HIGHS = 40;
   /** Calls made before the highs are sent: both backlogs are then queued in the lane. */
   private static final int BEFORE_HIGHS = 40;
@@ -39,21 +40,9 @@ class PriorityIT {
   @Test
   @DisplayName("a tenant's highs sent behind its low backlog are called first; the other tenant's share is unchanged")
   void highsOvertakeTheirTenantsLowsOnly(KafkaBroker kafka, RedisServerProcess redis) throws Exception {
-    try (MockProvider mock = MockProvider.start(100, Duration.ZERO)) {
+    try (MockProvider mock = MockProvider.start(400, Duration.ZERO)) {
       String provider = Providers.uniqueName("prio");
-      SluiceConfig config = Pipeline.config("""
-          ladder: [1s, 5s]
-          tiers: { std: { weight: 1 } }
-          defaultTier: std
-          providers:
-            %s:
-              url: %s
-              rate: 50/s
-              maxInFlight: 8
-              timeout: 5s
-              quotas: { std: { capacity: 10, refill: 1/s } }
-          dispatcher: { bufferSize: 3000 }
-          """.formatted(provider, mock.url()), kafka, redis.uri());
+      SluiceConfig config = Pipeline.oneProvider(provider, mock.url(), kafka, redis.uri());
       Topics topics = Pipeline.createTopics(config, kafka, 2);
       List<Ready> backlog = new ArrayList<>();
       for (int i = 0; i < LOWS; i++) {
