@@ -11,7 +11,7 @@ import java.time.Duration;
  * <p>An entry of class rank {@code r} (0 for the highest class, {@code high}; 1 for
  * {@code normal}; 2 for {@code low}) that arrived at {@code t} is served at its turn
  * {@code t + r · aging}, the smallest turn first; on equal turns the higher class, then the earlier
- * arrival. So, with {@code aging} = 30 s:
+ * arrival. So, with {@code aging} = 30 s ({@code dispatcher.priorityAging}'s default):
  *
  * <ul>
  *   <li>entries of one class are served in arrival order (FIFO, as before classes existed: a
@@ -41,7 +41,7 @@ import java.time.Duration;
  * entry's cost is charged to the tenant as any other.
  */
 public final class PriorityOrder {
-  /** The aging bound used unless another is given. */
+  /** The aging bound used unless another is given ({@code dispatcher.priorityAging}'s default). */
   public static final Duration DEFAULT_AGING = Duration.ofSeconds(30);
 
   private final long agingNanos;

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.fair.FairQueue;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,12 @@ final class LaneQueue {
   private Map<String, Double> appliedWeights;
 
   LaneQueue(Map<String, Double> tierWeights, int bufferSize, LaneSchedule schedule) {
-    this.queue = new FairQueue<>(tierWeights, bufferSize);
+    this(tierWeights, bufferSize, schedule, PriorityOrder.byDefault());
+  }
+
+  LaneQueue(Map<String, Double> tierWeights, int bufferSize, LaneSchedule schedule,
+      PriorityOrder order) {
+    this.queue = new FairQueue<>(tierWeights, bufferSize, order);
     this.schedule = schedule;
     this.configuredWeights = Map.copyOf(tierWeights);
     this.appliedWeights = configuredWeights;
@@ -36,7 +42,7 @@ final class LaneQueue {
 
   /**
    * Queues an entry, at its place among its tenant's by its priority class and {@code nowNanos}
-   * ({@link io.sluice.dispatcher.fair.PriorityOrder}). When the buffer is full, returns the entry
+   * ({@link PriorityOrder}). When the buffer is full, returns the entry
    * the fair queue would serve last (possibly this one), no longer queued.
    */
   Optional<DispatchEntry> offer(DispatchEntry entry, long nowNanos) {
