@@ -52,4 +52,5 @@ public record AskedTime(String field, String value) {
     }
     return LineField.added(line, field, value, "deliverAt", "delay");
   }
+
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -37,17 +38,16 @@ public final class Produce {
 
   public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in)
       throws IOException, InterruptedException, ExecutionException {
-    return lines(kafka, topics, in, AskedTime.NONE);
+    return lines(kafka, topics, in, UnaryOperator.identity());
   }
 
-  /** {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line asking for {@code time} unless it asks for its own. */
-  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time)
-      throws IOException, InterruptedException, ExecutionException {
-    return lines(kafka, topics, in, time, AskedKey.NONE);
-  }
-
-  /** As above, each line also given {@code key} as its {@code orderingKey} unless it names its own. */
-  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in, AskedTime time, AskedKey key)
+  /**
+   * {@link #lines(KafkaConfig, Topics, BufferedReader)}, each line as {@code asked} makes it (the
+   * time, key and class the command's options ask for: {@link AskedTime}, {@link AskedKey},
+   * {@link AskedPriority}).
+   */
+  public static Result lines(KafkaConfig kafka, Topics topics, BufferedReader in,
+      UnaryOperator<byte[]> asked)
       throws IOException, InterruptedException, ExecutionException {
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.clientProperties(Map.of(
         ProducerConfig.ACKS_CONFIG, "all",
@@ -64,12 +64,12 @@ public final class Produce {
         if (line.isBlank()) {
           continue;
         }
-        byte[] value = key.applyTo(time.applyTo(line.getBytes(StandardCharsets.UTF_8)));
-        byte[] tenant = tenantOf(value);
-        if (tenant == null) {
+        byte[] value = asked.apply(line.getBytes(StandardCharsets.UTF_8));
+        byte[] key = tenantOf(value);
+        if (key == null) {
           unkeyed++;
         }
-        acks.add(producer.send(new ProducerRecord<>(topics.inbound(), tenant, value)));
+        acks.add(producer.send(new ProducerRecord<>(topics.inbound(), key, value)));
         sent++;
         if (acks.size() >= 10_000) {
           for (Future<RecordMetadata> ack : acks) {

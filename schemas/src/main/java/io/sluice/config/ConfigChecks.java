@@ -84,6 +84,7 @@ final class ConfigChecks {
     positive("gate.redisTimeout", config.gate().redisTimeout());
     positive("dispatcher.lookahead", config.dispatcher().lookahead());
     positive("dispatcher.backoffBase", config.dispatcher().backoffBase());
+    positive("dispatcher.priorityAging", config.dispatcher().priorityAging());
     if (config.dispatcher().backoffCap().compareTo(config.dispatcher().backoffBase()) < 0) {
       problems.add(new Problem("dispatcher.backoffCap", "expected at least dispatcher.backoffBase ("
           + Durations.format(config.dispatcher().backoffBase()) + "), got "

@@ -67,6 +67,7 @@ public final class ConfigDefaults {
   public static final Duration DISPATCHER_BACKOFF_CAP = Duration.ofMinutes(5);
   public static final double DISPATCHER_MIN_RATE_FACTOR = 0.1;
   public static final Duration DISPATCHER_RECOVERY = Duration.ofSeconds(30);
+  public static final Duration DISPATCHER_PRIORITY_AGING = Duration.ofSeconds(30);
 
   private ConfigDefaults() {}
 }

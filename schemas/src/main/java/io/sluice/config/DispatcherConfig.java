@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param bufferBytes   bytes of records (key, value, headers) one dispatcher instance holds read and
  *                      not yet settled, shared equally by the providers; a provider at its share
  *                      overflows through the ladder, and past the whole of it reading pauses
+ * @param priorityAging how long an event waiting in a lane's queue takes to count as one priority
+ *                      class higher (the aging bound of {@code PriorityOrder})
  */
 public record DispatcherConfig(
     String groupId,
@@ -26,4 +28,5 @@ public record DispatcherConfig(
     Duration backoffCap,
     double minRateFactor,
     Duration recovery,
-    int bufferBytes) {}
+    int bufferBytes,
+    Duration priorityAging) {}

@@ -737,6 +737,15 @@ class ConfigLoaderTest {
         """, Map.of()).gate().maxPayloadBytes());
   }
 
+  @Test
+  void shouldReadThePriorityAgingAndRefuseNone() {
+    assertEquals(Duration.ofSeconds(30), ConfigLoader.parse(MINIMAL, Map.of()).dispatcher().priorityAging());
+    assertEquals(Duration.ofSeconds(10), ConfigLoader.parse(MINIMAL + "dispatcher: { priorityAging: 10s }\n",
+        Map.of()).dispatcher().priorityAging());
+    String zero = error(MINIMAL + "dispatcher: { priorityAging: 0s }\n");
+    assertTrue(zero.contains("dispatcher.priorityAging"), zero);
+  }
+
   private static String error(String yaml) {
     return error(yaml, Map.of());
   }

@@ -1,6 +1,7 @@
 package io.sluice.app.cli;
 
 import io.sluice.app.AskedKey;
+import io.sluice.app.AskedPriority;
 import io.sluice.app.AskedTime;
 import io.sluice.app.Preflight;
 import io.sluice.app.Produce;
@@ -45,14 +46,19 @@ final class ProduceCommand implements Callable<Integer> {
       + "A-Z a-z 0-9 . _ : / -) to each event that names none: with a provider's ordering: perKey, the "
       + "events of one key are called one at a time, in the order sent.")
   String orderingKey;
+  @Option(names = "--priority", paramLabel = "CLASS", description = "Add priority (high, normal or low) "
+      + "to each event that names no class: the order of its tenant's own events, never its share.")
+  String priority;
 
   @Override
   public Integer call() throws Exception {
     AskedTime time;
     AskedKey key;
+    AskedPriority asked;
     try {
       time = AskedTime.of(deliverAt, delay);
       key = AskedKey.of(orderingKey);
+      asked = AskedPriority.of(priority);
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -62,7 +68,8 @@ final class ProduceCommand implements Callable<Integer> {
     try (BufferedReader in = file == null
         ? new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
         : Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      Produce.Result r = Produce.lines(c.kafka(), topics, in, time, key);
+      Produce.Result r = Produce.lines(c.kafka(), topics, in,
+          line -> asked.applyTo(key.applyTo(time.applyTo(line))));
       System.out.println("sent " + r.sent() + " events to " + topics.inbound()
           + (r.unkeyed() > 0 ? " (" + r.unkeyed() + " without a readable tenant: the gate will "
           + "dead-letter them with a reason)" : ""));

@@ -44,7 +44,12 @@ final class Pipeline {
 
   /** An event as a test writes it to {@code sluice.ready} (as if the gate had admitted it). */
   record Ready(String id, String tenant, String tier, String provider, int cost, String path,
-      java.time.Instant deadline) {
+      java.time.Instant deadline, String priority) {
+    Ready(String id, String tenant, String tier, String provider, int cost, String path,
+        java.time.Instant deadline) {
+      this(id, tenant, tier, provider, cost, path, deadline, null);
+    }
+
     Ready(String id, String tenant, String tier, String provider) {
       this(id, tenant, tier, provider, 1, null);
     }
@@ -57,6 +62,7 @@ final class Pipeline {
       return ("{\"id\":\"" + id + "\",\"tenant\":\"" + tenant + "\",\"provider\":\"" + provider
           + "\",\"cost\":" + cost + (path == null ? "" : ",\"path\":\"" + path + "\"")
           + (deadline == null ? "" : ",\"deadline\":\"" + deadline + "\"")
+          + (priority == null ? "" : ",\"priority\":\"" + priority + "\"")
           + ",\"payload\":{\"n\":\"" + id + "\"}}").getBytes(UTF_8);
     }
   }

@@ -12,6 +12,7 @@ import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PartitionTakeover;
 import io.sluice.dispatcher.dispatch.settlement.CallJudge;
 import io.sluice.dispatcher.dispatch.settlement.SettlementWriter;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import io.sluice.dispatcher.feedback.Backoff;
 import io.sluice.dispatcher.feedback.FeedbackPolicy;
 import io.sluice.dispatcher.feedback.LimitLearner;
@@ -143,7 +144,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase()), learner, writer,
         books.deliveries(), listener, clock, wiring.random(), turns);
     LaneFactory factory = new LaneFactory(timer, listener, withoutCall::cannotFit, nanoTime, pace,
-        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(), clock,
+        TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(),
+        new PriorityOrder(d.priorityAging()), clock,
         e -> withoutCall.dead(e, Reason.EXPIRED, "deadline " + e.event().deadline()
             + " passed while it waited for its slot"));
     this.lanes = new Lanes(config, factory, providers, wiring.limitSources(),

@@ -6,6 +6,7 @@ import io.sluice.dispatcher.dispatch.lane.LaneHooks;
 import io.sluice.dispatcher.dispatch.lane.Pace;
 import io.sluice.dispatcher.dispatch.lane.ProviderLane;
 import io.sluice.dispatcher.dispatch.lane.ResultHandler;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.provider.Provider;
@@ -39,7 +40,8 @@ import java.util.function.LongSupplier;
  */
 record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
     BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
-    long lookaheadMicros, int bufferSize, Clock clock, Consumer<DispatchEntry> expired) {
+    long lookaheadMicros, int bufferSize, PriorityOrder priorityOrder, Clock clock,
+    Consumer<DispatchEntry> expired) {
 
   /**
    * A new lane {@code id} calling {@code calls} within {@code limits} on {@code leak}; its
@@ -55,7 +57,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
         : bufferSize;
     ProviderLane lane = new ProviderLane(
         new ProviderLane.Settings(id, leaseMicros, provider.maxInFlight(), lookaheadMicros,
-            weights, capacity),
+            weights, capacity, priorityOrder),
         new ProviderLane.Calls(limits, calls, leak),
         new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace));
     lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);

@@ -35,7 +35,11 @@ import java.util.function.Predicate;
  *       cost shares at every instant rather than per round, and the same "last in line" rule
  *       for eviction). A tenant with 10,000 entries waiting and a tenant with 10 get the same
  *       share while both have something waiting: queue length buys nothing.</li>
- *   <li>Inside a tenant, FIFO.</li>
+ *   <li>Inside a tenant, by priority class then arrival, with an aging bound
+ *       ({@link PriorityOrder}); FIFO when its entries are all of one class. The class picks
+ *       which of the tenant's entries goes when the tenant's turn comes, never whether it comes:
+ *       the tenant is charged the cost of whichever entry it is served, so its share is the same
+ *       whatever its entries' classes.</li>
  * </ol>
  *
  * <p><b>Work-conserving, no banked credit.</b> If free has nothing waiting, gold and silver split
@@ -85,7 +89,10 @@ public final class FairQueue<T> {
   private double unknownTierWeight;
   private final int capacity;
   private final VirtualTimeScheduler<Tier<T>> tiers;
+  private final PriorityOrder order;
   private int size;
+  /** The latest arrival offered, the arrival of an entry offered without one. */
+  private long latestArrival = Long.MIN_VALUE;
 
   /**
    * @param tierWeights weight of each tier, positive and finite, at least one; tiers not in the
@@ -93,14 +100,25 @@ public final class FairQueue<T> {
    * @param capacity    how many entries the queue holds at most, at least 1
    */
   public FairQueue(Map<String, Double> tierWeights, int capacity) {
+    this(tierWeights, capacity, PriorityOrder.byDefault());
+  }
+
+  /**
+   * @param tierWeights weight of each tier, positive and finite, at least one; tiers not in the
+   *                    map get the smallest weight in it
+   * @param capacity    how many entries the queue holds at most, at least 1
+   * @param order       the order of one tenant's entries among themselves
+   */
+  public FairQueue(Map<String, Double> tierWeights, int capacity, PriorityOrder order) {
     checkWeights(tierWeights);
+    this.order = Objects.requireNonNull(order, "order");
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
     }
     this.tierWeights = Map.copyOf(tierWeights);
     this.unknownTierWeight = Collections.min(this.tierWeights.values());
     this.capacity = capacity;
-    this.tiers = new VirtualTimeScheduler<>(name -> new Tier<>(name, weightOf(name)));
+    this.tiers = new VirtualTimeScheduler<>(name -> new Tier<>(name, weightOf(name), order));
   }
 
   private static void checkWeights(Map<String, Double> tierWeights) {
@@ -142,14 +160,33 @@ public final class FairQueue<T> {
    * @return the evicted item, or empty when there was room
    */
   public Optional<T> offer(String tier, String tenant, int cost, T item) {
+    return offer(tier, tenant, cost, 0, latestArrival, item);
+  }
+
+  /**
+   * Adds {@code item} to {@code tenant}'s queue in {@code tier}, at its place by class and
+   * arrival ({@link PriorityOrder}). If the queue then holds more than its capacity, removes the
+   * entry it would serve last and returns it (which may be {@code item} itself).
+   *
+   * @param cost         what serving the item uses up (calls, tokens...), at least 1
+   * @param rank         the item's class, 0 for the highest
+   * @param arrivedNanos now, on the caller's monotonic clock; an arrival earlier than the latest
+   *                     of the same tenant and class counts as that latest (FIFO within a class)
+   * @return the evicted item, or empty when there was room
+   */
+  public Optional<T> offer(String tier, String tenant, int cost, int rank, long arrivedNanos, T item) {
     Objects.requireNonNull(tier, "tier");
     Objects.requireNonNull(tenant, "tenant");
     Objects.requireNonNull(item, "item");
     if (cost < 1) {
       throw new IllegalArgumentException("cost must be at least 1: " + cost);
     }
+    if (rank < 0) {
+      throw new IllegalArgumentException("rank must be 0 or more: " + rank);
+    }
+    latestArrival = Math.max(latestArrival, arrivedNanos);
     Tier<T> t = tiers.flow(tier);
-    tiers.update(t, () -> t.add(tenant, new Entry<>(item, cost)));
+    tiers.update(t, () -> t.add(tenant, new Entry<>(item, cost, rank, arrivedNanos)));
     size++;
     if (size <= capacity) {
       return Optional.empty();
@@ -195,7 +232,7 @@ public final class FairQueue<T> {
    * Removes every entry whose item matches, without charging its tenant or tier: they keep their
    * place in line, as if those entries had never been offered.
    *
-   * @return the removed items, grouped by tier and tenant, FIFO within a tenant
+   * @return the removed items, grouped by tier and tenant, in serving order within a tenant
    */
   public List<T> removeIf(Predicate<? super T> filter) {
     List<T> removed = new ArrayList<>();
@@ -241,8 +278,10 @@ public final class FairQueue<T> {
   public void forEachQueued(Visitor<? super T> visitor) {
     for (Tier<T> tier : tiers.activeFlows()) {
       for (Tenant<T> tenant : tier.tenants.activeFlows()) {
-        for (Entry<T> entry : tenant.entries) {
-          visitor.visit(tier.name, tenant.name, entry.cost(), entry.item());
+        for (ArrayDeque<Entry<T>> rank : tenant.byRank) {
+          for (Entry<T> entry : rank) {
+            visitor.visit(tier.name, tenant.name, entry.cost(), entry.item());
+          }
         }
       }
     }
@@ -263,22 +302,23 @@ public final class FairQueue<T> {
     return n;
   }
 
-  private record Entry<T>(T item, int cost) {
+  private record Entry<T>(T item, int cost, int rank, long arrived) {
   }
 
   /** A tier: its tenants, scheduled among themselves with equal weights. */
   private static final class Tier<T> extends VirtualTimeScheduler.Flow {
-    final VirtualTimeScheduler<Tenant<T>> tenants = new VirtualTimeScheduler<>(Tenant::new);
+    final VirtualTimeScheduler<Tenant<T>> tenants;
     int count;
     long queuedCost;
 
-    Tier(String name, double weight) {
+    Tier(String name, double weight, PriorityOrder order) {
       super(name, weight);
+      this.tenants = new VirtualTimeScheduler<>(tenant -> new Tenant<>(tenant, order));
     }
 
     void add(String tenant, Entry<T> entry) {
       Tenant<T> t = tenants.flow(tenant);
-      tenants.update(t, () -> t.addLast(entry));
+      tenants.update(t, () -> t.add(entry));
       count++;
       queuedCost += entry.cost();
     }
@@ -327,60 +367,110 @@ public final class FairQueue<T> {
     }
   }
 
-  /** A tenant: its entries in arrival order, and their total cost. */
+  /**
+   * A tenant: its entries, one FIFO list per class (so each list is in arrival order, and in
+   * {@link PriorityOrder}'s order), and their total cost. The next entry is the list head
+   * {@code order} serves first; the last, the list tail it serves last.
+   */
   private static final class Tenant<T> extends VirtualTimeScheduler.Flow {
-    private final ArrayDeque<Entry<T>> entries = new ArrayDeque<>();
+    private final PriorityOrder order;
+    private final List<ArrayDeque<Entry<T>>> byRank = new ArrayList<>();
+    private int count;
     private long queuedCost;
 
-    Tenant(String name) {
+    Tenant(String name, PriorityOrder order) {
       super(name, 1.0);
+      this.order = order;
     }
 
-    void addLast(Entry<T> entry) {
-      entries.addLast(entry);
+    void add(Entry<T> entry) {
+      while (byRank.size() <= entry.rank()) {
+        byRank.add(new ArrayDeque<>());
+      }
+      ArrayDeque<Entry<T>> list = byRank.get(entry.rank());
+      Entry<T> tail = list.peekLast();
+      if (tail != null && entry.arrived() < tail.arrived()) { // keep the list in arrival order
+        entry = new Entry<>(entry.item(), entry.cost(), entry.rank(), tail.arrived());
+      }
+      list.addLast(entry);
+      count++;
       queuedCost += entry.cost();
     }
 
     Entry<T> first() {
-      return entries.peekFirst();
+      ArrayDeque<Entry<T>> list = firstList();
+      return list == null ? null : list.peekFirst();
     }
 
     Entry<T> pollFirst() {
-      return taken(entries.pollFirst());
+      return taken(firstList().pollFirst());
     }
 
     Entry<T> pollLast() {
-      return taken(entries.pollLast());
+      return taken(lastList().pollLast());
+    }
+
+    /** The list whose head is served first; ties (equal turns) go to the higher class. */
+    private ArrayDeque<Entry<T>> firstList() {
+      ArrayDeque<Entry<T>> best = null;
+      for (ArrayDeque<Entry<T>> list : byRank) {
+        Entry<T> head = list.peekFirst();
+        if (head != null && (best == null || order.compare(head.rank(), head.arrived(),
+            best.peekFirst().rank(), best.peekFirst().arrived()) < 0)) {
+          best = list;
+        }
+      }
+      return best;
+    }
+
+    /** The list whose tail is served last: the mirror of {@link #firstList}. */
+    private ArrayDeque<Entry<T>> lastList() {
+      ArrayDeque<Entry<T>> worst = null;
+      for (ArrayDeque<Entry<T>> list : byRank) {
+        Entry<T> tail = list.peekLast();
+        if (tail != null && (worst == null || order.compare(tail.rank(), tail.arrived(),
+            worst.peekLast().rank(), worst.peekLast().arrived()) > 0)) {
+          worst = list;
+        }
+      }
+      return worst;
     }
 
     /**
-     * Removes the matching entries and returns them, in FIFO order. The filter sees every entry
-     * before any is removed, so a filter that throws removes nothing here.
+     * Removes the matching entries and returns them, in the order they would have been served
+     * (FIFO within a class). The filter sees every entry before any is removed, so a filter that
+     * throws removes nothing here.
      */
     List<Entry<T>> removeIf(Predicate<? super T> filter) {
       List<Entry<T>> removed = new ArrayList<>();
-      for (Entry<T> entry : entries) {
-        if (filter.test(entry.item())) {
-          removed.add(entry);
+      for (ArrayDeque<Entry<T>> list : byRank) {
+        for (Entry<T> entry : list) {
+          if (filter.test(entry.item())) {
+            removed.add(entry);
+          }
         }
       }
       if (!removed.isEmpty()) {
         Set<Entry<T>> doomed = Collections.newSetFromMap(new IdentityHashMap<>());
         doomed.addAll(removed);
-        entries.removeIf(doomed::contains);
+        for (ArrayDeque<Entry<T>> list : byRank) {
+          list.removeIf(doomed::contains);
+        }
         removed.forEach(this::taken);
+        removed.sort((a, b) -> order.compare(a.rank(), a.arrived(), b.rank(), b.arrived()));
       }
       return removed;
     }
 
     private Entry<T> taken(Entry<T> entry) {
+      count--;
       queuedCost -= entry.cost();
       return entry;
     }
 
     @Override
     int headCost() {
-      return entries.peekFirst().cost();
+      return first().cost();
     }
 
     @Override
@@ -390,7 +480,7 @@ public final class FairQueue<T> {
 
     @Override
     boolean isEmpty() {
-      return entries.isEmpty();
+      return count == 0;
     }
   }
 }

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.dispatcher.dispatch.lane.Pace;
 import io.sluice.dispatcher.dispatch.lane.ResultHandler;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import io.sluice.dispatcher.feedback.LimitLearner;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.provider.Provider;
@@ -29,7 +30,7 @@ final class EndpointParts {
       BiConsumer<DispatchEntry, String> disabledDead, DispatchListener listener, Clock clock,
       LongSupplier nanoTime, long lookaheadMicros, int bufferSize, Pace pace) {
     LaneFactory lanes = new LaneFactory(timer, listener, (entry, why) -> {}, nanoTime, pace,
-        lookaheadMicros, bufferSize, clock, entry -> {});
+        lookaheadMicros, bufferSize, PriorityOrder.byDefault(), clock, entry -> {});
     return new TenantEndpoints.Parts(lanes, providers, leak, learner, settler, disabledDead, clock);
   }
 }

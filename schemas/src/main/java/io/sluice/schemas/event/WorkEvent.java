@@ -31,6 +31,8 @@ import java.util.Optional;
  * @param orderingKey the event's key among its tenant's events toward its provider: called in
  *                   inbound order with the others of its key when the provider orders per key;
  *                   null when absent
+ * @param priority   the event's class among its tenant's own events ({@link Priority}); null when
+ *                   absent, which is {@link Priority#DEFAULT} ({@link #priorityClass()})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record WorkEvent(
@@ -44,7 +46,8 @@ public record WorkEvent(
     Map<String, String> attributes,
     Instant deliverAt,
     @JsonSerialize(converter = DelayText.Written.class) Duration delay,
-    String orderingKey) {
+    String orderingKey,
+    Priority priority) {
 
   public static final int DEFAULT_COST = 1;
 
@@ -55,13 +58,32 @@ public record WorkEvent(
   /** An event to be called as soon as its quota allows (no {@code deliverAt}, no {@code delay}). */
   public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
       String path, JsonNode payload, Map<String, String> attributes) {
-    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null, null);
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, null, null, null, null);
   }
 
-  /** An event that may ask for a time, with no {@code orderingKey}. */
+  /** An event that may ask for a time, with no {@code orderingKey} and of no named {@code priority}. */
   public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
       String path, JsonNode payload, Map<String, String> attributes, Instant deliverAt, Duration delay) {
-    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, null);
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, null, null);
+  }
+
+  /** An event that may ask for a time and name an {@code orderingKey}, of no named {@code priority}. */
+  public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
+      String path, JsonNode payload, Map<String, String> attributes, Instant deliverAt, Duration delay,
+      String orderingKey) {
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, orderingKey, null);
+  }
+
+  /** An event that may ask for a time and name its {@code priority}, with no {@code orderingKey}. */
+  public WorkEvent(String id, String tenant, String provider, int cost, Instant deadline,
+      String path, JsonNode payload, Map<String, String> attributes, Instant deliverAt, Duration delay,
+      Priority priority) {
+    this(id, tenant, provider, cost, deadline, path, payload, attributes, deliverAt, delay, null, priority);
+  }
+
+  /** The event's class: the one it names, else {@link Priority#DEFAULT}. */
+  public Priority priorityClass() {
+    return priority == null ? Priority.DEFAULT : priority;
   }
 
   /** Whether the producer asked for a time ({@code deliverAt} or {@code delay}). */
@@ -86,9 +108,12 @@ public record WorkEvent(
       @JsonProperty("attributes") Map<String, String> attributes,
       @JsonProperty("deliverAt") Instant deliverAt,
       @JsonProperty("delay") String delay,
-      @JsonProperty("orderingKey") String orderingKey) {
+      @JsonProperty("orderingKey") String orderingKey,
+      @JsonProperty("priority") String priority) {
     return new WorkEvent(id, tenant, provider, cost == null ? DEFAULT_COST : cost, deadline, path,
-        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay), orderingKey);
+        payload, attributes, deliverAt, delay == null ? null : DelayText.parse(delay), orderingKey,
+        priority == null ? null : Priority.of(priority).orElseThrow(
+            () -> new IllegalArgumentException("field 'priority' must be one of " + Priority.names())));
   }
 
 

@@ -33,7 +33,7 @@ import java.util.Arrays;
  *       {@value #MAX_NAME} bytes and none with an escape;</li>
  *   <li>the rule fields hold what {@link EventValidator#streamed} reads itself: a string without
  *       an escape or null ({@code id}, {@code tenant}, {@code provider}, {@code deadline},
- *       {@code path}, {@code deliverAt}, {@code delay}, {@code orderingKey}), an integer of at most nine digits, such a string, or null ({@code cost}),
+ *       {@code path}, {@code deliverAt}, {@code delay}, {@code orderingKey}, {@code priority}), an integer of at most nine digits, such a string, or null ({@code cost}),
  *       an object of such strings, or null ({@code attributes}).</li>
  * </ul>
  * The rules on the fields' contents are not here: {@link EventValidator} runs the same checks on

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.sluice.config.DelayText;
+import io.sluice.schemas.event.Priority;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.serde.Json;
@@ -114,7 +115,7 @@ public final class EventValidator {
       WorkEvent e = valid.event();
       return new ValidationResult.Valid(new WorkEvent(
           e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null, e.attributes(),
-          e.deliverAt(), e.delay(), e.orderingKey()));
+          e.deliverAt(), e.delay(), e.orderingKey(), e.priority()));
     }
     return tree;
   }
@@ -140,7 +141,7 @@ public final class EventValidator {
         JsonToken token = p.nextToken();
         JsonNode node;
         switch (name) {
-          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay", "orderingKey" ->
+          case "id", "tenant", "provider", "deadline", "path", "deliverAt", "delay", "orderingKey", "priority" ->
               node = scalar(p, token);
           case "cost" -> node = token == JsonToken.VALUE_NUMBER_INT
               && p.getNumberType() == JsonParser.NumberType.INT ? IntNode.valueOf(p.getIntValue()) : scalar(p, token);
@@ -259,9 +260,10 @@ public final class EventValidator {
     JsonNode deliverAt;
     JsonNode delay;
     JsonNode orderingKey;
+    JsonNode priority;
 
     static final List<String> NAMES = List.of("id", "tenant", "provider", "cost", "deadline", "path",
-        "attributes", "deliverAt", "delay", "orderingKey");
+        "attributes", "deliverAt", "delay", "orderingKey", "priority");
 
     static Fields of(JsonNode root) {
       Fields f = new Fields();
@@ -286,6 +288,7 @@ public final class EventValidator {
         case "deliverAt" -> deliverAt = node;
         case "delay" -> delay = node;
         case "orderingKey" -> orderingKey = node;
+        case "priority" -> priority = node;
         default -> throw new IllegalArgumentException("no rule reads field " + name);
       }
     }
@@ -374,6 +377,9 @@ public final class EventValidator {
     if (problem == null) {
       problem = orderingKeyProblem(f.orderingKey);
     }
+    if (problem == null) {
+      problem = priorityProblem(f.priority);
+    }
     return problem;
   }
 
@@ -404,6 +410,23 @@ public final class EventValidator {
       }
     }
     return null;
+  }
+
+  /**
+   * A {@code priority} is absent, null, or one of the {@link Priority} classes by its lower-case
+   * name; any other value (another case, a number, a class not defined) is refused, never read as
+   * the default: a producer asking for a class it does not get is told so.
+   */
+  private static String priorityProblem(JsonNode priority) {
+    if (priority == null || priority.isNull()) {
+      return null;
+    }
+    String expected = "field 'priority' must be one of " + Priority.names();
+    if (!priority.isTextual()) {
+      return expected + ", got " + Shown.kind(priority);
+    }
+    return Priority.of(priority.textValue()).isPresent() ? null
+        : expected + ", got " + Shown.quoted(priority.textValue());
   }
 
   private static String requiredText(JsonNode node, String field, int maxLength) {
@@ -557,7 +580,8 @@ public final class EventValidator {
         attributeMap,
         f.deliverAt == null || f.deliverAt.isNull() ? null : DeadlineText.parse(f.deliverAt.textValue()),
         f.delay == null || f.delay.isNull() ? null : DelayText.parse(f.delay.textValue()),
-        f.orderingKey == null || f.orderingKey.isNull() ? null : f.orderingKey.textValue());
+        f.orderingKey == null || f.orderingKey.isNull() ? null : f.orderingKey.textValue(),
+        f.priority == null || f.priority.isNull() ? null : Priority.of(f.priority.textValue()).orElseThrow());
   }
 
   private static ValidationResult.Invalid invalid(String detail) {

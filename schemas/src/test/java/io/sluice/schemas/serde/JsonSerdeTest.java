@@ -47,7 +47,7 @@ class JsonSerdeTest {
   @Test
   void shouldIgnoreUnknownFieldsSoProducersMayAddTheirOwn() {
     WorkEvent event = read("{\"id\":\"e\",\"tenant\":\"t\",\"provider\":\"p\",\"cost\":2,"
-        + "\"priority\":5,\"meta\":{\"a\":[1]}}");
+        + "\"rank\":5,\"meta\":{\"a\":[1]}}");
 
     assertEquals(new WorkEvent("e", "t", "p", 2, null, null, null, null), event);
   }

@@ -119,7 +119,7 @@ class LeavingPayloadTest {
       assertNull(event.payload(), shown);
       WorkEvent e = valid.event();
       assertEquals(new WorkEvent(e.id(), e.tenant(), e.provider(), e.cost(), e.deadline(), e.path(), null,
-          e.attributes(), e.deliverAt(), e.delay(), e.orderingKey()), event, shown);
+          e.attributes(), e.deliverAt(), e.delay(), e.orderingKey(), e.priority()), event, shown);
     } else {
       assertEquals(tree, streamed, shown);
     }

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.fair.FairQueue;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -28,19 +29,25 @@ final class LaneQueue {
   private Map<String, Double> appliedWeights;
 
   LaneQueue(Map<String, Double> tierWeights, int bufferSize, LaneSchedule schedule) {
-    this.queue = new FairQueue<>(tierWeights, bufferSize);
+    this(tierWeights, bufferSize, schedule, PriorityOrder.byDefault());
+  }
+
+  LaneQueue(Map<String, Double> tierWeights, int bufferSize, LaneSchedule schedule,
+      PriorityOrder order) {
+    this.queue = new FairQueue<>(tierWeights, bufferSize, order);
     this.schedule = schedule;
     this.configuredWeights = Map.copyOf(tierWeights);
     this.appliedWeights = configuredWeights;
   }
 
   /**
-   * Queues an entry. When the buffer is full, returns the entry the fair queue would serve last
-   * (possibly this one), no longer queued.
+   * Queues an entry, at its place among its tenant's by its priority class and {@code nowNanos}
+   * ({@link PriorityOrder}). When the buffer is full, returns the entry
+   * the fair queue would serve last (possibly this one), no longer queued.
    */
-  Optional<DispatchEntry> offer(DispatchEntry entry) {
-    Optional<DispatchEntry> evicted =
-        queue.offer(entry.tier(), entry.event().tenant(), entry.event().cost(), entry);
+  Optional<DispatchEntry> offer(DispatchEntry entry, long nowNanos) {
+    Optional<DispatchEntry> evicted = queue.offer(entry.tier(), entry.event().tenant(),
+        entry.event().cost(), entry.event().priorityClass().rank(), nowNanos, entry);
     schedule.queued(entry.event().cost());
     evicted.ifPresent(this::left);
     return evicted;

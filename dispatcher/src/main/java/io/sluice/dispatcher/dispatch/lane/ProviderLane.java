@@ -5,6 +5,7 @@ import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.fair.FairQueue;
 import io.sluice.dispatcher.fair.GlobalShare;
+import io.sluice.dispatcher.fair.PriorityOrder;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LimitedClaim;
@@ -111,7 +112,14 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * @param bufferSize      entries queued at most ({@code dispatcher.bufferSize})
    */
   public record Settings(LaneId id, long leaseMicros, int maxInFlight, long lookaheadMicros,
-      Map<String, Double> tierWeights, int bufferSize) {}
+      Map<String, Double> tierWeights, int bufferSize, PriorityOrder priorityOrder) {
+    /** With the default aging of {@link PriorityOrder#byDefault()}. */
+    public Settings(LaneId id, long leaseMicros, int maxInFlight, long lookaheadMicros,
+        Map<String, Double> tierWeights, int bufferSize) {
+      this(id, leaseMicros, maxInFlight, lookaheadMicros, tierWeights, bufferSize,
+          PriorityOrder.byDefault());
+    }
+  }
 
   /** What a lane calls: its provider's limits, the provider, the leak it shares. */
   public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
@@ -167,7 +175,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     this.pace = hooks.pace();
     this.schedule = new LaneSchedule(limits.current().ratePerSecond(), settings.maxInFlight(),
         nanoTime.getAsLong());
-    this.queue = new LaneQueue(settings.tierWeights(), settings.bufferSize(), schedule);
+    this.queue = new LaneQueue(settings.tierWeights(), settings.bufferSize(), schedule,
+        settings.priorityOrder());
     this.parking = new LaneParking(queue);
     this.claims = new SlotClaims(this, name, hooks, timer, limits, schedule, queue, leak,
         this::fire);
@@ -211,7 +220,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   public Optional<DispatchEntry> offer(DispatchEntry entry) {
     Optional<DispatchEntry> evicted;
     synchronized (this) {
-      evicted = queue.offer(entry);
+      evicted = queue.offer(entry, nanoTime.getAsLong());
     }
     kick();
     return evicted;

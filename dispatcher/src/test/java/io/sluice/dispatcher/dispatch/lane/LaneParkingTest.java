@@ -57,7 +57,7 @@ class LaneParkingTest {
 
   private void offer(int entries) {
     for (int i = 0; i < entries; i++) {
-      queue.offer(entry("e" + i, 1));
+      queue.offer(entry("e" + i, 1), 0);
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.schemas.event.Priority;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,8 +21,8 @@ class LaneQueueTest {
   @Test
   @DisplayName("the schedule holds the dearest cost queued until that entry leaves by any way out")
   void shouldTellTheScheduleOfEveryEntryThatLeaves() {
-    queue.offer(entry("cheap", 1));
-    queue.offer(entry("dear", 5));
+    queue.offer(entry("cheap", 1), 0);
+    queue.offer(entry("dear", 5), 0);
     assertTrue(schedule.holdsCostAbove(1));
 
     queue.removeIf(e -> e.event().cost() == 5);
@@ -34,11 +35,11 @@ class LaneQueueTest {
   @Test
   @DisplayName("a full buffer evicts the entry served last; the schedule no longer counts it")
   void shouldForgetTheEvictedEntry() {
-    queue.offer(entry("a", 1));
-    queue.offer(entry("b", 1));
-    queue.offer(entry("c", 1));
+    queue.offer(entry("a", 1), 0);
+    queue.offer(entry("b", 1), 0);
+    queue.offer(entry("c", 1), 0);
 
-    Optional<DispatchEntry> evicted = queue.offer(entry("dear", 5));
+    Optional<DispatchEntry> evicted = queue.offer(entry("dear", 5), 0);
 
     assertEquals("dear", evicted.orElseThrow().event().id());
     assertFalse(schedule.holdsCostAbove(1));
@@ -47,9 +48,9 @@ class LaneQueueTest {
   @Test
   @DisplayName("keeping the first k takes out the rest, in the order they would have been served")
   void shouldKeepTheFirstAndReturnTheRestInServingOrder() {
-    queue.offer(entry("a", 1));
-    queue.offer(entry("b", 1));
-    queue.offer(entry("c", 1));
+    queue.offer(entry("a", 1), 0);
+    queue.offer(entry("b", 1), 0);
+    queue.offer(entry("c", 1), 0);
 
     List<DispatchEntry> out = queue.keepFirst(1);
 
@@ -66,5 +67,20 @@ class LaneQueueTest {
     queue.weighBy(Map.of("std", 5.0));
 
     assertEquals(Map.of("std", 2.0), queue.configuredWeights());
+  }
+
+  @Test
+  @DisplayName("a tenant's high event queued after its lows is served first; a full buffer evicts its newest low")
+  void shouldServeAHighFirstAndEvictALow() {
+    queue.offer(entry("low1", "t", 1, Priority.LOW), 0);
+    queue.offer(entry("low2", "t", 1, Priority.LOW), 1);
+    queue.offer(entry("other", "u", 1, null), 2);
+
+    Optional<DispatchEntry> evicted = queue.offer(entry("high", "t", 1, Priority.HIGH), 3);
+
+    assertEquals("low2", evicted.orElseThrow().event().id());
+    assertEquals(List.of("high", "other", "low1"),
+        List.of(queue.poll(), queue.poll(), queue.poll()).stream()
+            .map(e -> e.orElseThrow().event().id()).toList());
   }
 }
