@@ -72,6 +72,63 @@ if (existsSync(`${w}/schedule.tsv`)) {
   check(`every scheduled event accepted (${events})`, firstOk.size === events, `${firstOk.size}`);
 }
 
+// The order part: each key's accepted calls in production order, none called before the one
+// before it was accepted; the ordered provider's rate beside its unordered twin's.
+if (existsSync(`${w}/order.tsv`)) {
+  const parse = (id) => { const [, k, n] = id.split("-"); return { key: Number(k), n: Number(n) }; };
+  const steps = jsonl("steps.jsonl");
+  const sentAt = (steps.find((s) => s.step === "order-sent") ?? {}).t;
+  const judgeProvider = (name) => {
+    const calls = jsonl(`records/${name}.jsonl`).filter((c) => typeof c.id === "string").sort((a, b) => a.t - b.t);
+    const accepted = new Map(); // key -> [n in acceptance order]
+    const acceptedAt = new Map(); // id -> first accepted time
+    for (const c of calls) {
+      if (c.status !== 200) continue;
+      const { key, n } = parse(c.id);
+      if (!accepted.has(key)) accepted.set(key, []);
+      accepted.get(key).push(n);
+      if (!acceptedAt.has(c.id)) acceptedAt.set(c.id, c.t);
+    }
+    let outOfOrder = 0;
+    const examples = [];
+    for (const [key, ns] of accepted) {
+      const firsts = ns.filter((n, i) => ns.indexOf(n) === i);
+      for (let i = 1; i < firsts.length; i++) {
+        if (firsts[i] < firsts[i - 1]) { outOfOrder++; if (examples.length < 5) examples.push(`key ${key}: ${firsts[i - 1]} before ${firsts[i]}`); }
+      }
+    }
+    // A call of event n before event n-1 of its key was accepted.
+    let early = 0;
+    const earlyExamples = [];
+    const prefix = name === "order-api" ? "ok" : "fk";
+    for (const c of calls) {
+      const { key, n } = parse(c.id);
+      if (n === 0) continue;
+      const prev = acceptedAt.get(`${prefix}-${String(key).padStart(3, "0")}-${String(n - 1).padStart(3, "0")}`);
+      if (prev === undefined || prev > c.t) { early++; if (earlyExamples.length < 5) earlyExamples.push(`${c.id} at ${c.t} (previous accepted ${prev ?? "never"})`); }
+    }
+    const last = calls.filter((c) => c.status === 200).reduce((m, c) => Math.max(m, c.t), 0);
+    return {
+      calls: calls.length, accepted: acceptedAt.size, answers500: calls.filter((c) => c.status === 500).length,
+      answers429: calls.filter((c) => c.status === 429).length,
+      keysOutOfOrder: outOfOrder, outOfOrderExamples: examples, calledBeforeItsPredecessorAccepted: early,
+      earlyExamples: earlyExamples,
+      lastAcceptedAfterSendSeconds: sentAt ? +((last - sentAt) / 1000).toFixed(1) : null,
+      eventsPerSecond: sentAt && last > sentAt ? +(acceptedAt.size / ((last - sentAt) / 1000)).toFixed(2) : null,
+    };
+  };
+  const expected = lines("order.tsv").length / 2;
+  figures.order = { perProvider: expected, dispatcherKills: steps.filter((s) => s.step === "dispatch-killed").length,
+    ordered: judgeProvider("order-api"), unordered: judgeProvider("free-api") };
+  const o = figures.order.ordered;
+  check("every ordered event accepted", o.accepted === expected, `${o.accepted} of ${expected}`);
+  check("every key's accepted calls in production order", o.keysOutOfOrder === 0, `${o.keysOutOfOrder} out of order ${o.outOfOrderExamples.join("; ")}`);
+  check("no ordered event called before the one before it was accepted", o.calledBeforeItsPredecessorAccepted === 0,
+    `${o.calledBeforeItsPredecessorAccepted} ${o.earlyExamples.join("; ")}`);
+  check("every unordered event accepted", figures.order.unordered.accepted === expected, `${figures.order.unordered.accepted} of ${expected}`);
+  check("the dispatcher was SIGKILLed twice", figures.order.dispatcherKills === 2, `${figures.order.dispatcherKills}`);
+}
+
 writeFileSync(`${w}/verdicts.json`, JSON.stringify({ verdicts, figures }, null, 2) + "\n");
 console.log(JSON.stringify(figures, null, 2));
 for (const v of verdicts) console.log(`${v.ok ? "PASS" : "FAIL"}  ${v.name} (${v.detail})`);

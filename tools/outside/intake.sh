@@ -5,7 +5,7 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/intake.sh [--events 10000] [--schedule-minutes 10]
-#       [--only dedup|schedule] [--work DIR]
+#       [--only dedup|schedule|order] [--keys 100] [--per-key 50] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, the three roles apart (`sluice gate`, `sluice relay`, `sluice dispatch`), one
@@ -21,18 +21,29 @@
 #             --schedule-minutes minutes (sent at once). Verdicts: none called before its time (the
 #             provider's clock, the same host's); the lateness p50/p99/max; the delay-topic records
 #             written per event; 0 lost.
+#   order:    provider order-api (`ordering: perKey`, 100/s, every 10th call it accepts answers
+#             500) and its unordered twin free-api (the same but no ordering) each get --keys keys x
+#             --per-key events (10 tenants, 10 keys each at the defaults), all sent at once, under a
+#             quota that defers most of them (5 units, 5/s per tenant); the dispatcher SIGKILLed
+#             at 30 s and 60 s, started again 3 s later. Verdicts: each key's accepted calls in
+#             production order, no event of a key called before the one before it was accepted;
+#             every event accepted once at least; 0 lost; the two providers' rates side by side.
 # Exit 0 when every verdict of intake-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 EVENTS=10000
 MINUTES=10
 ONLY=""
+KEYS=100
+PER_KEY=50
 W=""
 while [ $# -gt 0 ]; do
   case $1 in
     --events) EVENTS=$2; shift 2 ;;
     --schedule-minutes) MINUTES=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --keys) KEYS=$2; shift 2 ;;
+    --per-key) PER_KEY=$2; shift 2 ;;
     --work) W=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -56,11 +67,11 @@ cp "$ROOT"/tools/outside/*.mjs "$W/node/"
 start_servers
 provider() {   # provider NAME RATE: an ops-provider.mjs process; its port lands in $W/NAME.port
   (cd "$W/node" && exec env RECORD_FILE="$W/records/$1.jsonl" PORT_FILE="$W/$1.port" RATE="$2" \
-     MODE_FILE="$W/$1.mode" node ops-provider.mjs) > "$W/logs/$1.log" 2>&1 &
+     MODE_FILE="$W/$1.mode" FAIL_EVERY="${3:-0}" node ops-provider.mjs) > "$W/logs/$1.log" 2>&1 &
   PIDS+=($!)
 }
-provider dedup-api 500; provider at-api 500
-for name in dedup-api at-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
+provider dedup-api 500; provider at-api 500; provider order-api 105 10; provider free-api 105 10
+for name in dedup-api at-api order-api free-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
 cat > "$W/sluice.yaml" <<YAML
 kafka: { bootstrap: "$BROKER", topicPrefix: "sluice." }
 redis: { uri: "redis://127.0.0.1:$REDIS_PORT" }
@@ -77,6 +88,15 @@ providers:
     rate: 400/s
     maxDelay: 1h
     quotas: { free: { capacity: 5000, refill: 2000/s } }
+  order-api:
+    url: http://127.0.0.1:$(cat "$W/order-api.port")/v1/calls
+    rate: 100/s
+    ordering: perKey
+    quotas: { free: { capacity: 5, refill: 5/s } }
+  free-api:
+    url: http://127.0.0.1:$(cat "$W/free-api.port")/v1/calls
+    rate: 100/s
+    quotas: { free: { capacity: 5, refill: 5/s } }
 http: { port: 0 }
 YAML
 SLUICE=(java -Xmx384m -XX:+UseSerialGC -jar "$APP_JAR")
@@ -92,9 +112,10 @@ role gate; role relay; role dispatch
 log "the three roles ready apart: gate $PID_gate, relay $PID_relay, dispatch $PID_dispatch"
 
 # The events: "offset_ms<TAB>tenant<TAB>event" lines, sorted, sent at their offsets by timed.mjs.
-python3 - "$EVENTS" "$MINUTES" "$W" "$ONLY" <<'PY'
+python3 - "$EVENTS" "$MINUTES" "$W" "$ONLY" "$KEYS" "$PER_KEY" <<'PY'
 import json, random, sys
 events, minutes, w, only = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+keys, per_key = int(sys.argv[5]), int(sys.argv[6])
 rnd = random.Random(35)
 tenants = ["t%d" % i for i in range(1, 21)]
 if only in ("", "dedup"):
@@ -118,6 +139,19 @@ if only in ("", "schedule"):
             event = {"id": "at-%06d" % n, "tenant": tenant, "provider": "at-api",
                      "payload": {"tenant": tenant, "n": n}, "aheadMs": ahead}
             f.write("0\t%s\t%s\n" % (tenant, json.dumps(event, separators=(",", ":"))))
+if only == "order":
+    # Per provider: keys spread over 10 tenants, each key's events in production order, the keys
+    # interleaved (event n of every key, then n + 1): the order a key's events enter inbound.
+    with open(w + "/order.tsv", "w") as f:
+        for n in range(per_key):
+            for k in range(keys):
+                tenant = "t%d" % (k % 10 + 1)
+                for provider, prefix in (("order-api", "ok"), ("free-api", "fk")):
+                    event = {"id": "%s-%03d-%03d" % (prefix, k, n), "tenant": tenant, "provider": provider,
+                             "payload": {"tenant": tenant, "key": k, "n": n}}
+                    if provider == "order-api":
+                        event["orderingKey"] = "key-%03d" % k
+                    f.write("0\t%s\t%s\n" % (tenant, json.dumps(event, separators=(",", ":"))))
 PY
 
 send() {   # send FILE: its lines at their offsets from now, through kcat; the send time per id in FILE.sent
@@ -125,7 +159,7 @@ send() {   # send FILE: its lines at their offsets from now, through kcat; the s
     | kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' > "$W/logs/kcat-$(basename "$1").log" 2>&1
 }
 
-if [ "$ONLY" != schedule ]; then
+if [ "$ONLY" != schedule ] && [ "$ONLY" != order ]; then
   log "dedup: $EVENTS events, each twice (the copy 1-60 s later), over 100 s; the gate SIGKILLed at 40 s"
   send "$W/dedup.tsv" &
   SENDER=$!
@@ -137,7 +171,18 @@ if [ "$ONLY" != schedule ]; then
   wait "$SENDER"
   log "dedup: every copy sent"
 fi
-if [ "$ONLY" != dedup ]; then
+if [ "$ONLY" = order ]; then
+  log "order: $KEYS keys x $PER_KEY events to order-api (ordering: perKey) and as many to free-api (none), at once; the dispatcher SIGKILLed at 30 s and 60 s"
+  echo "{\"step\":\"order-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
+  send "$W/order.tsv"
+  for at in 30 60; do
+    sleep $((at == 30 ? 30 : 27))
+    kill -KILL "$PID_dispatch"; echo "{\"step\":\"dispatch-killed\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
+    log "dispatcher SIGKILLed (pid $PID_dispatch)"
+    sleep 3
+    role dispatch; log "dispatcher started again (pid $PID_dispatch)"
+  done
+elif [ "$ONLY" != dedup ]; then
   log "schedule: $EVENTS events with deliverAt over the next $MINUTES minutes"
   send "$W/schedule.tsv"
   log "schedule: every event sent"
