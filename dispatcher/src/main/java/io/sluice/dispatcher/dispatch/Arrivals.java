@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes each record read: what becomes of it is {@link RecordIntake}'s to say (skipped as settled
- * before or as a second copy of a settlement, dead-lettered as malformed or expired, its outcome
- * written as delivered before, or queued); a queued one is counted against the {@link
+ * before or as a second copy of a settlement, dead-lettered as malformed or expired, held for its
+ * previous owner's outcome as delivered before ({@link InheritedCalls}), or queued); a queued one is counted against the {@link
  * ReadBudget}, held if a pause covers it ({@link PauseKeeper}), and routed to its lane ({@link
  * Lanes#route}). The consumer thread owns it; a reload replaces the record check ({@link
  * #reload}).
@@ -34,6 +34,8 @@ final class Arrivals {
   private final WithoutCall withoutCall;
   private final SettlementWriter writer;
   private final Books books;
+  /** Where a record whose call was delivered before its assignment waits for its outcome. */
+  private final InheritedCalls inherited;
   private final Backpressure backpressure;
   private final Clock clock;
   /** Replaced whole by a configuration reload (tenants' tiers, providers' maxCost). */
@@ -47,7 +49,8 @@ final class Arrivals {
 
   Arrivals(SluiceConfig config, OwnedPartitions owned, ReadBudget held, Lanes lanes,
       PauseKeeper pauses, WithoutCall withoutCall, SettlementWriter writer, Books books,
-      Backpressure backpressure, Clock clock) {
+      InheritedCalls inherited, Backpressure backpressure, Clock clock) {
+    this.inherited = inherited;
     this.owned = owned;
     this.held = held;
     this.lanes = lanes;
@@ -106,7 +109,8 @@ final class Arrivals {
     }
     if (action instanceof RecordIntake.DeliveredBefore d) {
       held.hold(d.entry());
-      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
+      // Not written at once: the previous owner's outcome may still be acknowledged (issue 34).
+      inherited.hold(d.entry(), d.delivered());
       skippedAsDelivered++;
       return;
     }
