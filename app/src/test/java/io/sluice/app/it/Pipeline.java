@@ -161,6 +161,28 @@ final class Pipeline {
     return settled;
   }
 
+  /**
+   * Every record of {@code topic} (committed ones), from its beginning to its end as of now, its
+   * partitions one after the other.
+   */
+  static List<ConsumerRecord<byte[], byte[]>> readAll(KafkaBroker broker, String topic,
+      Duration within) {
+    List<ConsumerRecord<byte[], byte[]>> all = new java.util.ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c = reader(broker)) {
+      List<org.apache.kafka.common.TopicPartition> partitions = c.partitionsFor(topic).stream()
+          .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
+      Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(partitions);
+      // Observed: the partitions not read to their end yet.
+      Await.untilRead("all of " + topic + " read", within, () -> {
+        c.poll(Duration.ofMillis(200)).forEach(all::add);
+        return partitions.stream().filter(tp -> c.position(tp) < ends.get(tp)).toList();
+      }, List::isEmpty);
+    }
+    return all;
+  }
+
   static KafkaConsumer<byte[], byte[]> reader(KafkaBroker broker) {
     return new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),

@@ -81,7 +81,8 @@ final class Settler implements ResultHandler {
     String provider = entry.event().provider();
     if (verdict instanceof Verdict.Delivered d) {
       deliveries.add(entry.partition(),
-          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
+          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1),
+          clock.millis());
       if (result instanceof ProviderResult.Answered a) {
         writer.delivered(entry, d.status(), entry.attempts() + 1, a.latencyMillis(),
             a.captured().headers(), a.captured().body());
