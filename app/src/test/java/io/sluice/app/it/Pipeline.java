@@ -34,6 +34,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -169,11 +170,11 @@ final class Pipeline {
       Duration within) {
     List<ConsumerRecord<byte[], byte[]>> all = new java.util.ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c = reader(broker)) {
-      List<org.apache.kafka.common.TopicPartition> partitions = c.partitionsFor(topic).stream()
-          .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+      List<TopicPartition> partitions = c.partitionsFor(topic).stream()
+          .map(p -> new TopicPartition(topic, p.partition())).toList();
       c.assign(partitions);
       c.seekToBeginning(partitions);
-      Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(partitions);
+      Map<TopicPartition, Long> ends = c.endOffsets(partitions);
       // Observed: the partitions not read to their end yet.
       Await.untilRead("all of " + topic + " read", within, () -> {
         c.poll(Duration.ofMillis(200)).forEach(all::add);

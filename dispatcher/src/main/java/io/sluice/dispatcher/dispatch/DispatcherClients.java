@@ -79,6 +79,12 @@ public final class DispatcherClients {
 
   /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
   public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {
+    return new KafkaProducer<>(producerSettings(config, clientId), new ByteArraySerializer(),
+        new ByteArraySerializer());
+  }
+
+  /** The settings of {@link #producer}: a test's producer wrapping the dispatcher's takes them. */
+  public static Map<String, Object> producerSettings(SluiceConfig config, String clientId) {
     Map<String, Object> p = new HashMap<>();
     p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -97,6 +103,6 @@ public final class DispatcherClients {
     // OUT_OF_ORDER_SEQUENCE_NUMBER until it times out. One request in flight per connection
     // cannot reorder; batching (linger) keeps the throughput the dispatcher needs.
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    return p;
   }
 }

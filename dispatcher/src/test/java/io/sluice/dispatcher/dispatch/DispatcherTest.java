@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,6 +41,7 @@ import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -224,7 +226,7 @@ class DispatcherTest {
   @Test
   void shouldWriteTheOutcomeOfACallDeliveredBeforeTheTakeoverOnceTheOldOwnerCanNoLongerWriteIt() {
     MemoryLog log = deliveredThenTakenBack();
-    producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("never written"));
+    producer.errorNext(new TimeoutException("never written"));
     assertEquals(1, written(TOPICS.outcomes()).size(), "no outcome of its own within the grace");
 
     aheadNanos.addAndGet(Dispatcher.settleGrace(CONFIG).toNanos()); // the grace is over
@@ -302,7 +304,7 @@ class DispatcherTest {
     @Override
     public CompletionStage<Map<Long, Delivered>> between(TopicPartition partition, long from,
         long to) {
-      Map<Long, Delivered> found = new java.util.HashMap<>();
+      Map<Long, Delivered> found = new HashMap<>();
       entries.forEach((offset, d) -> {
         if (offset >= from && offset <= to) {
           found.put(offset, d);
