@@ -44,8 +44,8 @@ import org.apache.kafka.common.TopicPartition;
  * another instance takes the partition from the last commit that went through. So the calls
  * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
  * in Redis, once per partition per commit round; a new owner reads it when a partition is
- * assigned, skips the settled records and writes the outcome of the delivered ones instead of
- * calling them again.
+ * assigned, skips the settled records and settles the delivered ones with an outcome instead of
+ * calling them again: the previous owner's, or its own after a grace ({@link InheritedCalls}).
  *
  * <p>A call's "delivered" goes to the log one round ({@link #COMMIT_EVERY_MILLIS}) after it, and
  * not at all when Kafka acknowledged its outcome by then: the outcome's "settled" says all. A
