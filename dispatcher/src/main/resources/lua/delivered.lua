@@ -15,7 +15,8 @@ takes the partition from the last commit that went through. Redis still holds wh
 KEYS[1]  sluice:v2:{<group>:<topic>-<partition>}:delivered:<cluster id>:<topic id> (hash-tagged)
 mode add:    ARGV[1] "add", ARGV[2] ttl_ms, ARGV[3] keep_from (offsets below are dropped; -1 none),
              ARGV[4] max_entries, ARGV[5..] members "offset:status:attempts"
-mode since:  ARGV[1] "since", ARGV[2] from: every member with offset >= from
+mode since:  ARGV[1] "since", ARGV[2] from, ARGV[3] to (optional, inclusive): every member
+             with from <= offset <= to (a new owner reading again what it waits for)
 ]]
 local key = KEYS[1]
 if ARGV[1] == 'add' then
@@ -36,4 +37,4 @@ if ARGV[1] == 'add' then
   redis.call('PEXPIRE', key, ARGV[2])
   return {}
 end
-return redis.call('ZRANGEBYSCORE', key, ARGV[2], '+inf')
+return redis.call('ZRANGEBYSCORE', key, ARGV[2], ARGV[3] or '+inf')

@@ -34,6 +34,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -165,6 +166,28 @@ final class Pipeline {
       }, Set::isEmpty);
     }
     return settled;
+  }
+
+  /**
+   * Every record of {@code topic} (committed ones), from its beginning to its end as of now, its
+   * partitions one after the other.
+   */
+  static List<ConsumerRecord<byte[], byte[]>> readAll(KafkaBroker broker, String topic,
+      Duration within) {
+    List<ConsumerRecord<byte[], byte[]>> all = new java.util.ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c = reader(broker)) {
+      List<TopicPartition> partitions = c.partitionsFor(topic).stream()
+          .map(p -> new TopicPartition(topic, p.partition())).toList();
+      c.assign(partitions);
+      c.seekToBeginning(partitions);
+      Map<TopicPartition, Long> ends = c.endOffsets(partitions);
+      // Observed: the partitions not read to their end yet.
+      Await.untilRead("all of " + topic + " read", within, () -> {
+        c.poll(Duration.ofMillis(200)).forEach(all::add);
+        return partitions.stream().filter(tp -> c.position(tp) < ends.get(tp)).toList();
+      }, List::isEmpty);
+    }
+    return all;
   }
 
   static KafkaConsumer<byte[], byte[]> reader(KafkaBroker broker) {

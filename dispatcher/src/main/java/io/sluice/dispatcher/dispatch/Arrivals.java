@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Takes each record read: what becomes of it is {@link RecordIntake}'s to say (skipped as settled
- * before or as a second copy of a settlement, dead-lettered as malformed or expired, its outcome
- * written as delivered before, or queued); an ordered event that is not its key's head waits round
- * the ladder ({@link KeyTurns}); a queued one is counted against the {@link
+ * before or as a second copy of a settlement, dead-lettered as malformed or expired, held for its
+ * previous owner's outcome as delivered before ({@link InheritedCalls}), or queued); an ordered
+ * event that is not its key's head waits round the ladder ({@link KeyTurns}); a queued one is
+ * counted against the {@link
  * ReadBudget}, held if a pause covers it ({@link PauseKeeper}), and routed to its lane ({@link
  * Lanes#route}). The consumer thread owns it; a reload replaces the record check ({@link
  * #reload}).
@@ -36,6 +37,8 @@ final class Arrivals {
   private final WithoutCall withoutCall;
   private final SettlementWriter writer;
   private final Books books;
+  /** Where a record whose call was delivered before its assignment waits for its outcome. */
+  private final InheritedCalls inherited;
   private final Backpressure backpressure;
   private final Clock clock;
   /** Ordering keys: only a key's head goes on to its lane. */
@@ -51,7 +54,8 @@ final class Arrivals {
 
   Arrivals(SluiceConfig config, OwnedPartitions owned, ReadBudget held, Lanes lanes,
       PauseKeeper pauses, WithoutCall withoutCall, SettlementWriter writer, Books books,
-      Backpressure backpressure, Clock clock, KeyTurns turns) {
+      InheritedCalls inherited, Backpressure backpressure, Clock clock, KeyTurns turns) {
+    this.inherited = inherited;
     this.turns = turns;
     this.owned = owned;
     this.held = held;
@@ -112,8 +116,10 @@ final class Arrivals {
     }
     if (action instanceof RecordIntake.DeliveredBefore d) {
       held.hold(d.entry());
+      // Its call was delivered: its key's turn moves now (once, whoever moves it). Its outcome is
+      // not written at once: the previous owner's may still be acknowledged (issue 34).
       turns.delivered(d.entry());
-      writer.delivered(d.entry(), d.delivered().status(), d.delivered().attempts());
+      inherited.hold(d.entry(), d.delivered());
       skippedAsDelivered++;
       return;
     }

@@ -7,9 +7,12 @@ import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.dispatcher.dispatch.offsets.PendingDeliveries;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +44,18 @@ import org.apache.kafka.common.TopicPartition;
  * another instance takes the partition from the last commit that went through. So the calls
  * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
  * in Redis, once per partition per commit round; a new owner reads it when a partition is
- * assigned, skips the settled records and writes the outcome of the delivered ones instead of
- * calling them again.
+ * assigned, skips the settled records and settles the delivered ones with an outcome instead of
+ * calling them again: the previous owner's, or its own after a grace ({@link InheritedCalls}).
+ *
+ * <p>A call's "delivered" goes to the log one round ({@link #COMMIT_EVERY_MILLIS}) after it, and
+ * not at all when Kafka acknowledged its outcome by then: the outcome's "settled" says all. A
+ * "delivered" without its "settled" tells a partition's next owner that the outcome may or may
+ * not be written, and it waits for it (the producer's delivery timeout, {@code SettlementGrace})
+ * and then writes one itself: when the old owner was killed after its outcome was acknowledged
+ * but before the log heard, that made two outcome records of one call. Now the log holds
+ * "delivered, not settled" only for an outcome unacknowledged for a round (a broker away), and a
+ * crash in the round after a call has the next owner call it again instead: a duplicate call
+ * (at least once, with its {@code Idempotency-Key}), not an event settled twice for one call.
  *
  * <p>The settled records go to the log from the dispatcher's timer, not the consumer thread:
  * a member the group fenced (a broker restart) spends seconds inside {@code poll} rejoining, and
@@ -69,6 +82,11 @@ final class Books {
   private final ConcurrentLinkedQueue<DispatchEntry> dropped = new ConcurrentLinkedQueue<>();
   /** Records settled and not yet in the log, written by the timer (and at a hand-over). */
   private final PendingDeliveries settledMarks = new PendingDeliveries(COMMIT_EVERY_MILLIS);
+  /**
+   * Records acknowledged whose "settled" may not be in the log yet: their "delivered" is not
+   * written (added before {@link #settledMarks}, removed once the settled mark is written).
+   */
+  private final Set<Mark> acknowledged = ConcurrentHashMap.newKeySet();
   private final Clock clock;
 
   /** @param timer writes the settled records to the log every {@link #COMMIT_EVERY_MILLIS} */
@@ -83,11 +101,17 @@ final class Books {
         TimeUnit.MILLISECONDS);
   }
 
+  /** One record of one partition. */
+  private record Mark(TopicPartition partition, long offset) {}
+
   /** Kafka acknowledged the record that settles {@code entry}. Any thread. */
   void settled(DispatchEntry entry) {
     settled.add(entry);
+    // First: the timer removes the mark after it takes the settled one, never before it is added.
+    acknowledged.add(new Mark(entry.partition(), entry.offset()));
     // For the partition's next owner, should the commit not go through (DeliveredLog).
-    settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()));
+    settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()),
+        clock.millis());
   }
 
   /**
@@ -96,10 +120,20 @@ final class Books {
    */
   private void logSettled() {
     try {
-      settledMarks.takeNow(clock.millis()).forEach((tp, list) -> deliveredLog.record(tp, -1, list));
+      logSettledNow(clock.millis(), -1);
     } catch (RuntimeException e) {
       // the log is best effort: a failed round costs calls made again, never an event
     }
+  }
+
+  /** Writes the settled records not yet in the log; {@code keepFrom} -1 drops nothing. */
+  private List<CompletableFuture<Void>> logSettledNow(long nowMillis, long keepFrom) {
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    settledMarks.takeNow(nowMillis).forEach((tp, list) -> {
+      writes.add(deliveredLog.record(tp, keepFrom, list).toCompletableFuture());
+      list.forEach(d -> acknowledged.remove(new Mark(tp, d.offset())));
+    });
+    return writes;
   }
 
   /** {@code entry}'s settlement was given up: its partition moved. Any thread. */
@@ -131,10 +165,13 @@ final class Books {
     commits.settled();
   }
 
-  /** Commits, and writes the delivered log, when each is due. */
+  /**
+   * Commits, and writes the delivered log, when each is due: the calls delivered at least a round
+   * ago whose outcome is not acknowledged yet (see the class).
+   */
   void commitIfDue(long nowMillis) {
     commits.commitIfDue();
-    log(deliveries.takeIfDue(nowMillis));
+    log(unacknowledged(deliveries.takeIfDue(nowMillis, COMMIT_EVERY_MILLIS)));
   }
 
   /** Commits what is settled now (shutdown). */
@@ -153,9 +190,27 @@ final class Books {
 
   /** Writes every delivery and settled record not yet logged, now (a partition moves). */
   List<CompletableFuture<Void>> logNow(long nowMillis) {
-    List<CompletableFuture<Void>> writes = new ArrayList<>(log(deliveries.takeNow(nowMillis)));
-    writes.addAll(log(settledMarks.takeNow(nowMillis)));
+    List<CompletableFuture<Void>> writes =
+        new ArrayList<>(log(unacknowledged(deliveries.takeNow(nowMillis))));
+    writes.addAll(logSettledNow(nowMillis, -1));
     return writes;
+  }
+
+  /**
+   * Of {@code byPartition}'s deliveries, those whose outcome Kafka has not acknowledged: for the
+   * others the settled mark is written, or being written.
+   */
+  private Map<TopicPartition, List<DeliveredLog.Delivered>> unacknowledged(
+      Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition) {
+    Map<TopicPartition, List<DeliveredLog.Delivered>> left = new LinkedHashMap<>();
+    byPartition.forEach((tp, list) -> {
+      List<DeliveredLog.Delivered> open = list.stream()
+          .filter(d -> !acknowledged.contains(new Mark(tp, d.offset()))).toList();
+      if (!open.isEmpty()) {
+        left.put(tp, open);
+      }
+    });
+    return left;
   }
 
   /**

@@ -69,6 +69,12 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private static final Duration COMMITTED_TIMEOUT = Duration.ofSeconds(10);
   /** How long a new owner waits for the delivered log of the partitions it gets. */
   private static final Duration DELIVERED_LOG_TIMEOUT = Duration.ofSeconds(2);
+  /**
+   * How often a new owner reads the delivered log again for the records it holds waiting for
+   * their previous owner's outcome ({@link InheritedCalls}): the log hears of an acknowledgement
+   * within 100 ms ({@link Books}).
+   */
+  private static final Duration RECHECK = Duration.ofMillis(250);
 
   private final Consumer<byte[], byte[]> consumer;
   private final Producer<byte[], byte[]> producer;
@@ -102,6 +108,8 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   private final LaneSweep sweep;
   /** Takes each record read. */
   private final Arrivals arrivals;
+  /** Records whose call a previous owner delivered, waiting for its outcome. */
+  private final InheritedCalls inherited;
   /** What happens when partitions move. */
   private final HandOver handOver;
   private volatile boolean abrupt;
@@ -157,9 +165,11 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.backpressure = new Backpressure(consumer, held,
         new OverflowPause<>(OVERFLOWS_TO_PAUSE, config.ladder().get(0).toNanos()), nanoTime,
         d.bufferSize() / 2);
+    this.inherited = new InheritedCalls(wiring.deliveredLog(), writer, books, nanoTime,
+        settleGrace(config), RECHECK);
     this.arrivals = new Arrivals(config, owned, held, lanes, pauses, withoutCall, writer, books,
-        backpressure, clock, turns);
-    this.handOver = new HandOver(lanes, pauses, held, owned, books, wiring.instances(),
+        inherited, backpressure, clock, turns);
+    this.handOver = new HandOver(lanes, pauses, inherited, held, owned, books, wiring.instances(),
         new PartitionTakeover(consumer, wiring.deliveredLog(), COMMITTED_TIMEOUT,
             DELIVERED_LOG_TIMEOUT, nanoTime), clock, nanoTime, longestTimeoutMillis(),
         () -> abrupt, producer::flush);
@@ -193,6 +203,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         }
         pauses.apply(lanes::all, clock.instant(), arrivals::queue);
         sweep.sweepIfDue(lanes::all, clock.instant(), pauses.heldByProvider());
+        inherited.tick();
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());
@@ -294,6 +305,16 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     writer.close();
     running.set(false);
     consumer.wakeup();
+  }
+
+  /**
+   * How long a partition's new owner waits for its previous owner's outcome of a call the
+   * delivered log shows delivered and not settled, before it writes the outcome itself: the
+   * producer's delivery timeout, in which the previous owner may still be sending it, and a second
+   * for its acknowledgement to reach the log ({@code SettlementGrace}).
+   */
+  static Duration settleGrace(SluiceConfig config) {
+    return DispatcherClients.deliveryTimeout(config).plusSeconds(1);
   }
 
   private long longestTimeoutMillis() {

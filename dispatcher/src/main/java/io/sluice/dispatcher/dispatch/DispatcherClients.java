@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch;
 
 import io.sluice.config.GroupMembership;
 import io.sluice.config.SluiceConfig;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,40 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /** The Kafka clients of one dispatcher instance, configured from the Sluice config. */
 public final class DispatcherClients {
+  /** How long a settlement may wait to share a batch ({@code linger.ms}). */
+  private static final int LINGER_MS = 10;
+  /**
+   * The least time the producer keeps sending a settlement before it reports it failed
+   * ({@code delivery.timeout.ms}; Kafka's default is 2 minutes). A partition's next owner waits
+   * this long, plus a second, for the settlement of a call its previous owner delivered before it
+   * writes its own ({@link io.sluice.dispatcher.dispatch.offsets.SettlementGrace}): a
+   * shorter timeout is a shorter wait after a crash. A broker away for longer has its
+   * settlements sent anew by the dispatcher (each copy names what it settles). Set whatever
+   * {@code kafka.properties} says: the wait depends on it.
+   */
+  static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+  /** The producer's request timeout unless the configuration sets one (Kafka's default is 30 s). */
+  private static final int REQUEST_TIMEOUT_MS = 15_000;
+
   private DispatcherClients() {}
+
+  /**
+   * The producer's delivery timeout: {@link #DELIVERY_TIMEOUT}, or more when the configured
+   * {@code request.timeout.ms} needs it (Kafka asks for at least linger plus request timeout).
+   */
+  public static Duration deliveryTimeout(SluiceConfig config) {
+    return Duration.ofMillis(Math.max(DELIVERY_TIMEOUT.toMillis(),
+        LINGER_MS + (long) requestTimeoutMillis(config)));
+  }
+
+  private static int requestTimeoutMillis(SluiceConfig config) {
+    Object set = config.kafka().clientProperties().get(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+    try {
+      return set == null ? REQUEST_TIMEOUT_MS : Integer.parseInt(set.toString().trim());
+    } catch (NumberFormatException e) {
+      return REQUEST_TIMEOUT_MS; // Kafka refuses it when the consumer is built
+    }
+  }
 
   /**
    * Reads {@code sluice.ready} as a member of the dispatcher group: committed records only (the
@@ -45,6 +79,12 @@ public final class DispatcherClients {
 
   /** Writes outcomes, deferrals and dead letters: acknowledged by all in-sync replicas, no dupes. */
   public static KafkaProducer<byte[], byte[]> producer(SluiceConfig config, String clientId) {
+    return new KafkaProducer<>(producerSettings(config, clientId), new ByteArraySerializer(),
+        new ByteArraySerializer());
+  }
+
+  /** The settings of {@link #producer}: a test's producer wrapping the dispatcher's takes them. */
+  public static Map<String, Object> producerSettings(SluiceConfig config, String clientId) {
     Map<String, Object> p = new HashMap<>();
     p.putAll(config.kafka().clientProperties());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
@@ -54,13 +94,15 @@ public final class DispatcherClients {
     // producer's thread sends a request per 20 records rather than per 4 (it was a twentieth of
     // the dispatcher's CPU at 2 ms); an event counts as settled only once acknowledged, so this
     // delays nothing but the commit, which goes every 100 ms anyway.
-    p.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, LINGER_MS);
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, requestTimeoutMillis(config));
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) deliveryTimeout(config).toMillis());
     // KAFKA-15591 (fixed after the 4.3 clients): an idempotent producer with several requests in
     // flight to a partition whose leader it just learned can have its first batch refused with
     // NOT_LEADER_OR_FOLLOWER, the next appended, and the first then retried with
     // OUT_OF_ORDER_SEQUENCE_NUMBER until it times out. One request in flight per connection
     // cannot reorder; batching (linger) keeps the throughput the dispatcher needs.
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    return p;
   }
 }

@@ -22,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What happens when partitions move. A revoked partition's queued and paused events are dropped
- * (its next owner reads them again), its calls in flight are waited for a few seconds at most, its
+ * What happens when partitions move. A revoked partition's queued and paused events, and those
+ * waiting for a previous owner's outcome, are dropped (its next owner reads them again), its calls in flight are waited for a few seconds at most, its
  * settled offsets committed and its deliveries logged before the next owner reads it; an
  * assigned one starts from what the last commit and the delivered log say
  * ({@link PartitionTakeover}). Runs on the consumer thread, inside {@code poll}.
@@ -39,6 +39,7 @@ final class HandOver implements ConsumerRebalanceListener {
 
   private final Lanes lanes;
   private final PauseKeeper pauses;
+  private final InheritedCalls inherited;
   private final ReadBudget budget;
   private final OwnedPartitions owned;
   private final Books books;
@@ -52,11 +53,12 @@ final class HandOver implements ConsumerRebalanceListener {
   /** Waits, bounded, until every settlement sent is acknowledged or failed ({@link BoundedFlush}). */
   private final Runnable flushWrites;
 
-  HandOver(Lanes lanes, PauseKeeper pauses, ReadBudget budget, OwnedPartitions owned, Books books,
+  HandOver(Lanes lanes, PauseKeeper pauses, InheritedCalls inherited, ReadBudget budget, OwnedPartitions owned, Books books,
       InstanceShare instances, PartitionTakeover takeover, Clock clock, LongSupplier nanoTime,
       long longestTimeoutMillis, BooleanSupplier abrupt, Runnable flushWrites) {
     this.lanes = lanes;
     this.pauses = pauses;
+    this.inherited = inherited;
     this.budget = budget;
     this.owned = owned;
     this.books = books;
@@ -158,6 +160,7 @@ final class HandOver implements ConsumerRebalanceListener {
   private void dropQueued(Set<TopicPartition> gone) {
     lanes.drop(e -> gone.contains(e.partition())).forEach(budget::release);
     pauses.drop(e -> gone.contains(e.partition())).forEach(budget::release);
+    inherited.forget(gone).forEach(budget::release);
   }
 
   private static void awaitQuietly(List<CompletableFuture<Void>> writes,

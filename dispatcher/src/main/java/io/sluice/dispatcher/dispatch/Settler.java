@@ -86,7 +86,8 @@ final class Settler implements ResultHandler {
     if (verdict instanceof Verdict.Delivered d) {
       turns.delivered(entry);
       deliveries.add(entry.partition(),
-          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1));
+          new DeliveredLog.Delivered(entry.offset(), d.status(), entry.attempts() + 1),
+          clock.millis());
       if (result instanceof ProviderResult.Answered a) {
         writer.delivered(entry, d.status(), entry.attempts() + 1, a.latencyMillis(),
             a.captured().headers(), a.captured().body());

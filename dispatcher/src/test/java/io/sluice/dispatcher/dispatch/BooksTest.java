@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.dispatch;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.dispatcher.dispatch.intake.ReadBudget;
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class BooksTest {
   private static final TopicPartition READY = new TopicPartition("t.ready", 0);
+  private static final DeliveredLog.Delivered CALL_42 = new DeliveredLog.Delivered(42, 200, 1);
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
   /** Every write to the delivered log: partition, entries. */
   private final List<Map.Entry<TopicPartition, List<DeliveredLog.Delivered>>> written =
@@ -59,18 +61,75 @@ class BooksTest {
 
   @Test
   void shouldLogASettlementAcknowledgedWhileTheConsumerThreadIsBusyElsewhere() {
+    Books books = books();
+
+    books.settled(entry(42)); // on a producer thread, as Kafka's acknowledgement; apply() never runs
+
+    awaitLogged(DeliveredLog.Delivered.settledAt(42));
+  }
+
+  /**
+   * A call whose outcome Kafka acknowledges within a round never shows in the log as delivered
+   * and not settled: killed in between, this owner would leave its next owner waiting for an
+   * outcome already written and then writing a second one (issue 34).
+   */
+  @Test
+  void shouldNeverLogACallDeliveredWithoutItsSettlementWhenItsOutcomeIsAcknowledgedWithinARound() {
+    long now = System.currentTimeMillis();
+    Books books = calledAt(now);
+    books.settled(entry(42)); // the outcome acknowledged
+
+    books.commitIfDue(now + Books.COMMIT_EVERY_MILLIS);
+    awaitLogged(DeliveredLog.Delivered.settledAt(42));
+    books.commitIfDue(now + 3 * Books.COMMIT_EVERY_MILLIS);
+
+    List<DeliveredLog.Delivered> order = written.stream().flatMap(w -> w.getValue().stream())
+        .filter(d -> d.offset() == 42).toList();
+    assertEquals(DeliveredLog.Delivered.settledAt(42), order.get(0),
+        "settled first (the delivered mark after it, if at all, says nothing more): " + order);
+  }
+
+  /** A call whose outcome is not acknowledged after a round (the broker away) is logged delivered. */
+  @Test
+  void shouldLogACallDeliveredOnceItsOutcomeIsUnacknowledgedForARound() {
+    long now = System.currentTimeMillis();
+    Books books = calledAt(now);
+    assertEquals(List.of(), written, "not a round old");
+
+    books.commitIfDue(now + Books.COMMIT_EVERY_MILLIS);
+    assertEquals(List.of(Map.entry(READY, List.of(CALL_42))), written,
+        "its next owner does not call it again");
+  }
+
+  /**
+   * Books in which the record at 42 was delivered at {@code now}, and the consumer thread's round
+   * came 1 ms later (the call not a round old then).
+   */
+  private Books calledAt(long now) {
+    Books books = books();
+    books.deliveries().add(READY, CALL_42, now);
+    books.commitIfDue(now + 1);
+    return books;
+  }
+
+  private Books books() {
     OwnedPartitions owned = new OwnedPartitions();
-    Books books = new Books(owned, new OffsetCommits(new MockConsumer<>("earliest"), owned,
+    return new Books(owned, new OffsetCommits(new MockConsumer<>("earliest"), owned,
         Clock.systemUTC(), 1000), new ReadBudget(Set.of("api"), 100, 1_000_000), log, timer,
         Clock.systemUTC());
+  }
 
-    books.settled(new DispatchEntry(READY, 42, 1, "k".getBytes(UTF_8), new byte[1],
+  private static DispatchEntry entry(long offset) {
+    return new DispatchEntry(READY, offset, 1, "k".getBytes(UTF_8), new byte[1],
         new RecordHeaders(), new WorkEvent("e", "t", "api", 1, null, null, null, null), "std", 0,
-        null)); // on a producer thread, as Kafka's acknowledgement; apply() never runs
+        null);
+  }
 
+  /** Waits, at most 5 s, for the timer to write {@code mark} to the log. */
+  private void awaitLogged(DeliveredLog.Delivered mark) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (written.stream().noneMatch(w -> w.getKey().equals(READY)
-        && w.getValue().contains(DeliveredLog.Delivered.settledAt(42)))) {
+        && w.getValue().contains(mark))) {
       assertTrue(System.nanoTime() - deadline < 0, "not in the log within 5 s: " + written);
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // the timer writes apart
     }

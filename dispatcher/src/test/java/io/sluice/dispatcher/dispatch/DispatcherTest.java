@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
+import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
 import io.sluice.dispatcher.leak.LeakConfig;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.pause.Pause;
@@ -23,14 +24,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -42,6 +46,7 @@ import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
@@ -87,6 +92,10 @@ class DispatcherTest {
     called.add(call.eventId());
     return answered.thenApply(v -> answer);
   };
+  /** The delivered log (Redis in the application): none unless a test keeps one. */
+  private DeliveredLog deliveredLog = DeliveredLog.NONE;
+  /** How far the dispatcher's monotonic clock is ahead of the machine's: a test moves it on. */
+  private final AtomicLong aheadNanos = new AtomicLong();
   private Dispatcher dispatcher;
   private Thread loop;
   private long offset;
@@ -100,7 +109,8 @@ class DispatcherTest {
             Map.of("api", provider), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
             Clock.systemUTC(), DispatchListener.NONE)
         .withPauses(pauses::get)
-        .withTime(System::nanoTime, () -> 0.5)
+        .withDeliveredLog(deliveredLog)
+        .withTime(() -> System.nanoTime() + aheadNanos.get(), () -> 0.5)
         .withOrders(orders));
     consumer.updateBeginningOffsets(Map.of(READY, 0L));
     consumer.schedulePollTask(() -> consumer.rebalance(List.of(READY)));
@@ -196,16 +206,132 @@ class DispatcherTest {
     read(event("e1"));
     awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "the outcome sent");
 
-    consumer.schedulePollTask(() -> {
-      consumer.listener.onPartitionsLost(List.of(READY));
-      consumer.listener.onPartitionsAssigned(List.of(READY));
-      consumer.seek(READY, 0); // the last commit: nothing yet
-      consumer.addRecord(new ConsumerRecord<>(READY.topic(), READY.partition(), 0,
-          "acme".getBytes(UTF_8), event("e1").getBytes(UTF_8)));
-    });
+    takeBackAndReadAgain(0, event("e1"));
 
     awaitTrue(() -> committed() == 1 || called.size() > 1, "the record read again settled");
     assertEquals(List.of("e1"), called, "called once: its settlement counted across the loss");
+  }
+
+  /**
+   * The chaos run's double settlement (issue 34): the old owner called the provider, logged the
+   * call delivered and sent its outcome, but the broker's acknowledgement (and with it the log's
+   * "settled") came late, after a broker restart moved the partition. The new owner (here the same
+   * process, assigned the partition back) reads the record again and finds "delivered, not
+   * settled": writing the outcome at once made two outcome records of one call. It waits for the
+   * old owner's write instead, holding that record only, and settles it without writing once the
+   * log says the old outcome was acknowledged.
+   */
+  @Test
+  void shouldNotWriteASecondOutcomeWhenTheOldOwnersAcknowledgementComesAfterTheTakeover() {
+    deliveredThenTakenBack();
+    producer.completeNext(); // the old outcome's acknowledgement, at last
+
+    awaitTrue(() -> committed() == 1 || written(TOPICS.outcomes()).size() > 1,
+        "the record read again settled");
+    assertEquals(1, written(TOPICS.outcomes()).size(), "one outcome record for one call");
+    assertEquals(1, committed(), "settled by the old owner's outcome");
+    assertEquals(List.of("e1"), called, "called once");
+  }
+
+  /**
+   * The same takeover, the old owner's outcome never written (its write failed, or the process
+   * died before sending it): once the grace it could still be written in is over, the new owner
+   * writes the outcome itself. An event is never left without one.
+   */
+  @Test
+  void shouldWriteTheOutcomeOfACallDeliveredBeforeTheTakeoverOnceTheOldOwnerCanNoLongerWriteIt() {
+    MemoryLog log = deliveredThenTakenBack();
+    producer.errorNext(new TimeoutException("never written"));
+    assertEquals(1, written(TOPICS.outcomes()).size(), "no outcome of its own within the grace");
+
+    aheadNanos.addAndGet(Dispatcher.settleGrace(CONFIG).toNanos()); // the grace is over
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 2, "the new owner writes the outcome");
+    producer.completeNext();
+    awaitTrue(() -> committed() == 1, "settled by its own outcome");
+    assertEquals(List.of("e1"), called, "called once");
+    awaitTrue(() -> log.holds(0, true), "the log says settled, for a later owner");
+  }
+
+  /**
+   * e1 called, its call logged delivered and its outcome sent, not acknowledged (the broker away
+   * longer than a hand-over waits); then the partition lost and assigned back, e1 read again and
+   * found delivered in the log. Returns the log.
+   */
+  private MemoryLog deliveredThenTakenBack() {
+    producer = acknowledgedOnlyWhenTold();
+    MemoryLog log = new MemoryLog();
+    deliveredLog = log;
+    start();
+    read(event("e1"));
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "the outcome sent");
+    awaitTrue(() -> log.holds(0, false), "the call logged delivered, not settled");
+
+    takeBackAndReadAgain(0, event("e1"));
+    awaitTrue(() -> dispatcher.skippedAsDelivered() == 1 || written(TOPICS.outcomes()).size() > 1,
+        "the record read again and found delivered in the log");
+    return log;
+  }
+
+  /**
+   * The group fences this member (a broker restart): the partition is lost and assigned back, and
+   * reading starts over from the last commit (none) with {@code value} at {@code at}.
+   */
+  private void takeBackAndReadAgain(long at, String value) {
+    consumer.updateEndOffsets(Map.of(READY, at + 1));
+    consumer.schedulePollTask(() -> {
+      consumer.listener.onPartitionsLost(List.of(READY));
+      consumer.listener.onPartitionsAssigned(List.of(READY));
+      consumer.seek(READY, at);
+      consumer.addRecord(new ConsumerRecord<>(READY.topic(), READY.partition(), at,
+          "acme".getBytes(UTF_8), value.getBytes(UTF_8)));
+    });
+  }
+
+  /**
+   * A producer whose writes are acknowledged only when the test says ({@code completeNext}), a
+   * flush included: a broker away for longer than a hand-over waits for its writes.
+   */
+  private static MockProducer<byte[], byte[]> acknowledgedOnlyWhenTold() {
+    return new MockProducer<>(false, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+      @Override
+      public synchronized void flush() {
+        // the broker does not answer
+      }
+    };
+  }
+
+  /** The delivered log of the only partition, in memory (Redis in the application). */
+  private static final class MemoryLog implements DeliveredLog {
+    private final Map<Long, Delivered> entries = new ConcurrentHashMap<>();
+
+    @Override
+    public CompletionStage<Void> record(TopicPartition partition, long keepFrom,
+        List<Delivered> delivered) {
+      delivered.forEach(d -> entries.merge(d.offset(), d, (a, b) -> a.settled() ? a : b));
+      return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Map<Long, Delivered>> since(TopicPartition partition, long from) {
+      return between(partition, from, Long.MAX_VALUE);
+    }
+
+    @Override
+    public CompletionStage<Map<Long, Delivered>> between(TopicPartition partition, long from,
+        long to) {
+      Map<Long, Delivered> found = new HashMap<>();
+      entries.forEach((offset, d) -> {
+        if (offset >= from && offset <= to) {
+          found.put(offset, d);
+        }
+      });
+      return CompletableFuture.completedFuture(found);
+    }
+
+    boolean holds(long offset, boolean settled) {
+      Delivered d = entries.get(offset);
+      return d != null && d.settled() == settled;
+    }
   }
 
   /**

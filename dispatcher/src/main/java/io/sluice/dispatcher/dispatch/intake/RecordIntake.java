@@ -25,8 +25,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *       after a produce timed out, both copies naming the record they settle in {@code
  *       sluice-settles}): skipped, never called; its first copy is called;
  *   <li>it is not a well-formed event ({@link ReadyRecordCheck}): dead-lettered at once;
- *   <li>a call of it was delivered beyond the commit ({@link DeliveredLog}): its outcome is
- *       written, the provider is not called again;
+ *   <li>a call of it was delivered beyond the commit ({@link DeliveredLog}): the provider is not
+ *       called again; it waits for the previous owner's outcome, or has its own written after a
+ *       grace ({@link io.sluice.dispatcher.dispatch.offsets.SettlementGrace});
  *   <li>its deadline has passed: dead as expired, without a call;
  *   <li>else it is queued in its provider's lane.
  * </ol>
@@ -58,7 +59,10 @@ public final class RecordIntake {
   /** Dead-letter {@code entry} (which may hold no event) with {@code reason}. */
   public record Malformed(DispatchEntry entry, Reason reason, String detail) implements Action {}
 
-  /** Write the outcome of a call already delivered, with its status and attempts. */
+  /**
+   * A call already delivered, with its status and attempts: settled by its previous owner's
+   * outcome, or by one written here after a grace.
+   */
   public record DeliveredBefore(DispatchEntry entry, DeliveredLog.Delivered delivered) implements Action {}
 
   /** Dead-letter {@code entry} as expired. */

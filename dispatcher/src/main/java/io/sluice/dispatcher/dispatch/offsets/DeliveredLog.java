@@ -64,6 +64,16 @@ public interface DeliveredLog {
    */
   CompletionStage<Map<Long, Delivered>> since(TopicPartition partition, long from);
 
+  /**
+   * The partition's entries at offsets {@code from} to {@code to} (inclusive) as the log holds
+   * them now, read again under what its last {@link #since} looked up (no new lookup): a new
+   * owner waiting for its previous owner's settlement asks this until the log says settled
+   * ({@link SettlementGrace}). Empty when unknown; this default knows nothing.
+   */
+  default CompletionStage<Map<Long, Delivered>> between(TopicPartition partition, long from, long to) {
+    return CompletableFuture.completedFuture(Map.of());
+  }
+
   /** Keeps nothing: a new owner calls again what was delivered since the last commit. */
   public DeliveredLog NONE = new DeliveredLog() {
     @Override

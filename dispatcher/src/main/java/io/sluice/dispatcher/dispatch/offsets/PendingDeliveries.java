@@ -14,7 +14,8 @@ import org.apache.kafka.common.TopicPartition;
  * milliseconds).
  */
 public final class PendingDeliveries {
-  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered) {}
+  private record Delivery(TopicPartition partition, DeliveredLog.Delivered delivered,
+      long addedMillis) {}
 
   private final long everyMillis;
   private final ConcurrentLinkedQueue<Delivery> pending = new ConcurrentLinkedQueue<>();
@@ -26,9 +27,12 @@ public final class PendingDeliveries {
     this.everyMillis = everyMillis;
   }
 
-  /** A call of the record at {@code delivered.offset()} of {@code partition} was accepted. Any thread. */
-  public void add(TopicPartition partition, DeliveredLog.Delivered delivered) {
-    pending.add(new Delivery(partition, delivered));
+  /**
+   * A call of the record at {@code delivered.offset()} of {@code partition} was accepted (or the
+   * record settled), at {@code nowMillis}. Any thread.
+   */
+  public void add(TopicPartition partition, DeliveredLog.Delivered delivered, long nowMillis) {
+    pending.add(new Delivery(partition, delivered, nowMillis));
   }
 
   /**
@@ -37,10 +41,20 @@ public final class PendingDeliveries {
    * round does not start over).
    */
   public Map<TopicPartition, List<DeliveredLog.Delivered>> takeIfDue(long nowMillis) {
+    return takeIfDue(nowMillis, 0);
+  }
+
+  /**
+   * As {@link #takeIfDue(long)}, of the deliveries added at least {@code minAgeMillis} before
+   * {@code nowMillis} only (in the order added: from the first younger one on, they wait for a
+   * later round).
+   */
+  public Map<TopicPartition, List<DeliveredLog.Delivered>> takeIfDue(long nowMillis,
+      long minAgeMillis) {
     if (pending.isEmpty() || nowMillis - lastTakenMillis < everyMillis) {
       return Map.of();
     }
-    return take(nowMillis);
+    return take(nowMillis, nowMillis - minAgeMillis);
   }
 
   /**
@@ -48,15 +62,20 @@ public final class PendingDeliveries {
    * its deliveries in the log before its next owner reads it.
    */
   public Map<TopicPartition, List<DeliveredLog.Delivered>> takeNow(long nowMillis) {
-    return pending.isEmpty() ? Map.of() : take(nowMillis);
+    return pending.isEmpty() ? Map.of() : take(nowMillis, Long.MAX_VALUE);
   }
 
-  private Map<TopicPartition, List<DeliveredLog.Delivered>> take(long nowMillis) {
-    lastTakenMillis = nowMillis;
+  /** Takes, from the head, the deliveries added at or before {@code addedBy}. */
+  private Map<TopicPartition, List<DeliveredLog.Delivered>> take(long nowMillis, long addedBy) {
     Map<TopicPartition, List<DeliveredLog.Delivered>> byPartition = new LinkedHashMap<>();
     Delivery d;
-    while ((d = pending.poll()) != null) {
-      byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
+    while ((d = pending.peek()) != null && d.addedMillis() <= addedBy) {
+      if (pending.remove(d)) { // else another taker (the timer, a hand-over) took it
+        byPartition.computeIfAbsent(d.partition(), k -> new ArrayList<>()).add(d.delivered());
+      }
+    }
+    if (!byPartition.isEmpty()) {
+      lastTakenMillis = nowMillis;
     }
     return byPartition;
   }

@@ -120,6 +120,21 @@ public final class RedisDeliveredLog implements DeliveredLog {
     }).thenApply(RedisDeliveredLog::parse);
   }
 
+  /**
+   * Reads the entries from {@code from} to {@code to} under the ids the partition's last
+   * assignment looked up ({@link #since}); none when they were not told.
+   */
+  @Override
+  public CompletionStage<Map<Long, Delivered>> between(TopicPartition partition, long from, long to) {
+    TopicIdentity.Ids ids = assigned.get(partition);
+    if (ids == null) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    return script.run(commands, new String[] {redisKey(group, partition, ids)},
+        new String[] {"since", Long.toString(from), Long.toString(to)}, () -> {})
+        .thenApply(RedisDeliveredLog::parse);
+  }
+
   static Map<Long, Delivered> parse(List<Object> members) {
     Map<Long, Delivered> delivered = new HashMap<>();
     for (Object m : members) {

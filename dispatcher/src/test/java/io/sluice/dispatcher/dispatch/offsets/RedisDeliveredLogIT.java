@@ -94,6 +94,25 @@ class RedisDeliveredLogIT {
   }
 
   @Test
+  @DisplayName("a new owner waiting for its previous owner's outcome reads the offsets it holds again, and sees them settled")
+  void shouldReadARangeAgainUnderTheAssignmentsIds() throws Exception {
+    DeliveredLog previous = log();
+    read(previous, ready2, 0); // assigned
+    previous.record(ready2, -1, List.of(new Delivered(4, 200, 1), new Delivered(6, 200, 1),
+        new Delivered(9, 200, 1))).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+    DeliveredLog next = log();
+    assertEquals(Map.of(), next.between(ready2, 0, 100).toCompletableFuture().get(5, TimeUnit.SECONDS),
+        "not assigned: its ids unknown, nothing read");
+    read(next, ready2, 0); // assigned: finds 4, 6 and 9 delivered, not settled
+    previous.record(ready2, -1, List.of(Delivered.settledAt(6))) // acknowledged late
+        .toCompletableFuture().get(5, TimeUnit.SECONDS);
+    assertEquals(Map.of(6L, Delivered.settledAt(6)),
+        next.between(ready2, 5, 8).toCompletableFuture().get(5, TimeUnit.SECONDS),
+        "only 5 to 8, and 6 settled (a settled mark says all)");
+  }
+
+  @Test
   @DisplayName("each write drops what its commit passed, so the log holds only the replay window, and it expires")
   void shouldDropWhatTheCommitPassed() throws Exception {
     DeliveredLog log = log();
