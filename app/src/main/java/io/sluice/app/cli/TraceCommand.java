@@ -6,6 +6,7 @@ import io.sluice.app.trace.Journey;
 import io.sluice.app.trace.TopicSearch;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.serde.Json;
+import io.sluice.schemas.validation.EventValidator;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,8 +47,11 @@ final class TraceCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (id == null || id.isBlank() || id.length() > 512) {
-      System.err.println("sluice trace: ID must be 1 to 512 characters");
+    // The same rule as the event contract's (and GET /admin/events/{id}): an id no event can have
+    // is said at once, not searched for through every topic.
+    String problem = id == null ? "an ID is required" : EventValidator.idProblem(id);
+    if (problem != null) {
+      System.err.println("sluice trace: " + problem);
       return Sluice.BAD_INPUT;
     }
     if (since.isNegative() || since.isZero() || since.compareTo(MAX_SINCE) > 0
