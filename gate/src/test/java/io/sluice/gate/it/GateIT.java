@@ -390,6 +390,7 @@ class GateIT {
     for (String[] h : new String[][] {{HeaderNames.ATTEMPT, "99"}, {HeaderNames.TICKET, "1"},
         {HeaderNames.PAID, "true"}, {HeaderNames.RETURN_TO, topics.ready()}, {HeaderNames.NOT_BEFORE, "0"},
         {HeaderNames.EVENT_ID, "forged-id"}, {HeaderNames.TIER, "enterprise"}, {HeaderNames.FIRST_SEEN, "0"},
+        {HeaderNames.ETA, "0"},
         {"Sluice-Reason", "max_attempts"}, {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}) {
       forged.add(new org.apache.kafka.common.header.internals.RecordHeader(h[0], bytes(h[1])));
     }
@@ -405,7 +406,10 @@ class GateIT {
       ConsumerRecord<byte[], byte[]> dead = KafkaClients.readUntil(broker.bootstrapServers(), List.of(topics.dlq()),
           all -> all.size() >= 1, Duration.ofSeconds(60)).get(0);
 
-      assertEquals(List.of(HeaderNames.TIER, HeaderNames.FIRST_SEEN, HeaderNames.WRITER), sluiceNames(admitted));
+      assertEquals(List.of(HeaderNames.TIER, HeaderNames.ETA, HeaderNames.FIRST_SEEN, HeaderNames.WRITER),
+          sluiceNames(admitted));
+      assertTrue(HeaderValues.lastLong(admitted.headers(), HeaderNames.ETA).orElseThrow() >= before,
+          "the gate's own ETA, not the forged 0");
       assertEquals("free", HeaderValues.last(admitted.headers(), HeaderNames.TIER).orElseThrow());
       // The gate's producer names itself (WriterStamp), with Kafka Streams' exactly_once_v2 id:
       // <applicationId>-<process UUID>-<thread index>, the shape the hanging-transaction sweeper knows.
@@ -429,7 +433,7 @@ class GateIT {
         names.add(h.key());
       }
     });
-    names.sort(java.util.Comparator.comparingInt(List.of(HeaderNames.TIER, HeaderNames.REASON, HeaderNames.DETAIL,
+    names.sort(java.util.Comparator.comparingInt(List.of(HeaderNames.TIER, HeaderNames.ETA, HeaderNames.REASON, HeaderNames.DETAIL,
         HeaderNames.SOURCE, HeaderNames.FIRST_SEEN, HeaderNames.WRITER)::indexOf));
     return names;
   }
