@@ -205,8 +205,11 @@ class HostileInputIT {
             quotas: { std: { capacity: 1000, refill: 1000/s } }
         tenants:
           acme: { tier: std }
-          tight-paid: { tier: std, quotas: { api: { capacity: 1, refill: 1/h } } }
-          tight-ticket: { tier: std, quotas: { api: { capacity: 1, refill: 1/h } } }
+          # One unit each, back every 20 s: an event's second look beyond the 2 s horizon is queued
+          # unpaid; and a first event a revived gate task charges again (stricter, guarantees.md)
+          # is still called within the read's 40 s (at 1/h CI once saw both first events wait).
+          tight-paid: { tier: std, quotas: { api: { capacity: 1, refill: 3/m } } }
+          tight-ticket: { tier: std, quotas: { api: { capacity: 1, refill: 3/m } } }
         gate: { applicationId: hostile-%s, maxPayloadBytes: %d }
         dispatcher: { backoffBase: 100ms, backoffCap: 200ms }
         """.formatted(providerUrl, unique, MAX_PAYLOAD);
