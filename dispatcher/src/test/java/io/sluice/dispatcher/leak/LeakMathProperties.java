@@ -37,7 +37,7 @@ class LeakMathProperties {
         .as(Step::new).list().ofMinSize(1).ofMaxSize(150);
   }
 
-  @Property(tries = 1000)
+  @Property(tries = 1000, seed = "20261129")
   void slotsAreAtLeastOneIntervalOfTheConfiguredRateApart(
       @ForAll @DoubleRange(min = 0.5, max = 2_000) double rate,
       @ForAll @LongRange(min = 0, max = 500_000) long lookaheadMicros,

@@ -44,7 +44,7 @@ class TokenBucketRateChangeProperties {
         .as(Arrival::new).list().ofMinSize(1).ofMaxSize(150);
   }
 
-  @Property(tries = 1000)
+  @Property(tries = 1000, seed = "20261129")
   void noWindowSellsMoreThanTheRatesThatCouldSellIntoIt(
       @ForAll @IntRange(min = 1, max = 4) int capacity,
       @ForAll @IntRange(min = 0, max = 5_000_000) int horizonMicros,

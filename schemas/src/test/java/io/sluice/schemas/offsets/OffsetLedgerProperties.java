@@ -32,7 +32,7 @@ import net.jqwik.api.constraints.Size;
  */
 class OffsetLedgerProperties {
 
-  @Property(tries = 300)
+  @Property(tries = 300, seed = "20261129")
   void codecRoundTripsInEveryFormat(@ForAll @LongRange(min = 0, max = 1L << 50) long committed,
       @ForAll @Size(max = 40) List<@IntRange(min = 1, max = 1_000_000) Integer> gaps,
       @ForAll SettledOffsetsCodec.Format format) {
@@ -42,7 +42,7 @@ class OffsetLedgerProperties {
     assertEquals(done, SettledOffsetsCodec.decode(committed, metadata));
   }
 
-  @Property(tries = 300)
+  @Property(tries = 300, seed = "20261129")
   void truncatedMetadataIsAPrefixOfWhatWasDone(@ForAll @LongRange(min = 0, max = 1L << 50) long committed,
       @ForAll @Size(max = 300) List<@IntRange(min = 1, max = 300) Integer> gaps,
       @ForAll @IntRange(min = 0, max = 400) int maxChars, @ForAll SettledOffsetsCodec.Format format) {
@@ -67,7 +67,7 @@ class OffsetLedgerProperties {
   }
 
   /** The relay's ledger: refuse beyond a few runs, the runs format, aborted transactions. */
-  @Property(tries = 200)
+  @Property(tries = 200, seed = "20261129")
   void refusingLedgerDoesEachRecordExactlyOnce(@ForAll @Size(min = 1, max = 60) List<@IntRange(min = 1, max = 3) Integer> gaps,
       @ForAll @Size(max = 200) List<@IntRange(min = 0, max = 100_000) Integer> moves,
       @ForAll @IntRange(min = 1, max = 4) int maxRuns) {
@@ -75,7 +75,7 @@ class OffsetLedgerProperties {
   }
 
   /** The dispatcher's ledger: truncate, the zlib format, a metadata budget small enough to cut. */
-  @Property(tries = 200)
+  @Property(tries = 200, seed = "20261129")
   void truncatingLedgerNeverSkipsARecordNoOwnerDid(@ForAll @Size(min = 1, max = 60) List<@IntRange(min = 1, max = 3) Integer> gaps,
       @ForAll @Size(max = 200) List<@IntRange(min = 0, max = 100_000) Integer> moves,
       @ForAll @IntRange(min = 0, max = 40) int maxChars) {
