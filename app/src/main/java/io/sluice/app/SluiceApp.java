@@ -345,6 +345,29 @@ public final class SluiceApp implements AutoCloseable {
   }
 
   /**
+   * The topics whose hanging transactions these roles end: those they read, and the receipts the
+   * gate writes in its transactions for producers to read (a gate transaction a broker restart
+   * leaves open there would stop every read_committed reader of the receipts at it for good;
+   * ending it on the gate's own inputs does not end it on the receipts' partitions).
+   */
+  static List<String> sweptTopics(Set<Role> roles, Topics topics, boolean receipts) {
+    List<String> read = new ArrayList<>(List.of(Topic.GROUP_METADATA_TOPIC_NAME));
+    if (roles.contains(Role.GATE)) {
+      read.addAll(List.of(topics.inbound(), topics.regate()));
+      if (receipts) {
+        read.add(topics.receipts());
+      }
+    }
+    if (roles.contains(Role.RELAY)) {
+      topics.ladder().forEach(step -> read.add(topics.delay(step)));
+    }
+    if (roles.contains(Role.DISPATCHER)) {
+      read.add(topics.ready());
+    }
+    return read;
+  }
+
+  /**
    * Aborts hanging transactions on the topics these roles read: one that no marker will ever end
    * stops the role's read_committed consumer at it for good (see HangingTransactionJudge).
    * Patience 30 s, six times the 5 s transaction timeout of Sluice's producers.
@@ -355,16 +378,7 @@ public final class SluiceApp implements AutoCloseable {
     // pending, and a read_committed consumer of the group (which asks for stable offsets) cannot
     // learn where to start: the relay waited forever on "could not read the commits" after its
     // old producer's marker to __consumer_offsets-0 was skipped (ChaosRunIT, 369 lost).
-    List<String> read = new ArrayList<>(List.of(Topic.GROUP_METADATA_TOPIC_NAME));
-    if (roles.contains(Role.GATE)) {
-      read.addAll(List.of(topics.inbound(), topics.regate()));
-    }
-    if (roles.contains(Role.RELAY)) {
-      topics.ladder().forEach(step -> read.add(topics.delay(step)));
-    }
-    if (roles.contains(Role.DISPATCHER)) {
-      read.add(topics.ready());
-    }
+    List<String> read = sweptTopics(roles, topics, config.gate().receipts());
     if (!config.kafka().sweepHangingTransactions()) {
       LOG.warn("hanging transactions: not swept (kafka.hangingTransactions.sweep: false); a "
           + "transaction a broker restart leaves open on {} holds its partition back until an "
