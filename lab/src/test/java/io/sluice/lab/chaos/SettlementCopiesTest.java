@@ -46,18 +46,49 @@ class SettlementCopiesTest {
     assertEquals(0L, f.get("identicalCopies"));
   }
 
+  private static ConsumerRecord<byte[], byte[]> ending(String value, String settles, String writer) {
+    ConsumerRecord<byte[], byte[]> r = record(value, "0");
+    r.headers().add("sluice-settles", settles.getBytes(StandardCharsets.UTF_8));
+    if (writer != null) {
+      r.headers().add("sluice-writer", writer.getBytes(StandardCharsets.UTF_8));
+    }
+    return r;
+  }
+
   @Test
-  void shouldCountTwoEndingsOfOneReadyRecordWhateverTheyAre() {
-    ConsumerRecord<byte[], byte[]> dead = record("{\"id\":\"e1\"}", "1000");
-    dead.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
-    dead.headers().add("sluice-writer", "sluice.relay-1".getBytes(StandardCharsets.UTF_8));
-    ConsumerRecord<byte[], byte[]> outcome = record("{\"id\":\"e1\",\"status\":200}", "0");
-    outcome.headers().add("sluice-settles", "s.ready-0@7".getBytes(StandardCharsets.UTF_8));
+  void shouldCountAnEndingWrittenAgainWhateverStampOrTopicTheCopyHas() {
+    String delivered = "{\"id\":\"e1\",\"status\":200,\"deliveredAt\":1000}";
     SettlementCopies tally = new SettlementCopies();
-    tally.add("dlq", SettlementCopies.dispatchers(dead), "e1", true);
-    tally.add("outcomes", SettlementCopies.dispatchers(outcome), "e1", true);
+    tally.add("outcomes", SettlementCopies.dispatchers(ending(delivered, "s.ready-0@7", null)), "e1", true);
+    tally.add("outcomes", SettlementCopies.dispatchers(ending(delivered, "s.ready-0@7", "sluice.sweeper-1")),
+        "e1", true); // the same outcome copied by the sweeper, its own stamp
     assertEquals(1L, tally.figures(Map.of("e1", 1)).get("identicalCopies"),
-        "ready-0@7 settled twice: dead-lettered and delivered (whatever stamp it carries)");
+        "ready-0@7's outcome written twice");
+  }
+
+  @Test
+  void shouldCountTwoCallsOfOneReadyRecordAsTwoSettlementsNotACopy() {
+    // Chaos seed 1701: dispatch-a's call answered, its outcome written, SIGKILL before the commit;
+    // dispatch-b read ready-0@7 again and called it again: two calls, two outcomes.
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("outcomes", SettlementCopies.dispatchers(ending(
+        "{\"id\":\"e1\",\"status\":200,\"deliveredAt\":1000}", "s.ready-0@7", null)), "e1", true);
+    tally.add("outcomes", SettlementCopies.dispatchers(ending(
+        "{\"id\":\"e1\",\"status\":200,\"deliveredAt\":9600}", "s.ready-0@7", null)), "e1", true);
+    Map<String, Object> f = tally.figures(Map.of("e1", 2));
+    assertEquals(0L, f.get("identicalCopies"));
+    assertEquals(0L, f.get("extraEndings"));
+  }
+
+  @Test
+  void shouldCountAReadyRecordDeadLetteredAndDeliveredOnOneCallAsAnExtraEnding() {
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("dlq", SettlementCopies.dispatchers(ending("{\"id\":\"e1\",\"reason\":\"x\"}",
+        "s.ready-0@7", "sluice.relay-1")), "e1", true);
+    tally.add("outcomes", SettlementCopies.dispatchers(ending(
+        "{\"id\":\"e1\",\"status\":200,\"deliveredAt\":1000}", "s.ready-0@7", null)), "e1", true);
+    assertEquals(List.of("1 events ended more often than delivered [e1]"),
+        SettlementCopies.failures(tally.figures(Map.of("e1", 1))));
   }
 
   @Test
