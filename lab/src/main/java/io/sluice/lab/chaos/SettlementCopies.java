@@ -32,10 +32,10 @@ import org.apache.kafka.common.header.Header;
  * A record handled twice with a call each time is a duplicate call ({@link DuplicateCauses}), its
  * two settlements expected; it is not counted here. Copies are looked for among the endings
  * (outcomes, dead letters): a dispatcher's settlement names the ready record it settles
- * ({@code sluice-settles}) and carries its call's answer (an outcome's {@code deliveredAt}, a dead
- * letter's reason and time): two endings naming one record with the same value are one settlement
- * written twice (resent, or copied by the hanging-transaction sweeper with its own stamp), whatever
- * their headers; two with different values are two calls' settlements (a partition's next owner
+ * ({@code sluice-settles}) and is timestamped when its call's answer was judged (a resent record and
+ * the sweeper's copy keep the timestamp): two endings naming one record with the same timestamp and
+ * value are one settlement written twice (resent, or copied by the hanging-transaction sweeper with
+ * its own stamp), whatever their headers; two with different ones are two calls' settlements (a partition's next owner
  * calling a record whose first call's outcome landed just before its owner's SIGKILL), the calls
  * counted as duplicates, and an ending beyond the event's calls is an extra ending. Not in the delay steps: the relay writes a record not yet due to its
  * step again as it was, headers and all (a ladder hop, not a settlement), so a copy there cannot
@@ -130,15 +130,15 @@ final class SettlementCopies {
   static final String SETTLES_KEY = "settles ";
 
   /**
-   * An ending's signature: the ready record it settles and its value when it names one (the same
+   * An ending's signature: the ready record it settles, its timestamp and value when it names one (the same
    * settlement whatever topic or stamp a copy has), else its bytes (a gate's dead letter of a
    * malformed record).
    */
   static String dispatchers(ConsumerRecord<byte[], byte[]> r) {
     Header settles = r.headers().lastHeader(HeaderNames.SETTLES);
     return settles != null && settles.value() != null
-        ? SETTLES_KEY + new String(settles.value(), StandardCharsets.UTF_8) + '|'
-            + Arrays.hashCode(r.value()) + '|' + (r.value() == null ? 0 : r.value().length)
+        ? SETTLES_KEY + new String(settles.value(), StandardCharsets.UTF_8) + '|' + r.timestamp()
+            + '|' + Arrays.hashCode(r.value()) + '|' + (r.value() == null ? 0 : r.value().length)
         : signature(r);
   }
 

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.Test;
 
 /** Settlements written twice, counted apart from calls made twice. */
@@ -47,7 +50,14 @@ class SettlementCopiesTest {
   }
 
   private static ConsumerRecord<byte[], byte[]> ending(String value, String settles, String writer) {
-    ConsumerRecord<byte[], byte[]> r = record(value, "0");
+    return ending(value, settles, writer, 1000);
+  }
+
+  private static ConsumerRecord<byte[], byte[]> ending(String value, String settles, String writer,
+      long timestamp) {
+    ConsumerRecord<byte[], byte[]> r = new ConsumerRecord<>("t", 0, 0, timestamp,
+        TimestampType.CREATE_TIME, 1, value.length(), "k".getBytes(StandardCharsets.UTF_8),
+        value.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.empty());
     r.headers().add("sluice-settles", settles.getBytes(StandardCharsets.UTF_8));
     if (writer != null) {
       r.headers().add("sluice-writer", writer.getBytes(StandardCharsets.UTF_8));
@@ -78,6 +88,16 @@ class SettlementCopiesTest {
     Map<String, Object> f = tally.figures(Map.of("e1", 2));
     assertEquals(0L, f.get("identicalCopies"));
     assertEquals(0L, f.get("extraEndings"));
+  }
+
+  @Test
+  void shouldTellTwoCallsDeadLettersOfOneReadyRecordByTheirTime() {
+    String dead = "{\"id\":\"e1\"}"; // a dead letter's value is the event's, the same each time
+    SettlementCopies tally = new SettlementCopies();
+    tally.add("dlq", SettlementCopies.dispatchers(ending(dead, "s.ready-0@7", null, 1000)), "e1", true);
+    tally.add("dlq", SettlementCopies.dispatchers(ending(dead, "s.ready-0@7", null, 9600)), "e1", true);
+    tally.add("dlq", SettlementCopies.dispatchers(ending(dead, "s.ready-0@7", null, 9600)), "e1", true);
+    assertEquals(1L, tally.figures(Map.of()).get("identicalCopies"), "the 9,600 ms one resent");
   }
 
   @Test
