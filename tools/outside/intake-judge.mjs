@@ -129,6 +129,65 @@ if (existsSync(`${w}/order.tsv`)) {
   check("the dispatcher was SIGKILLed twice", figures.order.dispatcherKills === 2, `${figures.order.dispatcherKills}`);
 }
 
+// The ETA part (issue 37): each event's ETA at admission (its first receipt) against its first
+// call at the provider; the deadlines the gate judged unreachable and those it did not.
+if (existsSync(`${w}/eta.tsv`)) {
+  const sent = new Map(jsonl("eta.tsv.sent").map((s) => [s.id, s]));
+  const firstReceipt = new Map(); // a tenant's receipts are on one partition, in decision order
+  const decisions = {};
+  for (const r of jsonl("receipts.jsonl")) {
+    if (typeof r.id !== "string" || !r.id.startsWith("eta-")) continue;
+    if (!firstReceipt.has(r.id)) {
+      firstReceipt.set(r.id, r);
+      decisions[r.decision] = (decisions[r.decision] ?? 0) + 1;
+    }
+  }
+  const firstCall = new Map();
+  const calls = jsonl("records/eta-api.jsonl");
+  for (const c of calls) if (!firstCall.has(c.id) || c.t < firstCall.get(c.id)) firstCall.set(c.id, c.t);
+  const signed = [];
+  const byDecision = {};
+  for (const [id, r] of firstReceipt) {
+    if (r.etaMillis == null || r.decision === "dead" || !firstCall.has(id)) continue;
+    const e = firstCall.get(id) - r.etaMillis;
+    signed.push(e);
+    (byDecision[r.decision] ??= []).push(e);
+  }
+  const summary = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const abs = xs.map(Math.abs).sort((a, b) => a - b);
+    return { events: xs.length, medianMs: pct(sorted, 50), p1Ms: pct(sorted, 1), p99Ms: pct(sorted, 99),
+      absMedianMs: pct(abs, 50), absP99Ms: pct(abs, 99), calledMoreThan1sBeforeEta: xs.filter((x) => x < -1000).length };
+  };
+  const deadlineIds = (ms) => [...sent.values()].filter((s) => s.deadline != null && s.deadline - s.sent === ms).map((s) => s.id);
+  const unreachable = deadlineIds(3_000);
+  const feasible = deadlineIds(3_600_000);
+  const judgedDead = (id) => firstReceipt.get(id)?.decision === "dead" && firstReceipt.get(id)?.reason === "deadline_unreachable";
+  const dlqIds = new Set(deadLetters.map((d) => d.id).filter((id) => typeof id === "string"));
+  const sentAt = (jsonl("steps.jsonl").find((s) => s.step === "eta-sent") ?? {}).t;
+  const lastCall = calls.filter((c) => c.status === 200).reduce((m, c) => Math.max(m, c.t), 0);
+  figures.eta = {
+    events, sent: sent.size, receipts: firstReceipt.size, firstDecisions: decisions, called: firstCall.size,
+    answers429: calls.filter((c) => c.status === 429).length, answers500: calls.filter((c) => c.status === 500).length,
+    errorCallMinusEta: summary(signed),
+    errorByFirstDecision: Object.fromEntries(Object.entries(byDecision).map(([k, v]) => [k, summary(v)])),
+    unreachableDeadlines: { given: unreachable.length, deadLetteredDeadlineUnreachable: unreachable.filter(judgedDead).length,
+      inDlq: unreachable.filter((id) => dlqIds.has(id)).length, called: unreachable.filter((id) => firstCall.has(id)).length },
+    feasibleDeadlines: { given: feasible.length, deadLetteredDeadlineUnreachable: feasible.filter(judgedDead).length,
+      called: feasible.filter((id) => firstCall.has(id)).length },
+    lastAcceptedAfterSendSeconds: sentAt ? +((lastCall - sentAt) / 1000).toFixed(1) : null,
+    trace: lines("trace.txt").slice(0, 40),
+  };
+  const u = figures.eta.unreachableDeadlines;
+  const f = figures.eta.feasibleDeadlines;
+  check("every event got a receipt", firstReceipt.size === sent.size, `${firstReceipt.size} of ${sent.size}`);
+  check("every event but the unreachable ones called", firstCall.size === sent.size - u.given, `${firstCall.size} of ${sent.size - u.given}`);
+  check("every unreachable deadline dead-lettered deadline_unreachable at the gate, never called",
+    u.deadLetteredDeadlineUnreachable === u.given && u.inDlq === u.given && u.called === 0 && u.given > 0, JSON.stringify(u));
+  check("no feasible deadline judged unreachable, each called", f.deadLetteredDeadlineUnreachable === 0 && f.called === f.given && f.given > 0, JSON.stringify(f));
+  check("a deferred, retried event traced (trace.txt)", lines("trace.txt").length > 0, `${lines("trace.txt").length} lines`);
+}
+
 writeFileSync(`${w}/verdicts.json`, JSON.stringify({ verdicts, figures }, null, 2) + "\n");
 console.log(JSON.stringify(figures, null, 2));
 for (const v of verdicts) console.log(`${v.ok ? "PASS" : "FAIL"}  ${v.name} (${v.detail})`);

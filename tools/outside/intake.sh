@@ -5,7 +5,7 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/intake.sh [--events 10000] [--schedule-minutes 10]
-#       [--only dedup|schedule|order] [--keys 100] [--per-key 50] [--work DIR]
+#       [--only dedup|schedule|order|eta] [--keys 100] [--per-key 50] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, the three roles apart (`sluice gate`, `sluice relay`, `sluice dispatch`), one
@@ -28,6 +28,15 @@
 #             at 30 s and 60 s, started again 3 s later. Verdicts: each key's accepted calls in
 #             production order, no event of a key called before the one before it was accepted;
 #             every event accepted once at least; 0 lost; the two providers' rates side by side.
+#   eta:      (issue 37) provider eta-api (1000/s allowed, Sluice 800/s: the quota is the bound; every
+#             50th call it accepts answers 500) gets --events events of 30 tenants (10 free at 2/s,
+#             10 pro at 5/s, 10 ent at 10/s, capacity 10 each) over 20 s, `gate.receipts` on. 300
+#             events sent in the last 5 s carry a `deadline` 3 s after their sending (behind their
+#             tenant's backlog: unreachable), 300 others one an hour ahead (feasible). Verdicts:
+#             each event's ETA at admission (its first receipt's etaMillis) against its first call
+#             at the provider: the error's median and p99; every unreachable deadline dead-lettered
+#             `deadline_unreachable` at once and never called, 0 feasible ones; `sluice trace` of one
+#             event deferred by its quota and retried after a 500 (in trace.txt).
 # Exit 0 when every verdict of intake-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,32 +80,40 @@ provider() {   # provider NAME RATE: an ops-provider.mjs process; its port lands
   PIDS+=($!)
 }
 provider dedup-api 500; provider at-api 500; provider order-api 105 10; provider free-api 105 10
-for name in dedup-api at-api order-api free-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
+provider eta-api 1000 50
+for name in dedup-api at-api order-api free-api eta-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
 cat > "$W/sluice.yaml" <<YAML
 kafka: { bootstrap: "$BROKER", topicPrefix: "sluice." }
 redis: { uri: "redis://127.0.0.1:$REDIS_PORT" }
-tiers: { free: { weight: 1 } }
+tiers: { free: { weight: 1 }, pro: { weight: 2 }, ent: { weight: 4 } }
 defaultTier: free
+gate: { receipts: true }
+tenants:
+$(for i in $(seq 1 10); do echo "  ef$i: { tier: free }"; echo "  ep$i: { tier: pro }"; echo "  ee$i: { tier: ent }"; done)
 providers:
   dedup-api:
     url: http://127.0.0.1:$(cat "$W/dedup-api.port")/v1/calls
     rate: 400/s
     dedupWindow: 10m
-    quotas: { free: { capacity: 5000, refill: 2000/s } }
+    quotas: { free: { capacity: 5000, refill: 2000/s }, pro: { capacity: 5000, refill: 2000/s }, ent: { capacity: 5000, refill: 2000/s } }
   at-api:
     url: http://127.0.0.1:$(cat "$W/at-api.port")/v1/calls
     rate: 400/s
     maxDelay: 1h
-    quotas: { free: { capacity: 5000, refill: 2000/s } }
+    quotas: { free: { capacity: 5000, refill: 2000/s }, pro: { capacity: 5000, refill: 2000/s }, ent: { capacity: 5000, refill: 2000/s } }
   order-api:
     url: http://127.0.0.1:$(cat "$W/order-api.port")/v1/calls
     rate: 100/s
     ordering: perKey
-    quotas: { free: { capacity: 5, refill: 5/s } }
+    quotas: { free: { capacity: 5, refill: 5/s }, pro: { capacity: 5, refill: 5/s }, ent: { capacity: 5, refill: 5/s } }
   free-api:
     url: http://127.0.0.1:$(cat "$W/free-api.port")/v1/calls
     rate: 100/s
-    quotas: { free: { capacity: 5, refill: 5/s } }
+    quotas: { free: { capacity: 5, refill: 5/s }, pro: { capacity: 5, refill: 5/s }, ent: { capacity: 5, refill: 5/s } }
+  eta-api:
+    url: http://127.0.0.1:$(cat "$W/eta-api.port")/v1/calls
+    rate: 800/s
+    quotas: { free: { capacity: 10, refill: 2/s }, pro: { capacity: 10, refill: 5/s }, ent: { capacity: 10, refill: 10/s } }
 http: { port: 0 }
 YAML
 SLUICE=(java -Xmx384m -XX:+UseSerialGC -jar "$APP_JAR")
@@ -139,6 +156,23 @@ if only in ("", "schedule"):
             event = {"id": "at-%06d" % n, "tenant": tenant, "provider": "at-api",
                      "payload": {"tenant": tenant, "n": n}, "aheadMs": ahead}
             f.write("0\t%s\t%s\n" % (tenant, json.dumps(event, separators=(",", ":"))))
+if only == "eta":
+    # 30 tenants, the events spread evenly over 20 s; 300 of the last 5 s with an unreachable
+    # deadline (3 s: each tenant's backlog is then far longer), 300 others with a feasible one.
+    eta_tenants = ["e%s%d" % (t, i) for i in range(1, 11) for t in "fpe"]
+    lines = []
+    for n in range(events):
+        at = n * 20_000 // events
+        tenant = eta_tenants[n % len(eta_tenants)]
+        event = {"id": "eta-%06d" % n, "tenant": tenant, "provider": "eta-api", "payload": {"tenant": tenant, "n": n}}
+        lines.append([at, tenant, event])
+    late = [l for l in lines if l[0] >= 15_000]
+    picked = rnd.sample(range(len(late)), min(600, len(late)))
+    for k, i in enumerate(picked):
+        late[i][2]["deadlineInMs"] = 3_000 if k < 300 else 3_600_000
+    with open(w + "/eta.tsv", "w") as f:
+        for at, tenant, event in lines:
+            f.write("%d\t%s\t%s\n" % (at, tenant, json.dumps(event, separators=(",", ":"))))
 if only == "order":
     # Per provider: keys spread over 10 tenants, each key's events in production order, the keys
     # interleaved (event n of every key, then n + 1): the order a key's events enter inbound.
@@ -182,6 +216,11 @@ if [ "$ONLY" = order ]; then
     sleep 3
     role dispatch; log "dispatcher started again (pid $PID_dispatch)"
   done
+elif [ "$ONLY" = eta ]; then
+  log "eta: $EVENTS events of 30 tenants over 20 s, under quotas that defer most of them"
+  echo "{\"step\":\"eta-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
+  send "$W/eta.tsv"
+  log "eta: every event sent"
 elif [ "$ONLY" != dedup ]; then
   log "schedule: $EVENTS events with deliverAt over the next $MINUTES minutes"
   send "$W/schedule.tsv"
@@ -191,7 +230,7 @@ fi
 settled() { sluice verify > "$W/verify.txt" 2>&1; }
 wait_for $((MINUTES * 60 + 600)) "every event settled (sluice verify)" settled
 log "every event settled: $(head -3 "$W/verify.txt" | tr '\n' ' ')"
-for t in outcomes dlq; do
+for t in outcomes dlq receipts; do
   kcat -C -b "$BROKER" -t "sluice.$t" -o beginning -e -q -f '%s\n' > "$W/$t.jsonl" 2>/dev/null || true
 done
 : > "$W/delay-records.txt"
@@ -200,6 +239,19 @@ for t in $(kcat -L -b "$BROKER" 2>/dev/null | grep -o 'topic "sluice.delay[^"]*"
     | grep -o '"id":"[a-z]*-[0-9]*"' || true; } | cut -d'"' -f4 | cut -d- -f1 | sort | uniq -c \
     | while read -r n kind; do echo "$t $kind $n"; done >> "$W/delay-records.txt"
 done
+if [ "$ONLY" = eta ]; then
+  # One event the quota deferred whose first call was answered 500: its journey.
+  RETRIED=$(node -e '
+    const fs = require("fs"); const w = process.argv[1];
+    const rows = (f) => fs.readFileSync(w + "/" + f, "utf8").split("\n").filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean);
+    const deferred = new Set(rows("receipts.jsonl").filter((r) => r.decision !== "admitted").map((r) => r.id));
+    const failed = rows("records/eta-api.jsonl").find((c) => c.status === 500 && deferred.has(c.id));
+    console.log(failed ? failed.id : "");' "$W")
+  if [ -n "$RETRIED" ]; then
+    sluice trace "$RETRIED" > "$W/trace.txt" 2>&1 || true
+    log "eta: the journey of $RETRIED (deferred, retried) in $W/trace.txt"
+  fi
+fi
 judge "$W/logs/intake.log" node "$W/node/intake-judge.mjs" "$W" "$EVENTS"
 log "work directory $W; verdict $([ "$VERDICT" -eq 0 ] && echo PASS || echo FAIL)"
 exit "$VERDICT"
