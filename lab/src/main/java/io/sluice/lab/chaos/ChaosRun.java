@@ -17,9 +17,11 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -334,6 +336,7 @@ public final class ChaosRun {
   private List<ChaosReport.PairFigure> overAdmission(SluiceConfig config,
       Map<Admissions.Key, List<OverAdmission.Admission>> admissions) {
     List<ChaosReport.PairFigure> pairs = new ArrayList<>();
+    List<long[]> gateCircuits = gateCircuits();
     List<Admissions.Key> keys = new ArrayList<>(admissions.keySet());
     keys.sort(Comparator.comparing(Admissions.Key::provider).thenComparing(Admissions.Key::tenant));
     for (Admissions.Key k : keys) {
@@ -352,6 +355,9 @@ public final class ChaosRun {
         for (long[] o : RedisOutageWindows.of(redisOutages, brokerOutages, CIRCUIT_GRACE_MILLIS)) {
           excuses.add(new OverAdmission.Excuse(o[0], o[1], extra));
         }
+        for (long[] o : gateCircuits) {
+          excuses.add(new OverAdmission.Excuse(o[0], o[1], extra));
+        }
       }
       List<OverAdmission.Admission> list = admissions.get(k);
       OverAdmission.Worst w = OverAdmission.worst(list, quota.capacity(),
@@ -362,6 +368,23 @@ public final class ChaosRun {
           w.overAdmitted()));
     }
     return pairs;
+  }
+
+  /**
+   * The windows the gate's circuit was open by its own log ({@link CircuitOutages}): Redis timing
+   * out on a loaded machine as well as the outages the run makes.
+   */
+  private List<long[]> gateCircuits() {
+    Path log = work.resolve("gate.log");
+    try {
+      return Files.exists(log)
+          ? CircuitOutages.of(new String(Files.readAllBytes(log), StandardCharsets.UTF_8).lines().toList(),
+              ZoneId.systemDefault())
+          : List.of();
+    } catch (IOException | UncheckedIOException e) {
+      out.println("chaos: could not read " + log + " (" + e + "); the gate's own circuit windows are not excused");
+      return List.of();
+    }
   }
 
   private boolean awaitSettled(String bootstrap, Topics topics, int produced, long deadline)
