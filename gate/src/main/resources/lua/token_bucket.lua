@@ -95,6 +95,15 @@ Lost data (Redis restarted without persistence, FLUSHALL):
   admissions stay within capacity + refill * T across the loss. (Starting at capacity minus a
   horizon would not be enough: the lost bucket may have spent its capacity just before.) One
   reach plus the time to refill after a loss, a missing bucket is full again.
+  The rebuilt debt is reservations at the rate in force now, but the lost ones were sold at the
+  rates in force before the loss, which Redis lost with the bucket: a cut between the loss and the
+  bucket's first call after it (or a loss within a reach after a cut) rebuilds it at the lower
+  rate. So until lost + max(reach, hold) ("lost_end") a change of rate reads its debt as sold at
+  no rate it knows: a raise folds it back (see "A change of rate") instead of opening an old line
+  at the stored rate beside which it would sell while the lost reservations ran at the higher one
+  (issue 34: lost, cut from 8.68/s to 3.53/s before the first call, raised back: 46 units in
+  4.12 s where 45.75 are allowed). Without a change the rebuilt bucket sells nothing due before
+  lost_end anyway.
   Not detected (see the README): data that comes back older rather than lost (from a snapshot,
   or a lagging replica) keeps its marker, and so does a slot whose buckets alone were evicted
   (run Redis with maxmemory-policy noeviction).
@@ -121,7 +130,8 @@ A change of rate (the quota changed: a registry record, a reload):
     the later end), and the level starts at 0 beside it. Until the old line ends the bucket refills
     at new - old (what the new rate leaves beside it), then at the new rate: new events get
     new - old at once, and the two together never more than the new rate in any window.
-  - else (a cut below the old line's rate): everything sold folds back into units (the old line's
+  - else (a cut below the old line's rate, or a raise while the debt may hold reservations
+    sold at a rate Redis lost, until "lost_end"): everything sold folds back into units (the old line's
     units still to come with the debt), repaid at the new rate, and the level is set no higher than
     the new rate would refill before the last reservation: nothing new is due before it.
   Every live lease's reserved units fell due on the old refill: none of them goes back on release
@@ -185,6 +195,8 @@ Stored fields (all strings):
            "rate end top": when the reservations it owes end and the rate they were sold at,
            until it is repaid
   old      the old line while it runs: "rate end_us" (absent: none)
+  lost_end a bucket rebuilt after a loss: when the last reservation the lost bucket may have sold
+           is due, lost + max(reach, hold); absent once that has passed (see "Lost data")
 
 Returns an array of nine:
   [1] granted      integer: units charged (0: none, see [4])
@@ -284,7 +296,7 @@ local function decide(kb, km, o)
   local now = clock
 
   local stored = redis.call('HMGET', kb, 'tokens', 'ts', 'line', 'held', 'seq', 'sweep', 'hold_end', 'live',
-    'rate', 'old')
+    'rate', 'old', 'lost_end')
   local level = tonumber(stored[1])
   local ts = tonumber(stored[2])
   local line = tonumber(stored[3]) or 0
@@ -293,6 +305,7 @@ local function decide(kb, km, o)
   local sweep = tonumber(stored[6])
   local hold_end = tonumber(stored[7]) or 0
   local live = tonumber(stored[8]) or 0
+  local lost_end = tonumber(stored[11]) or 0
   if level == nil or ts == nil then
     -- The slot's marker, read only for a bucket Redis does not have (the one case it decides):
     -- missing means Redis lost this slot's data (a restart without persistence, FLUSHALL, an
@@ -314,6 +327,13 @@ local function decide(kb, km, o)
     -- later of the two.
     if lost > 0 then
       level = math.min(capacity, (now - lost - math.max(reach, hold)) * refill / 1000000)
+      -- Its reservations were sold at the rates in force before the loss, which Redis lost with
+      -- it: the rate now may be a cut since. Until they are all due, a change of rate must not
+      -- read the debt as sold at the rate stored with it (issue 34).
+      lost_end = lost + math.max(reach, hold)
+      if lost_end <= now then
+        lost_end = 0
+      end
     end
   end
 
@@ -361,6 +381,11 @@ local function decide(kb, km, o)
         sold_top = was
       end
     end
+    -- After a loss, until the lost bucket's last reservation is due: the debt holds reservations
+    -- sold at a rate Redis lost (the quota may have been cut since, before the bucket was rebuilt
+    -- at the new rate), so no rate it could name is a floor for them: a raise does not open an
+    -- old line beside them, it folds them back, and nothing new is due before they end.
+    local sold_at_a_lost_rate = debt > 0 and lost_end > ts
     if refill >= old_rate and (debt == 0 or ts + wait(refill, old_rate, old_end, ts, debt) >= ends) then
       -- Kept as it is: the debt repaid at the new rate beside the old line ends no sooner than
       -- its reservations, so nothing new is due among them (a cut, or a raise back after one).
@@ -375,7 +400,7 @@ local function decide(kb, km, o)
         sold_rate = math.max(sold_top, old_rate)
       end
       local sold_end = math.max(ends, old_end)
-      if sold_rate <= refill then
+      if sold_rate <= refill and not sold_at_a_lost_rate then
         -- A raise: the new rate sells beside the old line at once.
         if debt > 0 then
           level = 0
@@ -383,8 +408,8 @@ local function decide(kb, km, o)
         old_rate = sold_rate
         old_end = sold_end
       else
-        -- Cut below what runs: all that was sold folds back into units, repaid at the new rate,
-        -- and nothing new is due before the old line would have ended.
+        -- Cut below what runs, or a debt sold at a lost rate: all that was sold folds back into
+        -- units, repaid at the new rate; nothing new is due before what was sold ends.
         local units = debt + math.max(0, old_end - ts) * old_rate / 1000000
         level = -math.max(units, (sold_end - ts) * refill / 1000000)
         top = sold_rate
@@ -615,6 +640,12 @@ local function decide(kb, km, o)
     table.insert(fields, string.format('%.17g %.0f', old_rate, old_end))
   elseif stored[10] then
     redis.call('HDEL', kb, 'old')
+  end
+  if lost_end > now then
+    table.insert(fields, 'lost_end')
+    table.insert(fields, string.format('%.0f', lost_end))
+  elseif stored[11] then
+    redis.call('HDEL', kb, 'lost_end')
   end
   redis.call('HSET', kb, unpack(fields))
 

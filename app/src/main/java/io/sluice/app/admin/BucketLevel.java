@@ -84,9 +84,11 @@ final class BucketLevel {
     String[] rate = fields.getOrDefault("rate", "0").split(" ");
     // "rate end": the old line, while it runs.
     String[] old = fields.getOrDefault("old", "0 0").split(" ");
+    // A bucket rebuilt after a loss: when the lost one's last reservation is due (its rate is lost).
+    long lostEnd = Long.parseLong(fields.getOrDefault("lost_end", "0"));
     return new BucketState(Double.parseDouble(fields.get("tokens")), Long.parseLong(fields.get("ts")),
         Double.parseDouble(fields.getOrDefault("line", "0")), Long.parseLong(fields.getOrDefault("seq", "0")),
         leases, Double.parseDouble(rate[0]), rate.length > 2 ? Double.parseDouble(rate[2]) : 0,
-        rate.length > 2 ? Long.parseLong(rate[1]) : 0, Double.parseDouble(old[0]), Long.parseLong(old[1]));
+        rate.length > 2 ? Long.parseLong(rate[1]) : 0, Double.parseDouble(old[0]), Long.parseLong(old[1]), lostEnd);
   }
 }

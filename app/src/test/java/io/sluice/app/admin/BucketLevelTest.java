@@ -61,6 +61,16 @@ class BucketLevelTest {
   }
 
   @Test
+  @DisplayName("a bucket rebuilt after a loss, its quota raised since: its debt was sold at a rate Redis lost, so nothing new until lost_end (else 0: an old line at the stored rate)")
+  void raisedAfterALoss() {
+    // Rebuilt at 1/s under a reach of 2 s (-2), the lost reservations due until T + 2 s; the quota
+    // is 2/s now. Read as sold at 1/s, the raise would sell 1/s beside them at once (level 0).
+    Map<String, String> rebuilt = Map.of("tokens", "-2", "ts", Long.toString(T), "rate", "1",
+        "lost_end", Long.toString(T + 2_000_000));
+    assertEquals(-4.0, BucketLevel.at(rebuilt, "0", SPEC, T), 1e-9, "folded back: 2 s at 2/s");
+  }
+
+  @Test
   @DisplayName("the status reply: Redis's TIME, the hash as a flat list, the marker (null: missing)")
   void reply() {
     String seconds = Long.toString(T / 1_000_000 + 1);

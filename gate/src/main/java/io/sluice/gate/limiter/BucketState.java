@@ -19,16 +19,27 @@ import java.util.List;
  * @param oldRate      the old line's rate: reservations sold before a raise, still running
  *                     (0: none; see {@link Refill})
  * @param oldEndMicros when the old line ends (0: none)
+ * @param lostEndMicros after a loss of Redis's data: when the last reservation the lost bucket
+ *                     may have sold is due (the loss plus a reach, or the hold); until then the
+ *                     debt may hold reservations sold at a rate Redis lost with the bucket, so a
+ *                     change of rate sells nothing due before it (0: none)
  */
 public record BucketState(double level, long updatedMicros, double lineMicros, long lastLeaseId, List<HeldLease> leases,
-                          double rate, double top, long debtEndMicros, double oldRate, long oldEndMicros) {
+                          double rate, double top, long debtEndMicros, double oldRate, long oldEndMicros,
+                          long lostEndMicros) {
   public BucketState {
     leases = List.copyOf(leases);
   }
 
+  /** A bucket that Redis did not lose within a reach (no {@code lostEndMicros}). */
+  public BucketState(double level, long updatedMicros, double lineMicros, long lastLeaseId, List<HeldLease> leases,
+      double rate, double top, long debtEndMicros, double oldRate, long oldEndMicros) {
+    this(level, updatedMicros, lineMicros, lastLeaseId, leases, rate, top, debtEndMicros, oldRate, oldEndMicros, 0);
+  }
+
   /** A bucket with no rate known and no old line. */
   public BucketState(double level, long updatedMicros, double lineMicros, long lastLeaseId, List<HeldLease> leases) {
-    this(level, updatedMicros, lineMicros, lastLeaseId, leases, 0, 0, 0, 0, 0);
+    this(level, updatedMicros, lineMicros, lastLeaseId, leases, 0, 0, 0, 0, 0, 0);
   }
 
   /**

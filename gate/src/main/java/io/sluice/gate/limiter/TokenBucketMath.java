@@ -72,10 +72,12 @@ public final class TokenBucketMath {
       long lostMicros) {
     BucketState s = state == null ? BucketState.full(spec, nowMicros) : state;
     if (state == null && lostMicros > 0) {
-      double level = Math.min(spec.capacity(),
-          (double) (nowMicros - lostMicros - Math.max(reachMicros(spec), request.holdMicros()))
-              * spec.refillPerSecond() / 1_000_000);
-      s = new BucketState(level, nowMicros, 0, 0, List.of());
+      long lostEnd = lostMicros + Math.max(reachMicros(spec), request.holdMicros());
+      double level = Math.min(spec.capacity(), (double) (nowMicros - lostEnd) * spec.refillPerSecond() / 1_000_000);
+      // Its reservations were sold at the rates in force before the loss, which Redis lost with
+      // it: the rate now may be a cut since. Until they are all due, a change of rate must not read
+      // the debt as sold at the rate stored with it (issue 34).
+      s = new BucketState(level, nowMicros, 0, 0, List.of(), 0, 0, 0, 0, 0, lostEnd > nowMicros ? lostEnd : 0);
     }
     double level = s.level();
     long ts = s.updatedMicros();
@@ -102,6 +104,13 @@ public final class TokenBucketMath {
             : ts + (long) Math.ceil(new Refill(s.rate(), oldRate, oldEnd).waitMicros(ts, debt));
         soldTop = s.top() > 0 ? s.top() : s.rate();
       }
+      // After a loss, until the lost bucket's last reservation is due: the debt holds reservations
+      // sold at a rate Redis lost (the quota may have been cut since, before the bucket was rebuilt
+      // at the new rate), so no rate it could name is a floor for them: a raise does not open an
+      // old line beside them (it sold beside a line at the cut rate while the lost one ran at the
+      // rate before: 46 units in 4.12 s where 45.75 are allowed), it folds them back, and nothing
+      // new is due before they end.
+      boolean soldAtALostRate = debt > 0 && s.lostEndMicros() > ts;
       Refill kept = new Refill(rate, oldRate, oldEnd);
       if (rate >= oldRate && (debt == 0 || ts + kept.waitMicros(ts, debt) >= end)) {
         // Kept as it is: the debt repaid at the new rate beside the old line ends no sooner than
@@ -114,14 +123,14 @@ public final class TokenBucketMath {
         // One old line no slower and no shorter than what was sold.
         double soldRate = debt > 0 ? Math.max(soldTop, oldRate) : oldRate;
         long soldEnd = Math.max(end, oldEnd);
-        if (soldRate <= rate) {
+        if (soldRate <= rate && !soldAtALostRate) {
           // A raise: the new rate sells beside the old line at once.
           level = debt > 0 ? 0 : level;
           oldRate = soldRate;
           oldEnd = soldEnd;
         } else {
-          // Cut below what runs: all that was sold folds back into units, repaid at the new rate,
-          // and nothing new is due before the old line would have ended.
+          // Cut below what runs, or a debt sold at a lost rate: all that was sold folds back into
+          // units, repaid at the new rate; nothing new is due before what was sold ends.
           double units = debt + Math.max(0, oldEnd - ts) * oldRate / 1_000_000;
           level = -Math.max(units, (soldEnd - ts) * rate / 1_000_000);
           top = soldRate;
@@ -265,6 +274,7 @@ public final class TokenBucketMath {
     return new Step(
         new Acquisition(granted, before, now, ticket, leaseId, leaseEnd, lineEnd, old ? oldRate : 0, old ? oldEnd : 0),
         new BucketState(level, ts, storedLine, seq, leases, level < 0 || old ? rate : 0,
-            level < 0 ? top : 0, level < 0 ? debtEnd : 0, old ? oldRate : 0, old ? oldEnd : 0));
+            level < 0 ? top : 0, level < 0 ? debtEnd : 0, old ? oldRate : 0, old ? oldEnd : 0,
+            s.lostEndMicros() > now ? s.lostEndMicros() : 0));
   }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -67,7 +68,11 @@ class QuotaBoundScriptIT {
       throws Exception {
     String run = System.getProperty("quota.bound.run", Long.toString(System.nanoTime()));
     long start = Long.getLong("quota.bound.start", System.currentTimeMillis() * 1000);
-    for (long seed = 1; seed <= HISTORIES; seed++) {
+    // Seeds 1..HISTORIES, and the histories QuotaBoundProperties keeps as reproducers.
+    List<Long> seeds = new ArrayList<>(LongStream.rangeClosed(1, HISTORIES).boxed().toList());
+    seeds.addAll(List.of(QuotaBoundProperties.A_CUT_WITHIN_A_REACH_AFTER_A_LOSS,
+        QuotaBoundProperties.A_LOSS_WITHIN_A_REACH_AFTER_A_CUT));
+    for (long seed : seeds) {
       QuotaHistory history = QuotaHistory.of(seed);
       long s = seed;
       String name = "bound-" + run + "-" + seed;

@@ -305,7 +305,16 @@ final class TokenBucketSpecification {
       // alone (2 s) with a hold of 3 s, the bucket was full again at 3 s while the holder could
       // still spend its 10 units: 20 in a moment. The caller names its hold on every call.
       /* 79 */ new Step("lost while leased, hold 3 s beyond the reach of 2 s: the rebuilt bucket starts a hold in debt (-30, not the reach's -20): cost 1's turn is in 2100 ms, when its unit (due in 3.1 s) fits the horizon (else 1100 ms: due in 2.1 s, beside the holder's units)",
-          1000, 1, 1, false, 3000, -1, 0, 0, -30, 2100, Loss.SLOT, false));
+          1000, 1, 1, false, 3000, -1, 0, 0, -30, 2100, Loss.SLOT, false),
+      // Issue 34 (7): a bucket lost, then its quota cut before any call found the loss. It is
+      // rebuilt at the rate in force, holding a reach of reservations at 10/s, but the lost one
+      // sold them at 100/s; Redis lost that rate with it. Read as sold at the rate stored, a raise
+      // back opened an old line at 10/s and sold 90/s beside it, among the lost 100/s.
+      /* 80 */ ask("ten seconds on at 100/s, full: cost 110 takes all that fits, 10 now and 100 reserved over the next second", 10_000, 110, 110, false, 110, 10, 0)
+          .at(AT_100).due(1000),
+      /* 81 */ afterLoss("the slot is lost, and the quota cut to 10/s before any call found it: rebuilt under a reach of reservations at 10/s (-20); cost 1's turn in 1100 ms", Loss.SLOT, 0, 1, 1, 0, -20, 1100),
+      /* 82 */ ask("raised back to 100/s at once: the rebuilt debt may hold reservations sold at a rate Redis lost (here 100/s, due until the loss plus the reach), so it folds back (-200) and nothing new is due before them: cost 90's turn in 2900 ms (else granted at 0 beside an old line at 10/s, 90/s due by +1 s among the lost 100/s)", 0, 90, 90, false, 0, -200, 2900)
+          .at(AT_100).heldBackLocally());
 
 
   private TokenBucketSpecification() {}
