@@ -18,7 +18,9 @@ const pct = (sorted, p) => (sorted.length ? sorted[Math.min(sorted.length - 1, M
 
 const verify = lines("verify.txt")[0] ?? "";
 const missing = Number((verify.match(/missing (\d+)/) ?? [])[1] ?? NaN);
-check("0 lost: every id in sluice.outcomes or sluice.dlq (sluice verify)", missing === 0, verify);
+if (!existsSync(`${w}/priority.tsv`)) { // the priority part stops before the lows' backlog ends
+  check("0 lost: every id in sluice.outcomes or sluice.dlq (sluice verify)", missing === 0, verify);
+}
 
 // The dedup part: each id accepted once by the provider, each copy one `duplicate` outcome.
 const dedupCalls = jsonl("records/dedup-api.jsonl");
@@ -186,6 +188,38 @@ if (existsSync(`${w}/eta.tsv`)) {
     u.deadLetteredDeadlineUnreachable === u.given && u.inDlq === u.given && u.called === 0 && u.given > 0, JSON.stringify(u));
   check("no feasible deadline judged unreachable, each called", f.deadLetteredDeadlineUnreachable === 0 && f.called === f.given && f.given > 0, JSON.stringify(f));
   check("a deferred, retried event traced (trace.txt)", lines("trace.txt").length > 0, `${lines("trace.txt").length} lines`);
+}
+
+// The priority part (issue 36): bulk's highs behind its 20,000 lows, against the others' shares.
+if (existsSync(`${w}/priority.tsv`)) {
+  const sent = new Map(jsonl("priority.tsv.sent").map((s) => [s.id, s.sent]));
+  const calls = jsonl("records/prio-api.jsonl").filter((c) => typeof c.id === "string");
+  const firstCall = new Map();
+  for (const c of calls) if (!firstCall.has(c.id) || c.t < firstCall.get(c.id)) firstCall.set(c.id, c.t);
+  const highs = [...sent.keys()].filter((id) => id.startsWith("hi-"));
+  const highWait = highs.filter((id) => firstCall.has(id)).map((id) => firstCall.get(id) - sent.get(id)).sort((a, b) => a - b);
+  const highFrom = Math.min(...highs.map((id) => sent.get(id)));
+  const highTo = Math.max(...highs.map((id) => firstCall.get(id) ?? sent.get(id)));
+  const rate = (prefix, from, to) => calls.filter((c) => c.status === 200 && c.id.startsWith(prefix) && c.t >= from && c.t < to).length / ((to - from) / 1000);
+  const before = [highFrom - 20_000, highFrom];
+  const during = [highFrom, Math.max(highTo, highFrom + 10_000) + 10_000];
+  const others = ["other1", "other2"].map((o) => ({ tenant: o, before: +rate(o, ...before).toFixed(3), during: +rate(o, ...during).toFixed(3) }));
+  others.forEach((o) => { o.changePercent = o.before > 0 ? +(100 * (o.during - o.before) / o.before).toFixed(2) : null; });
+  const lowsDuring = calls.filter((c) => c.status === 200 && c.id.startsWith("lo-") && c.t >= during[0] && c.t < during[1]).length;
+  figures.priority = {
+    highs: highs.length, highsCalled: highWait.length,
+    highProduceToCallMs: { p50: pct(highWait, 50), p99: pct(highWait, 99), max: highWait[highWait.length - 1] ?? null },
+    lowsCalledBeforeTheHighs: calls.filter((c) => c.status === 200 && c.id.startsWith("lo-") && c.t < highFrom).length,
+    lowsCalledDuringTheHighsWindow: lowsDuring, windowSeconds: +((during[1] - during[0]) / 1000).toFixed(1),
+    others, answers429: calls.filter((c) => c.status === 429).length,
+    providerCallsPerSecondDuring: +rate("", ...during).toFixed(2),
+  };
+  const p = figures.priority;
+  check("every high called", p.highsCalled === p.highs, `${p.highsCalled} of ${p.highs}`);
+  check("the highs' p99 from produce to call within 10 s", p.highProduceToCallMs.p99 !== null && p.highProduceToCallMs.p99 <= 10_000, `p99 ${p.highProduceToCallMs.p99} ms`);
+  check("the other tenants' calls/s during the highs within 2% of before", others.every((o) => o.changePercent !== null && Math.abs(o.changePercent) <= 2), JSON.stringify(others));
+  check("the lows still called while the highs went", lowsDuring > 0, `${lowsDuring} lows in ${p.windowSeconds} s`);
+  check("no 429 at prio-api", p.answers429 === 0, `${p.answers429}`);
 }
 
 writeFileSync(`${w}/verdicts.json`, JSON.stringify({ verdicts, figures }, null, 2) + "\n");

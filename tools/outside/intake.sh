@@ -5,7 +5,7 @@
 #
 #   mvn -B -ntp -q -DskipTests package
 #   flock /tmp/sluice-broker.lock tools/outside/intake.sh [--events 10000] [--schedule-minutes 10]
-#       [--only dedup|schedule|order|eta] [--keys 100] [--per-key 50] [--work DIR]
+#       [--only dedup|schedule|order|eta|priority] [--keys 100] [--per-key 50] [--work DIR]
 #
 # Processes, each on a free port: a Kafka broker (KRaft, the lab jar's StandaloneKafkaBroker),
 # redis-server, the three roles apart (`sluice gate`, `sluice relay`, `sluice dispatch`), one
@@ -37,6 +37,13 @@
 #             at the provider: the error's median and p99; every unreachable deadline dead-lettered
 #             `deadline_unreachable` at once and never called, 0 feasible ones; `sluice trace` of one
 #             event deferred by its quota and retried after a 500 (in trace.txt).
+#   priority: (issue 36) provider prio-api (allows 52 in any second; Sluice paced at 50/s) and three
+#             tenants of one tier: `bulk` writes 20,000 `low` events at once, `other1` and `other2`
+#             10/s each throughout; 30 s after the lows, bulk writes 200 `high` events over 10 s.
+#             Verdicts: the highs' p99 from produce to call within 10 s; the others' calls/s during
+#             the highs (and 10 s after) within 2% of the 20 s before; lows still called meanwhile.
+#             Ends 60 s after the last high (the lows' whole backlog, 11 minutes at bulk's share, is
+#             not waited for: their outcomes are not judged).
 # Exit 0 when every verdict of intake-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -80,8 +87,8 @@ provider() {   # provider NAME RATE: an ops-provider.mjs process; its port lands
   PIDS+=($!)
 }
 provider dedup-api 500; provider at-api 500; provider order-api 105 10; provider free-api 105 10
-provider eta-api 1000 50
-for name in dedup-api at-api order-api free-api eta-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
+provider eta-api 1000 50; provider prio-api 52
+for name in dedup-api at-api order-api free-api eta-api prio-api; do wait_for 10 "provider $name" test -s "$W/$name.port"; done
 cat > "$W/sluice.yaml" <<YAML
 kafka: { bootstrap: "$BROKER", topicPrefix: "sluice." }
 redis: { uri: "redis://127.0.0.1:$REDIS_PORT" }
@@ -110,6 +117,10 @@ providers:
     url: http://127.0.0.1:$(cat "$W/free-api.port")/v1/calls
     rate: 100/s
     quotas: { free: { capacity: 5, refill: 5/s }, pro: { capacity: 5, refill: 5/s }, ent: { capacity: 5, refill: 5/s } }
+  prio-api:
+    url: http://127.0.0.1:$(cat "$W/prio-api.port")/v1/calls
+    rate: 50/s
+    quotas: { free: { capacity: 30000, refill: 1000/s }, pro: { capacity: 30000, refill: 1000/s }, ent: { capacity: 30000, refill: 1000/s } }
   eta-api:
     url: http://127.0.0.1:$(cat "$W/eta-api.port")/v1/calls
     rate: 800/s
@@ -173,6 +184,21 @@ if only == "eta":
     with open(w + "/eta.tsv", "w") as f:
         for at, tenant, event in lines:
             f.write("%d\t%s\t%s\n" % (at, tenant, json.dumps(event, separators=(",", ":"))))
+if only == "priority":
+    # bulk's 20,000 lows at once; the others at 10/s each over 110 s; bulk's 200 highs over 10 s
+    # from 30 s. The events of the file at their offsets; the check's times from the sent file.
+    lines = []
+    for n in range(20_000):
+        lines.append((0, "bulk", {"id": "lo-%05d" % n, "tenant": "bulk", "provider": "prio-api", "priority": "low", "payload": {"tenant": "bulk", "n": n}}))
+    for other in ("other1", "other2"):
+        for n in range(1_100):
+            lines.append((n * 100, other, {"id": "%s-%04d" % (other, n), "tenant": other, "provider": "prio-api", "payload": {"tenant": other, "n": n}}))
+    for n in range(200):
+        lines.append((30_000 + n * 50, "bulk", {"id": "hi-%03d" % n, "tenant": "bulk", "provider": "prio-api", "priority": "high", "payload": {"tenant": "bulk", "n": n}}))
+    lines.sort(key=lambda l: l[0])
+    with open(w + "/priority.tsv", "w") as f:
+        for at, tenant, event in lines:
+            f.write("%d\t%s\t%s\n" % (at, tenant, json.dumps(event, separators=(",", ":"))))
 if only == "order":
     # Per provider: keys spread over 10 tenants, each key's events in production order, the keys
     # interleaved (event n of every key, then n + 1): the order a key's events enter inbound.
@@ -216,6 +242,12 @@ if [ "$ONLY" = order ]; then
     sleep 3
     role dispatch; log "dispatcher started again (pid $PID_dispatch)"
   done
+elif [ "$ONLY" = priority ]; then
+  log "priority: bulk's 20,000 lows at once, two others at 10/s, bulk's 200 highs over 10 s from 30 s"
+  echo "{\"step\":\"priority-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
+  send "$W/priority.tsv"
+  log "priority: every event sent; 60 s more for the highs and the others"
+  sleep 60
 elif [ "$ONLY" = eta ]; then
   log "eta: $EVENTS events of 30 tenants over 20 s, under quotas that defer most of them"
   echo "{\"step\":\"eta-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
@@ -228,8 +260,10 @@ elif [ "$ONLY" != dedup ]; then
 fi
 
 settled() { sluice verify > "$W/verify.txt" 2>&1; }
-wait_for $((MINUTES * 60 + 600)) "every event settled (sluice verify)" settled
-log "every event settled: $(head -3 "$W/verify.txt" | tr '\n' ' ')"
+if [ "$ONLY" != priority ]; then
+  wait_for $((MINUTES * 60 + 600)) "every event settled (sluice verify)" settled
+  log "every event settled: $(head -3 "$W/verify.txt" | tr '\n' ' ')"
+fi
 for t in outcomes dlq receipts; do
   kcat -C -b "$BROKER" -t "sluice.$t" -o beginning -e -q -f '%s\n' > "$W/$t.jsonl" 2>/dev/null || true
 done
