@@ -1,5 +1,8 @@
 package io.sluice.gate;
 
+import java.util.stream.StreamSupport;
+import java.time.Duration;
+import java.util.ArrayList;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -48,7 +51,7 @@ class GateSpansTest {
   private TopologyTestDriver driver;
   private TestInputTopic<byte[], byte[]> inbound;
   private TestOutputTopic<byte[], byte[]> ready;
-  private final List<TestOutputTopic<byte[], byte[]>> delays = new java.util.ArrayList<>();
+  private final List<TestOutputTopic<byte[], byte[]>> delays = new ArrayList<>();
   private TestOutputTopic<byte[], byte[]> dlq;
 
   @BeforeEach
@@ -65,7 +68,7 @@ class GateSpansTest {
     driver = new TopologyTestDriver(GateTopology.build(wiring), props);
     inbound = driver.createInputTopic(topics.inbound(), new ByteArraySerializer(), new ByteArraySerializer());
     ready = driver.createOutputTopic(topics.ready(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    for (java.time.Duration step : config.ladder()) {
+    for (Duration step : config.ladder()) {
       delays.add(driver.createOutputTopic(topics.delay(step), new ByteArrayDeserializer(),
           new ByteArrayDeserializer()));
     }
@@ -90,7 +93,7 @@ class GateSpansTest {
   }
 
   private static List<String> traceparents(TestRecord<byte[], byte[]> r) {
-    return java.util.stream.StreamSupport.stream(r.headers().headers("traceparent").spliterator(), false)
+    return StreamSupport.stream(r.headers().headers("traceparent").spliterator(), false)
         .map(h -> new String(h.value(), UTF_8)).toList();
   }
 

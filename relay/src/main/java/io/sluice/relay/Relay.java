@@ -15,6 +15,7 @@ import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.function.BooleanSupplier;
 import java.time.Duration;
@@ -399,7 +400,7 @@ public final class Relay implements Runnable, AutoCloseable {
         .set("sluice.not_before", w.what().notBefore())
         .set("sluice.late_ms", Math.max(0, now - w.what().notBefore()));
     if (record.key() != null) {
-      span.set("sluice.tenant", new String(record.key(), java.nio.charset.StandardCharsets.UTF_8));
+      span.set("sluice.tenant", new String(record.key(), StandardCharsets.UTF_8));
     }
     HeaderValues.last(headers, HeaderNames.REASON).ifPresent(r -> span.set("sluice.reason", r));
     span.end(now);

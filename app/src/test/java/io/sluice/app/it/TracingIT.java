@@ -1,5 +1,6 @@
 package io.sluice.app.it;
 
+import java.util.Comparator;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -121,6 +122,6 @@ class TracingIT {
 
   private static List<JsonNode> named(List<JsonNode> spans, String name) {
     return spans.stream().filter(s -> s.get("name").asText().equals(name))
-        .sorted(java.util.Comparator.comparingLong(s -> s.get("start").asLong())).toList();
+        .sorted(Comparator.comparingLong(s -> s.get("start").asLong())).toList();
   }
 }
