@@ -1,6 +1,5 @@
 package io.sluice.gate;
 
-import java.util.stream.StreamSupport;
 import java.time.Duration;
 import java.util.ArrayList;
 import static java.nio.charset.StandardCharsets.UTF_8;
@@ -93,8 +92,7 @@ class GateSpansTest {
   }
 
   private static List<String> traceparents(TestRecord<byte[], byte[]> r) {
-    return StreamSupport.stream(r.headers().headers("traceparent").spliterator(), false)
-        .map(h -> new String(h.value(), UTF_8)).toList();
+    return RecordingTracer.traceparents(r.headers());
   }
 
   @Test

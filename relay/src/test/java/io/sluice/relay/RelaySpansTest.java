@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.sluice.schemas.trace.TraceParent;
 import io.sluice.testkit.RecordingTracer;
 import java.util.List;
-import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.junit.jupiter.api.DisplayName;
@@ -19,8 +18,7 @@ class RelaySpansTest {
   private static final String GATES = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
   private static List<String> traceparents(ProducerRecord<byte[], byte[]> r) {
-    return StreamSupport.stream(r.headers().headers("traceparent").spliterator(), false)
-        .map(h -> new String(h.value(), UTF_8)).toList();
+    return RecordingTracer.traceparents(r.headers());
   }
 
   @Test

@@ -12,16 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /** {@code tracing:} is off by default, and a bad value stops the start naming its field. */
 class TracingConfigTest {
-  private static final String MINIMAL = """
-      tiers:
-        free: { weight: 1 }
-      providers:
-        payments-api:
-          url: http://localhost:8081/hooks
-          rate: 50/s
-          quotas:
-            free: { capacity: 10, refill: 2/s }
-      """;
+  private static final String MINIMAL = ConfigLoaderTest.MINIMAL;
 
   @Test
   @DisplayName("without tracing: in the file, tracing is off")

@@ -1,8 +1,11 @@
 package io.sluice.testkit;
 
 import io.sluice.schemas.trace.StageSpan;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
 import io.sluice.schemas.trace.StageTracer;
 import io.sluice.schemas.trace.TraceParent;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +74,15 @@ public final class RecordingTracer implements StageTracer {
         }
       }
     };
+  }
+
+  /** Every {@code traceparent} value of {@code headers}, in order (a record should carry one). */
+  public static List<String> traceparents(Headers headers) {
+    List<String> values = new ArrayList<>();
+    for (Header h : headers.headers(TraceParent.HEADER)) {
+      values.add(h.value() == null ? null : new String(h.value(), StandardCharsets.UTF_8));
+    }
+    return values;
   }
 
   /** Every span ended so far, in the order they ended. */

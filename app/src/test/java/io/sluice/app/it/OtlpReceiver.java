@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,7 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
+import io.sluice.testkit.NodeTools;
 
 /**
  * An OTLP/HTTP trace receiver in a process of its own, outside the JVM: Node.js running
@@ -45,12 +44,7 @@ final class OtlpReceiver implements AutoCloseable {
 
   /** Installs the receiver's one dependency (once) and starts it on a free port. */
   static OtlpReceiver start() throws Exception {
-    boolean node = onPath("node") && onPath("npm");
-    if (!node && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("node and npm are required under CI=true (.ci/run installs them)");
-    }
-    Assumptions.assumeTrue(node, "node/npm not on the PATH: the OTLP receiver cannot run "
-        + "(install nodejs and npm to run it)");
+    NodeTools.require("the OTLP receiver outside the JVM");
     copy(PROJECT, WORK);
     if (!Files.isDirectory(WORK.resolve("node_modules/protobufjs"))) {
       Process npm = new ProcessBuilder("npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts")
@@ -115,15 +109,6 @@ final class OtlpReceiver implements AutoCloseable {
         }
       }
     }
-  }
-
-  private static boolean onPath(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, command))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Ends the receiver: its stdin closes, it stops; killed if it has not within 10 s. */
