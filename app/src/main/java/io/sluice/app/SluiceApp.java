@@ -57,6 +57,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.DoubleSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import io.sluice.app.tracing.OtelTracer;
+import io.sluice.schemas.trace.StageTracer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.internals.Topic;
@@ -166,6 +168,11 @@ public final class SluiceApp implements AutoCloseable {
     // Stopped in the reverse order of this list: dispatcher, relay, gate, then the endpoint.
     JmxExposure jmx = JmxExposure.start(metrics.registry());
     stopOrder.add(jmx);
+    // Traces, when tracing.otlpEndpoint is set: closed after the roles, so their last spans go.
+    StageTracer tracer = OtelTracer.start(config.tracing(), metrics.tracing());
+    if (tracer instanceof AutoCloseable exporting) {
+      stopOrder.add(exporting);
+    }
     // Redis's cache of the operators' pauses and tenant records, seeded again from the operator
     // topic whenever Redis lost it.
     stopOrder.add(CacheKeeper.start(config));
@@ -173,7 +180,7 @@ public final class SluiceApp implements AutoCloseable {
     List<HealthCheck> circuits = new ArrayList<>();
     if (roles.contains(Role.GATE)) {
       AtomicReference<Gate> latest = new AtomicReference<>();
-      gate = supervise("gate", () -> remember(latest, Gate.start(live, metrics, Map.of())),
+      gate = supervise("gate", () -> remember(latest, Gate.start(live, metrics, Map.of(), tracer)),
           Gate::isRunning);
       metrics.redisCircuit("gate", () -> latest.get().circuit());
       circuits.add(new CircuitHealth("gateRedisCircuit", () -> latest.get().circuit().status()));
@@ -186,15 +193,15 @@ public final class SluiceApp implements AutoCloseable {
       }));
     }
     if (roles.contains(Role.RELAY)) {
-      relay = supervise("relay", () -> RelayService.start(config, metrics), RelayService::isRunning);
+      relay = supervise("relay", () -> RelayService.start(config, metrics, tracer), RelayService::isRunning);
       states.put("relay", () -> relay.status(r -> r.isRunning()
           ? RoleStatus.healthy("RUNNING") : RoleStatus.unhealthy("STOPPED")));
     }
     if (roles.contains(Role.DISPATCHER)) {
       AtomicReference<DispatcherService> latest = new AtomicReference<>();
       dispatcher = supervise("dispatcher", () -> remember(latest, providers == null
-          ? DispatcherService.start(live, metrics)
-          : DispatcherService.start(live, providers, metrics)), DispatcherService::isRunning);
+          ? DispatcherService.start(live, metrics, tracer)
+          : DispatcherService.start(live, providers, metrics, tracer)), DispatcherService::isRunning);
       metrics.redisCircuit("dispatcher", () -> latest.get().circuit());
       circuits.add(new CircuitHealth("dispatcherRedisCircuit",
           () -> latest.get().circuit().status()));

@@ -1,5 +1,7 @@
 package io.sluice.app;
 
+import io.sluice.app.tracing.BoundedSpanQueue;
+
 import com.codahale.metrics.Counter;
 import com.codahale.metrics.Gauge;
 import com.codahale.metrics.MetricRegistry;
@@ -94,6 +96,24 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /** A configuration reload's outcome: applied, rejected (the running one stays) or unchanged. */
+  /**
+   * The tracer's losses: {@code sluice_tracing_spans_dropped_total} (the export queue was full)
+   * and {@code sluice_tracing_spans_failed_total} (the receiver did not take them).
+   */
+  public BoundedSpanQueue.Counts tracing() {
+    return new BoundedSpanQueue.Counts() {
+      @Override
+      public void dropped(long spans) {
+        counter("sluice_tracing_spans_dropped").inc(spans);
+      }
+
+      @Override
+      public void failed(long spans) {
+        counter("sluice_tracing_spans_failed").inc(spans);
+      }
+    };
+  }
+
   public void configReload(LiveConfig.Outcome outcome) {
     String what = outcome instanceof LiveConfig.Outcome.Applied ? "applied"
         : outcome instanceof LiveConfig.Outcome.Rejected ? "rejected" : "unchanged";

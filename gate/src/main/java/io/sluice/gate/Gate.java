@@ -17,6 +17,7 @@ import io.sluice.gate.limiter.TokenBucketScript;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import io.sluice.schemas.trace.StageTracer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -77,7 +78,13 @@ public final class Gate implements AutoCloseable {
    * is handed the new capacity and refill with the stored level and debt.
    */
   public static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides) {
-    return start(live, listener, overrides, new DefaultKafkaClientSupplier());
+    return start(live, listener, overrides, StageTracer.OFF);
+  }
+
+  /** {@link #start(LiveConfig, GateListener, Map)}, each decision a span of {@code tracer}. */
+  public static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides,
+      StageTracer tracer) {
+    return start(live, listener, overrides, new DefaultKafkaClientSupplier(), tracer);
   }
 
   /**
@@ -86,6 +93,11 @@ public final class Gate implements AutoCloseable {
    */
   static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides,
       KafkaClientSupplier clients) {
+    return start(live, listener, overrides, clients, StageTracer.OFF);
+  }
+
+  private static Gate start(LiveConfig live, GateListener listener, Map<String, Object> overrides,
+      KafkaClientSupplier clients, StageTracer tracer) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "gate");
     LettuceTokenBucketStore store = new LettuceTokenBucketStore(redis.commands(), TokenBucketScript.load());
@@ -109,7 +121,7 @@ public final class Gate implements AutoCloseable {
         () -> self[0] == null ? 1.0 : GateInstances.share(self[0]),
         Clock.systemUTC(), System::nanoTime, listener, live::get, tenants, redisClock,
         new RedisSeenIds(redis.commands(), redis.circuit(), config.gate().redisTimeout()),
-        new RedisOrderStore(redis.commands(), redis.circuit(), config.gate().redisTimeout()));
+        new RedisOrderStore(redis.commands(), redis.circuit(), config.gate().redisTimeout()), tracer);
     Map<String, Object> named = new HashMap<>(overrides);
     named.putIfAbsent(StreamsConfig.APPLICATION_SERVER_CONFIG, GateInstances.placeholderEndpoint());
     GateStateDir stateDir = null;

@@ -5,6 +5,8 @@ import io.sluice.config.TenantConfig;
 import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.redis.tenants.TenantRecord;
 import io.sluice.schemas.event.WorkEvent;
+import io.sluice.schemas.trace.StageTracer;
+import java.time.Clock;
 import java.util.function.Supplier;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -37,10 +39,17 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
   private final DedupStep dedup;
   private final OrderStep order;
   private final LimitStep limit;
+  private final StageTracer tracer;
+  private final Clock clock;
   private ProcessorContext<byte[], Object> context;
+  /** The decisions' spans, when tracing is on; null when it is off. */
+  private GateSpans<byte[], Object> spans;
 
   GateProcessor(String regate, Supplier<SluiceConfig> live, TenantLookup tenants, ValidateStep validate,
-      TierStep tier, ScheduleStep schedule, DedupStep dedup, OrderStep order, LimitStep limit) {
+      TierStep tier, ScheduleStep schedule, DedupStep dedup, OrderStep order, LimitStep limit,
+      StageTracer tracer, Clock clock) {
+    this.tracer = tracer;
+    this.clock = clock;
     this.regate = regate;
     this.live = live;
     this.tenants = tenants;
@@ -53,7 +62,10 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
   }
 
   @Override
-  public void init(ProcessorContext<byte[], Object> context) {
+  public void init(ProcessorContext<byte[], Object> kafkaStreams) {
+    // With tracing on, every step forwards through the decisions' spans (GateSpans).
+    spans = tracer.enabled() ? new GateSpans<>(kafkaStreams, tracer, clock) : null;
+    ProcessorContext<byte[], Object> context = spans == null ? kafkaStreams : spans;
     this.context = context;
     limit.init(context);
     tier.init(context);
@@ -65,6 +77,19 @@ final class GateProcessor implements Processor<byte[], byte[], byte[], Object> {
 
   @Override
   public void process(Record<byte[], byte[]> record) {
+    if (spans == null) {
+      decide(record);
+      return;
+    }
+    spans.taking();
+    try {
+      decide(record);
+    } finally {
+      spans.done();
+    }
+  }
+
+  private void decide(Record<byte[], byte[]> record) {
     var metadata = context.recordMetadata();
     boolean fromRegate = metadata.isPresent() && regate.equals(metadata.get().topic());
     Record<byte[], byte[]> in = fromRegate ? record : StripHeadersStep.strip(record);

@@ -75,7 +75,8 @@ public final class GateTopology {
             new MultiRuleLimiter(wiring.store(), wiring.circuit(), config.gate().redisTimeout(),
                 wiring.nanoTime(), (provider, nanos) -> wiring.listener().redisCall(provider, nanos),
                 config.gate().leaseTarget(), config.gate().maxLease()),
-            new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener(), order));
+            new LocalBuckets(wiring.localShare(), wiring.nanoTime()), wiring.clock(), wiring.listener(), order),
+        wiring.tracer(), wiring.clock());
   }
 
   private static GateLimiter limiter(GateWiring wiring) {

@@ -5,6 +5,7 @@ import io.sluice.config.SluiceConfig;
 import io.sluice.redis.order.OrderStore;
 import io.sluice.redis.tenants.TenantLookup;
 import io.sluice.gate.limiter.TokenBucketStore;
+import io.sluice.schemas.trace.StageTracer;
 import java.time.Clock;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
@@ -31,6 +32,7 @@ import java.util.function.Supplier;
  * @param seen       where the first record of each event id is remembered for its provider's
  *                   {@code dedupWindow} (Redis: {@link RedisSeenIds})
  * @param orders     where ordered events take their turns in their keys ({@code RedisOrderStore})
+ * @param tracer     the decisions' spans ({@link GateSpans}); {@link StageTracer#OFF} for none
  */
 public record GateWiring(
     SluiceConfig config,
@@ -44,7 +46,17 @@ public record GateWiring(
     TenantLookup tenants,
     Clock redisClock,
     SeenIds seen,
-    OrderStore orders) {
+    OrderStore orders,
+    StageTracer tracer) {
+
+  /** Wiring that traces nothing. */
+  public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,
+      DoubleSupplier localShare, Clock clock, LongSupplier nanoTime, GateListener listener,
+      Supplier<SluiceConfig> live, TenantLookup tenants, Clock redisClock, SeenIds seen,
+      OrderStore orders) {
+    this(config, store, circuit, localShare, clock, nanoTime, listener, live, tenants, redisClock, seen,
+        orders, StageTracer.OFF);
+  }
 
   /** Wiring that orders no key (every assignment unanswered). */
   public GateWiring(SluiceConfig config, TokenBucketStore store, RedisCircuit circuit,

@@ -114,7 +114,8 @@ final class LimitStep {
     // again from the last commit: nothing decided before may be routed now (see close).
     discardPending();
     this.context = context;
-    this.internal = (InternalProcessorContext<byte[], Object>) context;
+    // Forwards go through the decisions' spans when tracing is on; the record context is Kafka Streams'.
+    this.internal = (InternalProcessorContext<byte[], Object>) GateSpans.kafkaStreams(context);
     this.node = internal.currentNode();
     PendingFlush flush = context.getStateStore(PendingFlush.NAME);
     flush.onFlush(this::drainAll);

@@ -7,11 +7,15 @@ import io.sluice.schemas.offsets.OffsetLedger;
 import io.sluice.schemas.offsets.Overflow;
 import io.sluice.schemas.offsets.SettledOffsets;
 import io.sluice.schemas.offsets.SettledOffsetsCodec;
+import io.sluice.schemas.trace.StageSpan;
+import io.sluice.schemas.trace.StageTracer;
+import io.sluice.schemas.trace.TraceHeaders;
 import io.sluice.schemas.topic.DelayLadder;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.function.BooleanSupplier;
 import java.time.Duration;
@@ -129,6 +133,8 @@ public final class Relay implements Runnable, AutoCloseable {
   private final Clock clock;
   private final BooleanSupplier mayRelease;
   private final RelayListener listener;
+  /** Each record's time in the ladder, a span of its trace; {@link StageTracer#OFF} for none. */
+  private final StageTracer tracer;
   /** The partitions this relay owns and knows the commit of, and the records they hold. */
   private final HeldRecords held;
   /** Partitions owned whose commit could not be read yet: paused, nothing of them is relayed. */
@@ -169,6 +175,14 @@ public final class Relay implements Runnable, AutoCloseable {
   public Relay(
       Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
       Clock clock, BooleanSupplier mayRelease, RelayListener listener) {
+    this(consumer, producer, topics, clock, mayRelease, listener, StageTracer.OFF);
+  }
+
+  /** @param tracer each release and hop a span in the record's trace ({@code traceparent}) */
+  public Relay(
+      Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer, Topics topics,
+      Clock clock, BooleanSupplier mayRelease, RelayListener listener, StageTracer tracer) {
+    this.tracer = tracer;
     this.mayRelease = mayRelease;
     this.consumer = consumer;
     this.producer = producer;
@@ -357,15 +371,40 @@ public final class Relay implements Runnable, AutoCloseable {
     ConsumerRecord<byte[], byte[]> record = w.record();
     // Stamped with its due time: for a paid record that is the instant it was admitted.
     send(w, new ProducerRecord<>(w.what().returnTo(), null, w.what().notBefore(), record.key(), record.value(),
-        copy(record.headers())));
+        traced(w, "released", w.what().returnTo(), now)));
     listener.released(w.what().returnTo(), now - w.what().notBefore());
   }
 
   private void hop(Waiting w, long now) {
     ConsumerRecord<byte[], byte[]> record = w.record();
     String next = topics.delay(ladder.stepFor(w.what().notBefore() - now));
-    send(w, new ProducerRecord<>(next, null, now, record.key(), record.value(), copy(record.headers())));
+    send(w, new ProducerRecord<>(next, null, now, record.key(), record.value(), traced(w, "hopped", next, now)));
     listener.hopped(record.topic(), next);
+  }
+
+  /**
+   * The record's headers for {@code to}; with tracing on, its time in this delay topic (from its
+   * write there to now) is a span, child of the {@code traceparent} it carries, which the copy
+   * carries on in its place.
+   */
+  private Headers traced(Waiting w, String hop, String to, long now) {
+    ConsumerRecord<byte[], byte[]> record = w.record();
+    Headers headers = copy(record.headers());
+    if (!tracer.enabled()) {
+      return headers;
+    }
+    StageSpan span = tracer.begin("sluice.relay", TraceHeaders.parent(headers), Math.min(record.timestamp(), now))
+        .set("sluice.hop", hop)
+        .set("sluice.from", record.topic())
+        .set("sluice.to", to)
+        .set("sluice.not_before", w.what().notBefore())
+        .set("sluice.late_ms", Math.max(0, now - w.what().notBefore()));
+    if (record.key() != null) {
+      span.set("sluice.tenant", new String(record.key(), StandardCharsets.UTF_8));
+    }
+    HeaderValues.last(headers, HeaderNames.REASON).ifPresent(r -> span.set("sluice.reason", r));
+    span.end(now);
+    return TraceHeaders.carry(headers, span.context());
   }
 
   private void deadLetter(Waiting w, String detail, byte[] value, long now) {

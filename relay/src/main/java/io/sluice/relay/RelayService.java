@@ -4,6 +4,7 @@ import io.sluice.redis.RedisTimeClock;
 import io.sluice.config.GroupMembership;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.schemas.trace.StageTracer;
 import io.sluice.schemas.topic.WriterStamp;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,13 +50,23 @@ public final class RelayService implements AutoCloseable {
     return start(config, listener, RedisTimeClock.start(config.redis(), local, RedisTimeClock.DEFAULT_RESAMPLE));
   }
 
+  /** As {@link #start(SluiceConfig, RelayListener)}, each release and hop a span of {@code tracer}. */
+  public static RelayService start(SluiceConfig config, RelayListener listener, StageTracer tracer) {
+    return start(config, listener, RedisTimeClock.start(config.redis()), tracer);
+  }
+
   private static RelayService start(SluiceConfig config, RelayListener listener, RedisTimeClock clock) {
+    return start(config, listener, clock, StageTracer.OFF);
+  }
+
+  private static RelayService start(SluiceConfig config, RelayListener listener, RedisTimeClock clock,
+      StageTracer tracer) {
     try {
       Relay relay = new Relay(
           new KafkaConsumer<>(consumerConfig(config), new ByteArrayDeserializer(), new ByteArrayDeserializer()),
           new KafkaProducer<>(producerConfig(config), new ByteArraySerializer(), new ByteArraySerializer()),
           new Topics(config.kafka().topicPrefix(), config.ladder()),
-          clock, clock::onRedisTime, listener);
+          clock, clock::onRedisTime, listener, tracer);
       RelayService service = new RelayService(relay, clock);
       service.thread.start();
       return service;

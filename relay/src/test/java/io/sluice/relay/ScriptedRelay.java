@@ -4,6 +4,7 @@ import io.sluice.testkit.FakeClock;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.schemas.trace.StageTracer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -58,6 +59,11 @@ final class ScriptedRelay {
   private Throwable died;
 
   ScriptedRelay() {
+    this(StageTracer.OFF);
+  }
+
+  /** A relay whose releases and hops are spans of {@code tracer}. */
+  ScriptedRelay(StageTracer tracer) {
     relay = new Relay(consumer, producer, TOPICS, clock, () -> onRedisTime[0], new RelayListener() {
       @Override
       public void deadLettered(String detail) {
@@ -68,7 +74,7 @@ final class ScriptedRelay {
       public void released(String returnTo, long lateMillis) {
         lateness.add(lateMillis);
       }
-    });
+    }, tracer);
   }
 
   /** Appends a record to the 1 s step's partition 0 (placed at {@code placedAt}). */

@@ -92,7 +92,24 @@ final class ConfigBinder {
         admin(root.path("admin")),
         new LoggingConfig(optional(root.path("logging"), "format"),
             optional(root.path("logging"), "level"), optional(root.path("logging"), "events")),
-        sealingKeys(root.path("secrets").path("sealingKeys")));
+        sealingKeys(root.path("secrets").path("sealingKeys")),
+        tracing(root.path("tracing")));
+  }
+
+  /** {@code tracing:}: off unless {@code otlpEndpoint} is set; each bad value named by its path. */
+  private TracingConfig tracing(JsonNode tracing) {
+    String endpoint = text(tracing, "otlpEndpoint", null);
+    double ratio = number(tracing, "sampleRatio", TracingConfig.OFF.sampleRatio());
+    if (!(ratio >= 0 && ratio <= 1)) {
+      problems.add(new Problem("tracing.sampleRatio", "expected a number from 0 to 1, got " + ratio));
+    }
+    int maxQueue = integer(tracing, "maxQueue", ConfigDefaults.TRACING_MAX_QUEUE);
+    if (maxQueue < 1) {
+      problems.add(new Problem("tracing.maxQueue", "expected at least 1, got " + maxQueue));
+    }
+    return new TracingConfig(
+        Optional.ofNullable(endpoint).map(e -> url(e, "tracing.otlpEndpoint")),
+        ratio, maxQueue, text(tracing, "serviceName", TracingConfig.OFF.serviceName()));
   }
 
   private static Optional<String> optional(JsonNode parent, String field) {

@@ -70,4 +70,7 @@ public final class ConfigDefaults {
   public static final Duration DISPATCHER_PRIORITY_AGING = Duration.ofSeconds(30);
 
   private ConfigDefaults() {}
+
+  /** Spans held for export at most ({@code tracing.maxQueue}); the SDK's own default. */
+  public static final int TRACING_MAX_QUEUE = 2048;
 }

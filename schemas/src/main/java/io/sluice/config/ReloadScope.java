@@ -45,6 +45,7 @@ public final class ReloadScope {
     differs(fields, "http", running.http(), next.http());
     differs(fields, "gate", running.gate(), next.gate());
     differs(fields, "dispatcher", running.dispatcher(), next.dispatcher());
+    differs(fields, "tracing", running.tracing(), next.tracing());
     if (!running.providers().keySet().equals(next.providers().keySet())) {
       fields.add("providers (added or removed: " + symmetricDifference(
           running.providers().keySet(), next.providers().keySet()) + ")");

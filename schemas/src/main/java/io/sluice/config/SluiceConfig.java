@@ -27,12 +27,14 @@ public record SluiceConfig(
     DispatcherConfig dispatcher,
     AdminConfig admin,
     LoggingConfig logging,
-    SealingKeys secrets) {
+    SealingKeys secrets,
+    TracingConfig tracing) {
 
   public SluiceConfig {
     secrets = secrets == null ? SealingKeys.NONE : secrets;
     admin = admin == null ? AdminConfig.NONE : admin;
     logging = logging == null ? LoggingConfig.NONE : logging;
+    tracing = tracing == null ? TracingConfig.OFF : tracing;
     ladder = List.copyOf(ladder);
     tiers = Map.copyOf(tiers);
     providers = Map.copyOf(providers);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ConfigLoaderTest {
   /** The smallest valid file: one tier, one provider with its quota. */
-  private static final String MINIMAL = """
+  static final String MINIMAL = """
       tiers:
         free: { weight: 1 }
       providers:

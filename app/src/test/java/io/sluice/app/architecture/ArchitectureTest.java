@@ -38,7 +38,8 @@ import org.junit.jupiter.api.Test;
  *       {@code io.sluice.embedded} (the demo, bench, chaos, mock provider and in-JVM servers).
  *   <li><b>The dispatcher's parts keep to their seams.</b> Under {@code io.sluice.dispatcher.dispatch},
  *       {@code intake}, {@code lane}, {@code settlement} and {@code offsets} use, of the package
- *       root, only its shared vocabulary ({@code DispatchEntry}, {@code DispatchListener}), never
+ *       root, only its shared vocabulary ({@code DispatchEntry}, {@code DispatchListener},
+ *       {@code DispatchSpans}: the event, what is reported, what is traced), never
  *       the loop that wires them; and of each other only what {@link #SEAMS} allows (intake reads
  *       the owned partitions' offsets), so no two parts depend on each other.
  *   <li><b>A Redis key is named in its module's key class.</b> A string that starts a Sluice key
@@ -330,7 +331,8 @@ class ArchitectureTest {
       String to = m.group(1) == null ? "" : m.group(1);
       String cls = m.group(2);
       boolean allowed = to.equals(part)
-          || (to.isEmpty() && (cls.equals("DispatchEntry") || cls.equals("DispatchListener")))
+          || (to.isEmpty() && (cls.equals("DispatchEntry") || cls.equals("DispatchListener")
+              || cls.equals("DispatchSpans")))
           || SEAMS.getOrDefault(part, Set.of()).contains(to);
       if (!allowed) {
         found.add(file + " (" + part + ") uses " + DISPATCH + (to.isEmpty() ? "" : "." + to) + "." + cls);

@@ -18,6 +18,8 @@ import org.apache.kafka.common.header.Headers;
  * @param tier       the tier the gate resolved, the fair queue's flow
  * @param attempts   provider failures so far ({@code sluice-attempt})
  * @param firstSeen  epoch ms when Sluice first saw the event ({@code sluice-first-seen}), or null
+ * @param readyAt    the ready record's timestamp (epoch ms: when the gate admitted it or the relay
+ *                   released it), where its wait in the dispatcher begins; -1 when unknown
  */
 public record DispatchEntry(
     TopicPartition partition,
@@ -29,7 +31,14 @@ public record DispatchEntry(
     WorkEvent event,
     String tier,
     int attempts,
-    Long firstSeen) {
+    Long firstSeen,
+    long readyAt) {
+
+  /** An entry whose ready time is unknown. */
+  public DispatchEntry(TopicPartition partition, long offset, long generation, byte[] key,
+      byte[] value, Headers headers, WorkEvent event, String tier, int attempts, Long firstSeen) {
+    this(partition, offset, generation, key, value, headers, event, tier, attempts, firstSeen, -1);
+  }
 
   /** {@code topic-partition@offset}, as dead letters name their source. */
   public String source() {

@@ -148,14 +148,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock, turns);
     this.sweep = new LaneSweep(withoutCall, nanoTime);
     this.pauses = new PauseKeeper(wiring.pauses(), d.bufferSize(), withoutCall, nanoTime);
+    DispatchSpans spans = new DispatchSpans(wiring.tracer(), clock);
     Settler settler = new Settler(new CallJudge(new FeedbackPolicy(config.maxAttempts(),
         new Backoff(d.backoffBase(), d.backoffCap())), d.backoffBase()), learner, writer,
-        books.deliveries(), listener, clock, wiring.random(), turns);
+        books.deliveries(), listener, clock, wiring.random(), turns, spans);
     LaneFactory factory = new LaneFactory(timer, listener, withoutCall::cannotFit, nanoTime, pace,
         TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(),
         new PriorityOrder(d.priorityAging()), clock,
         e -> withoutCall.dead(e, Reason.EXPIRED, "deadline " + e.event().deadline()
-            + " passed while it waited for its slot"));
+            + " passed while it waited for its slot"), spans);
     this.lanes = new Lanes(config, factory, providers, wiring.limitSources(),
         new TenantEndpoints.Parts(factory, providers, wiring.leak(), learner, settler,
             (e, detail) -> withoutCall.dead(e, Reason.ENDPOINT_DISABLED, detail), clock),

@@ -27,6 +27,7 @@ import io.sluice.config.RedisDownPolicy;
 import io.sluice.config.LiveConfig;
 import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.schemas.trace.StageTracer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
@@ -105,11 +106,16 @@ public final class DispatcherService implements AutoCloseable {
 
   /** {@link #start(SluiceConfig, DispatchListener)}, following {@code live}'s reloads. */
   public static DispatcherService start(LiveConfig live, DispatchListener listener) {
+    return start(live, listener, StageTracer.OFF);
+  }
+
+  /** {@link #start(LiveConfig, DispatchListener)}, each event's wait, calls and outcome spans of {@code tracer}. */
+  public static DispatcherService start(LiveConfig live, DispatchListener listener, StageTracer tracer) {
     SluiceConfig config = live.get();
     Map<String, Provider> providers = new HashMap<>();
     config.providers().forEach((name, p) -> providers.put(name,
         HttpProvider.of(name, p, config.secrets())));
-    DispatcherService service = start(live, providers, listener);
+    DispatcherService service = start(live, providers, listener, tracer);
     service.owned.putAll(providers);
     return service;
   }
@@ -126,6 +132,12 @@ public final class DispatcherService implements AutoCloseable {
    */
   public static DispatcherService start(LiveConfig live, Map<String, Provider> providers,
       DispatchListener listener) {
+    return start(live, providers, listener, StageTracer.OFF);
+  }
+
+  /** {@link #start(LiveConfig, Map, DispatchListener)}, each event's wait, calls and outcome spans of {@code tracer}. */
+  public static DispatcherService start(LiveConfig live, Map<String, Provider> providers,
+      DispatchListener listener, StageTracer tracer) {
     SluiceConfig config = live.get();
     RedisAccess redis = RedisAccess.open(config.redis(), "dispatcher");
     markSlots(redis, DeploymentHistory.ranBefore(config));
@@ -167,6 +179,7 @@ public final class DispatcherService implements AutoCloseable {
         .withPauses(pauses::current)
         .withTenants(tenants.<TenantLookup>map(t -> t).orElse(TenantLookup.NONE))
         .withInstances(instances)
+        .withTracer(tracer)
         // Ordering keys' turns: the same Redis, the same patience as the gate's calls to it.
         .withOrders(new RedisOrderStore(redis.commands(), redis.circuit(), config.gate().redisTimeout())));
     Runnable unfollow = live.onChange(dispatcher::reload);

@@ -11,6 +11,7 @@ import io.sluice.dispatcher.pause.PauseRules;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.redis.order.OrderStore;
 import io.sluice.redis.tenants.TenantLookup;
+import io.sluice.schemas.trace.StageTracer;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -68,7 +69,8 @@ public record DispatcherWiring(
     LongSupplier nanoTime,
     DoubleSupplier random,
     InstanceShare instances,
-    OrderStore orders) {
+    OrderStore orders,
+    StageTracer tracer) {
 
   /** The parts every dispatcher needs; the rest by default (see the class). */
   public static DispatcherWiring of(SluiceConfig config, Consumer<byte[], byte[]> consumer,
@@ -78,54 +80,60 @@ public record DispatcherWiring(
         LimitLearner.local(listener), clock, listener,
         name -> LimitSource.fixed(new ProviderLimits(config.providers().get(name).limits())),
         () -> PauseRules.NONE, TenantLookup.NONE, System::nanoTime,
-        () -> ThreadLocalRandom.current().nextDouble(), new InstanceShare(1), OrderStore.NONE);
+        () -> ThreadLocalRandom.current().nextDouble(), new InstanceShare(1), OrderStore.NONE, StageTracer.OFF);
   }
 
   /** This wiring with {@code log} keeping the calls delivered beyond the commit. */
   public DispatcherWiring withDeliveredLog(DeliveredLog log) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, log, learner, clock,
-        listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
+        listener, limitSources, pauses, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring with {@code shared} learning the providers' limits. */
   public DispatcherWiring withLearner(LimitLearner shared) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, shared,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring with {@code sources} giving each provider's configured limits. */
   public DispatcherWiring withLimitSources(Function<String, LimitSource> sources) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, sources, pauses, tenants, nanoTime, random, instances, orders);
+        clock, listener, sources, pauses, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring with {@code rules} giving the pauses in force. */
   public DispatcherWiring withPauses(Supplier<PauseRules> rules) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, rules, tenants, nanoTime, random, instances, orders);
+        clock, listener, limitSources, rules, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring with {@code nanoTime} as its monotonic clock and {@code random} as its jitter. */
   public DispatcherWiring withTime(LongSupplier nanoTime, DoubleSupplier random) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring telling {@code share} how many partitions this instance owns. */
   public DispatcherWiring withInstances(InstanceShare share) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, share, orders);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, share, orders, tracer);
   }
 
   /** This wiring with {@code store} keeping ordering keys' turns. */
   public DispatcherWiring withOrders(OrderStore store) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, store);
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, store, tracer);
+  }
+
+  /** This wiring with each event's wait, calls and outcome spans of {@code tracer}. */
+  public DispatcherWiring withTracer(StageTracer tracer) {
+    return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
+        clock, listener, limitSources, pauses, tenants, nanoTime, random, instances, orders, tracer);
   }
 
   /** This wiring with {@code registry} giving the tenants' registry records (their endpoints). */
   public DispatcherWiring withTenants(TenantLookup registry) {
     return new DispatcherWiring(config, consumer, producer, providers, leak, deliveredLog, learner,
-        clock, listener, limitSources, pauses, registry, nanoTime, random, instances, orders);
+        clock, listener, limitSources, pauses, registry, nanoTime, random, instances, orders, tracer);
   }
 }

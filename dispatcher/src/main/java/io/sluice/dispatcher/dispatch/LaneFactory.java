@@ -37,11 +37,21 @@ import java.util.function.LongSupplier;
  *                        one endpoint's backlog waits parked in Kafka, not in its partition's share
  * @param clock           the wall clock its entries' deadlines are judged on
  * @param expired         takes an entry whose deadline passed while it was queued
+ * @param spans           each call's wait and attempt spans
  */
 record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
     BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
     long lookaheadMicros, int bufferSize, PriorityOrder priorityOrder, Clock clock,
-    Consumer<DispatchEntry> expired) {
+    Consumer<DispatchEntry> expired, DispatchSpans spans) {
+
+  /** A factory whose lanes trace nothing. */
+  LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
+      BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
+      long lookaheadMicros, int bufferSize, PriorityOrder priorityOrder, Clock clock,
+      Consumer<DispatchEntry> expired) {
+    this(timer, listener, cannotFit, nanoTime, pace, lookaheadMicros, bufferSize, priorityOrder,
+        clock, expired, DispatchSpans.OFF);
+  }
 
   /**
    * A new lane {@code id} calling {@code calls} within {@code limits} on {@code leak}; its
@@ -59,7 +69,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
         new ProviderLane.Settings(id, leaseMicros, provider.maxInFlight(), lookaheadMicros,
             weights, capacity, priorityOrder),
         new ProviderLane.Calls(limits, calls, leak),
-        new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace));
+        new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace, spans));
     lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);
     return lane;
   }

@@ -39,10 +39,19 @@ final class Settler implements ResultHandler {
   private final DoubleSupplier random;
   /** Ordering keys' turns: a delivery or a dead letter moves its key's turn on. */
   private final KeyTurns turns;
+  /** Each event's outcome span. */
+  private final DispatchSpans spans;
 
   Settler(CallJudge judge, LimitLearner learner, SettlementWriter writer,
       PendingDeliveries deliveries, DispatchListener listener, Clock clock, DoubleSupplier random,
       KeyTurns turns) {
+    this(judge, learner, writer, deliveries, listener, clock, random, turns, DispatchSpans.OFF);
+  }
+
+  Settler(CallJudge judge, LimitLearner learner, SettlementWriter writer,
+      PendingDeliveries deliveries, DispatchListener listener, Clock clock, DoubleSupplier random,
+      KeyTurns turns, DispatchSpans spans) {
+    this.spans = spans;
     this.turns = turns;
     this.judge = judge;
     this.learner = learner;
@@ -73,6 +82,7 @@ final class Settler implements ResultHandler {
     }
     return Settlement.of(first, () -> {
       write(entry, result, judged.verdict());
+      spans.outcome(entry, judged.verdict());
       // Every answer may announce the provider's limits; one saying nothing remains holds the
       // provider (for every instance, through the leak) without cutting its rate. After the
       // verdict: a 429's pause must not wait for the parsing.

@@ -14,6 +14,7 @@ import io.sluice.config.TenantEndpoint;
 import io.sluice.config.Secret;
 import io.sluice.config.Secrets;
 import io.sluice.schemas.validation.RelativePath;
+import io.sluice.schemas.trace.TraceParent;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -50,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * {@code webhook-timestamp} this call's time), and each
  * event attribute whose name the provider lists in {@code forwardHeaders} (case-insensitive),
  * except one that would set {@code Authorization}, the auth header, a {@code webhook-*} header or
- * a static header: credentials never come from an event. The
+ * a static header: credentials never come from an event. With tracing on, {@code traceparent}
+ * is the call's span ({@code DispatchSpans}), in place of any attribute of that name. The
  * event can choose a path below the base URL, never another host: {@link #target} resolves it with
  * {@link RelativePath}, the rule the gate validated it with, and refuses any URL whose scheme, host
  * or port differ from the base (the second lock on the door).
@@ -441,6 +443,11 @@ public final class HttpProvider implements Provider, Pinnable {
       if (forward.contains(a.getKey().toLowerCase(Locale.ROOT))) {
         request.header(a.getKey(), a.getValue());
       }
+    }
+    if (call.traceparent() != null) {
+      // The call's own span: the provider's spans are its children. Set, not added: a forwarded
+      // attribute of that name never travels beside it.
+      request.setHeader(TraceParent.HEADER, call.traceparent());
     }
     return request;
   }

@@ -12,16 +12,24 @@ import java.util.Map;
  * @param attributes the event's attributes; only names the provider allows are forwarded
  * @param attempt    1 for the first call of this event, 2 after one provider failure, ...
  * @param cost       the event's cost in the provider's cost units (sent as {@code Sluice-Cost})
+ * @param traceparent the call's span as W3C {@code traceparent}, sent as that header; null when
+ *                   tracing is off (none sent)
  */
 public record ProviderCall(
     String eventId, String path, byte[] body, Map<String, String> attributes, int attempt,
-    long cost) {
+    long cost, String traceparent) {
   public ProviderCall {
     attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
     body = body == null ? new byte[0] : body;
     if (cost < 1) {
       throw new IllegalArgumentException("a cost of at least 1, not " + cost);
     }
+  }
+
+  /** An untraced call. */
+  public ProviderCall(String eventId, String path, byte[] body, Map<String, String> attributes,
+      int attempt, long cost) {
+    this(eventId, path, body, attributes, attempt, cost, null);
   }
 
   /** A call of cost 1. */

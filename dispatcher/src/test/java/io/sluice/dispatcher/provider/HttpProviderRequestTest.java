@@ -133,4 +133,19 @@ class HttpProviderRequestTest {
       assertEquals("Bearer tok-3", http.request(call).headers().firstValue("Authorization").orElseThrow());
     }
   }
+
+  @Test
+  void shouldSendTheCallsTraceparentInPlaceOfAnAttributeOfThatNameAndNoneUntraced() throws Exception {
+    String mine = "00-4bf92f3577b34da6a3ce929d0e0e4736-1234567890abcdef-01";
+    try (RecordingReceiver receiver = RecordingReceiver.ok();
+        HttpProvider http = new HttpProvider(ProviderConfigs.http(receiver.url("/hooks"),
+            List.of("traceparent"), request().build()),
+            HttpProvider.defaultClient(Duration.ofSeconds(5)))) {
+      Map<String, String> forged = Map.of("traceparent", "00-ffffffffffffffffffffffffffffffff-ffffffffffffffff-01");
+      http.call(new ProviderCall("e-1", null, BODY, forged, 1, 1, mine)).toCompletableFuture().get();
+      assertEquals(List.of(mine), receiver.next().headers().get("traceparent"), "the call's span, once");
+      http.call(new ProviderCall("e-2", null, BODY, Map.of(), 1)).toCompletableFuture().get();
+      assertNull(receiver.next().header("traceparent"), "tracing off: none sent");
+    }
+  }
 }

@@ -115,13 +115,14 @@ public final class RecordIntake {
       DispatchEntry broken = new DispatchEntry(tp, record.offset(), assignment.generation(),
           record.key(), record.value(), headers, null, null,
           HeaderValues.lastLong(headers, HeaderNames.ATTEMPT).map(Long::intValue).orElse(0),
-          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null));
+          HeaderValues.lastLong(headers, HeaderNames.FIRST_SEEN).orElse(null), record.timestamp());
       return new Malformed(broken, reject.reason(), reject.detail());
     }
     ReadyRecordCheck.Dispatch ok = (ReadyRecordCheck.Dispatch) verdict;
     WorkEvent event = ok.event();
     DispatchEntry entry = new DispatchEntry(tp, record.offset(), assignment.generation(),
-        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen());
+        record.key(), record.value(), headers, event, ok.tier(), ok.attempts(), ok.firstSeen(),
+        record.timestamp());
     if (before != null) {
       // Delivered already (by the previous owner, or by us before a broker restart), its outcome
       // perhaps never written.

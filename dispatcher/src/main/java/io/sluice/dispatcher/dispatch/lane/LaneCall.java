@@ -17,11 +17,12 @@ final class LaneCall {
   private LaneCall() {}
 
   /** Starts the call of {@code entry}, its next attempt; never throws. */
-  static CompletionStage<ProviderResult> start(Provider provider, DispatchEntry entry) {
+  static CompletionStage<ProviderResult> start(Provider provider, DispatchEntry entry,
+      String traceparent) {
     try {
       return provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
           PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
-          entry.event().cost()));
+          entry.event().cost(), traceparent));
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));

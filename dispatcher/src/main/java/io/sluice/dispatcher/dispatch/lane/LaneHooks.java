@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
+import io.sluice.dispatcher.dispatch.DispatchSpans;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
@@ -20,7 +21,16 @@ import java.util.function.LongSupplier;
  * @param pace      the dispatcher's pace: the lane claims at its rate times the factor, and
  *                  reports how late its slots fire ({@link PaceGovernor}); {@link Pace#FULL}
  *                  for a lane always at full pace
+ * @param spans     each call's wait and attempt spans ({@link DispatchSpans#OFF}: none)
  */
 public record LaneHooks(ScheduledExecutorService timer, ResultHandler results,
     DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime,
-    Pace pace) {}
+    Pace pace, DispatchSpans spans) {
+
+  /** Hooks that trace nothing. */
+  public LaneHooks(ScheduledExecutorService timer, ResultHandler results,
+      DispatchListener listener, BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime,
+      Pace pace) {
+    this(timer, results, listener, cannotFit, nanoTime, pace, DispatchSpans.OFF);
+  }
+}

@@ -2,6 +2,7 @@ package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.dispatcher.dispatch.DispatchSpans;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.fair.FairQueue;
 import io.sluice.dispatcher.fair.GlobalShare;
@@ -137,6 +138,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   private final Pace pace;
   /** Monotonic nanoseconds ({@code System::nanoTime} in production): every instant of this lane. */
   private final LongSupplier nanoTime;
+  /** Each call's wait and attempt spans. */
+  private final DispatchSpans spans;
   /**
    * The lane's timing decisions: when to claim and how many, whether a due slot is on time, the
    * pause, the warm-up, the drain estimate. This class and its parts carry them out.
@@ -173,6 +176,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     this.results = hooks.results();
     this.listener = hooks.listener();
     this.pace = hooks.pace();
+    this.spans = hooks.spans();
     this.schedule = new LaneSchedule(limits.current().ratePerSecond(), settings.maxInFlight(),
         nanoTime.getAsLong());
     this.queue = new LaneQueue(settings.tierWeights(), settings.bufferSize(), schedule,
@@ -451,7 +455,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     }
     long started = nanoTime.getAsLong();
     listener.callStarted(name, entry.tier(), slot.slotMicros(), started - slot.dueNanos());
-    CompletionStage<ProviderResult> call = LaneCall.start(provider, entry);
+    DispatchSpans.Attempt span = spans.attempt(entry, name);
+    CompletionStage<ProviderResult> call = LaneCall.start(provider, entry, span.traceparent());
     long returned = nanoTime.getAsLong();
     synchronized (this) {
       schedule.clientReturned(started, returned);
@@ -459,6 +464,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     call.whenComplete((result, error) -> {
       ProviderResult r = LaneCall.result(result, error);
       long cameBack = nanoTime.getAsLong();
+      span.ended(r);
       long latency = cameBack - started;
       long excess = Long.MIN_VALUE;
       synchronized (this) {

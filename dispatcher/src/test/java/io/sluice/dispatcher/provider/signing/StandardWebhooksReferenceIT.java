@@ -16,7 +16,7 @@ import io.sluice.config.EndpointSecret;
 import io.sluice.config.SealingKeys;
 import io.sluice.config.TenantEndpoint;
 import io.sluice.config.Secret;
-import java.io.File;
+import io.sluice.testkit.NodeTools;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,12 +53,7 @@ class StandardWebhooksReferenceIT {
 
   @BeforeAll
   static void installTheReferenceLibrary() throws Exception {
-    boolean node = onPath("node") && onPath("npm");
-    if (!node && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError("node and npm are required under CI=true (.ci/run installs them)");
-    }
-    Assumptions.assumeTrue(node, "node/npm not on the PATH: the Standard Webhooks reference check "
-        + "is skipped (install nodejs and npm to run it)");
+    NodeTools.require("the Standard Webhooks reference check");
     Files.createDirectories(WORK);
     for (String f : List.of("package.json", "package-lock.json", "verify.mjs")) {
       Files.copy(NODE_PROJECT.resolve(f), WORK.resolve(f), StandardCopyOption.REPLACE_EXISTING);
@@ -73,15 +67,6 @@ class StandardWebhooksReferenceIT {
     byte[] key = new byte[32];
     new Random(seed).nextBytes(key);
     return "whsec_" + Base64.getEncoder().encodeToString(key);
-  }
-
-  private static boolean onPath(String command) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      if (Files.isExecutable(Path.of(dir, command))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static String run(List<String> command, String stdin) throws Exception {
