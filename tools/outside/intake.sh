@@ -219,7 +219,7 @@ send() {   # send FILE: its lines at their offsets from now, through kcat; the s
     | kcat -P -b "$BROKER" -t sluice.inbound -K$'\t' > "$W/logs/kcat-$(basename "$1").log" 2>&1
 }
 
-if [ "$ONLY" != schedule ] && [ "$ONLY" != order ]; then
+if [ -z "$ONLY" ] || [ "$ONLY" = dedup ]; then
   log "dedup: $EVENTS events, each twice (the copy 1-60 s later), over 100 s; the gate SIGKILLed at 40 s"
   send "$W/dedup.tsv" &
   SENDER=$!
