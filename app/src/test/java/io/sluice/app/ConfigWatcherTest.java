@@ -19,7 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
+// SIGHUP is the process's: a test running beside this one that starts a ConfigWatcher (a role)
+// takes the handler, and the signal this test sends reaches the other watcher.
+@Isolated
 class ConfigWatcherTest {
   private static final String FILE = """
       tiers:
