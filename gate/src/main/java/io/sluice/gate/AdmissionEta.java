@@ -19,13 +19,13 @@ import java.time.Instant;
  * come on top. So an event found late by it is late whatever the provider does, and one found in
  * time may still be late.
  */
-final class AdmissionEta {
+public final class AdmissionEta {
   private AdmissionEta() {}
 
   /**
    * @return the expected time, or -1 for a decision that says none (Redis unavailable)
    */
-  static long of(LimiterDecision decision, BucketSpec spec, boolean multi) {
+  public static long of(LimiterDecision decision, BucketSpec spec, boolean multi) {
     if (decision instanceof LimiterDecision.Admit a) {
       return a.atMillis();
     }
@@ -40,7 +40,7 @@ final class AdmissionEta {
   }
 
   /** Whether an event expected at {@code etaMillis} misses {@code deadline} (null: none). */
-  static boolean unreachable(long etaMillis, Instant deadline) {
+  public static boolean unreachable(long etaMillis, Instant deadline) {
     return deadline != null && etaMillis >= 0 && etaMillis > deadline.toEpochMilli();
   }
 }
