@@ -78,10 +78,10 @@ final class SimulateCommand implements Callable<Integer> {
       return Sluice.BAD_INPUT;
     }
     List<Simulator.Candidate> configs = new ArrayList<>();
-    configs.add(new Simulator.Candidate(config.file.toString(), config.loadForOperator()));
+    configs.add(new Simulator.Candidate(label(config.file, List.of()), config.loadForOperator()));
     for (Path candidate : candidates) {
       try {
-        configs.add(new Simulator.Candidate(candidate.toString(),
+        configs.add(new Simulator.Candidate(label(candidate, configs),
             ConfigLoader.loadForOperator(candidate, System.getenv())));
       } catch (ConfigException e) {
         System.err.println("sluice simulate: candidate " + candidate + ": " + e.getMessage());
@@ -105,5 +105,11 @@ final class SimulateCommand implements Callable<Integer> {
       Files.writeString(html, ReportHtml.of(report, top));
     }
     return 0;
+  }
+
+  /** A configuration's column: its file's name, or its path where another column has that name. */
+  private static String label(Path file, List<Simulator.Candidate> before) {
+    String name = String.valueOf(file.getFileName());
+    return before.stream().anyMatch(c -> c.label().equals(name)) ? file.toString() : name;
   }
 }
