@@ -3,7 +3,6 @@ package io.sluice.app.simulate;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +43,9 @@ public final class RecordedEvents implements AutoCloseable {
   private final InputStream in;
   private final Bounds bounds;
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
+  private final byte[] buffer = new byte[1 << 16];
+  private int pos;
+  private int limit;
   private long number;
   private long first = Long.MIN_VALUE;
   private boolean bounded;
@@ -59,7 +61,7 @@ public final class RecordedEvents implements AutoCloseable {
       if (size > bounds.maxBytes()) {
         throw new BadInput(file + " is " + size + " bytes, more than --max-bytes " + bounds.maxBytes());
       }
-      return new RecordedEvents(new BufferedInputStream(Files.newInputStream(file), 1 << 16), bounds);
+      return new RecordedEvents(Files.newInputStream(file), bounds);
     } catch (IOException e) {
       throw new BadInput("cannot read " + file + ": " + e.getMessage());
     }
@@ -67,7 +69,7 @@ public final class RecordedEvents implements AutoCloseable {
 
   /** For tests and standard input. */
   static RecordedEvents of(InputStream in, Bounds bounds) {
-    return new RecordedEvents(new BufferedInputStream(in, 1 << 16), bounds);
+    return new RecordedEvents(in, bounds);
   }
 
   /** The next line with an event, or null at the end of the file or of a bound. */
@@ -75,7 +77,7 @@ public final class RecordedEvents implements AutoCloseable {
     try {
       while (true) {
         if (number >= bounds.maxLines()) {
-          bounded = in.read() >= 0;
+          bounded = pos < limit || in.read() >= 0;
           return null;
         }
         if (!readLine()) {
@@ -109,20 +111,33 @@ public final class RecordedEvents implements AutoCloseable {
     return number;
   }
 
+  /** Reads the next line into {@code line}, through a buffer of its own (a read per byte is slow). */
   private boolean readLine() throws IOException {
     line.reset();
-    int b = in.read();
-    if (b < 0) {
-      return false;
-    }
-    while (b >= 0 && b != '\n') {
-      if (line.size() >= bounds.maxLineBytes()) {
+    boolean any = false;
+    while (true) {
+      if (pos == limit) {
+        limit = in.read(buffer, 0, buffer.length);
+        pos = 0;
+        if (limit <= 0) {
+          limit = 0;
+          return any;
+        }
+      }
+      any = true;
+      int start = pos;
+      while (pos < limit && buffer[pos] != '\n') {
+        pos++;
+      }
+      if (line.size() + (pos - start) > bounds.maxLineBytes()) {
         throw new BadInput("line " + (number + 1) + " is longer than " + bounds.maxLineBytes() + " bytes");
       }
-      line.write(b);
-      b = in.read();
+      line.write(buffer, start, pos - start);
+      if (pos < limit) {
+        pos++; // the newline
+        return true;
+      }
     }
-    return true;
   }
 
   private static boolean blank(byte[] value) {

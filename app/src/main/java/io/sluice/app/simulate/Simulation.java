@@ -68,8 +68,9 @@ public final class Simulation {
   private final PriorityOrder order;
   private final PriorityQueue<Timed> timeline = new PriorityQueue<>();
   private final Map<String, Lane> lanes = new HashMap<>();
-  private final Map<String, Tally> tenants = new HashMap<>();
-  private final Map<String, Tally> tiers = new TreeMap<>();
+  /** Per tenant seen: its tally, and what the configuration says of it, looked up once. */
+  private final Map<String, Tenant> tenants = new HashMap<>();
+  private final Map<String, Tally> tiers = new HashMap<>();
   private final Map<String, TenantConfig> listed;
   private final int maxTenants;
   private final LocalLeakyBucket leak;
@@ -121,19 +122,17 @@ public final class Simulation {
     ValidationResult checked = parsed instanceof ValidationResult.Valid v ? rules.check(v.event(), valueBytes) : parsed;
     if (checked instanceof ValidationResult.Invalid invalid) {
       String tenant = parsed instanceof ValidationResult.Valid v ? v.event().tenant() : null;
-      (tenant == null ? unattributed : tally(tenant)).dead(invalid.reason(), false);
+      (tenant == null ? unattributed : tenant(tenant).tally).dead(invalid.reason(), false);
       return;
     }
     WorkEvent event = ((ValidationResult.Valid) checked).event();
-    TenantConfig entry = listed.get(event.tenant());
-    String tier = config.tierOf(entry).orElse(null);
-    Tally tally = tally(event.tenant());
-    if (tier == null) {
-      tally.dead(Reason.UNKNOWN_TENANT, false);
+    Tenant tenant = tenant(event.tenant());
+    if (tenant.tier == null) {
+      tenant.tally.dead(Reason.UNKNOWN_TENANT, false);
       return;
     }
     ProviderConfig provider = config.providers().get(event.provider());
-    Pending p = new Pending(event, tier, tally, now);
+    Pending p = new Pending(event, tenant, now);
     DeliveryTime.Verdict when = DeliveryTime.of(event, event.provider(), provider.intake().maxDelay(), now / 1000);
     if (when instanceof DeliveryTime.Refused refused) {
       dead(p, refused.reason());
@@ -150,7 +149,9 @@ public final class Simulation {
     advanceTo(Long.MAX_VALUE);
     Map<String, ProviderTally> providers = new TreeMap<>();
     lanes.forEach((name, lane) -> providers.put(name, lane.tally));
-    return new Outcome(events, new TreeMap<>(tenants), tiers, providers, unattributed,
+    Map<String, Tally> byTenant = new TreeMap<>();
+    tenants.forEach((name, t) -> byTenant.put(name, t.tally));
+    return new Outcome(events, byTenant, new TreeMap<>(tiers), providers, unattributed,
         firstMicros == Long.MIN_VALUE ? 0 : now - firstMicros);
   }
 
@@ -167,14 +168,15 @@ public final class Simulation {
   public record Outcome(long events, Map<String, Tally> tenants, Map<String, Tally> tiers,
                         Map<String, ProviderTally> providers, Tally unattributed, long spanMicros) {}
 
-  private Tally tally(String tenant) {
-    Tally t = tenants.get(tenant);
+  private Tenant tenant(String id) {
+    Tenant t = tenants.get(id);
     if (t == null) {
       if (tenants.size() >= maxTenants) {
         throw new TooManyTenants(maxTenants);
       }
-      t = new Tally();
-      tenants.put(tenant, t);
+      TenantConfig entry = listed.get(id);
+      t = new Tenant(entry, config.tierOf(entry).orElse(null), tiers);
+      tenants.put(id, t);
     }
     return t;
   }
@@ -198,13 +200,13 @@ public final class Simulation {
   /** The gate's limit step for one event at the virtual now. */
   private void gate(Pending p) {
     WorkEvent event = p.event;
-    if (config.shadowOf(event.provider(), listed.get(event.tenant()))) {
-      ready(p);
+    Bucket bucket = bucket(event.provider(), event.tenant(), p.tenant.entry);
+    if (bucket == NO_QUOTA) {
+      dead(p, Reason.UNKNOWN_TENANT);
       return;
     }
-    Bucket bucket = bucket(event.provider(), event.tenant());
-    if (bucket == null) {
-      dead(p, Reason.UNKNOWN_TENANT);
+    if (bucket.shadow) {
+      ready(p);
       return;
     }
     int cost = event.cost();
@@ -237,15 +239,14 @@ public final class Simulation {
     return Math.floorDiv(micros + 999, 1000);
   }
 
-  private Bucket bucket(String provider, String tenant) {
+  /** The tenant's bucket toward the provider, {@link #NO_QUOTA} when it has no quota there. */
+  private Bucket bucket(String provider, String tenant, TenantConfig entry) {
     Lane lane = lane(provider);
     Bucket b = lane.buckets.get(tenant);
     if (b == null) {
-      Quota q = config.quotaOf(provider, listed.get(tenant)).orElse(null);
-      if (q == null) {
-        return null;
-      }
-      b = new Bucket(BucketSpec.of(q, config.reservationHorizon()));
+      Quota q = config.quotaOf(provider, entry).orElse(null);
+      b = q == null ? NO_QUOTA
+          : new Bucket(BucketSpec.of(q, config.reservationHorizon()), config.shadowOf(provider, entry));
       lane.buckets.put(tenant, b);
     }
     return b;
@@ -254,7 +255,7 @@ public final class Simulation {
   /** Ready at its provider's lane: it waits in the fair queue for a leak slot. */
   private void ready(Pending p) {
     Lane lane = lane(p.event.provider());
-    lane.queue.offer(p.tier, p.event.tenant(), p.event.cost(), p.event.priorityClass().rank(), now * 1000, p);
+    lane.queue.offer(p.tenant.tier, p.event.tenant(), p.event.cost(), p.event.priorityClass().rank(), now * 1000, p);
     if (!lane.pumping) {
       lane.pumping = true;
       at(now, PUMP, null, lane);
@@ -279,8 +280,8 @@ public final class Simulation {
         }
         lane.tally.called(callAt);
         long millis = (callAt - p.sinceMicros) / 1000;
-        p.tally.called(millis);
-        tiers.computeIfAbsent(p.tier, t -> new Tally()).called(millis);
+        p.tenant.tally.called(millis);
+        p.tenant.tierTally.called(millis);
         break;
       }
     }
@@ -289,8 +290,8 @@ public final class Simulation {
 
   private void dead(Pending p, Reason reason) {
     boolean missed = reason == Reason.DEADLINE_UNREACHABLE || reason == Reason.EXPIRED;
-    p.tally.dead(reason, missed);
-    tiers.computeIfAbsent(p.tier, t -> new Tally()).dead(reason, missed);
+    p.tenant.tally.dead(reason, missed);
+    p.tenant.tierTally.dead(reason, missed);
   }
 
   private Lane lane(String provider) {
@@ -304,20 +305,32 @@ public final class Simulation {
     return lane;
   }
 
+  /** A tenant: its entry in the configuration (null: unlisted), its tier (null: unknown), tallies. */
+  private static final class Tenant {
+    final TenantConfig entry;
+    final String tier;
+    final Tally tally = new Tally();
+    final Tally tierTally;
+
+    Tenant(TenantConfig entry, String tier, Map<String, Tally> tiers) {
+      this.entry = entry;
+      this.tier = tier;
+      this.tierTally = tier == null ? null : tiers.computeIfAbsent(tier, t -> new Tally());
+    }
+  }
+
   /** One event between its arrival and its call or dead letter. */
   private static final class Pending {
     final WorkEvent event;
-    final String tier;
-    final Tally tally;
+    final Tenant tenant;
     /** Lateness is counted from here: its arrival, or the time it asked for. */
     long sinceMicros;
     /** It holds a ticket: it comes back to the gate at its turn in the bucket's line. */
     boolean holder;
 
-    Pending(WorkEvent event, String tier, Tally tally, long arrivedMicros) {
+    Pending(WorkEvent event, Tenant tenant, long arrivedMicros) {
       this.event = event;
-      this.tier = tier;
-      this.tally = tally;
+      this.tenant = tenant;
       this.sinceMicros = arrivedMicros;
     }
   }
@@ -325,12 +338,17 @@ public final class Simulation {
   /** A tenant's bucket toward a provider: its shape, from the configuration, and its state. */
   private static final class Bucket {
     final BucketSpec spec;
+    /** Shadow mode for the tenant there: admitted at once, whatever its bucket. */
+    final boolean shadow;
     BucketState state;
 
-    Bucket(BucketSpec spec) {
+    Bucket(BucketSpec spec, boolean shadow) {
       this.spec = spec;
+      this.shadow = shadow;
     }
   }
+
+  private static final Bucket NO_QUOTA = new Bucket(null, false);
 
   /** A provider's lane: its fair queue, rate, buckets by tenant, and calls. */
   private static final class Lane {
