@@ -2,6 +2,7 @@ package io.sluice.app.simulate;
 
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -36,7 +37,7 @@ public final class ReportHtml {
     h.append("<h2>Providers</h2>\n<table><tr><th>provider</th>");
     runs.forEach(r -> h.append("<th>").append(Text.html(r.label())).append(": calls, most/s, rate</th>"));
     h.append("</tr>\n");
-    java.util.TreeSet<String> providers = new java.util.TreeSet<>();
+    TreeSet<String> providers = new TreeSet<>();
     runs.forEach(r -> providers.addAll(r.outcome().providers().keySet()));
     for (String p : providers) {
       h.append("<tr><td>").append(Text.html(p)).append("</td>");

@@ -22,6 +22,7 @@ import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.validation.EventRules;
 import io.sluice.schemas.validation.ValidationResult;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -132,7 +133,8 @@ public final class Simulation {
       return;
     }
     ProviderConfig provider = config.providers().get(event.provider());
-    Pending p = new Pending(event, tenant, now);
+    Pending p = new Pending(tenant, lane(event.provider()), event.cost(), event.priorityClass().rank(),
+        event.deadline(), now);
     DeliveryTime.Verdict when = DeliveryTime.of(event, event.provider(), provider.intake().maxDelay(), now / 1000);
     if (when instanceof DeliveryTime.Refused refused) {
       dead(p, refused.reason());
@@ -175,7 +177,7 @@ public final class Simulation {
         throw new TooManyTenants(maxTenants);
       }
       TenantConfig entry = listed.get(id);
-      t = new Tenant(entry, config.tierOf(entry).orElse(null), tiers);
+      t = new Tenant(id, entry, config.tierOf(entry).orElse(null), tiers);
       tenants.put(id, t);
     }
     return t;
@@ -199,8 +201,7 @@ public final class Simulation {
 
   /** The gate's limit step for one event at the virtual now. */
   private void gate(Pending p) {
-    WorkEvent event = p.event;
-    Bucket bucket = bucket(event.provider(), event.tenant(), p.tenant.entry);
+    Bucket bucket = bucket(p.lane, p.tenant);
     if (bucket == NO_QUOTA) {
       dead(p, Reason.UNKNOWN_TENANT);
       return;
@@ -209,7 +210,7 @@ public final class Simulation {
       ready(p);
       return;
     }
-    int cost = event.cost();
+    int cost = p.cost;
     AcquireRequest request = p.holder ? AcquireRequest.holding(cost) : AcquireRequest.single(cost);
     TokenBucketMath.Step step = TokenBucketMath.acquire(bucket.state, bucket.spec, request, now);
     bucket.state = step.next();
@@ -223,7 +224,7 @@ public final class Simulation {
           : new LimiterDecision.Reserved(ceilMillis(due));
     }
     long eta = AdmissionEta.of(decision, bucket.spec, false);
-    if (AdmissionEta.unreachable(eta, event.deadline())) {
+    if (AdmissionEta.unreachable(eta, p.deadline)) {
       dead(p, Reason.DEADLINE_UNREACHABLE);
     } else if (decision instanceof LimiterDecision.Admit) {
       ready(p);
@@ -239,23 +240,22 @@ public final class Simulation {
     return Math.floorDiv(micros + 999, 1000);
   }
 
-  /** The tenant's bucket toward the provider, {@link #NO_QUOTA} when it has no quota there. */
-  private Bucket bucket(String provider, String tenant, TenantConfig entry) {
-    Lane lane = lane(provider);
-    Bucket b = lane.buckets.get(tenant);
+  /** The tenant's bucket toward the lane's provider, {@link #NO_QUOTA} when it has no quota there. */
+  private Bucket bucket(Lane lane, Tenant tenant) {
+    Bucket b = lane.buckets.get(tenant.id);
     if (b == null) {
-      Quota q = config.quotaOf(provider, entry).orElse(null);
+      Quota q = config.quotaOf(lane.name, tenant.entry).orElse(null);
       b = q == null ? NO_QUOTA
-          : new Bucket(BucketSpec.of(q, config.reservationHorizon()), config.shadowOf(provider, entry));
-      lane.buckets.put(tenant, b);
+          : new Bucket(BucketSpec.of(q, config.reservationHorizon()), config.shadowOf(lane.name, tenant.entry));
+      lane.buckets.put(tenant.id, b);
     }
     return b;
   }
 
   /** Ready at its provider's lane: it waits in the fair queue for a leak slot. */
   private void ready(Pending p) {
-    Lane lane = lane(p.event.provider());
-    lane.queue.offer(p.tenant.tier, p.event.tenant(), p.event.cost(), p.event.priorityClass().rank(), now * 1000, p);
+    Lane lane = p.lane;
+    lane.queue.offer(p.tenant.tier, p.tenant.id, p.cost, p.rank, now * 1000, p);
     if (!lane.pumping) {
       lane.pumping = true;
       at(now, PUMP, null, lane);
@@ -274,7 +274,7 @@ public final class Simulation {
       long callAt = claim.slotMicros(0);
       while (!lane.queue.isEmpty()) {
         Pending p = lane.queue.poll().orElseThrow();
-        if (p.event.deadline() != null && callAt > p.event.deadline().toEpochMilli() * 1000) {
+        if (p.deadline != null && callAt > p.deadline.toEpochMilli() * 1000) {
           dead(p, Reason.EXPIRED);
           continue;
         }
@@ -307,30 +307,43 @@ public final class Simulation {
 
   /** A tenant: its entry in the configuration (null: unlisted), its tier (null: unknown), tallies. */
   private static final class Tenant {
+    final String id;
     final TenantConfig entry;
     final String tier;
     final Tally tally = new Tally();
     final Tally tierTally;
 
-    Tenant(TenantConfig entry, String tier, Map<String, Tally> tiers) {
+    Tenant(String id, TenantConfig entry, String tier, Map<String, Tally> tiers) {
+      this.id = id;
       this.entry = entry;
       this.tier = tier;
       this.tierTally = tier == null ? null : tiers.computeIfAbsent(tier, t -> new Tally());
     }
   }
 
-  /** One event between its arrival and its call or dead letter. */
+  /**
+   * One event between its arrival and its call or dead letter: only what its decisions read (a
+   * backlog of millions of these is the simulation's largest state).
+   */
   private static final class Pending {
-    final WorkEvent event;
     final Tenant tenant;
+    final Lane lane;
+    final int cost;
+    /** Its priority class, 0 first. */
+    final int rank;
+    /** Its deadline, or null. */
+    final Instant deadline;
     /** Lateness is counted from here: its arrival, or the time it asked for. */
     long sinceMicros;
     /** It holds a ticket: it comes back to the gate at its turn in the bucket's line. */
     boolean holder;
 
-    Pending(WorkEvent event, Tenant tenant, long arrivedMicros) {
-      this.event = event;
+    Pending(Tenant tenant, Lane lane, int cost, int rank, Instant deadline, long arrivedMicros) {
       this.tenant = tenant;
+      this.lane = lane;
+      this.cost = cost;
+      this.rank = rank;
+      this.deadline = deadline;
       this.sinceMicros = arrivedMicros;
     }
   }
