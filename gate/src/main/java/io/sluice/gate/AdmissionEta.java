@@ -18,6 +18,8 @@ import java.time.Instant;
  * The quota's time only: the provider's pace and the events queued before it at the dispatcher
  * come on top. So an event found late by it is late whatever the provider does, and one found in
  * time may still be late.
+ *
+ * <p>Public for {@code sluice simulate}, which decides deadlines by this same rule.
  */
 public final class AdmissionEta {
   private AdmissionEta() {}

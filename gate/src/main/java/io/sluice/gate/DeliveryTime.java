@@ -19,6 +19,8 @@ import java.time.Instant;
  * charged when it falls due, like any event arriving then. Charged at arrival, a tenant
  * scheduling tomorrow's batch today would spend today's quota on it, and reservations
  * ({@code reservationHorizon}) could not reach a day ahead anyway.
+ *
+ * <p>Public for {@code sluice simulate}, which holds scheduled events by this same rule.
  */
 public final class DeliveryTime {
   private DeliveryTime() {}
