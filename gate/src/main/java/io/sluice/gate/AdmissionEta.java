@@ -18,14 +18,16 @@ import java.time.Instant;
  * The quota's time only: the provider's pace and the events queued before it at the dispatcher
  * come on top. So an event found late by it is late whatever the provider does, and one found in
  * time may still be late.
+ *
+ * <p>Public for {@code sluice simulate}, which decides deadlines by this same rule.
  */
-final class AdmissionEta {
+public final class AdmissionEta {
   private AdmissionEta() {}
 
   /**
    * @return the expected time, or -1 for a decision that says none (Redis unavailable)
    */
-  static long of(LimiterDecision decision, BucketSpec spec, boolean multi) {
+  public static long of(LimiterDecision decision, BucketSpec spec, boolean multi) {
     if (decision instanceof LimiterDecision.Admit a) {
       return a.atMillis();
     }
@@ -40,7 +42,7 @@ final class AdmissionEta {
   }
 
   /** Whether an event expected at {@code etaMillis} misses {@code deadline} (null: none). */
-  static boolean unreachable(long etaMillis, Instant deadline) {
+  public static boolean unreachable(long etaMillis, Instant deadline) {
     return deadline != null && etaMillis >= 0 && etaMillis > deadline.toEpochMilli();
   }
 }

@@ -19,21 +19,23 @@ import java.time.Instant;
  * charged when it falls due, like any event arriving then. Charged at arrival, a tenant
  * scheduling tomorrow's batch today would spend today's quota on it, and reservations
  * ({@code reservationHorizon}) could not reach a day ahead anyway.
+ *
+ * <p>Public for {@code sluice simulate}, which holds scheduled events by this same rule.
  */
-final class DeliveryTime {
+public final class DeliveryTime {
   private DeliveryTime() {}
 
   /** What the gate does with the event. */
-  sealed interface Verdict permits Due, Later, Refused {}
+  public sealed interface Verdict permits Due, Later, Refused {}
 
   /** Due now (or it asked for no time): on to its quota. */
-  record Due() implements Verdict {}
+  public record Due() implements Verdict {}
 
   /** To wait, unpaid, until {@code notBeforeMillis} on Redis's clock. */
-  record Later(long notBeforeMillis) implements Verdict {}
+  public record Later(long notBeforeMillis) implements Verdict {}
 
   /** Dead-lettered: its own fault, decided here, never a provider attempt. */
-  record Refused(Reason reason, String detail) implements Verdict {}
+  public record Refused(Reason reason, String detail) implements Verdict {}
 
   static final Due DUE = new Due();
 
@@ -41,7 +43,7 @@ final class DeliveryTime {
    * @param maxDelay how far ahead the event's provider takes events
    * @param nowMillis a lower bound of Redis's clock
    */
-  static Verdict of(WorkEvent event, String provider, Duration maxDelay, long nowMillis) {
+  public static Verdict of(WorkEvent event, String provider, Duration maxDelay, long nowMillis) {
     if (!event.scheduled()) {
       return DUE;
     }

@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
         TenantCommands.TenantsCommand.class,
         StatusCommand.class,
         TraceCommand.class,
+        SimulateCommand.class,
         CommandLine.HelpCommand.class})
 public final class Sluice {
   public static final int FOUND_PROBLEM = 1;

@@ -1,0 +1,115 @@
+package io.sluice.app.cli;
+
+import io.sluice.app.simulate.RecordedEvents;
+import io.sluice.app.simulate.ReportHtml;
+import io.sluice.app.simulate.ReportJson;
+import io.sluice.app.simulate.ReportText;
+import io.sluice.app.simulate.Simulation;
+import io.sluice.app.simulate.Simulator;
+import io.sluice.config.ConfigException;
+import io.sluice.config.ConfigLoader;
+import io.sluice.schemas.serde.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code sluice simulate}: recorded events replayed on a virtual clock through the gate's bucket,
+ * the dispatcher's fair queue and leak, for the configuration and candidates side by side
+ * ({@link Simulator}). Reads no topic and touches neither Kafka nor Redis.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true,
+    description = "Replay recorded events (JSON lines, each with its arrival time in 'ts') on a virtual "
+        + "clock through the product's own decisions (quota buckets, tiers' fair queue, providers' leak), "
+        + "for --config and each --candidate, and report per tenant and tier the lateness (p50, p99, "
+        + "max), deadline misses and dead letters, and per provider the most calls in a second against "
+        + "its rate, side by side. Provider faults are not modelled: every call succeeds at its slot.")
+final class SimulateCommand implements Callable<Integer> {
+  @Mixin
+  ConfigOption config;
+
+  @Option(names = "--candidate", paramLabel = "FILE",
+      description = "A configuration to try beside --config (repeatable).")
+  List<Path> candidates = new ArrayList<>();
+
+  @Option(names = "--events", required = true, paramLabel = "FILE",
+      description = "The recorded events: one JSON work event a line, with 'ts' (epoch ms or RFC 3339).")
+  Path events;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON here.")
+  Path json;
+
+  @Option(names = "--html", paramLabel = "FILE", description = "Also write the report as an HTML page here.")
+  Path html;
+
+  @Option(names = "--top", defaultValue = "50",
+      description = "Tenants shown in the text and HTML reports, worst first (default: ${DEFAULT-VALUE}; "
+          + "the JSON has them all).")
+  int top;
+
+  @Option(names = "--max-lines", defaultValue = "200000000",
+      description = "Most lines read (default: ${DEFAULT-VALUE}).")
+  long maxLines;
+
+  @Option(names = "--max-bytes", defaultValue = "68719476736",
+      description = "Largest events file taken, in bytes (default: ${DEFAULT-VALUE}, 64 GiB).")
+  long maxBytes;
+
+  @Option(names = "--max-span", defaultValue = "P7D",
+      description = "Longest stretch of arrival time read, ISO-8601 (default: ${DEFAULT-VALUE}).")
+  Duration maxSpan;
+
+  @Option(names = "--max-tenants", defaultValue = "1000000",
+      description = "Most distinct tenants (default: ${DEFAULT-VALUE}).")
+  int maxTenants;
+
+  @Override
+  public Integer call() throws IOException {
+    if (top < 1 || maxLines < 1 || maxBytes < 1 || maxTenants < 1 || maxSpan.isNegative() || maxSpan.isZero()) {
+      System.err.println("sluice simulate: --top, --max-lines, --max-bytes, --max-tenants and --max-span "
+          + "must be positive");
+      return Sluice.BAD_INPUT;
+    }
+    List<Simulator.Candidate> configs = new ArrayList<>();
+    configs.add(new Simulator.Candidate(label(config.file, List.of()), config.loadForOperator()));
+    for (Path candidate : candidates) {
+      try {
+        configs.add(new Simulator.Candidate(label(candidate, configs),
+            ConfigLoader.loadForOperator(candidate, System.getenv())));
+      } catch (ConfigException e) {
+        System.err.println("sluice simulate: candidate " + candidate + ": " + e.getMessage());
+        return Sluice.BAD_INPUT;
+      }
+    }
+    int maxLineBytes = configs.stream().mapToInt(c -> c.config().gate().maxPayloadBytes()).max().orElse(0) + 4096;
+    Simulator.Report report;
+    try (RecordedEvents in = RecordedEvents.open(events,
+        new RecordedEvents.Bounds(maxBytes, maxLines, maxLineBytes, maxSpan))) {
+      report = Simulator.run(configs, in, maxTenants);
+    } catch (RecordedEvents.BadInput | Simulation.TooManyTenants e) {
+      System.err.println("sluice simulate: " + e.getMessage());
+      return Sluice.BAD_INPUT;
+    }
+    System.out.print(ReportText.of(report, top));
+    if (json != null) {
+      Files.writeString(json, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(ReportJson.of(report)));
+    }
+    if (html != null) {
+      Files.writeString(html, ReportHtml.of(report, top));
+    }
+    return 0;
+  }
+
+  /** A configuration's column: its file's name, or its path where another column has that name. */
+  private static String label(Path file, List<Simulator.Candidate> before) {
+    String name = String.valueOf(file.getFileName());
+    return before.stream().anyMatch(c -> c.label().equals(name)) ? file.toString() : name;
+  }
+}

@@ -1,0 +1,191 @@
+package io.sluice.app.simulate;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+
+/**
+ * A file of recorded events, one JSON work event a line, each with its arrival time in a
+ * top-level {@code ts} field (epoch milliseconds, or an RFC 3339 instant), which the event
+ * contract ignores as it does any unknown field. Streamed, never held whole, and bounded: the
+ * file's size, its lines, a line's length, and the span of time read.
+ *
+ * <p>A line that cannot be placed in time (no {@code ts}, or not a time) stops the read with its
+ * line number: the input is the operator's own, and a simulation that silently dropped lines
+ * would answer for other traffic. A line that is not a valid event is not an error: it is read
+ * as it is and dead-lettered as the gate would.
+ */
+public final class RecordedEvents implements AutoCloseable {
+  /** How much is read at most. */
+  public record Bounds(long maxBytes, long maxLines, int maxLineBytes, Duration maxSpan) {}
+
+  /** One line: when it arrived, its bytes. */
+  public record Line(long number, long atMillis, byte[] value) {}
+
+  /** The file is not what the simulation takes; the message names the line. */
+  public static final class BadInput extends RuntimeException {
+    BadInput(String message) {
+      super(message);
+    }
+  }
+
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final InputStream in;
+  private final Bounds bounds;
+  private final ByteArrayOutputStream line = new ByteArrayOutputStream(1024);
+  private final byte[] buffer = new byte[1 << 16];
+  private int pos;
+  private int limit;
+  private long number;
+  private long first = Long.MIN_VALUE;
+  private boolean bounded;
+
+  private RecordedEvents(InputStream in, Bounds bounds) {
+    this.in = in;
+    this.bounds = bounds;
+  }
+
+  public static RecordedEvents open(Path file, Bounds bounds) {
+    try {
+      long size = Files.size(file);
+      if (size > bounds.maxBytes()) {
+        throw new BadInput(file + " is " + size + " bytes, more than --max-bytes " + bounds.maxBytes());
+      }
+      return new RecordedEvents(Files.newInputStream(file), bounds);
+    } catch (IOException e) {
+      throw new BadInput("cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  /** For tests and standard input. */
+  static RecordedEvents of(InputStream in, Bounds bounds) {
+    return new RecordedEvents(in, bounds);
+  }
+
+  /** The next line with an event, or null at the end of the file or of a bound. */
+  public Line next() {
+    try {
+      while (true) {
+        if (number >= bounds.maxLines()) {
+          bounded = pos < limit || in.read() >= 0;
+          return null;
+        }
+        if (!readLine()) {
+          return null;
+        }
+        number++;
+        byte[] value = line.toByteArray();
+        if (blank(value)) {
+          continue;
+        }
+        long at = timestamp(value, number);
+        if (first == Long.MIN_VALUE) {
+          first = at;
+        } else if (at - first > bounds.maxSpan().toMillis()) {
+          bounded = true;
+          return null;
+        }
+        return new Line(number, at, value);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Whether a bound (lines, span) stopped the read before the end of the file. */
+  public boolean bounded() {
+    return bounded;
+  }
+
+  public long linesRead() {
+    return number;
+  }
+
+  /** Reads the next line into {@code line}, through a buffer of its own (a read per byte is slow). */
+  private boolean readLine() throws IOException {
+    line.reset();
+    boolean any = false;
+    while (true) {
+      if (pos == limit) {
+        limit = in.read(buffer, 0, buffer.length);
+        pos = 0;
+        if (limit <= 0) {
+          limit = 0;
+          return any;
+        }
+      }
+      any = true;
+      int start = pos;
+      while (pos < limit && buffer[pos] != '\n') {
+        pos++;
+      }
+      if (line.size() + (pos - start) > bounds.maxLineBytes()) {
+        throw new BadInput("line " + (number + 1) + " is longer than " + bounds.maxLineBytes() + " bytes");
+      }
+      line.write(buffer, start, pos - start);
+      if (pos < limit) {
+        pos++; // the newline
+        return true;
+      }
+    }
+  }
+
+  private static boolean blank(byte[] value) {
+    for (byte b : value) {
+      if (b != ' ' && b != '\t' && b != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The top-level {@code ts} of a line, in epoch milliseconds. */
+  static long timestamp(byte[] value, long number) {
+    try (JsonParser p = JSON.createParser(value)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new BadInput("line " + number + " is not a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken t = p.nextToken();
+        if ("ts".equals(name)) {
+          if (t == JsonToken.VALUE_NUMBER_INT) {
+            return p.getLongValue();
+          }
+          if (t == JsonToken.VALUE_STRING) {
+            return Instant.parse(p.getText()).toEpochMilli();
+          }
+          break;
+        }
+        p.skipChildren();
+      }
+    } catch (IOException | DateTimeParseException e) {
+      throw new BadInput("line " + number + ": field 'ts' is not readable: " + firstWords(e.getMessage()));
+    }
+    throw new BadInput("line " + number + ": field 'ts' (epoch milliseconds or an RFC 3339 instant) is missing");
+  }
+
+  private static String firstWords(String message) {
+    String m = message == null ? "" : message.split("\n", 2)[0];
+    return m.length() > 120 ? m.substring(0, 120) + "..." : m;
+  }
+
+  @Override
+  public void close() {
+    try {
+      in.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

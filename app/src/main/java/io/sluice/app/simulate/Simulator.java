@@ -1,0 +1,59 @@
+package io.sluice.app.simulate;
+
+import io.sluice.config.SluiceConfig;
+import io.sluice.schemas.validation.EventValidator;
+import io.sluice.schemas.validation.ValidationResult;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streams recorded events once through one {@link Simulation} per configuration (the current one
+ * first, then each candidate), so they are compared on exactly the same traffic. Each value is
+ * read by the event contract once ({@link EventValidator}); each configuration then applies its own
+ * rules to it (providers, costs, tiers, quotas).
+ */
+public final class Simulator {
+  private Simulator() {}
+
+  /** A configuration to try, and what to call it in the report. */
+  public record Candidate(String label, SluiceConfig config) {}
+
+  /** One configuration's outcome. */
+  public record Run(String label, Simulation.Outcome outcome) {}
+
+  /**
+   * What the simulations came to, with what was read.
+   *
+   * @param lines      lines read
+   * @param bounded    a bound stopped the read before the end of the input
+   * @param wallMillis how long the simulations took on this machine
+   */
+  public record Report(List<Run> runs, long lines, boolean bounded, long wallMillis) {
+    /** Events simulated per second of wall time, over every configuration together. */
+    public double eventsPerSecond() {
+      long events = runs.isEmpty() ? 0 : runs.get(0).outcome().events();
+      return wallMillis == 0 ? events * 1000.0 : events * 1000.0 / wallMillis;
+    }
+  }
+
+  public static Report run(List<Candidate> candidates, RecordedEvents input, int maxTenants) {
+    long started = System.nanoTime();
+    EventValidator validator = new EventValidator();
+    List<Simulation> sims = new ArrayList<>();
+    for (Candidate c : candidates) {
+      sims.add(new Simulation(c.config(), maxTenants));
+    }
+    RecordedEvents.Line line;
+    while ((line = input.next()) != null) {
+      ValidationResult parsed = validator.validateLeavingPayload(line.value());
+      for (Simulation sim : sims) {
+        sim.arrive(line.atMillis() * 1000, parsed, line.value().length);
+      }
+    }
+    List<Run> runs = new ArrayList<>();
+    for (int i = 0; i < sims.size(); i++) {
+      runs.add(new Run(candidates.get(i).label(), sims.get(i).finish()));
+    }
+    return new Report(runs, input.linesRead(), input.bounded(), (System.nanoTime() - started) / 1_000_000);
+  }
+}
