@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -86,6 +85,12 @@ final class Books {
    * second per partition, and only while settlements are acknowledged.
    */
   static final long SETTLED_MARKS_EVERY_MILLIS = 10;
+  /**
+   * How long a record acknowledged is remembered as such, so that its call's round does not log it
+   * delivered: ten rounds. A round later than that (the consumer thread held up) writes the
+   * "delivered" too, after the "settled", which a reader takes as settled.
+   */
+  static final long ACKNOWLEDGED_KEPT_MILLIS = 10 * COMMIT_EVERY_MILLIS;
 
   private final OwnedPartitions owned;
   private final OffsetCommits commits;
@@ -99,10 +104,15 @@ final class Books {
   /** Records settled and not yet in the log, written by the timer (and at a hand-over). */
   private final PendingDeliveries settledMarks = new PendingDeliveries(COMMIT_EVERY_MILLIS);
   /**
-   * Records acknowledged whose "settled" may not be in the log yet: their "delivered" is not
-   * written (added before {@link #settledMarks}, removed once the settled mark is written).
+   * Records acknowledged lately, with when (the dispatcher's clock): their "delivered" is not
+   * written, their "settled" is (added before {@link #settledMarks}). Kept
+   * {@link #ACKNOWLEDGED_KEPT_MILLIS}, well past the round that takes their deliveries: removed
+   * when the settled mark was written, a call acknowledged within its round had its "delivered"
+   * written after its "settled", two entries of one record in the log.
    */
-  private final Set<Mark> acknowledged = ConcurrentHashMap.newKeySet();
+  private final Map<Mark, Long> acknowledged = new ConcurrentHashMap<>();
+  /** When {@link #acknowledged} was last rid of its old records (consumer thread). */
+  private long acknowledgedSweptMillis;
   private final Clock clock;
   private final ScheduledExecutorService timer;
   /** A write of the settled marks is queued on the timer: marks acknowledged now join it. */
@@ -130,10 +140,10 @@ final class Books {
   /** Kafka acknowledged the record that settles {@code entry}. Any thread. */
   void settled(DispatchEntry entry) {
     settled.add(entry);
-    // First: the timer removes the mark after it takes the settled one, never before it is added.
-    acknowledged.add(new Mark(entry.partition(), entry.offset()));
-    // For the partition's next owner, should the commit not go through (DeliveredLog).
     long now = clock.millis();
+    // First: a round that finds the call acknowledged finds its settled mark written or queued.
+    acknowledged.put(new Mark(entry.partition(), entry.offset()), now);
+    // For the partition's next owner, should the commit not go through (DeliveredLog).
     settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()), now);
     writeSettledSoon(now);
   }
@@ -175,7 +185,6 @@ final class Books {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     settledMarks.takeNow(nowMillis).forEach((tp, list) -> {
       writes.add(deliveredLog.record(tp, keepFrom, list).toCompletableFuture());
-      list.forEach(d -> acknowledged.remove(new Mark(tp, d.offset())));
     });
     return writes;
   }
@@ -216,6 +225,10 @@ final class Books {
   void commitIfDue(long nowMillis) {
     commits.commitIfDue();
     log(unacknowledged(deliveries.takeIfDue(nowMillis, COMMIT_EVERY_MILLIS)));
+    if (nowMillis - acknowledgedSweptMillis >= COMMIT_EVERY_MILLIS) {
+      acknowledgedSweptMillis = nowMillis;
+      acknowledged.values().removeIf(at -> nowMillis - at > ACKNOWLEDGED_KEPT_MILLIS);
+    }
   }
 
   /** Commits what is settled now (shutdown). */
@@ -249,7 +262,7 @@ final class Books {
     Map<TopicPartition, List<DeliveredLog.Delivered>> left = new LinkedHashMap<>();
     byPartition.forEach((tp, list) -> {
       List<DeliveredLog.Delivered> open = list.stream()
-          .filter(d -> !acknowledged.contains(new Mark(tp, d.offset()))).toList();
+          .filter(d -> !acknowledged.containsKey(new Mark(tp, d.offset()))).toList();
       if (!open.isEmpty()) {
         left.put(tp, open);
       }

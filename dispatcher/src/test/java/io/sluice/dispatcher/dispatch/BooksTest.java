@@ -135,6 +135,27 @@ class BooksTest {
     assertEquals(2, written.size(), "" + written);
   }
 
+  /**
+   * A call whose settled mark went to the log at once is not logged delivered at its round: the
+   * log would hold two entries of it, and reach its bound ({@code RedisDeliveredLog.MAX_ENTRIES})
+   * twice as soon while a held record keeps the commit back.
+   */
+  @Test
+  void shouldNotLogACallDeliveredWhoseSettledMarkIsWrittenAlready() {
+    StepTimer steps = new StepTimer();
+    MutableClock clock = new MutableClock();
+    Books books = books(steps, clock);
+    books.deliveries().add(READY, CALL_42, clock.millis());
+    clock.advance(5);
+    books.settled(entry(42)); // the outcome acknowledged 5 ms after the call
+    steps.runDue(clock.millis());
+
+    clock.advance(Books.COMMIT_EVERY_MILLIS);
+    books.commitIfDue(clock.millis()); // the call's round
+
+    assertEquals(List.of(Map.entry(READY, List.of(DeliveredLog.Delivered.settledAt(42)))), written);
+  }
+
   /** A call whose outcome is not acknowledged after a round (the broker away) is logged delivered. */
   @Test
   void shouldLogACallDeliveredOnceItsOutcomeIsUnacknowledgedForARound() {
