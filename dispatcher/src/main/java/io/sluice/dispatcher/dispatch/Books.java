@@ -10,12 +10,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -43,9 +44,11 @@ import org.apache.kafka.common.TopicPartition;
  * away calls go on and nothing commits, and after its restart the group forgets its members and
  * another instance takes the partition from the last commit that went through. So the calls
  * delivered and the records settled beyond the commit are also written to a {@link DeliveredLog}
- * in Redis, once per partition per commit round; a new owner reads it when a partition is
- * assigned, skips the settled records and settles the delivered ones with an outcome instead of
- * calling them again: the previous owner's, or its own after a grace ({@link InheritedCalls}).
+ * in Redis (the deliveries once per partition per commit round, the settled records as soon as
+ * Kafka acknowledges them, {@link #SETTLED_MARKS_EVERY_MILLIS}); a new owner reads it when a
+ * partition is assigned, skips the settled records and settles the delivered ones with an outcome
+ * instead of calling them again: the previous owner's, or its own after a grace
+ * ({@link InheritedCalls}).
  *
  * <p>A call's "delivered" goes to the log one round ({@link #COMMIT_EVERY_MILLIS}) after it, and
  * not at all when Kafka acknowledged its outcome by then: the outcome's "settled" says all. A
@@ -62,6 +65,8 @@ import org.apache.kafka.common.TopicPartition;
  * meanwhile another takes its partitions and reads the log. Written from the consumer thread, a
  * settlement acknowledged then reached the log too late, and the new owner wrote the outcome of
  * a call already settled a second time (the chaos run: events ended twice; {@code BooksTest}).
+ * And they go as soon as acknowledged, not at the timer's next round: a SIGKILL in between has the
+ * next owner call the record again, and a round was up to 100 ms after every acknowledgement.
  */
 final class Books {
   /**
@@ -70,6 +75,22 @@ final class Books {
    * calls, 20 at 200 calls/s. A commit is one small request to the group coordinator.
    */
   static final long COMMIT_EVERY_MILLIS = 100;
+  /**
+   * The least time between two writes of settled marks to the log. A mark goes as soon as Kafka
+   * acknowledges its settlement, unless one went less than this ago: then with the next, together
+   * with every mark acknowledged meanwhile (one write per partition). A SIGKILL between the
+   * acknowledgement and the write has the next owner call the record again; waiting for a
+   * {@link #COMMIT_EVERY_MILLIS} round, that window was up to 100 ms after every acknowledgement
+   * (the chaos run: calls answered just before a SIGKILL were called again). At most 100 writes a
+   * second per partition, and only while settlements are acknowledged.
+   */
+  static final long SETTLED_MARKS_EVERY_MILLIS = 10;
+  /**
+   * How long a record acknowledged is remembered as such, so that its call's round does not log it
+   * delivered: ten rounds. A round later than that (the consumer thread held up) writes the
+   * "delivered" too, after the "settled", which a reader takes as settled.
+   */
+  static final long ACKNOWLEDGED_KEPT_MILLIS = 10 * COMMIT_EVERY_MILLIS;
 
   private final OwnedPartitions owned;
   private final OffsetCommits commits;
@@ -83,13 +104,26 @@ final class Books {
   /** Records settled and not yet in the log, written by the timer (and at a hand-over). */
   private final PendingDeliveries settledMarks = new PendingDeliveries(COMMIT_EVERY_MILLIS);
   /**
-   * Records acknowledged whose "settled" may not be in the log yet: their "delivered" is not
-   * written (added before {@link #settledMarks}, removed once the settled mark is written).
+   * Records acknowledged lately, with when (the dispatcher's clock): their "delivered" is not
+   * written, their "settled" is (added before {@link #settledMarks}). Kept
+   * {@link #ACKNOWLEDGED_KEPT_MILLIS}, well past the round that takes their deliveries: removed
+   * when the settled mark was written, a call acknowledged within its round had its "delivered"
+   * written after its "settled", two entries of one record in the log.
    */
-  private final Set<Mark> acknowledged = ConcurrentHashMap.newKeySet();
+  private final Map<Mark, Long> acknowledged = new ConcurrentHashMap<>();
+  /** When {@link #acknowledged} was last rid of its old records (consumer thread). */
+  private long acknowledgedSweptMillis;
   private final Clock clock;
+  private final ScheduledExecutorService timer;
+  /** A write of the settled marks is queued on the timer: marks acknowledged now join it. */
+  private final AtomicBoolean settledWriteQueued = new AtomicBoolean();
+  /** When the timer last wrote the settled marks (the dispatcher's clock). */
+  private volatile long settledWrittenMillis = Long.MIN_VALUE / 2;
 
-  /** @param timer writes the settled records to the log every {@link #COMMIT_EVERY_MILLIS} */
+  /**
+   * @param timer writes the settled records to the log once acknowledged, at most every
+   *              {@link #SETTLED_MARKS_EVERY_MILLIS}
+   */
   Books(OwnedPartitions owned, OffsetCommits commits, ReadBudget budget, DeliveredLog deliveredLog,
       ScheduledExecutorService timer, Clock clock) {
     this.owned = owned;
@@ -97,8 +131,7 @@ final class Books {
     this.budget = budget;
     this.deliveredLog = deliveredLog;
     this.clock = clock;
-    timer.scheduleWithFixedDelay(this::logSettled, COMMIT_EVERY_MILLIS, COMMIT_EVERY_MILLIS,
-        TimeUnit.MILLISECONDS);
+    this.timer = timer;
   }
 
   /** One record of one partition. */
@@ -107,22 +140,43 @@ final class Books {
   /** Kafka acknowledged the record that settles {@code entry}. Any thread. */
   void settled(DispatchEntry entry) {
     settled.add(entry);
-    // First: the timer removes the mark after it takes the settled one, never before it is added.
-    acknowledged.add(new Mark(entry.partition(), entry.offset()));
+    long now = clock.millis();
+    // First: a round that finds the call acknowledged finds its settled mark written or queued.
+    acknowledged.put(new Mark(entry.partition(), entry.offset()), now);
     // For the partition's next owner, should the commit not go through (DeliveredLog).
-    settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()),
-        clock.millis());
+    settledMarks.add(entry.partition(), DeliveredLog.Delivered.settledAt(entry.offset()), now);
+    writeSettledSoon(now);
   }
 
   /**
-   * The timer's round: the settled records since the last one, to the log, dropping nothing
+   * Queues a write of the settled marks on the timer, unless one is queued already (it takes this
+   * mark too): now, or {@link #SETTLED_MARKS_EVERY_MILLIS} after the last one.
+   */
+  private void writeSettledSoon(long nowMillis) {
+    if (!settledWriteQueued.compareAndSet(false, true)) {
+      return;
+    }
+    long wait = Math.max(0, settledWrittenMillis + SETTLED_MARKS_EVERY_MILLIS - nowMillis);
+    try {
+      timer.schedule(this::logSettled, wait, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      settledWriteQueued.set(false); // closing: the marks go with the hand-over, or not at all
+    }
+  }
+
+  /**
+   * The timer's write: the settled records acknowledged so far, to the log, dropping nothing
    * (the consumer thread's writes trim it to the commit).
    */
   private void logSettled() {
+    // First: a mark acknowledged from now on queues the next write, none is left behind.
+    settledWriteQueued.set(false);
+    long now = clock.millis();
+    settledWrittenMillis = now;
     try {
-      logSettledNow(clock.millis(), -1);
+      logSettledNow(now, -1);
     } catch (RuntimeException e) {
-      // the log is best effort: a failed round costs calls made again, never an event
+      // the log is best effort: a failed write costs calls made again, never an event
     }
   }
 
@@ -131,7 +185,6 @@ final class Books {
     List<CompletableFuture<Void>> writes = new ArrayList<>();
     settledMarks.takeNow(nowMillis).forEach((tp, list) -> {
       writes.add(deliveredLog.record(tp, keepFrom, list).toCompletableFuture());
-      list.forEach(d -> acknowledged.remove(new Mark(tp, d.offset())));
     });
     return writes;
   }
@@ -172,6 +225,10 @@ final class Books {
   void commitIfDue(long nowMillis) {
     commits.commitIfDue();
     log(unacknowledged(deliveries.takeIfDue(nowMillis, COMMIT_EVERY_MILLIS)));
+    if (nowMillis - acknowledgedSweptMillis >= COMMIT_EVERY_MILLIS) {
+      acknowledgedSweptMillis = nowMillis;
+      acknowledged.values().removeIf(at -> nowMillis - at > ACKNOWLEDGED_KEPT_MILLIS);
+    }
   }
 
   /** Commits what is settled now (shutdown). */
@@ -205,7 +262,7 @@ final class Books {
     Map<TopicPartition, List<DeliveredLog.Delivered>> left = new LinkedHashMap<>();
     byPartition.forEach((tp, list) -> {
       List<DeliveredLog.Delivered> open = list.stream()
-          .filter(d -> !acknowledged.contains(new Mark(tp, d.offset()))).toList();
+          .filter(d -> !acknowledged.containsKey(new Mark(tp, d.offset()))).toList();
       if (!open.isEmpty()) {
         left.put(tp, open);
       }

@@ -10,6 +10,10 @@ import io.sluice.dispatcher.dispatch.offsets.OffsetCommits;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
 import io.sluice.schemas.event.WorkEvent;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +22,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -89,6 +95,67 @@ class BooksTest {
         "settled first (the delivered mark after it, if at all, says nothing more): " + order);
   }
 
+  /**
+   * A settlement acknowledged is in the log at once, not at the timer's next round: SIGKILLed in
+   * between, this owner left its next one nothing saying the record was settled, and the record
+   * was called again (the chaos run: calls answered just before a dispatcher's SIGKILL).
+   */
+  @Test
+  void shouldLogASettlementAsSoonAsKafkaAcknowledgesIt() {
+    StepTimer steps = new StepTimer();
+    Books books = books(steps, Clock.fixed(Instant.EPOCH, ZoneOffset.UTC));
+
+    books.settled(entry(42));
+    steps.runDue(0); // no time passes: no round comes
+
+    assertEquals(List.of(Map.entry(READY, List.of(DeliveredLog.Delivered.settledAt(42)))), written);
+  }
+
+  /**
+   * Acknowledgements in a burst share a write: the log costs at most one write per partition every
+   * {@link Books#SETTLED_MARKS_EVERY_MILLIS}, never one per event.
+   */
+  @Test
+  void shouldWriteTheSettlementsAcknowledgedTogetherInOneWriteAtMostEverySpacing() {
+    StepTimer steps = new StepTimer();
+    MutableClock clock = new MutableClock();
+    Books books = books(steps, clock);
+    books.settled(entry(42));
+    steps.runDue(clock.millis());
+
+    books.settled(entry(43)); // within the spacing of the last write
+    books.settled(entry(44));
+    steps.runDue(clock.millis());
+    assertEquals(1, written.size(), "not yet: " + written);
+
+    clock.advance(Books.SETTLED_MARKS_EVERY_MILLIS);
+    steps.runDue(clock.millis());
+    assertEquals(List.of(DeliveredLog.Delivered.settledAt(43), DeliveredLog.Delivered.settledAt(44)),
+        written.get(1).getValue(), "one write for both: " + written);
+    assertEquals(2, written.size(), "" + written);
+  }
+
+  /**
+   * A call whose settled mark went to the log at once is not logged delivered at its round: the
+   * log would hold two entries of it, and reach its bound ({@code RedisDeliveredLog.MAX_ENTRIES})
+   * twice as soon while a held record keeps the commit back.
+   */
+  @Test
+  void shouldNotLogACallDeliveredWhoseSettledMarkIsWrittenAlready() {
+    StepTimer steps = new StepTimer();
+    MutableClock clock = new MutableClock();
+    Books books = books(steps, clock);
+    books.deliveries().add(READY, CALL_42, clock.millis());
+    clock.advance(5);
+    books.settled(entry(42)); // the outcome acknowledged 5 ms after the call
+    steps.runDue(clock.millis());
+
+    clock.advance(Books.COMMIT_EVERY_MILLIS);
+    books.commitIfDue(clock.millis()); // the call's round
+
+    assertEquals(List.of(Map.entry(READY, List.of(DeliveredLog.Delivered.settledAt(42)))), written);
+  }
+
   /** A call whose outcome is not acknowledged after a round (the broker away) is logged delivered. */
   @Test
   void shouldLogACallDeliveredOnceItsOutcomeIsUnacknowledgedForARound() {
@@ -113,10 +180,85 @@ class BooksTest {
   }
 
   private Books books() {
+    return books(timer, Clock.systemUTC());
+  }
+
+  private Books books(ScheduledExecutorService timer, Clock clock) {
     OwnedPartitions owned = new OwnedPartitions();
     return new Books(owned, new OffsetCommits(new MockConsumer<>("earliest"), owned,
-        Clock.systemUTC(), 1000), new ReadBudget(Set.of("api"), 100, 1_000_000), log, timer,
-        Clock.systemUTC());
+        clock, 1000), new ReadBudget(Set.of("api"), 100, 1_000_000), log, timer, clock);
+  }
+
+  /** A clock the test moves, in milliseconds. */
+  private static final class MutableClock extends Clock {
+    private volatile long millis;
+
+    void advance(long by) {
+      millis += by;
+    }
+
+    @Override
+    public long millis() {
+      return millis;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis);
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  /**
+   * A timer whose one-shot tasks run on the test's thread when the test says their time has come
+   * ({@link #runDue}); periodic tasks are kept and never run, as if no round ever came.
+   */
+  private static final class StepTimer extends ScheduledThreadPoolExecutor {
+    private record Due(long atMillis, Runnable task) {}
+
+    private final List<Due> due = new ArrayList<>();
+    private long nowMillis;
+
+    StepTimer() {
+      super(0);
+    }
+
+    /** Runs, in order, the tasks due by {@code millis}, those they queue included. */
+    void runDue(long millis) {
+      nowMillis = millis;
+      Due next;
+      while ((next = due.stream().filter(d -> d.atMillis() <= millis).findFirst().orElse(null))
+          != null) {
+        due.remove(next);
+        next.task().run();
+      }
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      due.add(new Due(nowMillis + unit.toMillis(delay), command));
+      return null;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+      schedule(command, 0, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay,
+        long delay, TimeUnit unit) {
+      return null; // no round comes
+    }
   }
 
   private static DispatchEntry entry(long offset) {
