@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.provider;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -12,16 +13,31 @@ import java.util.Map;
  * @param attributes the event's attributes; only names the provider allows are forwarded
  * @param attempt    1 for the first call of this event, 2 after one provider failure, ...
  * @param cost       the event's cost in the provider's cost units (sent as {@code Sluice-Cost})
+ * @param batchIds   the ids of the events of a batch ({@link BatchBody}: {@code eventId} is then
+ *                   the batch's key, {@code body} the array of their payloads, {@code cost} their
+ *                   sum); empty for the call of one event
  */
 public record ProviderCall(
     String eventId, String path, byte[] body, Map<String, String> attributes, int attempt,
-    long cost) {
+    long cost, List<String> batchIds) {
   public ProviderCall {
+    batchIds = batchIds == null ? List.of() : List.copyOf(batchIds);
     attributes = attributes == null ? Map.of() : Map.copyOf(attributes);
     body = body == null ? new byte[0] : body;
     if (cost < 1) {
       throw new IllegalArgumentException("a cost of at least 1, not " + cost);
     }
+  }
+
+  /** The call of one event. */
+  public ProviderCall(String eventId, String path, byte[] body, Map<String, String> attributes,
+      int attempt, long cost) {
+    this(eventId, path, body, attributes, attempt, cost, List.of());
+  }
+
+  /** Whether this call carries a batch of events. */
+  public boolean batch() {
+    return !batchIds.isEmpty();
   }
 
   /** A call of cost 1. */
