@@ -20,7 +20,7 @@ import java.util.List;
  * payload's own newlines never split an item.
  *
  * <p><b>Key.</b> {@code batch-} and the first 32 hex digits of SHA-256 over the sorted event ids,
- * each followed by a newline (an id holds no control character, so none can forge a boundary):
+ * each as its UTF-8 length (four bytes, big-endian) and its bytes, so no id forges a boundary:
  * sent as {@code Idempotency-Key} and as the Standard Webhooks {@code webhook-id}. The same set of
  * events has the same key on every attempt, in whatever order the queue served them; a retry of a
  * partly failed batch resends only the failed events, a different set, under a different key.
@@ -61,8 +61,9 @@ public final class BatchBody {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       for (String id : sorted) {
-        sha.update(id.getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) '\n');
+        byte[] bytes = id.getBytes(StandardCharsets.UTF_8);
+        sha.update(java.nio.ByteBuffer.allocate(4).putInt(bytes.length).array());
+        sha.update(bytes);
       }
       return "batch-" + HexFormat.of().formatHex(sha.digest(), 0, 16);
     } catch (NoSuchAlgorithmException e) {
