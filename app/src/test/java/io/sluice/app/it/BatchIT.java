@@ -114,6 +114,12 @@ class BatchIT {
               .toList(), outcomes.values().stream().mapToInt(Integer::intValue).sum(),
           outcomes.size());
       System.out.println(report);
+      StringBuilder timeline = new StringBuilder("batch timeline (ms after the first call: events):");
+      for (MockProvider.Call c : calls) {
+        timeline.append(' ').append((c.atNanos() - calls.get(0).atNanos()) / 1_000_000).append(':')
+            .append(eventsOf(c).size());
+      }
+      System.out.println(timeline);
 
       assertEquals(Map.of("outcome", EVENTS), Providers.count(new ArrayList<>(settled.values())),
           "every event delivered: " + tally);

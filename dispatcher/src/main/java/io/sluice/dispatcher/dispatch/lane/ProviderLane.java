@@ -247,7 +247,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * ({@link LaneSchedule#drainPerSecond}).
    */
   public synchronized double drainPerSecond() {
-    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor());
+    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor())
+        * eventsPerCall();
   }
 
   /**
@@ -405,7 +406,15 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
 
   /** The lane's paced rate: what its limits sustain, at the dispatcher's pace. Caller holds the monitor. */
   private double pacedPerSecond() {
-    return limits.current().sustainedCallsPerSecond() * pace.factor();
+    return limits.current().sustainedCallsPerSecond() * pace.factor() * eventsPerCall();
+  }
+
+  /**
+   * Events one call carries at most: a batching lane's {@code maxEvents} (its drain and its
+   * parked entries' turns count events, not calls), else 1.
+   */
+  private int eventsPerCall() {
+    return batch.on() ? batch.maxEvents() : 1;
   }
 
   /** Nothing queued and nothing in flight: the lane may be retired. */
@@ -582,7 +591,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       listener.callEnded(name, entry.tier(), r, latency);
       claims.release(slot);
       try {
-        settle(entries, sent.payloads() == null ? List.of(r)
+        settle(entries, sent.payloads() == null ? List.of(new BatchOutcomes.Each(r, false))
             : BatchOutcomes.split(r, entries.stream().map(e -> e.event().id()).toList()),
             slot.claimedAtMicros());
       } finally {
@@ -605,21 +614,25 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * event's as they are, a batch's merged ({@link BatchOutcomes#merge}: one pause, not one per
    * event).
    */
-  private void settle(List<DispatchEntry> entries, List<ProviderResult> each, long claimedAtMicros) {
+  private void settle(List<DispatchEntry> entries, List<BatchOutcomes.Each> each,
+      long claimedAtMicros) {
     List<Settlement> settlements = new ArrayList<>(entries.size());
     List<List<LaneOrder>> first = new ArrayList<>(entries.size());
+    List<Boolean> listed = new ArrayList<>(entries.size());
     for (int i = 0; i < entries.size(); i++) {
-      Settlement settlement = results.settle(id, entries.get(i), each.get(i), claimedAtMicros);
+      Settlement settlement = results.settle(id, entries.get(i), each.get(i).result(),
+          claimedAtMicros);
       settlements.add(settlement);
       first.add(settlement.first());
+      listed.add(each.get(i).listed());
     }
-    LaneOrder.carryOut(first.size() == 1 ? first.get(0) : BatchOutcomes.merge(first), this);
+    boolean alone = !batch.on(); // one event's orders, as they are
+    LaneOrder.carryOut(alone ? first.get(0) : BatchOutcomes.merge(first, listed), this);
     List<List<LaneOrder>> complete = new ArrayList<>(entries.size());
     for (Settlement settlement : settlements) {
       complete.add(settlement.complete());
     }
-    LaneOrder.carryOut(complete.size() == 1 ? complete.get(0) : BatchOutcomes.merge(complete),
-        this);
+    LaneOrder.carryOut(alone ? complete.get(0) : BatchOutcomes.merge(complete, listed), this);
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */

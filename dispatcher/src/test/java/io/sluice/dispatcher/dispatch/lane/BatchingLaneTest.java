@@ -185,6 +185,20 @@ class BatchingLaneTest {
   }
 
   @Test
+  @DisplayName("an event the answer lists as 429 is retried but pauses nothing: the call was accepted")
+  void shouldNotPauseForAnEventsOwn429() {
+    answer = call -> new ProviderResult.Answered(200, null, ResponseHeaders.NONE, 5, null,
+        Map.of("b", 429));
+    for (String id : List.of("a", "b", "c")) {
+      lane.offer(entry(id));
+    }
+    timer.advance(Duration.ofMillis(500));
+
+    assertEquals(Map.of("a#1", 200, "b#1", 429, "c#1", 200), settled);
+    assertEquals(List.of(), throttles);
+  }
+
+  @Test
   @DisplayName("an event past its deadline is taken out as the batch fills, never sent")
   void shouldExpireAnEventPastItsDeadlineInsideABatch() {
     Instant past = Instant.ofEpochMilli(1);
