@@ -1,6 +1,7 @@
 package io.sluice.dispatcher.provider;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -62,7 +63,7 @@ public final class BatchBody {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       for (String id : sorted) {
         byte[] bytes = id.getBytes(StandardCharsets.UTF_8);
-        sha.update(java.nio.ByteBuffer.allocate(4).putInt(bytes.length).array());
+        sha.update(ByteBuffer.allocate(4).putInt(bytes.length).array());
         sha.update(bytes);
       }
       return "batch-" + HexFormat.of().formatHex(sha.digest(), 0, 16);
