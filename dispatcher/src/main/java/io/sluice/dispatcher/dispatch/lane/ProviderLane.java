@@ -87,6 +87,16 @@ import org.apache.kafka.common.TopicPartition;
  * the slot goes unused, and the lane claims again once the leak has it back; a lease this instance never releases (it died) expires
  * {@code leaseMicros} after its slot.
  *
+ * <h2>Batches</h2>
+ *
+ * A provider with {@code batch:} takes several events in one call ({@link #batchWith}): a due
+ * slot takes the head of the queue and the heads after it while {@link BatchFill} says they fit,
+ * and the call carries them all, one slot and one call of every window, their summed cost in the
+ * cost windows (the slot reserved the dearest {@code maxEvents} queued). What comes back is made
+ * into each event's own result and each is settled on its own; their orders are carried out once
+ * ({@link BatchOutcomes}). The lane claims one slot per {@code maxEvents} queued, and its drain
+ * and parking count events ({@code maxEvents} a call).
+ *
  * <h2>Decisions and the shell</h2>
  *
  * What to do at each step (when to claim and how many, the pause, the warm-up, which queued
