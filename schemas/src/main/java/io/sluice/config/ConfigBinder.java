@@ -225,7 +225,33 @@ final class ConfigBinder {
             longDuration(node, "dedupWindow", Duration.ZERO, path),
             new OrderingRule("perKey".equals(text(node, "ordering", "none")),
                 "deadLetter".equals(text(node, "orderingOnDeadHead", "release")),
-                integer(node, "maxOrderingKeys", OrderingRule.DEFAULT_KEYS_IN_FLIGHT))));
+                integer(node, "maxOrderingKeys", OrderingRule.DEFAULT_KEYS_IN_FLIGHT))),
+        batch(node.get("batch"), Problem.join(path, "batch")));
+  }
+
+  /**
+   * {@code batch: {maxEvents, maxBytes, maxWait}} ({@link BatchRule}); absent: one call per
+   * event. The schema has checked the numbers; a wait beyond {@link BatchRule#MAX_WAIT} is named
+   * here.
+   */
+  private BatchRule batch(JsonNode node, String path) {
+    if (node == null || node.isNull() || !node.isObject()) {
+      return BatchRule.OFF;
+    }
+    Duration maxWait = duration(node, "maxWait", Duration.ZERO, path);
+    if (maxWait.compareTo(BatchRule.MAX_WAIT) > 0) {
+      problems.add(new Problem(Problem.join(path, "maxWait"), "expected at most "
+          + BatchRule.MAX_WAIT.toSeconds() + "s, got " + ConfigSchema.quoted(node.get("maxWait")
+          .asText())));
+      maxWait = Duration.ZERO;
+    }
+    try {
+      return new BatchRule(integer(node, "maxEvents", 1),
+          integer(node, "maxBytes", BatchRule.DEFAULT_BYTES), maxWait);
+    } catch (IllegalArgumentException e) {
+      problems.add(new Problem(path, e.getMessage()));
+      return BatchRule.OFF;
+    }
   }
 
   /** A duration that may be given in days ({@code 7d}): the text of an event's {@code delay}. */

@@ -42,8 +42,10 @@ public record ProviderConfig(
     AnswerBounds answers,
     ProviderRequest request,
     ProviderEndpoints endpoints,
-    ProviderIntake intake) {
+    ProviderIntake intake,
+    BatchRule batch) {
   public ProviderConfig {
+    batch = batch == null ? BatchRule.OFF : batch;
     intake = intake == null ? ProviderIntake.DEFAULT : intake;
     endpoints = endpoints == null ? ProviderEndpoints.SINGLE : endpoints;
     answers = answers == null ? AnswerBounds.DEFAULT : answers;
@@ -52,6 +54,15 @@ public record ProviderConfig(
     quotas = quotas == null ? Map.of() : Map.copyOf(quotas);
     limits = limits == null || limits.isEmpty()
         ? List.of(ProviderLimit.rate(rate.perSecond())) : List.copyOf(limits);
+  }
+
+  /** A provider taking one event per call. */
+  public ProviderConfig(URI url, Rate rate, int maxInFlight, Duration timeout,
+      RedisDownPolicy onRedisDown, boolean shadow, List<String> forwardHeaders, int maxCost,
+      Map<String, Quota> quotas, List<ProviderLimit> limits, AnswerBounds answers,
+      ProviderRequest request, ProviderEndpoints endpoints, ProviderIntake intake) {
+    this(url, rate, maxInFlight, timeout, onRedisDown, shadow, forwardHeaders, maxCost, quotas,
+        limits, answers, request, endpoints, intake, BatchRule.OFF);
   }
 
   /** Whether each tenant's calls go to the tenant's own endpoint ({@code endpoints: perTenant}). */
@@ -64,7 +75,8 @@ public record ProviderConfig(
     double rate = endpointLimits.stream().filter(l -> l.kind() == ProviderLimit.Kind.RATE)
         .mapToDouble(ProviderLimit::amount).findFirst().orElse(this.rate.perSecond());
     return new ProviderConfig(endpoint, new Rate(rate), maxInFlight, timeout, onRedisDown, shadow,
-        forwardHeaders, maxCost, quotas, endpointLimits, answers, request, endpoints, intake);
+        forwardHeaders, maxCost, quotas, endpointLimits, answers, request, endpoints, intake,
+        batch);
   }
 
   /**

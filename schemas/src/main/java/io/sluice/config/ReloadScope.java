@@ -23,8 +23,8 @@ import java.util.TreeSet;
  * {@code reservationHorizon}, {@code http}, {@code gate}, {@code dispatcher}, the set of provider
  * names, and per provider its {@code url}, {@code maxInFlight}, {@code timeout},
  * {@code onRedisDown}, {@code forwardHeaders}, {@code method}, {@code contentType},
- * {@code headers}, {@code auth}, {@code signing}, {@code capture}, {@code tls} and
- * {@code totalRate}. A {@code ${file:PATH}}
+ * {@code headers}, {@code auth}, {@code signing}, {@code capture}, {@code tls},
+ * {@code totalRate} and {@code batch} (each lane takes it when it opens). A {@code ${file:PATH}}
  * secret's content is not a setting: the running process reads the file again by itself
  * ({@link Secret}).
  */
@@ -59,6 +59,7 @@ public final class ReloadScope {
         differs(fields, at + "timeout", a.timeout(), b.timeout());
         differs(fields, at + "onRedisDown", a.onRedisDown(), b.onRedisDown());
         differs(fields, at + "forwardHeaders", a.forwardHeaders(), b.forwardHeaders());
+        differs(fields, at + "batch", a.batch(), b.batch());
         differs(fields, at + "method", a.request().method(), b.request().method());
         differs(fields, at + "contentType", a.request().contentType(), b.request().contentType());
         differs(fields, at + "headers", a.request().headers(), b.request().headers());

@@ -144,7 +144,7 @@ class ProviderLimitsIT {
         Map<String, String> attributes = new HashMap<>(call.attributes());
         attributes.put("X-Cost", Integer.toString(costs.getOrDefault(call.eventId(), 1)));
         return p.call(new ProviderCall(call.eventId(), call.path(), call.body(), attributes,
-            call.attempt()));
+            call.attempt(), call.cost(), call.traceparent(), call.batchIds()));
       }
 
       @Override

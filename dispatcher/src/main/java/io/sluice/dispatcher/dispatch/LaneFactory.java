@@ -71,6 +71,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
         new ProviderLane.Calls(limits, calls, leak),
         new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace, spans));
     lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);
+    lane.batchWith(provider.batch());
     return lane;
   }
 }

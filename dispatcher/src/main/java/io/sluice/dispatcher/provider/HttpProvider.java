@@ -63,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * {@link ProviderResult.Unsendable}, dead with reason {@code invalid}, never a retryable
  * connection error: retrying cannot fix the event, and each retry would cost a slot of the
  * provider's rate.
+ *
+ * <p>A batch ({@link ProviderCall#batch()}) is sent the same way: its body is the array of its
+ * events' payloads, signed whole, its key ({@link BatchBody#key}) stands where an event's id
+ * does ({@code Idempotency-Key}, {@code webhook-id}), {@code Sluice-Cost} is the summed cost, and
+ * up to {@link BatchAnswer#MAX_BYTES} of a 2xx answer are read for each event's own status.
  */
 public final class HttpProvider implements Provider, Pinnable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpProvider.class);
@@ -378,8 +383,9 @@ public final class HttpProvider implements Provider, Pinnable {
         request.header(Credentials.AUTHORIZATION, "Bearer " + used.value());
       }
       // Headers and body within the timeout: an endpoint trickling its body is a timeout.
-      sent = WholeDeadline.send(client, request.build(), BoundedBody.handler(keptBodyBytes()),
-          timeout);
+      // A batch's answer may list each event's status: enough of its body is kept to read it.
+      int kept = call.batch() ? Math.max(keptBodyBytes(), BatchAnswer.MAX_BYTES) : keptBodyBytes();
+      sent = WholeDeadline.send(client, request.build(), BoundedBody.handler(kept), timeout);
     } catch (IllegalArgumentException e) {
       // The event's own fault (a path, id or attribute java.net.http will not send): no retry.
       // The message may quote the offending value: its control characters must not reach a log.
@@ -402,7 +408,8 @@ public final class HttpProvider implements Provider, Pinnable {
         return new ProviderResult.Answered(response.statusCode(),
             response.headers().firstValue("Retry-After").orElse(null),
             new ResponseHeaders(response.headers().map()),
-            (System.nanoTime() - started) / 1_000_000, captured(response));
+            (System.nanoTime() - started) / 1_000_000, captured(response), itemStatuses(call,
+            response));
       }
       return failure(error);
     });
@@ -479,6 +486,18 @@ public final class HttpProvider implements Provider, Pinnable {
       }
       request.header(authHeader, last);
     }
+  }
+
+  /**
+   * Each event's own status, as a 2xx answer to a batch lists it ({@link BatchAnswer}); empty for
+   * a single event's call, and for any other answer (a 429 or a 5xx is the whole call's).
+   */
+  private static Map<String, Integer> itemStatuses(ProviderCall call,
+      HttpResponse<byte[]> response) {
+    if (!call.batch() || response.statusCode() / 100 != 2) {
+      return Map.of();
+    }
+    return BatchAnswer.statuses(response.body(), Set.copyOf(call.batchIds()));
   }
 
   /** The listed headers and the body excerpt of an answer, bounded and scrubbed. */

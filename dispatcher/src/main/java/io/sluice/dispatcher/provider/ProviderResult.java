@@ -1,5 +1,7 @@
 package io.sluice.dispatcher.provider;
 
+import java.util.Map;
+
 /** What came back from one provider call. */
 public sealed interface ProviderResult {
 
@@ -11,12 +13,21 @@ public sealed interface ProviderResult {
    *                      from every answer, 2xx included, to learn the provider's limits
    * @param latencyMillis from sending the request to the answer's body read (as far as kept)
    * @param captured      what the provider's {@code capture:} keeps of the answer
+   * @param itemStatuses    to a batch, each event's own status where the answer lists it
+   *                        ({@link BatchAnswer}), by event id; empty otherwise
    */
   record Answered(int status, String retryAfter, ResponseHeaders headers, long latencyMillis,
-      Captured captured) implements ProviderResult {
+      Captured captured, Map<String, Integer> itemStatuses) implements ProviderResult {
     public Answered {
       headers = headers == null ? ResponseHeaders.NONE : headers;
       captured = captured == null ? Captured.NONE : captured;
+      itemStatuses = itemStatuses == null ? Map.of() : Map.copyOf(itemStatuses);
+    }
+
+    /** An answer to the call of one event. */
+    public Answered(int status, String retryAfter, ResponseHeaders headers, long latencyMillis,
+        Captured captured) {
+      this(status, retryAfter, headers, latencyMillis, captured, Map.of());
     }
 
     /** An answer with nothing captured and no latency measured. */

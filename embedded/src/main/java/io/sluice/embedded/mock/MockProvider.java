@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * A local HTTP provider for the demo and the tests: it enforces its own rate limit, the way a
@@ -133,6 +134,8 @@ public final class MockProvider implements AutoCloseable {
   private final Map<String, Answer> byPath = new ConcurrentHashMap<>();
   private final AtomicLong tooMany = new AtomicLong();
   private volatile long latencyMillis;
+  /** Bodies of 200 answers ({@link #answerBodies}); null: none. */
+  private volatile Function<Call, byte[]> bodies;
   private double tokens;
   private long refilledAt;
 
@@ -342,6 +345,14 @@ public final class MockProvider implements AutoCloseable {
   }
 
   /** 429s it answered because its own limit was exceeded (scripted ones not included). */
+  /**
+   * From now, a 200 to a call gets the body {@code bodies} gives for it (null: none), e.g. a
+   * batch's {@code {"results":[...]}}; the status stays the limit's verdict.
+   */
+  public void answerBodies(Function<Call, byte[]> bodies) {
+    this.bodies = bodies;
+  }
+
   public long rateLimited() {
     return tooMany.get();
   }
@@ -383,11 +394,15 @@ public final class MockProvider implements AutoCloseable {
           headers.get("idempotency-key"), Map.copyOf(headers), body, answer.status()));
     }
     Answer chosen = answer;
+    Function<Call, byte[]> answering = bodies;
+    byte[] out = answering == null || chosen.status() != 200 ? null
+        : answering.apply(calls.get(calls.size() - 1));
     long delay = latencyMillis;
     if (delay <= 0) {
-      respond(exchange, chosen, announced);
+      respond(exchange, chosen, announced, out);
     } else {
-      delays.schedule(() -> respond(exchange, chosen, announced), delay, TimeUnit.MILLISECONDS);
+      delays.schedule(() -> respond(exchange, chosen, announced, out), delay,
+          TimeUnit.MILLISECONDS);
     }
   }
 
@@ -541,13 +556,19 @@ public final class MockProvider implements AutoCloseable {
     return (s / 3600) + "h" + (s % 3600 / 60) + "m" + (s % 60) + "s";
   }
 
-  private static void respond(HttpExchange exchange, Answer answer, Map<String, String> announced) {
+  private static void respond(HttpExchange exchange, Answer answer, Map<String, String> announced,
+      byte[] body) {
     try {
       if (answer.retryAfter() != null) {
         exchange.getResponseHeaders().add("Retry-After", answer.retryAfter());
       }
       announced.forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
-      exchange.sendResponseHeaders(answer.status(), -1);
+      if (body == null) {
+        exchange.sendResponseHeaders(answer.status(), -1);
+      } else {
+        exchange.sendResponseHeaders(answer.status(), body.length);
+        exchange.getResponseBody().write(body);
+      }
     } catch (IOException e) {
       // The client went away (timed out): nothing to answer.
     } finally {

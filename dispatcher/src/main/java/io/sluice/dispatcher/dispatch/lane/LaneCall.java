@@ -1,10 +1,13 @@
 package io.sluice.dispatcher.dispatch.lane;
 
 import io.sluice.dispatcher.dispatch.DispatchEntry;
+import io.sluice.dispatcher.provider.BatchBody;
 import io.sluice.dispatcher.provider.PayloadBytes;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderCall;
 import io.sluice.dispatcher.provider.ProviderResult;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -23,6 +26,32 @@ final class LaneCall {
       return provider.call(new ProviderCall(entry.event().id(), entry.event().path(),
           PayloadBytes.of(entry.value()), entry.event().attributes(), entry.attempts() + 1,
           entry.event().cost(), traceparent));
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(
+          new ProviderResult.ConnectFailed("provider threw " + e));
+    }
+  }
+
+  /**
+   * Starts the call of a batch ({@link BatchBody}): the array of {@code payloads}, in the order of
+   * {@code entries}, under the key of their ids, at the summed cost; the path and attributes are
+   * the first's (every event of a batch has the same: {@link BatchFill}); its attempt is the
+   * highest of theirs. Never throws.
+   */
+  static CompletionStage<ProviderResult> startBatch(Provider provider, List<DispatchEntry> entries,
+      List<byte[]> payloads) {
+    try {
+      List<String> ids = new ArrayList<>(entries.size());
+      long cost = 0;
+      int attempt = 0;
+      for (DispatchEntry e : entries) {
+        ids.add(e.event().id());
+        cost += e.event().cost();
+        attempt = Math.max(attempt, e.attempts() + 1);
+      }
+      DispatchEntry first = entries.get(0);
+      return provider.call(new ProviderCall(BatchBody.key(ids), first.event().path(),
+          BatchBody.of(payloads), first.event().attributes(), attempt, cost, ids));
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           new ProviderResult.ConnectFailed("provider threw " + e));

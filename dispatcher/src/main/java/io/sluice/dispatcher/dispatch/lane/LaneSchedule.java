@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
@@ -254,6 +255,29 @@ final class LaneSchedule {
    */
   long slotCost(boolean countsCost) {
     return countsCost && !queuedCosts.isEmpty() ? queuedCosts.lastKey() : 1;
+  }
+
+  /**
+   * The cost each slot of a batching lane's next claim reserves: the dearest {@code maxEvents}
+   * queued together (any of them may go in the slot's call), at most {@code cap} (the smallest
+   * cost window: a claim for more could never be granted); what the call does not use is given
+   * back before it starts, as for one event.
+   */
+  long batchSlotCost(boolean countsCost, int maxEvents, long cap) {
+    if (!countsCost || queuedCosts.isEmpty()) {
+      return 1;
+    }
+    long sum = 0;
+    int left = maxEvents;
+    for (Map.Entry<Integer, Integer> e : queuedCosts.descendingMap().entrySet()) {
+      int n = Math.min(left, e.getValue());
+      sum += (long) e.getKey() * n;
+      left -= n;
+      if (left == 0 || sum >= cap) {
+        break;
+      }
+    }
+    return Math.max(queuedCosts.lastKey(), Math.min(sum, cap));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.config.BatchRule;
 import io.sluice.dispatcher.LaneId;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchSpans;
@@ -10,8 +11,12 @@ import io.sluice.dispatcher.fair.PriorityOrder;
 import io.sluice.dispatcher.leak.LeakyBucket;
 import io.sluice.dispatcher.leak.LimitSource;
 import io.sluice.dispatcher.leak.LimitedClaim;
+import io.sluice.dispatcher.provider.BatchBody;
+import io.sluice.dispatcher.provider.PayloadBytes;
 import io.sluice.dispatcher.provider.Provider;
 import io.sluice.dispatcher.provider.ProviderResult;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -82,6 +87,16 @@ import org.apache.kafka.common.TopicPartition;
  * allowance. With a concurrency limit each slot holds a lease, released when its call ends or when
  * the slot goes unused, and the lane claims again once the leak has it back; a lease this instance never releases (it died) expires
  * {@code leaseMicros} after its slot.
+ *
+ * <h2>Batches</h2>
+ *
+ * A provider with {@code batch:} takes several events in one call ({@link #batchWith}): a due
+ * slot takes the head of the queue and the heads after it while {@link BatchFill} says they fit,
+ * and the call carries them all, one slot and one call of every window, their summed cost in the
+ * cost windows (the slot reserved the dearest {@code maxEvents} queued). What comes back is made
+ * into each event's own result and each is settled on its own; their orders are carried out once
+ * ({@link BatchOutcomes}). The lane claims one slot per {@code maxEvents} queued, and its drain
+ * and parking count events ({@code maxEvents} a call).
  *
  * <h2>Decisions and the shell</h2>
  *
@@ -163,6 +178,10 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    */
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
   private volatile Consumer<DispatchEntry> expired = e -> { };
+  /** How many events go in one call ({@code batch:}); off: one call per event. */
+  private volatile BatchRule batch = BatchRule.OFF;
+  /** When this lane's last call started (a batching lane's {@code maxWait}); under the monitor. */
+  private long lastCallNanos = Long.MIN_VALUE;
 
   public ProviderLane(Settings settings, Calls calls, LaneHooks hooks) {
     this.id = settings.id();
@@ -242,7 +261,8 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * ({@link LaneSchedule#drainPerSecond}).
    */
   public synchronized double drainPerSecond() {
-    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor());
+    return schedule.drainPerSecond(limits.current().sustainedCallsPerSecond() * pace.factor())
+        * eventsPerCall();
   }
 
   /**
@@ -356,6 +376,17 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   }
 
   /**
+   * Sends up to {@code rule.maxEvents()} queued events in one call ({@link BatchFill}: one slot,
+   * one call in the call windows, their summed cost in the cost windows), each settled on its own
+   * ({@link BatchOutcomes}). Set once, before the first offer; {@link BatchRule#OFF}: one call per
+   * event.
+   */
+  public void batchWith(BatchRule rule) {
+    this.batch = rule;
+    claims.batch(rule);
+  }
+
+  /**
    * How long an entry this lane turned away now (its buffer full) waits before the lane can take
    * it: behind what is queued and what was parked before it, at the lane's paced rate, after its
    * hold ({@link ParkingSchedule#park}); one {@code returning} from a park, behind what is queued
@@ -389,7 +420,15 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
 
   /** The lane's paced rate: what its limits sustain, at the dispatcher's pace. Caller holds the monitor. */
   private double pacedPerSecond() {
-    return limits.current().sustainedCallsPerSecond() * pace.factor();
+    return limits.current().sustainedCallsPerSecond() * pace.factor() * eventsPerCall();
+  }
+
+  /**
+   * Events one call carries at most: a batching lane's {@code maxEvents} (its drain and its
+   * parked entries' turns count events, not calls), else 1.
+   */
+  private int eventsPerCall() {
+    return batch.on() ? batch.maxEvents() : 1;
   }
 
   /** Nothing queued and nothing in flight: the lane may be retired. */
@@ -409,15 +448,20 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   private void fire(Slot slot, long atNanos) {
     DispatchEntry next = null;
     DispatchEntry pastDue = null;
+    Batch sent = null;
     String wasted = null;
     long ticket = -1;
     long firedNanos = nanoTime.getAsLong();
     pace.slotFired(firedNanos, Math.max(0, firedNanos - atNanos));
     synchronized (this) {
       long now = nanoTime.getAsLong();
-      SlotUse use = SlotUse.of(schedule.slotDue(now, slot.dueNanos(), slot.intervalNanos()),
-          schedule.closed() || schedule.paused(now), queue.peek(), slot.maxCost(), mayCall,
-          pastDeadline);
+      SlotPacer.Decision due = schedule.slotDue(now, slot.dueNanos(), slot.intervalNanos());
+      // A batch with room left waits for more, at most maxWait after the last call (BatchFill).
+      SlotUse use = batch.on() && due instanceof SlotPacer.Decision.Fire && !queue.isEmpty()
+          && !BatchFill.mayCall(batch, queue.size(), now, lastCallNanos)
+          ? new SlotUse.Wasted("filling")
+          : SlotUse.of(due, schedule.closed() || schedule.paused(now), queue.peek(),
+              slot.maxCost(), mayCall, pastDeadline);
       if (use instanceof SlotUse.WaitUntil w) {
         timer.later(() -> fire(slot, w.atNanos()), w.atNanos() - now);
         return;
@@ -429,8 +473,12 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       } else {
         next = queue.poll().orElse(null);
         if (next != null) {
+          sent = batch.on() ? fill(next, slot.maxCost()) : Batch.of(next);
           ticket = schedule.started(now);
-          unjudged.started(next.partition());
+          lastCallNanos = now;
+          for (DispatchEntry e : sent.entries()) {
+            unjudged.started(e.partition());
+          }
         }
       }
     }
@@ -440,23 +488,104 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     if (pastDue != null) {
       expired.accept(pastDue); // its deadline passed while it waited: never called after it
     }
+    if (sent != null) {
+      sent.expired().forEach(expired); // past their deadlines as the batch filled: never sent
+    }
     if (next == null) {
       claims.release(slot);
       kick();
       return;
     }
-    call(next, slot, ticket);
+    call(sent, slot, ticket);
   }
 
-  /** Calls {@code entry} in {@code slot}, and settles what comes back. */
-  private void call(DispatchEntry entry, Slot slot, long ticket) {
-    if (slot.reservedMoreThan(entry.event().cost())) {
-      leak.giveBack(limits.current(), slot.slotMicros(), slot.maxCost(), entry.event().cost());
+  /**
+   * The events of one call: a batching lane's ({@code payloads} kept for its body), or one event
+   * ({@code payloads} null); {@code expired}: heads taken out past their deadlines as it filled.
+   */
+  private record Batch(List<DispatchEntry> entries, List<byte[]> payloads,
+      List<DispatchEntry> expired) {
+    static Batch of(DispatchEntry one) {
+      return new Batch(List.of(one), null, List.of());
+    }
+
+    long cost() {
+      long sum = 0;
+      for (DispatchEntry e : entries) {
+        sum += e.event().cost();
+      }
+      return sum;
+    }
+  }
+
+  /**
+   * Fills a batch from {@code first} and the heads of the queue after it, as {@link BatchFill}
+   * says, within the slot's {@code maxCost}. Caller holds the monitor.
+   */
+  private Batch fill(DispatchEntry first, long maxCost) {
+    BatchFill fill = new BatchFill(batch, maxCost);
+    List<DispatchEntry> entries = new ArrayList<>();
+    List<byte[]> payloads = new ArrayList<>();
+    List<DispatchEntry> late = new ArrayList<>(0);
+    byte[] firstPayload = payloadOf(first);
+    fill.offer(head(first, firstPayload, false));
+    entries.add(first);
+    payloads.add(firstPayload);
+    for (Optional<DispatchEntry> peeked = queue.peek(); peeked.isPresent();
+        peeked = queue.peek()) {
+      DispatchEntry e = peeked.get();
+      byte[] payload = payloadOf(e);
+      BatchFill.Step step = fill.offer(head(e, payload, pastDeadline.test(e)));
+      if (step == BatchFill.Step.STOP) {
+        break;
+      }
+      queue.poll();
+      if (step == BatchFill.Step.TAKE) {
+        entries.add(e);
+        payloads.add(payload);
+      } else {
+        late.add(e);
+      }
+    }
+    return new Batch(entries, payloads, late);
+  }
+
+  /** What {@link BatchFill} knows of {@code e}. */
+  private BatchFill.Head head(DispatchEntry e, byte[] payload, boolean pastDue) {
+    String key = e.event().orderingKey();
+    return new BatchFill.Head(e.event().cost(), BatchBody.bytesOf(payload),
+        Arrays.asList(e.event().path(), e.event().attributes()),
+        key == null ? null : e.event().tenant() + "\n" + key, pastDue);
+  }
+
+  /** {@code e}'s payload, as its call would send it; none when its value is not an object. */
+  private static byte[] payloadOf(DispatchEntry e) {
+    try {
+      return PayloadBytes.of(e.value());
+    } catch (IllegalArgumentException notAnObject) {
+      return new byte[0];
+    }
+  }
+
+  /**
+   * Calls {@code sent} in {@code slot}: one event, or a batching lane's array of them, one call
+   * either way; and settles what comes back, each event on its own ({@link BatchOutcomes}).
+   */
+  private void call(Batch sent, Slot slot, long ticket) {
+    List<DispatchEntry> entries = sent.entries();
+    DispatchEntry entry = entries.get(0);
+    long cost = sent.cost();
+    if (slot.reservedMoreThan(cost)) {
+      leak.giveBack(limits.current(), slot.slotMicros(), slot.maxCost(), cost);
     }
     long started = nanoTime.getAsLong();
     listener.callStarted(name, entry.tier(), slot.slotMicros(), started - slot.dueNanos());
+    // A batch's span is its first event's; the batch's call carries no traceparent (one trace
+    // per event: the others' journeys end at their own outcome spans).
     DispatchSpans.Attempt span = spans.attempt(entry, name);
-    CompletionStage<ProviderResult> call = LaneCall.start(provider, entry, span.traceparent());
+    CompletionStage<ProviderResult> call = sent.payloads() == null
+        ? LaneCall.start(provider, entry, span.traceparent())
+        : LaneCall.startBatch(provider, entries, sent.payloads());
     long returned = nanoTime.getAsLong();
     synchronized (this) {
       schedule.clientReturned(started, returned);
@@ -480,20 +609,48 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       listener.callEnded(name, entry.tier(), r, latency);
       claims.release(slot);
       try {
-        Settlement settlement = results.settle(id, entry, r, slot.claimedAtMicros());
-        LaneOrder.carryOut(settlement.first(), this);
-        LaneOrder.carryOut(settlement.complete(), this);
+        settle(entries, sent.payloads() == null ? List.of(new BatchOutcomes.Each(r, false))
+            : BatchOutcomes.split(r, entries.stream().map(e -> e.event().id()).toList()),
+            slot.claimedAtMicros());
       } finally {
         synchronized (this) {
           // Warm only once the first answer has been judged and learned from (seen from outside
           // before: 20 calls at the configured 100/s before the learned 10/s took hold).
           schedule.judged();
-          unjudged.judged(entry.partition());
+          for (DispatchEntry e : entries) {
+            unjudged.judged(e.partition());
+          }
           notifyAll();
         }
         kick();
       }
     });
+  }
+
+  /**
+   * Settles each of {@code entries} with its own result, then carries out their orders: one
+   * event's as they are, a batch's merged ({@link BatchOutcomes#merge}: one pause, not one per
+   * event).
+   */
+  private void settle(List<DispatchEntry> entries, List<BatchOutcomes.Each> each,
+      long claimedAtMicros) {
+    List<Settlement> settlements = new ArrayList<>(entries.size());
+    List<List<LaneOrder>> first = new ArrayList<>(entries.size());
+    List<Boolean> listed = new ArrayList<>(entries.size());
+    for (int i = 0; i < entries.size(); i++) {
+      Settlement settlement = results.settle(id, entries.get(i), each.get(i).result(),
+          claimedAtMicros);
+      settlements.add(settlement);
+      first.add(settlement.first());
+      listed.add(each.get(i).listed());
+    }
+    boolean alone = !batch.on(); // one event's orders, as they are
+    LaneOrder.carryOut(alone ? first.get(0) : BatchOutcomes.merge(first, listed), this);
+    List<List<LaneOrder>> complete = new ArrayList<>(entries.size());
+    for (Settlement settlement : settlements) {
+      complete.add(settlement.complete());
+    }
+    LaneOrder.carryOut(alone ? complete.get(0) : BatchOutcomes.merge(complete, listed), this);
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher.dispatch.lane;
 
+import io.sluice.config.BatchRule;
 import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.dispatcher.dispatch.DispatchListener;
 import io.sluice.dispatcher.fair.GlobalShare;
@@ -53,6 +54,8 @@ final class SlotClaims {
    * it holds that tenant alone, so there is no share to work out and nothing is published.
    */
   private volatile boolean oneTenant;
+  /** How many events go in one call ({@code batch:}); off: one call per slot and event. */
+  private volatile BatchRule batch = BatchRule.OFF;
   /** The last claim failed: logged once until one is answered again. */
   private boolean leakDown;
 
@@ -80,6 +83,11 @@ final class SlotClaims {
   /** The lane holds one tenant's events only, and publishes none ({@link ProviderLane#oneTenant}). */
   void oneTenant() {
     this.oneTenant = true;
+  }
+
+  /** The lane sends up to {@code rule.maxEvents()} events a call ({@link ProviderLane#batchWith}). */
+  void batch(BatchRule rule) {
+    this.batch = rule;
   }
 
   /** Claims slots if there is work for them and room in flight. Called after every change. */
@@ -110,7 +118,8 @@ final class SlotClaims {
           + "'s smallest cost window allows now (" + sendable + ")");
     }
     synchronized (lane) {
-      wanted = schedule.claimSlots(queue.size(), nanoTime.getAsLong());
+      // A batching lane's slot carries up to maxEvents of its queue: one slot per batch queued.
+      wanted = schedule.claimSlots(batch.callsFor(queue.size()), nanoTime.getAsLong());
       if (wanted <= 0) {
         long shareWait = schedule.takeShareWait();
         if (shareWait > 0) {
@@ -118,7 +127,9 @@ final class SlotClaims {
         }
         return;
       }
-      slotCost = schedule.slotCost(enforced.countsCost());
+      slotCost = batch.on()
+          ? schedule.batchSlotCost(enforced.countsCost(), batch.maxEvents(), sendable)
+          : schedule.slotCost(enforced.countsCost());
       if (enforced.hasConcurrency()) {
         leases = leak.nextLeases();
       }
