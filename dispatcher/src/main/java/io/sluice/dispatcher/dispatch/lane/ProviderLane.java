@@ -124,6 +124,13 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /** What a lane calls: its provider's limits, the provider, the leak it shares. */
   public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
 
+  /**
+   * A 429 to a call handed over within this long after the dispatcher ran late cuts no rate
+   * ({@link #answerTo}): the calls a provider counts against one are those of the second before
+   * it ("N in any second"), and a stall bunches the calls due during it.
+   */
+  static final long LATE_BEFORE_CALL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final LaneId id;
   /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
   private final String name;
@@ -475,8 +482,9 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       claims.release(slot);
       try {
         Settlement settlement = results.settle(id, entry, r, slot.claimedAtMicros());
-        LaneOrder.carryOut(settlement.first(), this);
-        LaneOrder.carryOut(settlement.complete(), this);
+        LaneOrder.Target orders = answerTo(started);
+        LaneOrder.carryOut(settlement.first(), orders);
+        LaneOrder.carryOut(settlement.complete(), orders);
       } finally {
         synchronized (this) {
           // Warm only once the first answer has been judged and learned from (seen from outside
@@ -488,6 +496,46 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         kick();
       }
     });
+  }
+
+  /**
+   * Carries out the orders of the answer to a call handed over at {@code startedNanos}: as this
+   * lane's own, except that a 429 to a call this dispatcher may have bunched itself cuts no rate
+   * (its throttle goes to the leak with no claim time, as a learned hold does). It still pauses
+   * the lane and the leak for its {@code Retry-After}.
+   *
+   * <p>Why: a stall of this process (a busy machine, a GC, another JVM starting on the same
+   * cores) lets the calls due meanwhile leave late and together, and a provider that allows N in
+   * any second refuses the bunch. The leak counts a 429 to a call claimed after the previous
+   * pause ended, within the recovery, as evidence that the rate is too high and halves it. Issue
+   * 39: two 429s 10.8 s apart, each after calls bunched by a stall, held a provider at 24 of its
+   * 48/s for the 30 s of its recovery, next to a paused provider's resume (which took no part in
+   * it). So a 429 counts toward a cut only when no slot of this dispatcher fired late from
+   * {@link #LATE_BEFORE_CALL_NANOS} before the call was handed over until its answer
+   * ({@link Pace#stalledSince}: the timer's lateness, which no provider moves). A rate that is
+   * too high is still cut: its 429s keep coming while the process is on time. What this cannot
+   * see: a stall of another instance, or of the provider's own process, which bunches the calls
+   * as they arrive.
+   */
+  private LaneOrder.Target answerTo(long startedNanos) {
+    return new LaneOrder.Target() {
+      @Override
+      public void throttle(long millis, long claimedAtMicros) {
+        boolean ours = claimedAtMicros != 0
+            && pace.stalledSince(startedNanos - LATE_BEFORE_CALL_NANOS);
+        ProviderLane.this.throttle(millis, ours ? 0 : claimedAtMicros);
+      }
+
+      @Override
+      public void hold(long millis) {
+        ProviderLane.this.hold(millis);
+      }
+
+      @Override
+      public List<DispatchEntry> drop(Predicate<DispatchEntry> which) {
+        return ProviderLane.this.drop(which);
+      }
+    };
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */
