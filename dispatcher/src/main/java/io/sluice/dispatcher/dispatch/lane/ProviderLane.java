@@ -22,6 +22,8 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One provider's side of the dispatcher: its bounded fair queue, its share of the global leak, and
@@ -100,6 +102,9 @@ import org.apache.kafka.common.TopicPartition;
  * under this lane's monitor, and no I/O is started while holding it.
  */
 public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
+  private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
+  /** A 429 excused from cutting the rate is logged at most this often per lane. */
+  private static final long EXCUSED_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   /**
    * A lane's settings, from its provider's configuration.
    *
@@ -167,6 +172,9 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    */
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
   private volatile Consumer<DispatchEntry> expired = e -> { };
+  /** When a 429 excused from cutting the rate was last logged, and whether one was. */
+  private volatile long excusedLoggedNanos;
+  private volatile boolean excusedLogged;
 
   public ProviderLane(Settings settings, Calls calls, LaneHooks hooks) {
     this.id = settings.id();
@@ -523,6 +531,9 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       public void throttle(long millis, long claimedAtMicros) {
         boolean ours = claimedAtMicros != 0
             && pace.stalledSince(startedNanos - LATE_BEFORE_CALL_NANOS);
+        if (ours) {
+          logExcused(millis);
+        }
         ProviderLane.this.throttle(millis, ours ? 0 : claimedAtMicros);
       }
 
@@ -536,6 +547,19 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         return ProviderLane.this.drop(which);
       }
     };
+  }
+
+  private void logExcused(long millis) {
+    long now = nanoTime.getAsLong();
+    if (excusedLogged && now - excusedLoggedNanos < EXCUSED_LOG_EVERY_NANOS) {
+      return;
+    }
+    excusedLogged = true;
+    excusedLoggedNanos = now;
+    LOG.info("{}: a 429 to a call sent within {} ms of this dispatcher stalling (a slot fired "
+        + "{} ms or more late): paused {} ms, its rate not cut (logged at most every {} s)", name,
+        TimeUnit.NANOSECONDS.toMillis(LATE_BEFORE_CALL_NANOS), PaceGovernor.LATE_MILLIS, millis,
+        TimeUnit.NANOSECONDS.toSeconds(EXCUSED_LOG_EVERY_NANOS));
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */
