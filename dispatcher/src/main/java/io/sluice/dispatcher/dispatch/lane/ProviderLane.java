@@ -130,11 +130,18 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
 
   /**
-   * A 429 to a call handed over within this long after the dispatcher ran late cuts no rate
-   * ({@link #answerTo}): the calls a provider counts against one are those of the second before
-   * it ("N in any second"), and a stall bunches the calls due during it.
+   * A 429 to a call handed over within this long after a sign that calls were bunched (a stall of
+   * this dispatcher, an answer held up) cuts no rate ({@link #answerTo}): the calls a provider
+   * counts against one are those of the second before it ("N in any second").
    */
   static final long LATE_BEFORE_CALL_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /**
+   * An answer this much slower than its lane's usual ({@link LaneSchedule#answered}) says its
+   * call reached the provider late, held after its hand-off (in this process's HTTP client, the
+   * network, or the provider's own process), and calls held together arrive together: at 48/s,
+   * 50 ms holds two or three ({@link #answerTo}).
+   */
+  static final long BUNCHED_ANSWER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final LaneId id;
   /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
@@ -172,6 +179,9 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    */
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
   private volatile Consumer<DispatchEntry> expired = e -> { };
+  /** When an answer last came {@link #BUNCHED_ANSWER_NANOS} slower than usual, and whether one did. */
+  private long slowAnswerAtNanos;
+  private boolean anySlowAnswer;
   /** When a 429 excused from cutting the rate was last logged, and whether one was. */
   private volatile long excusedLoggedNanos;
   private volatile boolean excusedLogged;
@@ -481,6 +491,10 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         schedule.cameBack(ticket, cameBack);
         if (LaneCall.succeeded(r)) {
           excess = schedule.answered(latency);
+          if (excess >= BUNCHED_ANSWER_NANOS) {
+            anySlowAnswer = true;
+            slowAnswerAtNanos = cameBack;
+          }
         }
       }
       if (excess != Long.MIN_VALUE) {
@@ -508,31 +522,37 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
 
   /**
    * Carries out the orders of the answer to a call handed over at {@code startedNanos}: as this
-   * lane's own, except that a 429 to a call this dispatcher may have bunched itself cuts no rate
-   * (its throttle goes to the leak with no claim time, as a learned hold does). It still pauses
-   * the lane and the leak for its {@code Retry-After}.
+   * lane's own, except that a 429 to a call that may have met a bunch of this lane's calls cuts
+   * no rate (its throttle goes to the leak with no claim time, as a learned hold does). It still
+   * pauses the lane and the leak for its {@code Retry-After}.
    *
-   * <p>Why: a stall of this process (a busy machine, a GC, another JVM starting on the same
-   * cores) lets the calls due meanwhile leave late and together, and a provider that allows N in
-   * any second refuses the bunch. The leak counts a 429 to a call claimed after the previous
-   * pause ended, within the recovery, as evidence that the rate is too high and halves it. Issue
-   * 39: two 429s 10.8 s apart, each after calls bunched by a stall, held a provider at 24 of its
-   * 48/s for the 30 s of its recovery, next to a paused provider's resume (which took no part in
-   * it). So a 429 counts toward a cut only when no slot of this dispatcher fired late from
-   * {@link #LATE_BEFORE_CALL_NANOS} before the call was handed over until its answer
-   * ({@link Pace#stalledSince}: the timer's lateness, which no provider moves). A rate that is
-   * too high is still cut: its 429s keep coming while the process is on time. What this cannot
-   * see: a stall of another instance, or of the provider's own process, which bunches the calls
-   * as they arrive.
+   * <p>Why: a stall (of this process: a busy machine, a GC, another JVM starting on the same
+   * cores; or of the provider's own process) lets calls sent one interval apart arrive together,
+   * and a provider that allows N in any second refuses the bunch, or the call that comes a second
+   * after it. The leak counts a 429 to a call claimed after the previous pause ended, within the
+   * recovery, as evidence that the rate is too high and halves it. Issue 39: two 429s 10.8 s
+   * apart, each after a bunch of 3 to 5 calls within a millisecond at the provider, held it at 24
+   * of its 48/s for the 30 s of its recovery, next to a paused provider's resume (which took no
+   * part in it). So a 429 counts toward a cut only when, from {@link #LATE_BEFORE_CALL_NANOS}
+   * before the call was handed over until its answer, no slot of this dispatcher fired late
+   * ({@link Pace#stalledSince}) and no answer of this lane came {@link #BUNCHED_ANSWER_NANOS}
+   * slower than its usual (the calls were held after their hand-off). A rate that is too high is
+   * still cut: its 429s keep coming while the calls land on time. What this cannot see: calls of
+   * another instance bunched without this one's.
    */
   private LaneOrder.Target answerTo(long startedNanos) {
     return new LaneOrder.Target() {
       @Override
       public void throttle(long millis, long claimedAtMicros) {
-        boolean ours = claimedAtMicros != 0
-            && pace.stalledSince(startedNanos - LATE_BEFORE_CALL_NANOS);
+        long since = startedNanos - LATE_BEFORE_CALL_NANOS;
+        boolean stalled = claimedAtMicros != 0 && pace.stalledSince(since);
+        boolean held = claimedAtMicros != 0 && !stalled && answeredSlowlySince(since);
+        boolean ours = stalled || held;
         if (ours) {
-          logExcused(millis);
+          logExcused(millis, stalled ? "a slot of this dispatcher fired "
+              + PaceGovernor.LATE_MILLIS + " ms or more late" : "an answer of this lane came "
+              + TimeUnit.NANOSECONDS.toMillis(BUNCHED_ANSWER_NANOS) + " ms or more slower than "
+              + "its usual");
         }
         ProviderLane.this.throttle(millis, ours ? 0 : claimedAtMicros);
       }
@@ -549,16 +569,21 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
     };
   }
 
-  private void logExcused(long millis) {
+  /** Whether an answer of this lane came {@link #BUNCHED_ANSWER_NANOS} slower than usual since then. */
+  private synchronized boolean answeredSlowlySince(long sinceNanos) {
+    return anySlowAnswer && slowAnswerAtNanos - sinceNanos >= 0;
+  }
+
+  private void logExcused(long millis, String why) {
     long now = nanoTime.getAsLong();
     if (excusedLogged && now - excusedLoggedNanos < EXCUSED_LOG_EVERY_NANOS) {
       return;
     }
     excusedLogged = true;
     excusedLoggedNanos = now;
-    LOG.info("{}: a 429 to a call sent within {} ms of this dispatcher stalling (a slot fired "
-        + "{} ms or more late): paused {} ms, its rate not cut (logged at most every {} s)", name,
-        TimeUnit.NANOSECONDS.toMillis(LATE_BEFORE_CALL_NANOS), PaceGovernor.LATE_MILLIS, millis,
+    LOG.info("{}: a 429 to a call sent within {} ms after calls may have been bunched ({}): "
+        + "paused {} ms, its rate not cut (logged at most every {} s)", name,
+        TimeUnit.NANOSECONDS.toMillis(LATE_BEFORE_CALL_NANOS), why, millis,
         TimeUnit.NANOSECONDS.toSeconds(EXCUSED_LOG_EVERY_NANOS));
   }
 
