@@ -37,6 +37,9 @@
 # from `resume` at >= 90% of 48/s over its first 60 s, or until its backlog (every paced-api event
 # not accepted when `resume` returned) has been accepted, if sooner. Always: every event of
 # paced-api, grow (and steady-api) accepted at its provider.
+# INSTANCE_JAVA_OPTS (environment, split on spaces): JVM options for the two `sluice run`
+# instances only, e.g. "-Xlog:gc:file=/tmp/gc-%p.log -XX:StartFlightRecording=filename=/tmp/%p.jfr"
+# to see where their CPU goes.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -46,7 +49,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --work) WORK=$2; shift 2 ;;
     --pause-seconds) PAUSE_SECONDS=$2; shift 2 ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,42p' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -127,12 +130,15 @@ providers:
 $([ -z "$PAUSE_SECONDS" ] || printf '  steady-api:\n    url: http://127.0.0.1:%s/v1/calls\n    rate: 48/s\n    quotas: { free: { capacity: 100, refill: 100/s } }' "$(port steady-api)")
 http: { port: 0 }
 EOF
-SLUICE=(java -Xmx384m -XX:+UseSerialGC -jar "$APP_JAR")
+JVM=(java -Xmx384m -XX:+UseSerialGC)
+SLUICE=("${JVM[@]}" -jar "$APP_JAR")
 sluice() { "${SLUICE[@]}" "$@" --config "$W/sluice.yaml"; }
 sluice topics create --partitions 4 --replicas 1 > "$W/logs/topics.log" 2>&1
 instance() {   # instance NAME: `sluice run`, its ops port in $W/NAME.http
   local port; port=$(free_port); echo "$port" > "$W/$1.http"
-  SLUICE_HTTP__PORT=$port "${SLUICE[@]}" run --config "$W/sluice.yaml" > "$W/logs/$1.log" 2>&1 &
+  # shellcheck disable=SC2086 # INSTANCE_JAVA_OPTS is a list of options
+  SLUICE_HTTP__PORT=$port "${JVM[@]}" ${INSTANCE_JAVA_OPTS:-} -jar "$APP_JAR" \
+    run --config "$W/sluice.yaml" > "$W/logs/$1.log" 2>&1 &
   PIDS+=($!)
 }
 instance one; instance two

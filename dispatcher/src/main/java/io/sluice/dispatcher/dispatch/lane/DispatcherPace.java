@@ -64,6 +64,11 @@ public final class DispatcherPace implements Pace {
     return governor.lateSince(sinceNanos, nowNanos);
   }
 
+  @Override
+  public synchronized boolean stalledSince(long sinceNanos) {
+    return governor.stalledSince(sinceNanos);
+  }
+
   /** Closes the windows that ended by now (recovery while nothing fires) and logs a change. */
   public void tick() {
     Line line;

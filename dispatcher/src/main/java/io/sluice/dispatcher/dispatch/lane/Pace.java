@@ -25,6 +25,13 @@ public interface Pace {
    */
   boolean lateSince(long sinceNanos, long nowNanos);
 
+  /**
+   * Whether any one slot of the dispatcher fired {@link PaceGovernor#LATE_MILLIS} ms or more late
+   * after {@code sinceNanos}: the process stalled then, if only once, and calls due meanwhile may
+   * have left together ({@link PaceGovernor#stalledSince}).
+   */
+  boolean stalledSince(long sinceNanos);
+
   /** Always at full pace, never late: a lane on its own (tests, tools). */
   Pace FULL = new Pace() {
     @Override
@@ -40,6 +47,11 @@ public interface Pace {
 
     @Override
     public boolean lateSince(long sinceNanos, long nowNanos) {
+      return false;
+    }
+
+    @Override
+    public boolean stalledSince(long sinceNanos) {
       return false;
     }
   };

@@ -153,6 +153,9 @@ public final class PaceGovernor {
   private long lastLateEndNanos;
   /** What made the last late window late, for the log. */
   private String lastLateWhy = "";
+  /** Whether any slot ever fired late, and when the last one that did fired. */
+  private boolean anyLateSlot;
+  private long lastLateSlotNanos;
 
   /** @param nowNanos the first window starts now */
   public PaceGovernor(long nowNanos) {
@@ -165,6 +168,8 @@ public final class PaceGovernor {
     slots++;
     if (lateNanos >= LATE_NANOS) {
       lateSlots++;
+      anyLateSlot = true;
+      lastLateSlotNanos = nowNanos;
     }
   }
 
@@ -208,6 +213,18 @@ public final class PaceGovernor {
   public boolean lateSince(long sinceNanos, long nowNanos) {
     advance(nowNanos);
     return (everLate && lastLateEndNanos - sinceNanos > 0) || timerLate();
+  }
+
+  /**
+   * Whether any one slot fired {@value #LATE_MILLIS} ms or more late at or after
+   * {@code sinceNanos}: the process stalled, if only once. Finer than {@link #lateSince}, which
+   * needs half of a window's slots late: a single stall of a tenth of a second makes a few slots
+   * late among a window's dozens and cuts no pace, yet the calls due in it may leave together
+   * (held in the HTTP client while the process had no CPU), and a strict provider refuses the
+   * bunch. A 429 then says nothing of the rate ({@code ProviderLane}).
+   */
+  public boolean stalledSince(long sinceNanos) {
+    return anyLateSlot && lastLateSlotNanos - sinceNanos >= 0;
   }
 
   /** What made the last late window late, for the log. */

@@ -28,6 +28,8 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One provider's side of the dispatcher: its bounded fair queue, its share of the global leak, and
@@ -116,6 +118,9 @@ import org.apache.kafka.common.TopicPartition;
  * under this lane's monitor, and no I/O is started while holding it.
  */
 public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
+  private static final Logger LOG = LoggerFactory.getLogger(ProviderLane.class);
+  /** A 429 excused from cutting the rate is logged at most this often per lane. */
+  private static final long EXCUSED_LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
   /**
    * A lane's settings, from its provider's configuration.
    *
@@ -139,6 +144,20 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
 
   /** What a lane calls: its provider's limits, the provider, the leak it shares. */
   public record Calls(LimitSource limits, Provider provider, LeakyBucket leak) {}
+
+  /**
+   * A 429 to a call handed over within this long after a sign that calls were bunched (a stall of
+   * this dispatcher, an answer held up) cuts no rate ({@link #answerTo}): the calls a provider
+   * counts against one are those of the second before it ("N in any second").
+   */
+  static final long LATE_BEFORE_CALL_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /**
+   * An answer this much slower than its lane's usual ({@link LaneSchedule#answered}) says its
+   * call reached the provider late, held after its hand-off (in this process's HTTP client, the
+   * network, or the provider's own process), and calls held together arrive together: at 48/s,
+   * 50 ms holds two or three ({@link #answerTo}).
+   */
+  static final long BUNCHED_ANSWER_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final LaneId id;
   /** {@link #id}'s name: the key of the lane's leak, learned limits and throttle. */
@@ -182,6 +201,12 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   private volatile BatchRule batch = BatchRule.OFF;
   /** When this lane's last call started (a batching lane's {@code maxWait}); under the monitor. */
   private long lastCallNanos = Long.MIN_VALUE;
+  /** When an answer last came {@link #BUNCHED_ANSWER_NANOS} slower than usual, and whether one did. */
+  private long slowAnswerAtNanos;
+  private boolean anySlowAnswer;
+  /** When a 429 excused from cutting the rate was last logged, and whether one was. */
+  private volatile long excusedLoggedNanos;
+  private volatile boolean excusedLogged;
 
   public ProviderLane(Settings settings, Calls calls, LaneHooks hooks) {
     this.id = settings.id();
@@ -601,6 +626,10 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
         schedule.cameBack(ticket, cameBack);
         if (LaneCall.succeeded(r)) {
           excess = schedule.answered(latency);
+          if (excess >= BUNCHED_ANSWER_NANOS) {
+            anySlowAnswer = true;
+            slowAnswerAtNanos = cameBack;
+          }
         }
       }
       if (excess != Long.MIN_VALUE) {
@@ -611,7 +640,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       try {
         settle(entries, sent.payloads() == null ? List.of(new BatchOutcomes.Each(r, false))
             : BatchOutcomes.split(r, entries.stream().map(e -> e.event().id()).toList()),
-            slot.claimedAtMicros());
+            slot.claimedAtMicros(), answerTo(started));
       } finally {
         synchronized (this) {
           // Warm only once the first answer has been judged and learned from (seen from outside
@@ -630,10 +659,10 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   /**
    * Settles each of {@code entries} with its own result, then carries out their orders: one
    * event's as they are, a batch's merged ({@link BatchOutcomes#merge}: one pause, not one per
-   * event).
+   * event), to {@code orders} ({@link #answerTo}: a 429 after a bunch pauses, cuts no rate).
    */
   private void settle(List<DispatchEntry> entries, List<BatchOutcomes.Each> each,
-      long claimedAtMicros) {
+      long claimedAtMicros, LaneOrder.Target orders) {
     List<Settlement> settlements = new ArrayList<>(entries.size());
     List<List<LaneOrder>> first = new ArrayList<>(entries.size());
     List<Boolean> listed = new ArrayList<>(entries.size());
@@ -645,12 +674,79 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
       listed.add(each.get(i).listed());
     }
     boolean alone = !batch.on(); // one event's orders, as they are
-    LaneOrder.carryOut(alone ? first.get(0) : BatchOutcomes.merge(first, listed), this);
+    LaneOrder.carryOut(alone ? first.get(0) : BatchOutcomes.merge(first, listed), orders);
     List<List<LaneOrder>> complete = new ArrayList<>(entries.size());
     for (Settlement settlement : settlements) {
       complete.add(settlement.complete());
     }
-    LaneOrder.carryOut(alone ? complete.get(0) : BatchOutcomes.merge(complete, listed), this);
+    LaneOrder.carryOut(alone ? complete.get(0) : BatchOutcomes.merge(complete, listed), orders);
+  }
+
+  /**
+   * Carries out the orders of the answer to a call handed over at {@code startedNanos}: as this
+   * lane's own, except that a 429 to a call that may have met a bunch of this lane's calls cuts
+   * no rate (its throttle goes to the leak with no claim time, as a learned hold does). It still
+   * pauses the lane and the leak for its {@code Retry-After}.
+   *
+   * <p>Why: a stall (of this process: a busy machine, a GC, another JVM starting on the same
+   * cores; or of the provider's own process) lets calls sent one interval apart arrive together,
+   * and a provider that allows N in any second refuses the bunch, or the call that comes a second
+   * after it. The leak counts a 429 to a call claimed after the previous pause ended, within the
+   * recovery, as evidence that the rate is too high and halves it. Issue 39: two 429s 10.8 s
+   * apart, each after a bunch of 3 to 5 calls within a millisecond at the provider, held it at 24
+   * of its 48/s for the 30 s of its recovery, next to a paused provider's resume (which took no
+   * part in it). So a 429 counts toward a cut only when, from {@link #LATE_BEFORE_CALL_NANOS}
+   * before the call was handed over until its answer, no slot of this dispatcher fired late
+   * ({@link Pace#stalledSince}) and no answer of this lane came {@link #BUNCHED_ANSWER_NANOS}
+   * slower than its usual (the calls were held after their hand-off). A rate that is too high is
+   * still cut: its 429s keep coming while the calls land on time. What this cannot see: calls of
+   * another instance bunched without this one's.
+   */
+  private LaneOrder.Target answerTo(long startedNanos) {
+    return new LaneOrder.Target() {
+      @Override
+      public void throttle(long millis, long claimedAtMicros) {
+        long since = startedNanos - LATE_BEFORE_CALL_NANOS;
+        boolean stalled = claimedAtMicros != 0 && pace.stalledSince(since);
+        boolean held = claimedAtMicros != 0 && !stalled && answeredSlowlySince(since);
+        boolean ours = stalled || held;
+        if (ours) {
+          logExcused(millis, stalled ? "a slot of this dispatcher fired "
+              + PaceGovernor.LATE_MILLIS + " ms or more late" : "an answer of this lane came "
+              + TimeUnit.NANOSECONDS.toMillis(BUNCHED_ANSWER_NANOS) + " ms or more slower than "
+              + "its usual");
+        }
+        ProviderLane.this.throttle(millis, ours ? 0 : claimedAtMicros);
+      }
+
+      @Override
+      public void hold(long millis) {
+        ProviderLane.this.hold(millis);
+      }
+
+      @Override
+      public List<DispatchEntry> drop(Predicate<DispatchEntry> which) {
+        return ProviderLane.this.drop(which);
+      }
+    };
+  }
+
+  /** Whether an answer of this lane came {@link #BUNCHED_ANSWER_NANOS} slower than usual since then. */
+  private synchronized boolean answeredSlowlySince(long sinceNanos) {
+    return anySlowAnswer && slowAnswerAtNanos - sinceNanos >= 0;
+  }
+
+  private void logExcused(long millis, String why) {
+    long now = nanoTime.getAsLong();
+    if (excusedLogged && now - excusedLoggedNanos < EXCUSED_LOG_EVERY_NANOS) {
+      return;
+    }
+    excusedLogged = true;
+    excusedLoggedNanos = now;
+    LOG.info("{}: a 429 to a call sent within {} ms after calls may have been bunched ({}): "
+        + "paused {} ms, its rate not cut (logged at most every {} s)", name,
+        TimeUnit.NANOSECONDS.toMillis(LATE_BEFORE_CALL_NANOS), why, millis,
+        TimeUnit.NANOSECONDS.toSeconds(EXCUSED_LOG_EVERY_NANOS));
   }
 
   /** Claims no more slots and starts no more calls; calls in flight finish on their own. */

@@ -1,12 +1,15 @@
 package io.sluice.dispatcher.dispatch.lane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.testkit.SpecTable;
 import io.sluice.testkit.SpecTable.Implementation;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -96,6 +99,31 @@ class PaceGovernorTest {
   @TestFactory
   Stream<DynamicContainer> paceGovernorSpecification() {
     return SpecTable.of(STEPS, Step::why).over(new Implementation<>("PaceGovernor", Run::new));
+  }
+
+  @Test
+  void shouldTellASingleStallThatCutsNoPaceNorMakesAWindowLate() {
+    // 100 slots a second, on time but one, which fires 100 ms late at 1.2 s: a stall that bunches
+    // the calls due in it (issue 39), too short to cut the pace or make half a window late.
+    PaceGovernor governor = new PaceGovernor(0);
+    for (long t = 0; t < 2_000; t += 10) {
+      governor.fired(t * MS, t == 1_200 ? 100 * MS : 0);
+    }
+    assertEquals(1, governor.factor(2_000 * MS), 1e-9, "a single stall cuts no pace");
+    assertFalse(governor.lateSince(1_000 * MS, 2_000 * MS), "no window had half its slots late");
+    assertTrue(governor.stalledSince(200 * MS), "a second before a call handed over at 1.2 s");
+    assertTrue(governor.stalledSince(1_200 * MS), "the late slot fired at 1.2 s");
+    assertFalse(governor.stalledSince(1_201 * MS), "on time since");
+  }
+
+  @Test
+  void shouldTellNoStallWhileSlotsFireLessThan50MsLate() {
+    PaceGovernor governor = new PaceGovernor(0);
+    assertFalse(governor.stalledSince(0), "no slot yet");
+    for (long t = 0; t < 2_000; t += 10) {
+      governor.fired(t * MS, 49 * MS);
+    }
+    assertFalse(governor.stalledSince(0), "a busy machine's timer runs a few ms late; 50 ms is a stall");
   }
 
   /** The governor on a clock that starts at 0 and moves with each row. */

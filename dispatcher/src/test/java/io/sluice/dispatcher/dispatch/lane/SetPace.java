@@ -6,6 +6,8 @@ public final class SetPace implements Pace {
   public volatile double factor = 1;
   /** What {@link #lateSince} answers, whatever the instants. */
   public volatile boolean late;
+  /** When a slot last fired late, or null: {@link #stalledSince} an instant before it is true. */
+  public volatile Long stalledAtNanos;
 
   @Override
   public double factor() {
@@ -21,5 +23,11 @@ public final class SetPace implements Pace {
   @Override
   public boolean lateSince(long sinceNanos, long nowNanos) {
     return late;
+  }
+
+  @Override
+  public boolean stalledSince(long sinceNanos) {
+    Long at = stalledAtNanos;
+    return at != null && at - sinceNanos >= 0;
   }
 }
