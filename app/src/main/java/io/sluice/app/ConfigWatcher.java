@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * Reloads the configuration file into a {@link LiveConfig} when the file changes, and on SIGHUP.
@@ -79,11 +80,25 @@ public final class ConfigWatcher implements AutoCloseable {
         LOG.info("SIGHUP: reloading {}", file);
         reload(true);
       });
+      if (previousHup == SignalHandler.SIG_IGN) {
+        // The JVM keeps a SIGHUP its process started with ignored (nohup, a parent that ignores
+        // it) ignored: our handler is recorded but never runs.
+        LOG.warn("SIGHUP is ignored by this process (started under nohup, or by a parent that "
+            + "ignores it), so it does not reload; reload by changing {}", file);
+      }
     } catch (IllegalArgumentException e) {
       LOG.warn("SIGHUP cannot be handled on this platform ({}); reload by changing {}", e.getMessage(),
           file);
     }
     return this;
+  }
+
+  /**
+   * Whether SIGHUP reaches this watcher: not when the process started with it ignored (under
+   * {@code nohup}), nor where the platform has no SIGHUP. Known once {@link #start} has run.
+   */
+  public boolean reloadsOnSighup() {
+    return previousHup != null && previousHup != SignalHandler.SIG_IGN;
   }
 
   /** Reads the file now; {@code always}: even if its digest is the one last read. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.LiveConfig;
@@ -64,20 +65,6 @@ class ConfigWatcherTest {
     return outcome;
   }
 
-  private static String threads() {
-    StringBuilder out = new StringBuilder();
-    Thread.getAllStackTraces().forEach((t, stack) -> {
-      if (t.getName().contains("HUP") || t.getName().contains("config-watch")
-          || t.getName().contains("Signal")) {
-        out.append('\n').append(t.getName()).append(' ').append(t.getState());
-        for (StackTraceElement e : stack) {
-          out.append("\n  at ").append(e);
-        }
-      }
-    });
-    return out.toString();
-  }
-
   /** As editors save: a new file renamed over the old one. */
   private void save(String text) throws Exception {
     Path temp = dir.resolve(".sluice.yaml.swp");
@@ -126,15 +113,13 @@ class ConfigWatcherTest {
 
   @Test
   void sighupRereadsTheFileAndDoesNotStopTheProcess() throws Exception {
+    // A JVM started with SIGHUP ignored (under nohup) keeps it ignored: nothing to test there.
+    assumeTrue(watcher.reloadsOnSighup(), "SIGHUP is ignored in this JVM (started under nohup)");
     Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(ProcessHandle.current().pid()))
         .inheritIO().start();
     assertEquals(0, kill.waitFor());
 
-    // Failed twice in whole-module runs on a loaded machine (load average 15-20), never alone:
-    // a longer wait, and on a miss the threads that could hold the reload, to find out why.
-    LiveConfig.Outcome outcome = outcomes.poll(60, TimeUnit.SECONDS);
-    assertNotNull(outcome, () -> "no reload within 60 s of SIGHUP; threads: " + threads());
-    assertEquals(new LiveConfig.Outcome.Unchanged(), outcome,
+    assertEquals(new LiveConfig.Outcome.Unchanged(), nextOutcome(),
         "the file is re-read on the signal even though it did not change");
   }
 }
