@@ -42,8 +42,8 @@
 #             10/s each throughout; 30 s after the lows, bulk writes 200 `high` events over 10 s.
 #             Verdicts: the highs' p99 from produce to call within 10 s; the others' calls/s during
 #             the highs (and 10 s after) within 2% of the 20 s before; lows still called meanwhile.
-#             Ends 60 s after the last high (the lows' whole backlog, 11 minutes at bulk's share, is
-#             not waited for: their outcomes are not judged).
+#             Ends 11 s after every high was called (the judge's window runs 10 s past them; the
+#             lows' whole backlog, 11 minutes at bulk's share, is not waited for: not judged).
 # Exit 0 when every verdict of intake-judge.mjs holds. Everything started is stopped on any exit.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -246,8 +246,10 @@ elif [ "$ONLY" = priority ]; then
   log "priority: bulk's 20,000 lows at once, two others at 10/s, bulk's 200 highs over 10 s from 30 s"
   echo "{\"step\":\"priority-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"
   send "$W/priority.tsv"
-  log "priority: every event sent; 60 s more for the highs and the others"
-  sleep 60
+  highs_called() { [ "$( (grep -o '"id":"hi-[0-9]*"' "$W/records/prio-api.jsonl" 2>/dev/null || true) | sort -u | wc -l)" -ge 200 ]; }
+  wait_for 300 "every high called" highs_called
+  log "priority: every high called; 11 s more, the window after them the judge reads"
+  sleep 11
 elif [ "$ONLY" = eta ]; then
   log "eta: $EVENTS events of 30 tenants over 20 s, under quotas that defer most of them"
   echo "{\"step\":\"eta-sent\",\"t\":$(now_ms)}" >> "$W/steps.jsonl"

@@ -45,8 +45,7 @@ class OrderingScriptIT {
       OrderTicket next = given(store.assign(keys, "k", "sluice.inbound-0@2", 10));
       assertEquals(new OrderTicket(head.epoch(), 2), next, tenant);
       store.settle(keys, "k", head, OrderStore.Settled.DELIVERED, false);
-      Await.until(tenant + "'s key to move to 2", TIMEOUT,
-          () -> store.turn(keys, "k").state().map(KeyTurn::next).orElse(0L) == 2L);
+      awaitNext(store, keys, "k", 2, tenant + "'s key to move to 2");
     }
   }
 
@@ -67,8 +66,7 @@ class OrderingScriptIT {
       assertEquals(Optional.of(new KeyTurn(first.epoch(), 1, 0)), store.turn(acme, "order-1").state());
       store.settle(acme, "order-1", first, OrderStore.Settled.DELIVERED, false);
       store.settle(acme, "order-1", first, OrderStore.Settled.DELIVERED, false);
-      Await.until("the first's settlement to move the key to 2", TIMEOUT,
-          () -> store.turn(acme, "order-1").state().map(KeyTurn::next).orElse(0L) == 2L);
+      awaitNext(store, acme, "order-1", 2, "the first's settlement to move the key to 2");
       assertEquals(Optional.of(new KeyTurn(first.epoch(), 2, 0)), store.turn(acme, "order-1").state(),
           "the head's second settlement moved nothing");
       store.settle(acme, "order-1", second, OrderStore.Settled.DELIVERED, false);
@@ -89,8 +87,7 @@ class OrderingScriptIT {
       given(store.assign(acme, "k", "sluice.inbound-0@2", 10));
       given(store.assign(acme, "k", "sluice.inbound-0@3", 10));
       store.settle(acme, "k", head, OrderStore.Settled.DEAD, true);
-      Await.until("the dead head to move the key", TIMEOUT,
-          () -> store.turn(acme, "k").state().map(KeyTurn::next).orElse(0L) == 2L);
+      awaitNext(store, acme, "k", 2, "the dead head to move the key");
       assertEquals(Optional.of(new KeyTurn(head.epoch(), 2, 3)), store.turn(acme, "k").state());
       OrderTicket late = given(store.assign(acme, "k", "sluice.inbound-0@4", 10));
       assertEquals(new OrderTurn.Blocked(), OrderTurn.of(new OrderTicket(head.epoch(), 2), store.turn(acme, "k").state(), 1_000));
@@ -115,8 +112,7 @@ class OrderingScriptIT {
       assertEquals(Optional.of(new KeyTurn(head.epoch(), 1, 0)), store.turn(soylent, "k").state(),
           "the head still holds the key");
       store.settle(soylent, "k", head, OrderStore.Settled.DELIVERED, false);
-      Await.until("the turn to pass the head and both dead followers", TIMEOUT,
-          () -> store.turn(soylent, "k").state().map(KeyTurn::next).orElse(0L) == 4L);
+      awaitNext(store, soylent, "k", 4, "the turn to pass the head and both dead followers");
     }
   }
 
@@ -180,5 +176,12 @@ class OrderingScriptIT {
         .get(2, TimeUnit.SECONDS);
     return info.lines().filter(l -> l.startsWith("used_memory:")).map(l -> Long.parseLong(l.substring(12).trim()))
         .findFirst().orElseThrow();
+  }
+
+  /** Waits until the key's turn has moved to {@code next} (settlements are written asynchronously). */
+  private static void awaitNext(RedisOrderStore store, OrderKeys keys, String key, long next,
+      String what) {
+    Await.until(what, TIMEOUT,
+        () -> store.turn(keys, key).state().map(KeyTurn::next).orElse(0L) == next);
   }
 }
