@@ -46,7 +46,7 @@ public final class TenantCache {
   public enum Miss {
     /** Ask Redis, and {@link #store} the answer. */
     FETCH,
-    /** The registry is empty: the tenant has no record ({@link #store} that). */
+    /** The registry is empty: the tenant has no record (nothing to keep: ask again next time). */
     ABSENT,
     /** Redis is not answering: decide by the file, keep nothing. */
     UNAVAILABLE
@@ -104,9 +104,10 @@ public final class TenantCache {
   }
 
   /**
-   * What to do about a tenant that is not kept, and the version the answer holds at: an
-   * {@link Miss#ABSENT} answer is {@link #store}d with it, so that a change applied meanwhile
-   * refuses it.
+   * What to do about a tenant that is not kept, and the version the answer holds at: a
+   * {@link Miss#FETCH}'s answer is {@link #store}d with it, so that a change applied meanwhile
+   * refuses it. An {@link Miss#ABSENT} answer is not kept: the next miss reads the count again,
+   * which costs less than a slot per tenant of an empty registry.
    */
   public MissDecision onMiss() {
     // The version first, then the count: apply writes them the other way round, so the count read

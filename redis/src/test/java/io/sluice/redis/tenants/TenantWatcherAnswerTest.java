@@ -57,6 +57,23 @@ class TenantWatcherAnswerTest {
   }
 
   @Test
+  void shouldKeepNothingForTenantsOfAnEmptyRegistry() {
+    TenantWatcher empty = new TenantWatcher(
+        v -> CompletableFuture.completedFuture(new TenantRegistry.Changes(5, 0, false, List.of())),
+        t -> {
+          throw new AssertionError("an empty registry is not asked about " + t);
+        }, 100, System::nanoTime);
+    empty.poll().toCompletableFuture().join();
+
+    for (int i = 0; i < 1_000; i++) {
+      assertEquals(TenantLookup.Answer.of(null), empty.answer("t" + i));
+    }
+
+    assertEquals(0, empty.cache().size(), "no absence kept: nothing to sweep");
+    empty.close();
+  }
+
+  @Test
   void shouldKeepAnAnswerThatCameAfterTheWaitSoTheNextEventNeitherAsksNorWaits() {
     watcher.poll().toCompletableFuture().join();
     CompletableFuture<TenantRegistry.Read> slow = new CompletableFuture<>();
