@@ -1,11 +1,13 @@
 package io.sluice.app.cli;
 
+import io.sluice.app.simulate.Arrivals;
 import io.sluice.app.simulate.RecordedEvents;
 import io.sluice.app.simulate.ReportHtml;
 import io.sluice.app.simulate.ReportJson;
 import io.sluice.app.simulate.ReportText;
 import io.sluice.app.simulate.Simulation;
 import io.sluice.app.simulate.Simulator;
+import io.sluice.app.simulate.SyntheticTraffic;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigLoader;
 import io.sluice.schemas.serde.Json;
@@ -15,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,9 +42,14 @@ final class SimulateCommand implements Callable<Integer> {
       description = "A configuration to try beside --config (repeatable).")
   List<Path> candidates = new ArrayList<>();
 
-  @Option(names = "--events", required = true, paramLabel = "FILE",
+  @Option(names = "--events", paramLabel = "FILE",
       description = "The recorded events: one JSON work event a line, with 'ts' (epoch ms or RFC 3339).")
   Path events;
+
+  @Option(names = "--generate", paramLabel = "SPEC",
+      description = "Instead of --events, generated traffic: rate=EVENTS_PER_S,tenants=N,span=ISO-8601[,seed=S] "
+          + "(tenants t0000.. skewed, tenant i toward the i-th provider modulo their number).")
+  String generate;
 
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON here.")
   Path json;
@@ -88,12 +96,14 @@ final class SimulateCommand implements Callable<Integer> {
         return Sluice.BAD_INPUT;
       }
     }
-    int maxLineBytes = configs.stream().mapToInt(c -> c.config().gate().maxPayloadBytes()).max().orElse(0) + 4096;
+    if ((events == null) == (generate == null)) {
+      System.err.println("sluice simulate: give one of --events FILE and --generate SPEC");
+      return Sluice.BAD_INPUT;
+    }
     Simulator.Report report;
-    try (RecordedEvents in = RecordedEvents.open(events,
-        new RecordedEvents.Bounds(maxBytes, maxLines, maxLineBytes, maxSpan))) {
+    try (Arrivals in = arrivals(configs)) {
       report = Simulator.run(configs, in, maxTenants);
-    } catch (RecordedEvents.BadInput | Simulation.TooManyTenants e) {
+    } catch (RecordedEvents.BadInput | Simulation.TooManyTenants | IllegalArgumentException e) {
       System.err.println("sluice simulate: " + e.getMessage());
       return Sluice.BAD_INPUT;
     }
@@ -105,6 +115,18 @@ final class SimulateCommand implements Callable<Integer> {
       Files.writeString(html, ReportHtml.of(report, top));
     }
     return 0;
+  }
+
+  private Arrivals arrivals(List<Simulator.Candidate> configs) {
+    if (generate != null) {
+      SyntheticTraffic.Spec spec = SyntheticTraffic.Spec.parse(generate);
+      if (spec.events() > maxLines || spec.span().compareTo(maxSpan) > 0 || spec.tenants() > maxTenants) {
+        throw new IllegalArgumentException("--generate " + generate + " is beyond --max-lines, --max-span or --max-tenants");
+      }
+      return new SyntheticTraffic(spec, new ArrayList<>(new TreeSet<>(configs.get(0).config().providers().keySet())));
+    }
+    int maxLineBytes = configs.stream().mapToInt(c -> c.config().gate().maxPayloadBytes()).max().orElse(0) + 4096;
+    return RecordedEvents.open(events, new RecordedEvents.Bounds(maxBytes, maxLines, maxLineBytes, maxSpan));
   }
 
   /** A configuration's column: its file's name, or its path where another column has that name. */

@@ -3,6 +3,7 @@ package io.sluice.app.simulate;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.sluice.schemas.validation.EventValidator;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +25,7 @@ import java.time.format.DateTimeParseException;
  * would answer for other traffic. A line that is not a valid event is not an error: it is read
  * as it is and dead-lettered as the gate would.
  */
-public final class RecordedEvents implements AutoCloseable {
+public final class RecordedEvents implements Arrivals {
   /** How much is read at most. */
   public record Bounds(long maxBytes, long maxLines, int maxLineBytes, Duration maxSpan) {}
 
@@ -39,6 +40,8 @@ public final class RecordedEvents implements AutoCloseable {
   }
 
   private static final JsonFactory JSON = new JsonFactory();
+
+  private final EventValidator validator = new EventValidator();
 
   private final InputStream in;
   private final Bounds bounds;
@@ -102,11 +105,24 @@ public final class RecordedEvents implements AutoCloseable {
     }
   }
 
+  /** Each line read by the event contract once ({@link EventValidator}, no tree for a valid one). */
+  @Override
+  public boolean next(Sink sink) {
+    Line l = next();
+    if (l == null) {
+      return false;
+    }
+    sink.arrive(l.atMillis(), validator.validateLeavingPayload(l.value()), l.value().length);
+    return true;
+  }
+
   /** Whether a bound (lines, span) stopped the read before the end of the file. */
+  @Override
   public boolean bounded() {
     return bounded;
   }
 
+  @Override
   public long linesRead() {
     return number;
   }
