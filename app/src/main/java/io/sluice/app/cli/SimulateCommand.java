@@ -10,16 +10,20 @@ import io.sluice.app.simulate.Simulator;
 import io.sluice.app.simulate.SyntheticTraffic;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigLoader;
+import io.sluice.config.DelayText;
 import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -51,6 +55,12 @@ final class SimulateCommand implements Callable<Integer> {
           + "(tenants t0000.. skewed, tenant i toward the i-th provider modulo their number).")
   String generate;
 
+  @Option(names = "--pipeline-delay", defaultValue = "0s", paramLabel = "DURATION",
+      converter = DelayOrIso.class,
+      description = "The pipeline's own delay (2500ms, 3s or PT2.5S): how long after its record's time an event reaches "
+          + "the gate, and after the time it asked for the relay hands it on (default: ${DEFAULT-VALUE}).")
+  Duration pipelineDelay;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON here.")
   Path json;
 
@@ -80,6 +90,10 @@ final class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
+    if (pipelineDelay.isNegative()) {
+      System.err.println("sluice simulate: --pipeline-delay cannot be negative");
+      return Sluice.BAD_INPUT;
+    }
     if (top < 1 || maxLines < 1 || maxBytes < 1 || maxTenants < 1 || maxSpan.isNegative() || maxSpan.isZero()) {
       System.err.println("sluice simulate: --top, --max-lines, --max-bytes, --max-tenants and --max-span "
           + "must be positive");
@@ -102,7 +116,7 @@ final class SimulateCommand implements Callable<Integer> {
     }
     Simulator.Report report;
     try (Arrivals in = arrivals(configs)) {
-      report = Simulator.run(configs, in, maxTenants);
+      report = Simulator.run(configs, in, maxTenants, pipelineDelay);
     } catch (RecordedEvents.BadInput | Simulation.TooManyTenants | IllegalArgumentException e) {
       System.err.println("sluice simulate: " + e.getMessage());
       return Sluice.BAD_INPUT;
@@ -127,6 +141,22 @@ final class SimulateCommand implements Callable<Integer> {
     }
     int maxLineBytes = configs.stream().mapToInt(c -> c.config().gate().maxPayloadBytes()).max().orElse(0) + 4096;
     return RecordedEvents.open(events, new RecordedEvents.Bounds(maxBytes, maxLines, maxLineBytes, maxSpan));
+  }
+
+  /** A duration as the configuration writes one ({@code 2500ms}, {@code 3s}) or ISO-8601 ({@code PT2.5S}). */
+  static final class DelayOrIso implements ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      Duration d = DelayText.parse(value);
+      if (d != null) {
+        return d;
+      }
+      try {
+        return Duration.parse(value);
+      } catch (DateTimeParseException e) {
+        throw new TypeConversionException("'" + value + "' is not a duration (2500ms, 3s, PT2.5S)");
+      }
+    }
   }
 
   /** A configuration's column: its file's name, or its path where another column has that name. */

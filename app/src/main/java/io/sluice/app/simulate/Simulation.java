@@ -73,6 +73,7 @@ public final class Simulation {
   private final Map<String, Tally> tiers = new HashMap<>();
   private final Map<String, TenantConfig> listed;
   private final int maxTenants;
+  private final long pipelineDelayMicros;
   private final LocalLeakyBucket leak;
   private final Tally unattributed = new Tally();
   private long now = Long.MIN_VALUE;
@@ -85,6 +86,20 @@ public final class Simulation {
    *                   its memory without bound
    */
   public Simulation(SluiceConfig config, int maxTenants) {
+    this(config, maxTenants, 0);
+  }
+
+  /**
+   * @param pipelineDelayMicros the pipeline's own delay ({@code --pipeline-delay}): how long after
+   *                            its record's time an event reaches the gate, and after the time it
+   *                            asked for the relay hands it on; added to every event's way, its
+   *                            lateness still counted from its record's time (or the time it asked for)
+   */
+  public Simulation(SluiceConfig config, int maxTenants, long pipelineDelayMicros) {
+    if (pipelineDelayMicros < 0) {
+      throw new IllegalArgumentException("the pipeline delay cannot be negative");
+    }
+    this.pipelineDelayMicros = pipelineDelayMicros;
     this.config = config;
     this.rules = new EventRules(config);
     this.horizonMicros = config.reservationHorizon().toNanos() / 1000;
@@ -112,10 +127,13 @@ public final class Simulation {
    * @param valueBytes the value's size, for {@code gate.maxPayloadBytes}
    */
   public void arrive(long atMicros, ValidationResult parsed, int valueBytes) {
-    advanceTo(atMicros);
-    now = Math.max(now, atMicros);
+    // It reaches the gate the pipeline's delay after its record's time: every arrival as much, so
+    // they stay in order and the clock moves to the gate's time.
+    long atGate = atMicros + pipelineDelayMicros;
+    advanceTo(atGate);
+    now = Math.max(now, atGate);
     if (firstMicros == Long.MIN_VALUE) {
-      firstMicros = now;
+      firstMicros = now - pipelineDelayMicros;
     }
     events++;
     ValidationResult checked = parsed instanceof ValidationResult.Valid v ? rules.check(v.event(), valueBytes) : parsed;
@@ -132,13 +150,13 @@ public final class Simulation {
     }
     ProviderConfig provider = config.providers().get(event.provider());
     Pending p = new Pending(tenant, lane(event.provider()), event.cost(), event.priorityClass().rank(),
-        event.deadline(), now);
+        event.deadline(), now - pipelineDelayMicros);
     DeliveryTime.Verdict when = DeliveryTime.of(event, event.provider(), provider.intake().maxDelay(), now / 1000);
     if (when instanceof DeliveryTime.Refused refused) {
       dead(p, refused.reason());
     } else if (when instanceof DeliveryTime.Later later) {
       p.sinceMicros = later.notBeforeMillis() * 1000;
-      at(p.sinceMicros, GATE, p);
+      at(p.sinceMicros + pipelineDelayMicros, GATE, p);
     } else {
       gate(p);
     }

@@ -1,6 +1,7 @@
 package io.sluice.app.simulate;
 
 import io.sluice.config.SluiceConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -35,10 +36,15 @@ public final class Simulator {
   }
 
   public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants) {
+    return run(candidates, input, maxTenants, Duration.ZERO);
+  }
+
+  /** @param pipelineDelay the pipeline's own delay, the same for every configuration ({@link Simulation}) */
+  public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants, Duration pipelineDelay) {
     long started = System.nanoTime();
     Simulation[] sims = new Simulation[candidates.size()];
     for (int i = 0; i < sims.length; i++) {
-      sims[i] = new Simulation(candidates.get(i).config(), maxTenants);
+      sims[i] = new Simulation(candidates.get(i).config(), maxTenants, pipelineDelay.toNanos() / 1000);
     }
     Arrivals.Sink toEach = (atMillis, parsed, valueBytes) -> {
       for (Simulation sim : sims) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sluice.schemas.event.Reason;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,5 +107,30 @@ class SimulationTest {
     assertEquals(Map.of(), a.dead());
     assertEquals(1, a.calls());
     assertEquals(0, a.lateness().max(), "called at its time, not 3 s after its arrival");
+  }
+
+  @Test
+  @DisplayName("a pipeline delay of 2.5 s: the burst reaches the gate 2.5 s after its records' time, and each call is 2.5 s later")
+  void shouldAddThePipelinesOwnDelayToEveryEvent() {
+    Tally a = Scenario.run(Scenario.burst("a", 30, 0), Duration.ofMillis(2500),
+        Scenario.config(FAST, "{ capacity: 10, refill: 10/s }")).get(0).tenants().get("a");
+    assertEquals(30, a.calls());
+    // The bucket's answer is the same (ten at once, then one each 100 ms), all 2.5 s on; a
+    // quantile above 512 ms reads the low end of its bucket (8 ms wide from 2,048 to 4,096 ms).
+    assertEquals(2496, a.lateness().quantile(0.01), "2,500 ms");
+    assertEquals(3000, a.lateness().quantile(0.5), "3,000 ms, a bucket's low end");
+    assertEquals(4500, a.lateness().max(), "the max is exact");
+  }
+
+  @Test
+  @DisplayName("with a pipeline delay, an event that asked for a time is called that delay after it, and one whose deadline falls within the delay expires")
+  void shouldAddThePipelinesDelayAfterTheTimeAskedForToo() {
+    List<String> lines = List.of(Scenario.line("a", "later", 0, ", \"delay\": \"3s\""),
+        Scenario.line("a", "tight", 0, ", \"deadline\": \"2023-11-14T22:13:21.000Z\""));
+    Tally a = Scenario.run(lines, Duration.ofSeconds(2),
+        Scenario.config(FAST, "{ capacity: 10, refill: 10/s }")).get(0).tenants().get("a");
+    assertEquals(1, a.calls());
+    assertEquals(2000, a.lateness().max(), "called 2 s after the 3 s it asked for");
+    assertEquals(1, a.deadlineMisses(), "its deadline 1 s after its record, the gate sees it at 2 s");
   }
 }
