@@ -8,14 +8,19 @@ import io.sluice.app.simulate.ReportText;
 import io.sluice.app.simulate.Simulation;
 import io.sluice.app.simulate.Simulator;
 import io.sluice.app.simulate.SyntheticTraffic;
+import io.sluice.app.simulate.TopicEvents;
 import io.sluice.config.ConfigException;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.DelayText;
+import io.sluice.config.KafkaConfig;
+import io.sluice.config.SluiceConfig;
+import io.sluice.schemas.topic.Topics;
 import io.sluice.schemas.serde.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +35,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code sluice simulate}: recorded events replayed on a virtual clock through the gate's bucket,
  * the dispatcher's fair queue and leak, for the configuration and candidates side by side
- * ({@link Simulator}). Reads no topic and touches neither Kafka nor Redis.
+ * ({@link Simulator}). Touches no Redis; reads Kafka only with {@code --from-topic}, in no group.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = "Replay recorded events (JSON lines, each with its arrival time in 'ts') on a virtual "
@@ -49,6 +54,28 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--events", paramLabel = "FILE",
       description = "The recorded events: one JSON work event a line, with 'ts' (epoch ms or RFC 3339).")
   Path events;
+
+  @Option(names = "--from-topic",
+      description = "Instead of --events, read <topicPrefix>inbound from --from to --to (each record's "
+          + "timestamp its arrival), partitions merged by time, in no consumer group.")
+  boolean fromTopic;
+
+  @Option(names = "--bootstrap", paramLabel = "HOST:PORT",
+      description = "With --from-topic: the brokers to read from (default: --config's kafka.bootstrap).")
+  String bootstrap;
+
+  @Option(names = "--from", paramLabel = "INSTANT",
+      description = "With --from-topic: the first arrival read, RFC 3339 (e.g. 2026-11-28T00:00:00Z).")
+  Instant from;
+
+  @Option(names = "--to", paramLabel = "INSTANT",
+      description = "With --from-topic: arrivals at or after it are not read (default: now).")
+  Instant to;
+
+  @Option(names = "--stall-seconds", defaultValue = "30",
+      description = "With --from-topic: longest wait for the broker before the read is given up "
+          + "(default: ${DEFAULT-VALUE}).")
+  long stallSeconds;
 
   @Option(names = "--generate", paramLabel = "SPEC",
       description = "Instead of --events, generated traffic: rate=EVENTS_PER_S,tenants=N,span=ISO-8601[,seed=S] "
@@ -110,9 +137,20 @@ final class SimulateCommand implements Callable<Integer> {
         return Sluice.BAD_INPUT;
       }
     }
-    if ((events == null) == (generate == null)) {
-      System.err.println("sluice simulate: give one of --events FILE and --generate SPEC");
+    int sources = (events == null ? 0 : 1) + (generate == null ? 0 : 1) + (fromTopic ? 1 : 0);
+    if (sources != 1) {
+      System.err.println("sluice simulate: give one of --events FILE, --from-topic and --generate SPEC");
       return Sluice.BAD_INPUT;
+    }
+    if (fromTopic) {
+      Instant end = to == null ? Instant.now() : to;
+      if (from == null || !from.isBefore(end) || Duration.between(from, end).compareTo(maxSpan) > 0
+          || stallSeconds < 1) {
+        System.err.println("sluice simulate: --from-topic needs --from before --to (default now), at most "
+            + "--max-span " + maxSpan + " apart, and --stall-seconds at least 1");
+        return Sluice.BAD_INPUT;
+      }
+      to = end;
     }
     Simulator.Report report;
     try (Arrivals in = arrivals(configs)) {
@@ -132,6 +170,14 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   private Arrivals arrivals(List<Simulator.Candidate> configs) {
+    if (fromTopic) {
+      SluiceConfig current = configs.get(0).config();
+      KafkaConfig k = current.kafka();
+      KafkaConfig read = bootstrap == null ? k
+          : new KafkaConfig(bootstrap, k.topicPrefix(), k.properties(), k.sweepHangingTransactions());
+      return TopicEvents.open(read, new Topics(k.topicPrefix(), current.ladder()).inbound(), from, to, maxLines,
+          Duration.ofSeconds(stallSeconds));
+    }
     if (generate != null) {
       SyntheticTraffic.Spec spec = SyntheticTraffic.Spec.parse(generate);
       if (spec.events() > maxLines || spec.span().compareTo(maxSpan) > 0 || spec.tenants() > maxTenants) {
