@@ -88,6 +88,12 @@ final class SimulateCommand implements Callable<Integer> {
           + "the gate, and after the time it asked for the relay hands it on (default: ${DEFAULT-VALUE}).")
   Duration pipelineDelay;
 
+  @Option(names = "--threads", paramLabel = "N",
+      description = "Threads that simulate, each a share of the providers (default 0: one a processor); "
+          + "the input is read on one more.",
+      defaultValue = "0")
+  int threads;
+
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the report as JSON here.")
   Path json;
 
@@ -154,7 +160,8 @@ final class SimulateCommand implements Callable<Integer> {
     }
     Simulator.Report report;
     try (Arrivals in = arrivals(configs)) {
-      report = Simulator.run(configs, in, maxTenants, pipelineDelay);
+      report = Simulator.run(configs, in, maxTenants, pipelineDelay,
+          threads > 0 ? threads : Runtime.getRuntime().availableProcessors());
     } catch (RecordedEvents.BadInput | Simulation.TooManyTenants | IllegalArgumentException e) {
       System.err.println("sluice simulate: " + e.getMessage());
       return Sluice.BAD_INPUT;

@@ -41,7 +41,27 @@ public final class Simulator {
 
   /** @param pipelineDelay the pipeline's own delay, the same for every configuration ({@link Simulation}) */
   public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants, Duration pipelineDelay) {
+    return run(candidates, input, maxTenants, pipelineDelay, 1);
+  }
+
+  /**
+   * @param threads at most this many threads simulate, each a share of the providers
+   *                ({@link ShardedRun}); 1, or a configuration of one provider: the calling thread
+   */
+  public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants, Duration pipelineDelay,
+      int threads) {
     long started = System.nanoTime();
+    int providers = candidates.stream().mapToInt(c -> c.config().providers().size()).max().orElse(1);
+    int shards = Math.min(threads, providers);
+    if (shards > 1) {
+      Simulation.Outcome[] outcomes = ShardedRun.run(candidates, input, maxTenants, pipelineDelay.toNanos() / 1000,
+          shards);
+      List<Run> runs = new ArrayList<>();
+      for (int i = 0; i < outcomes.length; i++) {
+        runs.add(new Run(candidates.get(i).label(), outcomes[i]));
+      }
+      return new Report(runs, input.linesRead(), input.bounded(), (System.nanoTime() - started) / 1_000_000);
+    }
     Simulation[] sims = new Simulation[candidates.size()];
     for (int i = 0; i < sims.length; i++) {
       sims[i] = new Simulation(candidates.get(i).config(), maxTenants, pipelineDelay.toNanos() / 1000);
