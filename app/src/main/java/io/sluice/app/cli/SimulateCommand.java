@@ -38,11 +38,13 @@ import picocli.CommandLine.Option;
  * ({@link Simulator}). Touches no Redis; reads Kafka only with {@code --from-topic}, in no group.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true,
-    description = "Replay recorded events (JSON lines, each with its arrival time in 'ts') on a virtual "
+    description = "Replay recorded events (JSON lines, each with its arrival time in 'ts'; or a time range "
+        + "of the inbound topic; or generated traffic) on a virtual "
         + "clock through the product's own decisions (quota buckets, tiers' fair queue, providers' leak), "
         + "for --config and each --candidate, and report per tenant and tier the lateness (p50, p99, "
         + "max), deadline misses and dead letters, and per provider the most calls in a second against "
-        + "its rate, side by side. Provider faults are not modelled: every call succeeds at its slot.")
+        + "its rate, side by side. Provider faults are not modelled: every call succeeds at its slot; the "
+        + "pipeline's own delay only as --pipeline-delay.")
 final class SimulateCommand implements Callable<Integer> {
   @Mixin
   ConfigOption config;

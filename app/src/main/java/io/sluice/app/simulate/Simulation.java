@@ -48,7 +48,9 @@ import java.util.TreeMap;
  *       comes is dead {@code expired}; every other call succeeds at once.</li>
  * </ol>
  *
- * <p>Not modelled, so a simulation is a lower bound of real lateness: provider answers (429,
+ * <p>The pipeline's own delay (consumer polls, transactions, the relay's hops) only as a constant
+ * given to it ({@code --pipeline-delay}). Not modelled, so a simulation is a lower bound of real
+ * lateness: provider answers (429,
  * 5xx, time-outs, their retries and the rate cuts they cause) and call latency
  * ({@code maxInFlight}), limits beyond the rate (windows, concurrency, {@code totalRate}),
  * learned limits, quota rules beyond the (provider, tenant) quota (an overall budget,
