@@ -44,6 +44,32 @@ public final class Lateness {
     buckets[(int) ((v >>> octave) - HALF)]++;
   }
 
+  /** Adds another's counts to this one's, as if this had recorded its values too. */
+  void add(Lateness other) {
+    count += other.count;
+    max = Math.max(max, other.max);
+    if (other.exact != null) {
+      if (exact == null) {
+        exact = new int[EXACT];
+      }
+      for (int v = 0; v < EXACT; v++) {
+        exact[v] += other.exact[v];
+      }
+    }
+    for (int octave = 1; octave < octaves.length; octave++) {
+      int[] theirs = other.octaves[octave];
+      if (theirs == null) {
+        continue;
+      }
+      if (octaves[octave] == null) {
+        octaves[octave] = new int[HALF];
+      }
+      for (int i = 0; i < HALF; i++) {
+        octaves[octave][i] += theirs[i];
+      }
+    }
+  }
+
   public long count() {
     return count;
   }

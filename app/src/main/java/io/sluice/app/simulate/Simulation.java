@@ -25,7 +25,6 @@ import io.sluice.schemas.validation.ValidationResult;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -49,7 +48,9 @@ import java.util.TreeMap;
  *       comes is dead {@code expired}; every other call succeeds at once.</li>
  * </ol>
  *
- * <p>Not modelled, so a simulation is a lower bound of real lateness: provider answers (429,
+ * <p>The pipeline's own delay (consumer polls, transactions, the relay's hops) only as a constant
+ * given to it ({@code --pipeline-delay}). Not modelled, so a simulation is a lower bound of real
+ * lateness: provider answers (429,
  * 5xx, time-outs, their retries and the rate cuts they cause) and call latency
  * ({@code maxInFlight}), limits beyond the rate (windows, concurrency, {@code totalRate}),
  * learned limits, quota rules beyond the (provider, tenant) quota (an overall budget,
@@ -67,17 +68,17 @@ public final class Simulation {
   private final long horizonMicros;
   private final Map<String, Double> weights = new HashMap<>();
   private final PriorityOrder order;
-  private final PriorityQueue<Timed> timeline = new PriorityQueue<>();
+  private final Timeline<Object> timeline = new Timeline<>();
   private final Map<String, Lane> lanes = new HashMap<>();
   /** Per tenant seen: its tally, and what the configuration says of it, looked up once. */
   private final Map<String, Tenant> tenants = new HashMap<>();
   private final Map<String, Tally> tiers = new HashMap<>();
   private final Map<String, TenantConfig> listed;
   private final int maxTenants;
+  private final long pipelineDelayMicros;
   private final LocalLeakyBucket leak;
   private final Tally unattributed = new Tally();
   private long now = Long.MIN_VALUE;
-  private long seq;
   private long events;
   private long firstMicros = Long.MIN_VALUE;
 
@@ -87,6 +88,20 @@ public final class Simulation {
    *                   its memory without bound
    */
   public Simulation(SluiceConfig config, int maxTenants) {
+    this(config, maxTenants, 0);
+  }
+
+  /**
+   * @param pipelineDelayMicros the pipeline's own delay ({@code --pipeline-delay}): how long after
+   *                            its record's time an event reaches the gate, and after the time it
+   *                            asked for the relay hands it on; added to every event's way, its
+   *                            lateness still counted from its record's time (or the time it asked for)
+   */
+  public Simulation(SluiceConfig config, int maxTenants, long pipelineDelayMicros) {
+    if (pipelineDelayMicros < 0) {
+      throw new IllegalArgumentException("the pipeline delay cannot be negative");
+    }
+    this.pipelineDelayMicros = pipelineDelayMicros;
     this.config = config;
     this.rules = new EventRules(config);
     this.horizonMicros = config.reservationHorizon().toNanos() / 1000;
@@ -114,10 +129,13 @@ public final class Simulation {
    * @param valueBytes the value's size, for {@code gate.maxPayloadBytes}
    */
   public void arrive(long atMicros, ValidationResult parsed, int valueBytes) {
-    advanceTo(atMicros);
-    now = Math.max(now, atMicros);
+    // It reaches the gate the pipeline's delay after its record's time: every arrival as much, so
+    // they stay in order and the clock moves to the gate's time.
+    long atGate = atMicros + pipelineDelayMicros;
+    advanceTo(atGate);
+    now = Math.max(now, atGate);
     if (firstMicros == Long.MIN_VALUE) {
-      firstMicros = now;
+      firstMicros = now - pipelineDelayMicros;
     }
     events++;
     ValidationResult checked = parsed instanceof ValidationResult.Valid v ? rules.check(v.event(), valueBytes) : parsed;
@@ -134,13 +152,13 @@ public final class Simulation {
     }
     ProviderConfig provider = config.providers().get(event.provider());
     Pending p = new Pending(tenant, lane(event.provider()), event.cost(), event.priorityClass().rank(),
-        event.deadline(), now);
+        event.deadline(), now - pipelineDelayMicros);
     DeliveryTime.Verdict when = DeliveryTime.of(event, event.provider(), provider.intake().maxDelay(), now / 1000);
     if (when instanceof DeliveryTime.Refused refused) {
       dead(p, refused.reason());
     } else if (when instanceof DeliveryTime.Later later) {
       p.sinceMicros = later.notBeforeMillis() * 1000;
-      at(p.sinceMicros, GATE, p, null);
+      at(p.sinceMicros + pipelineDelayMicros, GATE, p);
     } else {
       gate(p);
     }
@@ -184,19 +202,21 @@ public final class Simulation {
   }
 
   private void advanceTo(long limitMicros) {
-    while (!timeline.isEmpty() && timeline.peek().atMicros < limitMicros) {
-      Timed t = timeline.poll();
-      now = Math.max(now, t.atMicros);
-      switch (t.kind) {
-        case GATE -> gate(t.pending);
-        case READY -> ready(t.pending);
-        default -> pump(t.lane);
+    while (!timeline.isEmpty() && timeline.firstAt() < limitMicros) {
+      now = Math.max(now, timeline.firstAt());
+      int kind = timeline.firstKind();
+      Object item = timeline.firstItem();
+      timeline.removeFirst();
+      switch (kind) {
+        case GATE -> gate((Pending) item);
+        case READY -> ready((Pending) item);
+        default -> pump((Lane) item);
       }
     }
   }
 
-  private void at(long atMicros, int kind, Pending p, Lane lane) {
-    timeline.add(new Timed(atMicros, seq++, kind, p, lane));
+  private void at(long atMicros, int kind, Object item) {
+    timeline.add(atMicros, kind, item);
   }
 
   /** The gate's limit step for one event at the virtual now. */
@@ -229,10 +249,10 @@ public final class Simulation {
     } else if (decision instanceof LimiterDecision.Admit) {
       ready(p);
     } else if (decision instanceof LimiterDecision.Reserved r) {
-      at(r.notBeforeMillis() * 1000, READY, p, null);
+      at(r.notBeforeMillis() * 1000, READY, p);
     } else {
       p.holder = true;
-      at(((LimiterDecision.Queued) decision).notBeforeMillis() * 1000, GATE, p, null);
+      at(((LimiterDecision.Queued) decision).notBeforeMillis() * 1000, GATE, p);
     }
   }
 
@@ -252,14 +272,26 @@ public final class Simulation {
     return b;
   }
 
-  /** Ready at its provider's lane: it waits in the fair queue for a leak slot. */
+  /**
+   * Ready at its provider's lane: it waits in the fair queue for a leak slot. A lane that is not
+   * pumping has nothing in its queue to choose between, so the event claims its slot now, as the
+   * lane's pump would at this instant, and is called at once when granted: most events of a
+   * provider below its rate then never enter the queue or the timeline.
+   */
   private void ready(Pending p) {
     Lane lane = p.lane;
-    lane.queue.offer(p.tenant.tier, p.tenant.id, p.cost, p.rank, now * 1000, p);
     if (!lane.pumping) {
+      SlotClaim claim = claim(lane);
+      if (claim.granted() > 0) {
+        call(p, claim.slotMicros(0));
+        return;
+      }
+      lane.queue.offer(p.tenant.tier, p.tenant.id, p.cost, p.rank, now * 1000, p);
       lane.pumping = true;
-      at(now, PUMP, null, lane);
+      at(Math.max(now + 1, claim.retryAtMicros()), PUMP, lane);
+      return;
     }
+    lane.queue.offer(p.tenant.tier, p.tenant.id, p.cost, p.rank, now * 1000, p);
   }
 
   /** A lane's turn: claim a slot of its leak at the virtual now, and call the next event with it. */
@@ -268,24 +300,34 @@ public final class Simulation {
       lane.pumping = false;
       return;
     }
-    // The local leak answers at once (a completed stage): the same math as Redis's script.
-    SlotClaim claim = leak.claim(lane.name, lane.rate, 1, 0).toCompletableFuture().join();
+    SlotClaim claim = claim(lane);
     if (claim.granted() > 0) {
       long callAt = claim.slotMicros(0);
       while (!lane.queue.isEmpty()) {
-        Pending p = lane.queue.poll().orElseThrow();
-        if (p.deadline != null && callAt > p.deadline.toEpochMilli() * 1000) {
-          dead(p, Reason.EXPIRED);
-          continue;
+        if (call(lane.queue.poll().orElseThrow(), callAt)) {
+          break;
         }
-        lane.tally.called(callAt);
-        long millis = (callAt - p.sinceMicros) / 1000;
-        p.tenant.tally.called(millis);
-        p.tenant.tierTally.called(millis);
-        break;
       }
     }
-    at(Math.max(now + 1, claim.retryAtMicros()), PUMP, null, lane);
+    at(Math.max(now + 1, claim.retryAtMicros()), PUMP, lane);
+  }
+
+  /** One slot of the lane's leak at the virtual now; the local leak answers at once (a completed stage). */
+  private SlotClaim claim(Lane lane) {
+    return leak.claim(lane.name, lane.rate, 1, 0).toCompletableFuture().join();
+  }
+
+  /** Calls the event at its slot, or dead-letters it there when past its deadline; true when called. */
+  private boolean call(Pending p, long callAt) {
+    if (p.deadline != null && callAt > p.deadline.toEpochMilli() * 1000) {
+      dead(p, Reason.EXPIRED);
+      return false;
+    }
+    p.lane.tally.called(callAt);
+    long millis = (callAt - p.sinceMicros) / 1000;
+    p.tenant.tally.called(millis);
+    p.tenant.tierTally.called(millis);
+    return true;
   }
 
   private void dead(Pending p, Reason reason) {
@@ -370,6 +412,7 @@ public final class Simulation {
     final FairQueue<Pending> queue;
     final ProviderTally tally;
     final Map<String, Bucket> buckets = new HashMap<>();
+    /** A pump is due on the timeline: events wait in the queue for it. */
     boolean pumping;
 
     Lane(String name, double rate, FairQueue<Pending> queue, ProviderTally tally) {
@@ -377,15 +420,6 @@ public final class Simulation {
       this.rate = rate;
       this.queue = queue;
       this.tally = tally;
-    }
-  }
-
-  private record Timed(long atMicros, long seq, int kind, Pending pending, Lane lane)
-      implements Comparable<Timed> {
-    @Override
-    public int compareTo(Timed o) {
-      int c = Long.compare(atMicros, o.atMicros);
-      return c != 0 ? c : Long.compare(seq, o.seq);
     }
   }
 }

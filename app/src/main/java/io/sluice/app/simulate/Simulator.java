@@ -1,15 +1,14 @@
 package io.sluice.app.simulate;
 
 import io.sluice.config.SluiceConfig;
-import io.sluice.schemas.validation.EventValidator;
-import io.sluice.schemas.validation.ValidationResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Streams recorded events once through one {@link Simulation} per configuration (the current one
+ * Streams arrivals ({@link Arrivals}) once through one {@link Simulation} per configuration (the current one
  * first, then each candidate), so they are compared on exactly the same traffic. Each value is
- * read by the event contract once ({@link EventValidator}); each configuration then applies its own
+ * read by the event contract once (by its source); each configuration then applies its own
  * rules to it (providers, costs, tiers, quotas).
  */
 public final class Simulator {
@@ -36,23 +35,48 @@ public final class Simulator {
     }
   }
 
-  public static Report run(List<Candidate> candidates, RecordedEvents input, int maxTenants) {
+  public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants) {
+    return run(candidates, input, maxTenants, Duration.ZERO);
+  }
+
+  /** @param pipelineDelay the pipeline's own delay, the same for every configuration ({@link Simulation}) */
+  public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants, Duration pipelineDelay) {
+    return run(candidates, input, maxTenants, pipelineDelay, 1);
+  }
+
+  /**
+   * @param threads at most this many threads simulate, each a share of the providers
+   *                ({@link ShardedRun}); 1, or a configuration of one provider: the calling thread
+   */
+  public static Report run(List<Candidate> candidates, Arrivals input, int maxTenants, Duration pipelineDelay,
+      int threads) {
     long started = System.nanoTime();
-    EventValidator validator = new EventValidator();
-    List<Simulation> sims = new ArrayList<>();
-    for (Candidate c : candidates) {
-      sims.add(new Simulation(c.config(), maxTenants));
-    }
-    RecordedEvents.Line line;
-    while ((line = input.next()) != null) {
-      ValidationResult parsed = validator.validateLeavingPayload(line.value());
-      for (Simulation sim : sims) {
-        sim.arrive(line.atMillis() * 1000, parsed, line.value().length);
+    int providers = candidates.stream().mapToInt(c -> c.config().providers().size()).max().orElse(1);
+    int shards = Math.min(threads, providers);
+    if (shards > 1) {
+      Simulation.Outcome[] outcomes = ShardedRun.run(candidates, input, maxTenants, pipelineDelay.toNanos() / 1000,
+          shards);
+      List<Run> runs = new ArrayList<>();
+      for (int i = 0; i < outcomes.length; i++) {
+        runs.add(new Run(candidates.get(i).label(), outcomes[i]));
       }
+      return new Report(runs, input.linesRead(), input.bounded(), (System.nanoTime() - started) / 1_000_000);
+    }
+    Simulation[] sims = new Simulation[candidates.size()];
+    for (int i = 0; i < sims.length; i++) {
+      sims[i] = new Simulation(candidates.get(i).config(), maxTenants, pipelineDelay.toNanos() / 1000);
+    }
+    Arrivals.Sink toEach = (atMillis, parsed, valueBytes) -> {
+      for (Simulation sim : sims) {
+        sim.arrive(atMillis * 1000, parsed, valueBytes);
+      }
+    };
+    while (input.next(toEach)) {
+      // each arrival went to every simulation
     }
     List<Run> runs = new ArrayList<>();
-    for (int i = 0; i < sims.size(); i++) {
-      runs.add(new Run(candidates.get(i).label(), sims.get(i).finish()));
+    for (int i = 0; i < sims.length; i++) {
+      runs.add(new Run(candidates.get(i).label(), sims[i].finish()));
     }
     return new Report(runs, input.linesRead(), input.bounded(), (System.nanoTime() - started) / 1_000_000);
   }

@@ -28,6 +28,18 @@ public final class Tally {
     }
   }
 
+  /** Adds another's calls, misses and dead letters to this one's (the same tenant, simulated apart). */
+  void add(Tally other) {
+    lateness.add(other.lateness);
+    deadlineMisses += other.deadlineMisses;
+    other.dead().forEach((reason, n) -> {
+      if (dead == null) {
+        dead = new EnumMap<>(Reason.class);
+      }
+      dead.merge(reason, n, Long::sum);
+    });
+  }
+
   public Lateness lateness() {
     return lateness;
   }

@@ -103,4 +103,42 @@ class SimulateCommandTest {
     assertEquals(Sluice.BAD_INPUT, badEvents.exit());
     assertTrue(badEvents.err().contains("line 2"), badEvents.err());
   }
+
+  @Test
+  @DisplayName("generated traffic with --pipeline-delay 2s: every tenant's calls at least 2 s late, the quota's wait on top")
+  void shouldSimulateGeneratedTrafficWithThePipelinesDelay() throws Exception {
+    Path current = Files.writeString(dir.resolve("current.yml"), config("10/s"));
+    Path json = dir.resolve("report.json");
+    Ran ran = sluice("simulate", "--config", current.toString(), "--generate", "rate=100,tenants=10,span=PT10S",
+        "--pipeline-delay", "2s", "--json", json.toString());
+    assertEquals(0, ran.exit(), ran.err());
+    assertTrue(ran.out().startsWith("1000 lines read in"), ran.out());
+    JsonNode tenants = Json.mapper().readTree(Files.readString(json)).path("runs").path(0).path("tenants");
+    assertEquals(10, tenants.size(), tenants.toString());
+    long calls = 0;
+    for (JsonNode t : tenants) {
+      calls += t.path("calls").asLong();
+      // 2 s is 2,048's bucket's neighbour: 1,992 ms is the low end of the bucket holding 2,000.
+      assertTrue(t.path("latenessMillis").path("p50").asLong() >= 1992, t.toString());
+    }
+    assertEquals(1000, calls);
+    // t0000 sends about 32/s against its 10/s: its last calls wait for the quota, well past 2 s.
+    assertTrue(tenants.path("t0000").path("latenessMillis").path("max").asLong() > 5000, tenants.toString());
+  }
+
+  @Test
+  @DisplayName("one source only: --events with --generate, or --from-topic without --from, is refused")
+  void shouldTakeExactlyOneSource() throws Exception {
+    Path current = Files.writeString(dir.resolve("current.yml"), config("10/s"));
+    Ran both = sluice("simulate", "--config", current.toString(), "--events", events().toString(),
+        "--generate", "rate=10,tenants=1,span=PT1S");
+    assertEquals(Sluice.BAD_INPUT, both.exit());
+    assertTrue(both.err().contains("one of --events FILE, --from-topic and --generate SPEC"), both.err());
+    Ran noFrom = sluice("simulate", "--config", current.toString(), "--from-topic");
+    assertEquals(Sluice.BAD_INPUT, noFrom.exit());
+    assertTrue(noFrom.err().contains("--from-topic needs --from"), noFrom.err());
+    Ran negative = sluice("simulate", "--config", current.toString(), "--events", events().toString(),
+        "--pipeline-delay", "-PT1S");
+    assertEquals(Sluice.BAD_INPUT, negative.exit());
+  }
 }

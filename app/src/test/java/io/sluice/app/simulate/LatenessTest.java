@@ -41,4 +41,22 @@ class LatenessTest {
     assertEquals(0, l.max());
     assertEquals(1, l.count());
   }
+
+  @Test
+  @DisplayName("two histograms added read exactly as one that recorded both's values")
+  void shouldAddAsIfOneHadRecordedAll() {
+    Lateness a = new Lateness();
+    Lateness b = new Lateness();
+    Lateness both = new Lateness();
+    for (long v = 0; v < 200_000; v += 37) {
+      (v % 3 == 0 ? a : b).record(v * 7);
+      both.record(v * 7);
+    }
+    a.add(b);
+    assertEquals(both.count(), a.count());
+    assertEquals(both.max(), a.max());
+    for (double q : new double[] {0.01, 0.5, 0.9, 0.99, 1.0}) {
+      assertEquals(both.quantile(q), a.quantile(q), "quantile " + q);
+    }
+  }
 }

@@ -59,4 +59,24 @@ class RecordedEventsTest {
     RecordedEvents longLine = read("{\"ts\": 1, \"pad\": \"" + "x".repeat(100) + "\"}\n", 10, 50, Duration.ofDays(1));
     assertThrows(RecordedEvents.BadInput.class, longLine::next);
   }
+
+  @Test
+  @DisplayName("a leading ts is read without the parser and to the same answer; any other form goes to the parser")
+  void shouldReadALeadingTsAsTheParserDoes() {
+    String[][] table = {
+        {"{\"ts\":1700000000000,\"id\":\"a\"}", "1700000000000"},
+        {" { \"ts\" : 17 } ", "17"},
+        {"{\"ts\": 5, \"ts\": 9}", "5"},                       // the first, as the parser's loop
+        {"{\"ts\": -5, \"id\": \"a\"}", "-5"},                  // a sign: the parser's
+        {"{\"ts\": \"2023-11-14T22:13:20Z\"}", "1700000000000"}, // a string: the parser's
+        {"{\"ts\": 0}", "0"},
+    };
+    for (String[] row : table) {
+      assertEquals(Long.parseLong(row[1]), RecordedEvents.timestamp(row[0].getBytes(StandardCharsets.UTF_8), 1), row[0]);
+    }
+    for (String bad : new String[] {"{\"ts\": 017}", "{\"ts\": 12.5}", "{\"ts\": 1234567890123456789012}"}) {
+      assertThrows(RecordedEvents.BadInput.class,
+          () -> RecordedEvents.timestamp(bad.getBytes(StandardCharsets.UTF_8), 1), bad);
+    }
+  }
 }

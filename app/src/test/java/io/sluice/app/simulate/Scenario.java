@@ -86,10 +86,15 @@ final class Scenario {
 
   /** Each configuration's outcome over the same lines, the first labelled "current". */
   static List<Simulation.Outcome> run(List<String> lines, SluiceConfig... configs) {
+    return run(lines, Duration.ZERO, configs);
+  }
+
+  /** {@link #run(List, SluiceConfig...)} with the pipeline's own delay. */
+  static List<Simulation.Outcome> run(List<String> lines, Duration pipelineDelay, SluiceConfig... configs) {
     List<Simulator.Candidate> candidates = new ArrayList<>();
     for (int i = 0; i < configs.length; i++) {
       candidates.add(new Simulator.Candidate(i == 0 ? "current" : "candidate " + i, configs[i]));
     }
-    return Simulator.run(candidates, input(lines), 1000).runs().stream().map(Simulator.Run::outcome).toList();
+    return Simulator.run(candidates, input(lines), 1000, pipelineDelay).runs().stream().map(Simulator.Run::outcome).toList();
   }
 }

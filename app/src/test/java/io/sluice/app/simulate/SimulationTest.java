@@ -3,7 +3,10 @@ package io.sluice.app.simulate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.config.ConfigLoader;
+import io.sluice.config.SluiceConfig;
 import io.sluice.schemas.event.Reason;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,5 +109,62 @@ class SimulationTest {
     assertEquals(Map.of(), a.dead());
     assertEquals(1, a.calls());
     assertEquals(0, a.lateness().max(), "called at its time, not 3 s after its arrival");
+  }
+
+  @Test
+  @DisplayName("a pipeline delay of 2.5 s: the burst reaches the gate 2.5 s after its records' time, and each call is 2.5 s later")
+  void shouldAddThePipelinesOwnDelayToEveryEvent() {
+    Tally a = Scenario.run(Scenario.burst("a", 30, 0), Duration.ofMillis(2500),
+        Scenario.config(FAST, "{ capacity: 10, refill: 10/s }")).get(0).tenants().get("a");
+    assertEquals(30, a.calls());
+    // The bucket's answer is the same (ten at once, then one each 100 ms), all 2.5 s on; a
+    // quantile above 512 ms reads the low end of its bucket (8 ms wide from 2,048 to 4,096 ms).
+    assertEquals(2496, a.lateness().quantile(0.01), "2,500 ms");
+    assertEquals(3000, a.lateness().quantile(0.5), "3,000 ms, a bucket's low end");
+    assertEquals(4500, a.lateness().max(), "the max is exact");
+  }
+
+  @Test
+  @DisplayName("with a pipeline delay, an event that asked for a time is called that delay after it, and one whose deadline falls within the delay expires")
+  void shouldAddThePipelinesDelayAfterTheTimeAskedForToo() {
+    List<String> lines = List.of(Scenario.line("a", "later", 0, ", \"delay\": \"3s\""),
+        Scenario.line("a", "tight", 0, ", \"deadline\": \"2023-11-14T22:13:21.000Z\""));
+    Tally a = Scenario.run(lines, Duration.ofSeconds(2),
+        Scenario.config(FAST, "{ capacity: 10, refill: 10/s }")).get(0).tenants().get("a");
+    assertEquals(1, a.calls());
+    assertEquals(2000, a.lateness().max(), "called 2 s after the 3 s it asked for");
+    assertEquals(1, a.deadlineMisses(), "its deadline 1 s after its record, the gate sees it at 2 s");
+  }
+
+  @Test
+  @DisplayName("two providers simulated on two threads come to what one thread makes of them, tenant by tenant")
+  void shouldComeToTheSameOnThreadsAsOnOne() {
+    SluiceConfig config = ConfigLoader.parse(Scenario.yaml("5/s", "{ capacity: 3, refill: 2/s }", "g: { tier: gold }")
+        .replace("providers:\n", "providers:\n  q: { url: \"http://localhost:9/\", rate: 3/s, "
+            + "quotas: { gold: { capacity: 2, refill: 4/s }, free: { capacity: 2, refill: 1/s } } }\n"), Map.of());
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      String tenant = i % 3 == 0 ? "g" : "f" + (i % 7);
+      String provider = i % 2 == 0 ? "p" : "q";
+      lines.add("{\"ts\": " + (Scenario.T0 + 25L * i) + ", \"id\": \"e" + i + "\", \"tenant\": \"" + tenant
+          + "\", \"provider\": \"" + provider + "\", \"payload\": {}}");
+    }
+    lines.add("{\"ts\": " + (Scenario.T0 + 10_000) + ", \"id\": \"bad\", \"tenant\": \"g\"}");
+    List<Simulator.Candidate> one = List.of(new Simulator.Candidate("c", config));
+    Simulation.Outcome single = Simulator.run(one, Scenario.input(lines), 1000, Duration.ZERO, 1).runs().get(0).outcome();
+    Simulation.Outcome sharded = Simulator.run(one, Scenario.input(lines), 1000, Duration.ZERO, 2).runs().get(0).outcome();
+    assertEquals(single.events(), sharded.events());
+    assertEquals(single.tenants().keySet(), sharded.tenants().keySet());
+    single.tenants().forEach((t, s) -> {
+      Tally o = sharded.tenants().get(t);
+      assertEquals(s.calls(), o.calls(), t);
+      assertEquals(s.dead(), o.dead(), t);
+      assertEquals(s.lateness().max(), o.lateness().max(), t);
+      assertEquals(s.lateness().quantile(0.5), o.lateness().quantile(0.5), t);
+      assertEquals(s.lateness().quantile(0.99), o.lateness().quantile(0.99), t);
+    });
+    assertEquals(single.tiers().get("gold").calls(), sharded.tiers().get("gold").calls());
+    assertEquals(single.providers().get("q").maxPerSecond(), sharded.providers().get("q").maxPerSecond());
+    assertTrue(single.tenants().get("g").lateness().max() > 10_000, "the quotas and rates make them wait");
   }
 }
