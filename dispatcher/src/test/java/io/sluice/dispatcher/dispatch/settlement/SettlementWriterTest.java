@@ -196,8 +196,9 @@ class SettlementWriterTest {
     CountDownLatch brokerBack = new CountDownLatch(1);
     MockProducer<byte[], byte[]> blocking = new MockProducer<>(true, null,
         new ByteArraySerializer(), new ByteArraySerializer()) {
+      // Not synchronized, unlike the mock's own: the test reads history() while send waits.
       @Override
-      public synchronized Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record,
+      public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record,
           Callback callback) {
         try {
           brokerBack.await(); // as send waits for a topic's metadata with the broker away
