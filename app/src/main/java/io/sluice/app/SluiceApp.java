@@ -208,6 +208,8 @@ public final class SluiceApp implements AutoCloseable {
       states.put("dispatcher", () -> dispatcher.status(d -> dispatcherStatus(d.isRunning(),
           d.dispatcher().problem(), d.providerProblems(), d.dispatcher().paceFactor())));
       metrics.paceFactor(() -> latest.get().dispatcher().paceFactor());
+      metrics.unacknowledgedSettlements(
+          () -> latest.get().dispatcher().unacknowledgedSettlements());
       for (String provider : config.providers().keySet()) {
         // The configured rate as in force now: a reload changes it without a restart.
         DoubleSupplier configured = configuredRate(live, provider);

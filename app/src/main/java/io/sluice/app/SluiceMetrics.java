@@ -421,6 +421,16 @@ public final class SluiceMetrics implements GateListener, RelayListener, Dispatc
   }
 
   /**
+   * {@code sluice_dispatch_settlements_unacknowledged}: settlements (outcomes, deferrals, dead
+   * letters) handed to Kafka and not yet acknowledged. Tens at most while the broker answers;
+   * while the oldest of them is older than 2 s no call starts ({@code WriteStall}), and the slots
+   * left unused count in {@code sluice_dispatch_slots_wasted{reason="unwritten"}}.
+   */
+  public void unacknowledgedSettlements(Supplier<Number> count) {
+    gauge(count, "sluice_dispatch_settlements_unacknowledged");
+  }
+
+  /**
    * {@code sluice_gate_tenant_registry_stale}: 1 while the gate's view of the tenant registry is
    * stale (no read of its changes for 5 s: the tenants kept stay in force as last read), else 0.
    */

@@ -30,6 +30,8 @@ final class WaitsView {
     long lastDue = 0;
     Map<String, Integer> parked = new TreeMap<>();
     int reporting = 0;
+    int waiting = 0;
+    String callsWait = null;
     for (Map<String, Waits> instance : instances) {
       Waits w = instance.get(provider);
       if (w == null) {
@@ -46,6 +48,10 @@ final class WaitsView {
         nextDue = Math.min(nextDue, w.nextDueMillis());
       }
       lastDue = Math.max(lastDue, w.lastDueMillis());
+      if (w.callsWait() != null) {
+        waiting++;
+        callsWait = callsWait == null ? w.callsWait() : callsWait;
+      }
     }
     ObjectNode out = JSON.createObjectNode();
     out.put("instances", reporting);
@@ -55,6 +61,11 @@ final class WaitsView {
     out.put("lanesHeld", lanesHeld);
     if (heldUntil > 0) {
       out.put("heldUntil", Instant.ofEpochMilli(heldUntil).toString());
+    }
+    if (callsWait != null) {
+      // An instance's calls wait whatever the provider: its settlements go unacknowledged.
+      out.put("callsWaitOn", waiting);
+      out.put("callsWait", callsWait);
     }
     ObjectNode p = out.putObject("parked");
     parked.forEach(p::put);
@@ -83,6 +94,10 @@ final class WaitsView {
     if (w.has("nextDue")) {
       out.append(", back from ").append(w.path("nextDue").asText()).append(" to ")
           .append(w.path("lastDue").asText());
+    }
+    if (w.has("callsWait")) {
+      out.append(", calls wait on ").append(w.path("callsWaitOn").asInt())
+          .append(" instance(s): ").append(w.path("callsWait").asText());
     }
     if (w.path("instances").asInt() == 0) {
       return "no dispatcher instance reports (none running, or Redis away)";

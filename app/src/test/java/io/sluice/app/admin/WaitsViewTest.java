@@ -36,6 +36,21 @@ class WaitsViewTest {
   }
 
   @Test
+  void shouldSayThatAnInstancesCallsWaitForKafkaToAcknowledgeItsSettlements() {
+    String why = "12 settlements unacknowledged by Kafka, the oldest for 2400 ms (more than 2000 ms)";
+    List<Map<String, Waits>> instances = List.of(
+        Map.of("hooks", new Waits(30, 0, 0, 0, 0, Map.of(), 0, 0, Map.of(), Map.of(), 0, why)),
+        Map.of("hooks", new Waits(12, 1, 0, 0, 0, Map.of(), 0, 0)));
+
+    ObjectNode w = WaitsView.of("hooks", instances);
+
+    assertEquals(1, w.path("callsWaitOn").asInt());
+    assertEquals(why, w.path("callsWait").asText());
+    assertEquals("42 queued for their slots, 1 in flight, calls wait on 1 instance(s): " + why,
+        WaitsView.line(w));
+  }
+
+  @Test
   void shouldSayWhenNoDispatcherReports() {
     assertEquals("no dispatcher instance reports (none running, or Redis away)",
         WaitsView.line(WaitsView.of("hooks", List.of())));

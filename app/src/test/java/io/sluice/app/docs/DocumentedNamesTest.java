@@ -33,7 +33,8 @@ class DocumentedNamesTest {
     static final Set<String> ELSEWHERE = Set.of("RateLimit",
             "MetricRegistry", "TopologyTestDriver", "ServiceLoader", "ScramLoginModule",
             "DescribeCluster", "DescribeTopics", "DescribeProducers", "WriteTxnMarkers",
-            "RedisNoScriptException", "MessageDigest", "CachedStateStore", "InternalProcessorContext");
+            "RedisNoScriptException", "MessageDigest", "CachedStateStore", "InternalProcessorContext",
+            "KafkaProducer", "ProducerMetadata");
 
     /** A code span that is one type name, maybe qualified by a member or followed by .java. */
     private static final Pattern CODE_SPAN = Pattern.compile("`([^`\\n]+)`");

@@ -39,6 +39,9 @@ final class ChildDispatcher implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:TieredStopAtLevel=1",
+        // As the jar sets it (JvmDefaults): answers handed to the common pool's two workers, not
+        // to a thread each.
+        "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
         "-cp", System.getProperty("java.class.path"),
         DispatcherChild.class.getName(), config.toString()));
     env.forEach((k, v) -> command.add(k + "=" + v));
@@ -51,6 +54,11 @@ final class ChildDispatcher implements AutoCloseable {
   /** Ready partitions the child owns, as it last reported; -1 before its first report. */
   int assigned() {
     return assigned.get();
+  }
+
+  /** The child's process id (for {@code jstack}). */
+  long pid() {
+    return process.pid();
   }
 
   boolean isAlive() {

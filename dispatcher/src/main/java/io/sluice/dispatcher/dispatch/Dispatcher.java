@@ -24,6 +24,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -94,6 +96,13 @@ public final class Dispatcher implements Runnable, AutoCloseable {
    */
   private final DispatcherPace pace;
   private final SettlementWriter writer;
+  /**
+   * The one thread that hands settlements to the producer, whose {@code send} may block while the
+   * broker is away: never a provider's answer thread ({@link SettlementWriter}).
+   */
+  private final ExecutorService sender;
+  /** Whether calls may start: not while settlements go unacknowledged ({@link CallsWait}). */
+  private final CallsWait callsWait;
   private final Lanes lanes;
   private final Map<String, Provider> providers;
   /** The partitions owned now, their offsets and their last confirmed commits. */
@@ -142,8 +151,14 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.held = ReadBudget.of(config.providers(), 2 * buffers + 1000, d.bufferBytes());
     OffsetCommits commits = new OffsetCommits(consumer, owned, clock, Books.COMMIT_EVERY_MILLIS);
     this.books = new Books(owned, commits, held, wiring.deliveredLog(), timer, clock);
+    this.sender = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "sluice-settlement-sender");
+      t.setDaemon(true);
+      return t;
+    });
     this.writer = new SettlementWriter(producer, topics, clock, books::settled, books::dropped,
-        timer, 1000, owned::isCurrent);
+        timer, 1000, owned::isCurrent, sender, nanoTime);
+    this.callsWait = new CallsWait(writer::stall);
     KeyTurns turns = new KeyTurns(wiring.orders(), config);
     WithoutCall withoutCall = new WithoutCall(writer, listener, config, clock, turns);
     this.sweep = new LaneSweep(withoutCall, nanoTime);
@@ -156,7 +171,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
         TimeUnit.NANOSECONDS.toMicros(d.lookahead().toNanos()), d.bufferSize(),
         new PriorityOrder(d.priorityAging()), clock,
         e -> withoutCall.dead(e, Reason.EXPIRED, "deadline " + e.event().deadline()
-            + " passed while it waited for its slot"), spans);
+            + " passed while it waited for its slot"), spans, callsWait);
     this.lanes = new Lanes(config, factory, providers, wiring.limitSources(),
         new TenantEndpoints.Parts(factory, providers, wiring.leak(), learner, settler,
             (e, detail) -> withoutCall.dead(e, Reason.ENDPOINT_DISABLED, detail), clock),
@@ -173,7 +188,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     this.handOver = new HandOver(lanes, pauses, inherited, held, owned, books, wiring.instances(),
         new PartitionTakeover(consumer, wiring.deliveredLog(), COMMITTED_TIMEOUT,
             DELIVERED_LOG_TIMEOUT, nanoTime), clock, nanoTime, longestTimeoutMillis(),
-        () -> abrupt, producer::flush);
+        () -> abrupt, () -> writer.flush(HandOver.WRITES_MILLIS));
   }
 
   /**
@@ -203,13 +218,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
           arrivals.accept(record);
         }
         pauses.apply(lanes::all, clock.instant(), arrivals::queue);
-        sweep.sweepIfDue(lanes::all, clock.instant(), pauses.heldByProvider());
+        sweep.sweepIfDue(lanes::all, clock.instant(), pauses.heldByProvider(),
+            callsWait.why().orElse(null));
         inherited.tick();
         books.apply();
         books.commitIfDue(clock.millis());
         backpressure.apply(owned, lanes::queuedOf, lanes.endpointLanes());
         lanes.tick(clock.millis());
         pace.tick();
+        callsWait.tick();
       }
     } catch (WakeupException e) {
       if (running.get()) {
@@ -221,7 +238,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     } finally {
       consuming = false;
       Shutdown shutdown = new Shutdown(consumer, producer, providers.values(), lanes, books,
-          writer, timer, nanoTime);
+          writer, sender, timer, nanoTime);
       if (abrupt) {
         shutdown.abruptly();
       } else {
@@ -256,6 +273,19 @@ public final class Dispatcher implements Runnable, AutoCloseable {
   /** What each provider's events wait for on this instance, as of the last second ({@link Waits}). */
   public Map<String, Waits> waits() {
     return sweep.waits();
+  }
+
+  /**
+   * Why new calls wait now, dispatcher-wide (settlements unacknowledged by Kafka past
+   * {@link io.sluice.dispatcher.dispatch.settlement.WriteStall}'s bound), or empty.
+   */
+  public Optional<String> callsWait() {
+    return callsWait.why();
+  }
+
+  /** Settlements handed to Kafka and not yet acknowledged (a gauge). */
+  public int unacknowledgedSettlements() {
+    return writer.unacknowledged();
   }
 
   /** Partitions of {@code sluice.ready} this instance owns now. */

@@ -33,7 +33,7 @@ final class HandOver implements ConsumerRebalanceListener {
   /** Longest wait at a hand-over for the revoked partitions' calls in flight (rebalances wait). */
   private static final long CALLS_MILLIS = 5_000;
   /** Longest wait at a hand-over for the settlements sent to be acknowledged. */
-  private static final long WRITES_MILLIS = 3_000;
+  static final long WRITES_MILLIS = 3_000;
   /** Longest wait at a hand-over for the delivered log's write. */
   private static final long LOG_MILLIS = 1_000;
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -38,11 +39,22 @@ import java.util.function.LongSupplier;
  * @param clock           the wall clock its entries' deadlines are judged on
  * @param expired         takes an entry whose deadline passed while it was queued
  * @param spans           each call's wait and attempt spans
+ * @param callsGo         whether any call may start now, dispatcher-wide: not while its
+ *                        settlements go unacknowledged ({@link CallsWait})
  */
 record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
     BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
     long lookaheadMicros, int bufferSize, PriorityOrder priorityOrder, Clock clock,
-    Consumer<DispatchEntry> expired, DispatchSpans spans) {
+    Consumer<DispatchEntry> expired, DispatchSpans spans, BooleanSupplier callsGo) {
+
+  /** A factory whose lanes always may call (tests). */
+  LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
+      BiConsumer<DispatchEntry, String> cannotFit, LongSupplier nanoTime, Pace pace,
+      long lookaheadMicros, int bufferSize, PriorityOrder priorityOrder, Clock clock,
+      Consumer<DispatchEntry> expired, DispatchSpans spans) {
+    this(timer, listener, cannotFit, nanoTime, pace, lookaheadMicros, bufferSize, priorityOrder,
+        clock, expired, spans, () -> true);
+  }
 
   /** A factory whose lanes trace nothing. */
   LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
@@ -72,6 +84,7 @@ record LaneFactory(ScheduledExecutorService timer, DispatchListener listener,
         new LaneHooks(timer, results, reports, cannotFit, nanoTime, pace, spans));
     lane.expireWith(e -> LaneSweep.pastDeadline(e, clock.instant()), expired);
     lane.batchWith(provider.batch());
+    lane.waitWhileUnwritten(callsGo);
     return lane;
   }
 }

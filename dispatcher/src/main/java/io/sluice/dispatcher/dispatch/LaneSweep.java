@@ -59,19 +59,20 @@ final class LaneSweep {
 
   /**
    * Sweeps {@code lanes} if a second has passed since the last sweep, and takes what each
-   * provider's events wait for ({@link Waits}), {@code heldByPause} among them.
+   * provider's events wait for ({@link Waits}), {@code heldByPause} among them, and
+   * {@code callsWait}: why no call starts now (null while calls go, {@link CallsWait}).
    */
   void sweepIfDue(Supplier<List<ProviderLane>> lanes, Instant now,
-      Map<String, Integer> heldByPause) {
+      Map<String, Integer> heldByPause, String callsWait) {
     if (due()) {
       List<ProviderLane> all = lanes.get();
       sweep(all, now);
-      waits = waits(all, heldByPause, now.toEpochMilli());
+      waits = waits(all, heldByPause, now.toEpochMilli(), callsWait);
     }
   }
 
   private Map<String, Waits> waits(List<ProviderLane> lanes, Map<String, Integer> heldByPause,
-      long nowMillis) {
+      long nowMillis, String callsWait) {
     Map<String, int[]> counts = new TreeMap<>(); // queued, in flight, lanes held
     Map<String, Long> heldUntil = new HashMap<>();
     Map<String, List<LaneBacklog>> backlogs = new HashMap<>();
@@ -100,7 +101,7 @@ final class LaneSweep {
       out.put(provider, new Waits(c[0], c[1], heldByPause.getOrDefault(provider, 0), c[2],
           heldUntil.getOrDefault(provider, 0L), p == null ? Map.of() : p.byReason(),
           p == null ? 0 : p.nextDueMillis(), p == null ? 0 : p.lastDueMillis(),
-          Backlogs.tiers(queued), tenants.oldest(), tenants.waiting()));
+          Backlogs.tiers(queued), tenants.oldest(), tenants.waiting(), callsWait));
     });
     return Map.copyOf(out);
   }

@@ -6,6 +6,7 @@ import io.sluice.dispatcher.provider.Provider;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -23,7 +24,10 @@ import org.slf4j.LoggerFactory;
  */
 record Shutdown(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
     Collection<Provider> providers, Lanes lanes, Books books, SettlementWriter writer,
-    ScheduledExecutorService timer, LongSupplier nanoTime) {
+    ExecutorService sender, ScheduledExecutorService timer, LongSupplier nanoTime) {
+  /** How long a clean stop waits for the settlements handed so far to reach the producer. */
+  private static final long SENDER_MILLIS = 10_000;
+
   private static final Logger LOG = LoggerFactory.getLogger(Shutdown.class);
 
   /** Waits at most {@code callsMillis} for the calls in flight, then commits what settled. */
@@ -37,7 +41,7 @@ record Shutdown(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> prod
         // Shutdown only: wait for the last calls to come back, checking every 10 ms.
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
       }
-      producer.flush();
+      writer.flush(SENDER_MILLIS);
       books.apply();
       books.commitNow();
     } catch (RuntimeException e) {
@@ -45,6 +49,7 @@ record Shutdown(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> prod
           + "last commit", e.toString());
     } finally {
       writer.close();
+      sender.shutdownNow();
       timer.shutdownNow();
       lanes.close();
       closeQuietly(consumer::close);
@@ -55,6 +60,8 @@ record Shutdown(Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> prod
 
   /** Closes everything at once; whatever was read and not committed is read again by the next owner. */
   void abruptly() {
+    writer.close();
+    sender.shutdownNow();
     timer.shutdownNow();
     lanes.close();
     closeQuietly(() -> producer.close(Duration.ZERO));

@@ -23,16 +23,28 @@ import java.util.Map;
  *                       the {@link Backlogs#MAX_TENANTS} tenants whose oldest is oldest
  * @param tenantsWaiting how many tenants have events queued (more than listed when the list is
  *                       full)
+ * @param callsWait      why no call of this instance starts now, whatever the provider (its
+ *                       settlements unacknowledged by Kafka: the broker away, {@code WriteStall});
+ *                       null while calls go
  */
 public record Waits(int queued, int inFlight, int heldByPause, int lanesHeld,
     long heldUntilMillis, Map<String, Integer> parked, long nextDueMillis, long lastDueMillis,
-    Map<String, TierWait> tiers, Map<String, Long> oldestByTenant, int tenantsWaiting) {
+    Map<String, TierWait> tiers, Map<String, Long> oldestByTenant, int tenantsWaiting,
+    String callsWait) {
 
   /** A document of an older instance reads with no tiers and no tenants. */
   public Waits {
     parked = parked == null ? Map.of() : parked;
     tiers = tiers == null ? Map.of() : tiers;
     oldestByTenant = oldestByTenant == null ? Map.of() : oldestByTenant;
+  }
+
+  /** Waits of an instance whose calls go. */
+  public Waits(int queued, int inFlight, int heldByPause, int lanesHeld, long heldUntilMillis,
+      Map<String, Integer> parked, long nextDueMillis, long lastDueMillis,
+      Map<String, TierWait> tiers, Map<String, Long> oldestByTenant, int tenantsWaiting) {
+    this(queued, inFlight, heldByPause, lanesHeld, heldUntilMillis, parked, nextDueMillis,
+        lastDueMillis, tiers, oldestByTenant, tenantsWaiting, null);
   }
 
   /** Waits with no backlog by tier or tenant told. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sluice.config.ConfigLoader;
 import io.sluice.config.SluiceConfig;
 import io.sluice.dispatcher.dispatch.offsets.DeliveredLog;
+import io.sluice.dispatcher.dispatch.settlement.WriteStall;
 import io.sluice.dispatcher.leak.LeakConfig;
 import io.sluice.dispatcher.leak.LocalLeakyBucket;
 import io.sluice.dispatcher.pause.Pause;
@@ -33,6 +34,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -43,8 +46,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
@@ -94,6 +99,8 @@ class DispatcherTest {
   };
   /** The delivered log (Redis in the application): none unless a test keeps one. */
   private DeliveredLog deliveredLog = DeliveredLog.NONE;
+  /** Metrics and events: none unless a test listens. */
+  private DispatchListener listener = DispatchListener.NONE;
   /** How far the dispatcher's monotonic clock is ahead of the machine's: a test moves it on. */
   private final AtomicLong aheadNanos = new AtomicLong();
   private Dispatcher dispatcher;
@@ -107,7 +114,7 @@ class DispatcherTest {
   private void start(SluiceConfig config, OrderStore orders) {
     dispatcher = new Dispatcher(DispatcherWiring.of(config, consumer, producer,
             Map.of("api", provider), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
-            Clock.systemUTC(), DispatchListener.NONE)
+            Clock.systemUTC(), listener)
         .withPauses(pauses::get)
         .withDeliveredLog(deliveredLog)
         .withTime(() -> System.nanoTime() + aheadNanos.get(), () -> 0.5)
@@ -250,6 +257,73 @@ class DispatcherTest {
     awaitTrue(() -> committed() == 1, "settled by its own outcome");
     assertEquals(List.of("e1"), called, "called once");
     awaitTrue(() -> log.holds(0, true), "the log says settled, for a later owner");
+  }
+
+  /**
+   * The broker away (issue 39): {@code KafkaProducer.send} blocks its caller while it waits for a
+   * topic's metadata. It blocked the threads that handle providers' answers, every later answer
+   * waited unjudged behind them, and a SIGKILL lost them all: the next owner called them again.
+   * Every answer must be judged, and its call logged delivered for the next owner, whatever the
+   * producer does.
+   */
+  @Test
+  void shouldLogEveryAnswerDeliveredWhileTheProducerBlocksItsCaller() {
+    CountDownLatch brokerBack = new CountDownLatch(1);
+    producer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer()) {
+      // Not synchronized, unlike the mock's own: the test reads history() while send waits.
+      @Override
+      public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record,
+          Callback callback) {
+        try {
+          brokerBack.await(); // as send waits for metadata with the broker away
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return super.send(record, callback);
+      }
+    };
+    MemoryLog log = new MemoryLog();
+    deliveredLog = log;
+    try {
+      start();
+      read(event("e1"), event("e2"), event("e3"));
+
+      awaitTrue(() -> log.holds(0, false) && log.holds(1, false) && log.holds(2, false),
+          "every answer logged delivered while Kafka takes no outcome");
+      assertEquals(List.of("e1", "e2", "e3"), called);
+    } finally {
+      brokerBack.countDown();
+    }
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 3, "the outcomes written once it is back");
+  }
+
+  /**
+   * While settlements go unacknowledged past {@code WriteStall}'s bound, no call starts: an answer
+   * taken then is at the mercy of a crash. Calls go again once Kafka acknowledges.
+   */
+  @Test
+  void shouldStopCallingWhileSettlementsGoUnacknowledgedAndGoAgainOnceTheyAre() {
+    producer = acknowledgedOnlyWhenTold();
+    List<String> wasted = new CopyOnWriteArrayList<>();
+    listener = new DispatchListener() {
+      @Override
+      public void slotWasted(String provider, String reason) {
+        wasted.add(reason);
+      }
+    };
+    start();
+    read(event("e1"));
+    awaitTrue(() -> written(TOPICS.outcomes()).size() == 1, "e1's outcome sent");
+    aheadNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(WriteStall.OLDEST_MILLIS + 1));
+
+    read(event("e2"));
+    awaitTrue(() -> wasted.contains("unwritten"), "a slot for e2 unused");
+    assertEquals(List.of("e1"), called, "e2 not called while e1's outcome is unacknowledged");
+    assertTrue(dispatcher.callsWait().isPresent(), "status says why calls wait");
+
+    producer.completeNext(); // e1's outcome acknowledged: the broker is back
+    awaitTrue(() -> called.contains("e2"), "e2 called once the outcomes are acknowledged");
+    assertEquals(List.of("e1", "e2"), called);
   }
 
   /**

@@ -196,6 +196,12 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
    * fires; such an entry goes to {@link #expired} instead of its call. Never, by default.
    */
   private volatile Predicate<DispatchEntry> pastDeadline = e -> false;
+  /**
+   * Whether any call of the dispatcher may start now, asked as each slot fires with an event for
+   * it, before {@link #mayCall}: not while its settlements go unacknowledged by Kafka (the broker
+   * away), and the slot goes unused ({@link SlotUse#UNWRITTEN}). Always yes by default.
+   */
+  private volatile BooleanSupplier callsGo = () -> true;
   private volatile Consumer<DispatchEntry> expired = e -> { };
   /** How many events go in one call ({@code batch:}); off: one call per event. */
   private volatile BatchRule batch = BatchRule.OFF;
@@ -391,6 +397,14 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
   }
 
   /**
+   * Asks {@code callsGo} before each call, before {@link #gate}'s; set once, before the first
+   * offer.
+   */
+  public void waitWhileUnwritten(BooleanSupplier callsGo) {
+    this.callsGo = callsGo;
+  }
+
+  /**
    * Asks {@code pastDeadline} of each entry as its slot fires; one past its deadline goes to
    * {@code expired}, never to the provider (the slot goes unused). Set once, before the first offer.
    */
@@ -486,7 +500,7 @@ public final class ProviderLane implements AutoCloseable, LaneOrder.Target {
           && !BatchFill.mayCall(batch, queue.size(), now, lastCallNanos)
           ? new SlotUse.Wasted("filling")
           : SlotUse.of(due, schedule.closed() || schedule.paused(now), queue.peek(),
-              slot.maxCost(), mayCall, pastDeadline);
+              slot.maxCost(), callsGo, mayCall, pastDeadline);
       if (use instanceof SlotUse.WaitUntil w) {
         timer.later(() -> fire(slot, w.atNanos()), w.atNanos() - now);
         return;

@@ -27,6 +27,9 @@ sealed interface SlotUse {
     static final String REASON = "expired";
   }
 
+  /** The reason of a slot unused because the dispatcher's settlements go unacknowledged. */
+  String UNWRITTEN = "unwritten";
+
   /** Calls the head. */
   record Call() implements SlotUse {}
 
@@ -40,6 +43,17 @@ sealed interface SlotUse {
    */
   static SlotUse of(SlotPacer.Decision pacer, boolean held, Optional<DispatchEntry> head,
       long maxCost, BooleanSupplier mayCall, Predicate<DispatchEntry> pastDeadline) {
+    return of(pacer, held, head, maxCost, () -> true, mayCall, pastDeadline);
+  }
+
+  /**
+   * As above, {@code callsGo} asked before {@code mayCall}: a slot that would call while the
+   * dispatcher's calls wait ({@code CallsWait}: its settlements unacknowledged) goes unused,
+   * {@link #UNWRITTEN}, and no endpoint's probe is spent on it.
+   */
+  static SlotUse of(SlotPacer.Decision pacer, boolean held, Optional<DispatchEntry> head,
+      long maxCost, BooleanSupplier callsGo, BooleanSupplier mayCall,
+      Predicate<DispatchEntry> pastDeadline) {
     if (pacer instanceof SlotPacer.Decision.WaitUntil w) {
       return new WaitUntil(w.atNanos());
     }
@@ -51,6 +65,9 @@ sealed interface SlotUse {
     }
     if (head.get().event().cost() > maxCost) {
       return new Wasted("dearer");
+    }
+    if (!callsGo.getAsBoolean()) {
+      return new Wasted(UNWRITTEN);
     }
     if (!mayCall.getAsBoolean()) {
       return new Wasted("disabled");

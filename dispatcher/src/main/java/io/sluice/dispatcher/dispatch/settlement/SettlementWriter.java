@@ -18,10 +18,19 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -59,6 +68,17 @@ import org.slf4j.LoggerFactory;
  *       is sent again with a backoff doubling to a minute, in case an operator fixes the cause
  *       (an ACL, a topic's {@code max.message.bytes}); when it gets through the problem clears.</li>
  * </ul>
+ *
+ * <h2>Never on the caller's thread</h2>
+ * {@code KafkaProducer.send} blocks its caller while it lacks a topic's metadata (up to
+ * {@code max.block.ms}, a minute) or buffer space: with the broker away, the threads that handle
+ * providers' answers (the common pool's two workers) waited inside it, every later answer queued
+ * behind them unjudged, and a SIGKILL lost them all, to be called again by the next owner (issue
+ * 39's chaos runs; {@code docs/decisions/2026-11-29-duplicates-after-sigkills.md}). So each
+ * settlement is handed to the {@code sender} (the dispatcher's own thread, in order) and the
+ * caller goes on at once: its answer is judged and its delivery goes to the delivered log whatever
+ * Kafka does. What was handed and not yet acknowledged is counted, with the oldest's age
+ * ({@link #stall}): past {@link WriteStall}'s bound the dispatcher stops calling.
  */
 public final class SettlementWriter {
   private static final Logger LOG = LoggerFactory.getLogger(SettlementWriter.class);
@@ -79,10 +99,25 @@ public final class SettlementWriter {
   /** "topic: error class" already logged, so a stuck topic is logged once, not per event. */
   private final Set<String> logged = ConcurrentHashMap.newKeySet();
   private volatile boolean open = true;
+  /** Hands each settlement to the producer, off the caller's thread (see the class). */
+  private final Executor sender;
+  private final LongSupplier nanoTime;
+  /** Settlements handed and not yet acknowledged (nor given up): number, and when each was handed. */
+  private final ConcurrentSkipListMap<Long, Long> unacknowledged = new ConcurrentSkipListMap<>();
+  private final AtomicInteger unacknowledgedCount = new AtomicInteger();
+  private final AtomicLong handed = new AtomicLong();
 
   public SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
       Consumer<DispatchEntry> onSettled, ScheduledExecutorService timer) {
     this(producer, topics, clock, onSettled, e -> { }, timer, 1000, e -> true);
+  }
+
+  /** As below, sending on the caller's thread, on the machine's monotonic clock (tests). */
+  public SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
+      Consumer<DispatchEntry> onSettled, Consumer<DispatchEntry> onDropped,
+      ScheduledExecutorService timer, long resendMillis, Predicate<DispatchEntry> owned) {
+    this(producer, topics, clock, onSettled, onDropped, timer, resendMillis, owned, Runnable::run,
+        System::nanoTime);
   }
 
   /**
@@ -95,10 +130,16 @@ public final class SettlementWriter {
    *                     then not sent again. The partition's new owner reads the record again and
    *                     settles it itself; a resend landing too would settle it twice (a deferral
    *                     written twice brings the event back twice, and it is called twice).
+   * @param sender       runs every {@code producer.send}, in the order handed: one thread of its
+   *                     own, so that no caller waits for Kafka
+   * @param nanoTime     the monotonic clock the settlements' ages are counted on
    */
   public SettlementWriter(Producer<byte[], byte[]> producer, Topics topics, Clock clock,
       Consumer<DispatchEntry> onSettled, Consumer<DispatchEntry> onDropped,
-      ScheduledExecutorService timer, long resendMillis, Predicate<DispatchEntry> owned) {
+      ScheduledExecutorService timer, long resendMillis, Predicate<DispatchEntry> owned,
+      Executor sender, LongSupplier nanoTime) {
+    this.sender = sender;
+    this.nanoTime = nanoTime;
     this.onDropped = onDropped;
     this.resendMillis = resendMillis;
     this.owned = owned;
@@ -187,6 +228,44 @@ public final class SettlementWriter {
   }
 
   /**
+   * Waits, at most {@code millis}, until every settlement handed so far is with the producer, then
+   * flushes the producer (a hand-over, a clean shutdown).
+   */
+  public void flush(long millis) {
+    try {
+      CompletableFuture.runAsync(() -> { }, sender).get(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      return; // the sender is stuck on the broker, or gone: nothing more to flush
+    }
+    producer.flush();
+  }
+
+  /** Settlements handed to this writer and not yet acknowledged by Kafka (nor given up). */
+  public int unacknowledged() {
+    return unacknowledgedCount.get();
+  }
+
+  /**
+   * Why new calls must wait now ({@link WriteStall}: settlements going unacknowledged), or empty.
+   */
+  public Optional<String> stall() {
+    var oldest = unacknowledged.firstEntry();
+    int count = unacknowledgedCount.get();
+    return oldest == null ? Optional.empty()
+        : WriteStall.why(nanoTime.getAsLong(), oldest.getValue(), count);
+  }
+
+  /** The settlement numbered {@code id} needs counting no more: acknowledged, or given up. */
+  private void done(long id) {
+    if (unacknowledged.remove(id) != null) {
+      unacknowledgedCount.decrementAndGet();
+    }
+  }
+
+  /**
    * Empty while every settlement can be written (or is failing in a way that may pass); else a
    * sentence naming a settlement Kafka refuses permanently and why.
    */
@@ -203,32 +282,55 @@ public final class SettlementWriter {
    */
   private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record) {
     HeaderValues.put(record.headers(), HeaderNames.SETTLES, e.source());
-    send(e, record, 0);
+    long id = handed.incrementAndGet();
+    unacknowledged.put(id, nanoTime.getAsLong());
+    unacknowledgedCount.incrementAndGet();
+    send(e, record, 0, id);
   }
 
-  /** @param failures permanent failures of this settlement so far (sets the backoff) */
-  private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record, int failures) {
+  /**
+   * Hands {@code record} to the sender.
+   *
+   * @param failures permanent failures of this settlement so far (sets the backoff)
+   * @param id       the settlement's number among those handed ({@link #unacknowledged})
+   */
+  private void send(DispatchEntry e, ProducerRecord<byte[], byte[]> record, int failures,
+      long id) {
+    if (!open) {
+      return;
+    }
+    try {
+      sender.execute(() -> sendNow(e, record, failures, id));
+    } catch (RejectedExecutionException closing) {
+      // The dispatcher stops: what is not written stays unsettled, read again by the next owner.
+    }
+  }
+
+  /** On the sender: may block while the producer waits for metadata or buffer space. */
+  private void sendNow(DispatchEntry e, ProducerRecord<byte[], byte[]> record, int failures,
+      long id) {
     if (!open) {
       return;
     }
     try {
       producer.send(record, (metadata, error) -> {
         if (error == null) {
+          done(id);
           if (failures > 0 && stuck.remove(e.source()) != null) {
             LOG.warn("{} for {} written at last", record.topic(), e.source());
           }
           onSettled.accept(e);
         } else {
-          failed(e, record, error, failures);
+          failed(e, record, error, failures, id);
         }
       });
     } catch (KafkaException | IllegalStateException error) {
-      failed(e, record, error, failures);
+      failed(e, record, error, failures, id);
     }
   }
 
   private void failed(DispatchEntry e, ProducerRecord<byte[], byte[]> record, Exception error,
-      int failures) {
+      int failures, long id) {
     if (!open) {
       return;
     }
@@ -236,16 +338,19 @@ public final class SettlementWriter {
     if (kind == SendFailure.RETRIABLE) {
       LOG.warn("could not write {} for {} ({}); trying again in {} ms", record.topic(),
           e.source(), error.toString(), resendMillis);
-      resendAfter(e, record, resendMillis, failures);
+      resendAfter(e, record, resendMillis, failures, id);
       return;
     }
     if (kind == SendFailure.TOO_LARGE && record.topic().equals(topics.dlq())
         && record.value() != null) {
-      send(e, withoutValue(e, record, error), failures);
+      send(e, withoutValue(e, record, error), failures, id);
       return;
     }
     String why = "cannot write " + record.topic() + " for " + e.source() + ": " + error;
     stuck.put(e.source(), why);
+    // Refused for good: reported as a problem, and not counted as waiting for the broker (it
+    // would stop every provider's calls for one topic's ACL, WriteStall).
+    done(id);
     if (logged.add(record.topic() + ": " + error.getClass().getName())) {
       LOG.error("dispatcher: {}. Kafka refuses it permanently; the partition's commit stays "
           + "behind this event and /health reports the dispatcher unhealthy until it is written "
@@ -253,7 +358,7 @@ public final class SettlementWriter {
           + "logged)", why, MAX_RESEND_MILLIS / 1000);
     }
     long wait = Math.min(MAX_RESEND_MILLIS, resendMillis << Math.min(16, failures));
-    resendAfter(e, record, wait, failures + 1);
+    resendAfter(e, record, wait, failures + 1, id);
   }
 
   /**
@@ -272,13 +377,14 @@ public final class SettlementWriter {
   }
 
   private void resendAfter(DispatchEntry e, ProducerRecord<byte[], byte[]> record, long millis,
-      int failures) {
+      int failures, long id) {
     try {
       timer.schedule(() -> {
         if (owned.test(e)) {
-          send(e, record, failures);
+          send(e, record, failures, id);
           return;
         }
+        done(id);
         if (stuck.remove(e.source()) != null) {
           LOG.warn("{} for {} no longer written by this instance: its partition moved", record.topic(),
               e.source());

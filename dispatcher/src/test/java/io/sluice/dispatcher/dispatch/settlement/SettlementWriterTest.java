@@ -1,19 +1,20 @@
 package io.sluice.dispatcher.dispatch.settlement;
 
-import io.sluice.dispatcher.dispatch.DispatchEntry;
-import io.sluice.testkit.Await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sluice.dispatcher.dispatch.DispatchEntry;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.event.WorkEvent;
 import io.sluice.schemas.topic.HeaderNames;
 import io.sluice.schemas.topic.HeaderValues;
 import io.sluice.schemas.topic.SendFailure;
 import io.sluice.schemas.topic.Topics;
+import io.sluice.testkit.Await;
+import io.sluice.testkit.FakeClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,10 +22,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidTopicException;
@@ -180,5 +187,78 @@ class SettlementWriterTest {
     assertEquals(42L, outcome.latencyMs());
     assertEquals(Map.of("x-request-id", "r-9"), outcome.headers());
     assertEquals("{\"ok\":true}", outcome.body());
+  }
+
+  @Test
+  @DisplayName("a settlement is handed to the sender and the caller goes on, however long the "
+      + "producer's send blocks")
+  void neverSendsOnTheCallersThread() throws Exception {
+    CountDownLatch brokerBack = new CountDownLatch(1);
+    MockProducer<byte[], byte[]> blocking = new MockProducer<>(true, null,
+        new ByteArraySerializer(), new ByteArraySerializer()) {
+      // Not synchronized, unlike the mock's own: the test reads history() while send waits.
+      @Override
+      public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record,
+          Callback callback) {
+        try {
+          brokerBack.await(); // as send waits for a topic's metadata with the broker away
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return super.send(record, callback);
+      }
+    };
+    ExecutorService sender = Executors.newSingleThreadExecutor();
+    FakeClock clock = FakeClock.atMillis(0);
+    SettlementWriter writer = new SettlementWriter(blocking, topics, Clock.systemUTC(),
+        settled::add, e -> { }, timer, 10, e -> true, sender, clock::nanos);
+    try {
+      writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+      writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+
+      // Back here while the producer still blocks: nothing sent, both counted.
+      assertEquals(0, blocking.history().size());
+      assertEquals(2, writer.unacknowledged());
+      assertTrue(writer.stall().isEmpty(), "just handed: calls go");
+      clock.advance(Duration.ofMillis(WriteStall.OLDEST_MILLIS + 1));
+      assertTrue(writer.stall().isPresent(), "unacknowledged past the bound: calls wait");
+
+      brokerBack.countDown();
+      await("both acknowledged", () -> settled.size() == 2);
+      assertEquals(0, writer.unacknowledged());
+      assertTrue(writer.stall().isEmpty(), "acknowledged: calls go again");
+    } finally {
+      brokerBack.countDown();
+      sender.shutdownNow();
+    }
+  }
+
+  @Test
+  @DisplayName("a settlement is counted unacknowledged until Kafka acknowledges it, through its "
+      + "resends; one refused for good or whose partition moved is counted no more")
+  void countsWhatKafkaHasNotAcknowledged() {
+    writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+    assertEquals(1, writer.unacknowledged());
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
+    assertEquals(1, writer.unacknowledged(), "to be sent again: still unacknowledged");
+    await("the resend", () -> producer.history().size() == 2);
+    assertTrue(producer.completeNext());
+    assertEquals(0, writer.unacknowledged());
+
+    // Refused for good: a problem() of its own, not a broker away; it must not stop every call.
+    writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+    assertTrue(producer.errorNext(new TopicAuthorizationException(Set.of(topics.outcomes()))));
+    assertEquals(0, writer.unacknowledged());
+
+    await("the resend of the refused one", () -> producer.history().size() == 4);
+    assertTrue(producer.completeNext(), "the ACL fixed");
+    assertEquals(0, writer.unacknowledged());
+
+    // Its partition moved before the resend: the new owner settles it.
+    owned = false;
+    writer.delivered(entry("{}".getBytes(UTF_8)), 200, 1);
+    assertEquals(1, writer.unacknowledged());
+    assertTrue(producer.errorNext(new NotEnoughReplicasException("isr")));
+    await("given up: its partition moved", () -> writer.unacknowledged() == 0);
   }
 }
