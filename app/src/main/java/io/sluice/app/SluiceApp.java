@@ -127,6 +127,13 @@ public final class SluiceApp implements AutoCloseable {
     Preflight.kafka(config);
     Preflight.redis(config);
     try (TopicAdmin admin = new TopicAdmin(config)) {
+      // A deployment from before ready.high: created here, so a dispatcher of this version reads
+      // it and a gate or relay of this version has it to write (upgrade dispatchers first).
+      List<String> added = admin.createAddedAtStart();
+      if (!added.isEmpty()) {
+        LOG.info("created {} (new in this version, beside {})", added,
+            new Topics(config.kafka().topicPrefix(), config.ladder()).ready());
+      }
       Set<String> missing = admin.missing();
       if (!missing.isEmpty()) {
         throw new Preflight.Unreachable("Kafka at " + config.kafka().bootstrap()
@@ -371,7 +378,7 @@ public final class SluiceApp implements AutoCloseable {
       topics.ladder().forEach(step -> read.add(topics.delay(step)));
     }
     if (roles.contains(Role.DISPATCHER)) {
-      read.add(topics.ready());
+      read.addAll(topics.readyTopics());
     }
     return read;
   }

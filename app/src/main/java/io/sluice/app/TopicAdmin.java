@@ -38,7 +38,8 @@ public final class TopicAdmin implements AutoCloseable {
 
   /** The topics and their settings, for {@code partitions} partitions and {@code replicas}. */
   public List<NewTopic> plan(int partitions, short replicas) {
-    List<String> names = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready()));
+    List<String> names = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready(),
+        topics.readyHigh()));
     names.addAll(topics.delays());
     names.addAll(List.of(topics.outcomes(), topics.dlq(), topics.replays(), topics.receipts()));
     List<NewTopic> plan = new ArrayList<>();
@@ -52,9 +53,9 @@ public final class TopicAdmin implements AutoCloseable {
 
   /**
    * Creates what is missing; returns the names created (existing topics are left as they are). A
-   * missing regate next to an existing inbound (a deployment from before regate existed) gets
-   * inbound's partition count, whatever {@code partitions} says: the gate reads both in one task
-   * per partition number, keyed by tenant.
+   * topic added by a later version next to the topic it pairs with ({@link #pairs}: regate next
+   * to inbound, ready.high next to ready) gets that topic's partition count, whatever
+   * {@code partitions} says: both are keyed by tenant and read side by side.
    */
   public List<String> create(int partitions, short replicas)
       throws InterruptedException, ExecutionException, TimeoutException {
@@ -64,13 +65,47 @@ public final class TopicAdmin implements AutoCloseable {
       if (existing.contains(t.name())) {
         continue;
       }
-      if (t.name().equals(topics.regate()) && existing.contains(topics.inbound())) {
-        int inbound = admin.describeTopics(List.of(topics.inbound())).allTopicNames()
-            .get(15, TimeUnit.SECONDS).get(topics.inbound()).partitions().size();
-        t = new NewTopic(t.name(), inbound, replicas).configs(t.configs());
+      String pair = pairs().get(t.name());
+      if (pair != null && existing.contains(pair)) {
+        t = new NewTopic(t.name(), partitionsOf(pair), replicas).configs(t.configs());
       }
       missing.add(t);
     }
+    return createAll(missing);
+  }
+
+  /**
+   * At a role's start: creates {@code ready.high} when its deployment has {@code ready} and not it
+   * (one from before the priority topic, docs/decisions/2026-11-29-priority-topic.md), with
+   * ready's partitions and replication factor and its own settings; returns what it created. A
+   * deployment without ready is left to {@code sluice topics create}, as before.
+   */
+  public List<String> createAddedAtStart()
+      throws InterruptedException, ExecutionException, TimeoutException {
+    Set<String> existing = admin.listTopics().names().get(15, TimeUnit.SECONDS);
+    if (existing.contains(topics.readyHigh()) || !existing.contains(topics.ready())) {
+      return List.of();
+    }
+    var ready = admin.describeTopics(List.of(topics.ready())).allTopicNames()
+        .get(15, TimeUnit.SECONDS).get(topics.ready());
+    short replicas = (short) ready.partitions().get(0).replicas().size();
+    return createAll(List.of(new NewTopic(topics.readyHigh(), ready.partitions().size(), replicas)
+        .configs(topics.configs(topics.readyHigh(), replicas))));
+  }
+
+  /** Each topic a later version added, and the topic whose partitions it takes. */
+  private Map<String, String> pairs() {
+    return Map.of(topics.regate(), topics.inbound(), topics.readyHigh(), topics.ready());
+  }
+
+  private int partitionsOf(String topic)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    return admin.describeTopics(List.of(topic)).allTopicNames().get(15, TimeUnit.SECONDS)
+        .get(topic).partitions().size();
+  }
+
+  private List<String> createAll(List<NewTopic> missing)
+      throws InterruptedException, ExecutionException, TimeoutException {
     List<String> created = new ArrayList<>();
     if (missing.isEmpty()) {
       return created;

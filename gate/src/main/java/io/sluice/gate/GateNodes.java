@@ -1,6 +1,7 @@
 package io.sluice.gate;
 
 import io.sluice.config.Durations;
+import io.sluice.schemas.event.Priority;
 import java.time.Duration;
 
 /** The names of the gate topology's nodes, so tests, logs and metrics agree on them. */
@@ -18,6 +19,8 @@ public final class GateNodes {
    */
   public static final String LIMIT = "limit";
   public static final String READY_SINK = "ready-sink";
+  /** Admitted events of the {@code high} class ({@code <prefix>ready.high}, {@code ReadyTopic}). */
+  public static final String READY_HIGH_SINK = "ready-high-sink";
   public static final String DLQ_SINK = "dlq-sink";
   /** Only with {@code gate.receipts}. */
   public static final String RECEIPTS_SINK = "receipts-sink";
@@ -25,6 +28,11 @@ public final class GateNodes {
   public static final String OUTCOMES_SINK = "outcomes-sink";
 
   private GateNodes() {}
+
+  /** The sink of an admitted event of class {@code priority}: its ready topic's ({@code ReadyTopic}). */
+  public static String readySink(Priority priority) {
+    return priority == Priority.HIGH ? READY_HIGH_SINK : READY_SINK;
+  }
 
   public static String delaySink(Duration step) {
     return "delay-sink-" + Durations.format(step);

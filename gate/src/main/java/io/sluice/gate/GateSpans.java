@@ -76,7 +76,7 @@ final class GateSpans<KF, VF> implements ProcessorContext<KF, VF> {
     if (sink == null || sink.equals(GateNodes.RECEIPTS_SINK)) {
       return null;
     }
-    if (sink.equals(GateNodes.READY_SINK)) {
+    if (sink.equals(GateNodes.READY_SINK) || sink.equals(GateNodes.READY_HIGH_SINK)) {
       return "admitted";
     }
     if (sink.equals(GateNodes.DLQ_SINK)) {

@@ -17,6 +17,7 @@ import org.apache.kafka.streams.Topology;
  * <pre>
  *   inbound-source ─► [ strip-sluice-headers ─┐
  *   regate-source ──► [───────────────────────┴► validate ─► resolve-tier ─► limit ] ─► ready-sink        (sluice.ready)
+ *                                                                              ├──────► ready-high-sink   (sluice.ready.high: class high)
  *                                                   │             │            ├──────► delay-sink-&lt;step&gt; (sluice.delay.&lt;step&gt;)
  *                                                   └─────────────┴────────────┴──────► dlq-sink          (sluice.dlq)
  *                                                                              └──────► receipts-sink     (sluice.receipts, with gate.receipts)
@@ -50,6 +51,7 @@ public final class GateTopology {
 
     ByteArraySerializer bytes = new ByteArraySerializer();
     topology.addSink(GateNodes.READY_SINK, topics.ready(), bytes, bytes, GateNodes.LIMIT);
+    topology.addSink(GateNodes.READY_HIGH_SINK, topics.readyHigh(), bytes, bytes, GateNodes.LIMIT);
     for (Duration step : config.ladder()) {
       topology.addSink(GateNodes.delaySink(step), topics.delay(step), bytes, bytes, GateNodes.LIMIT);
     }

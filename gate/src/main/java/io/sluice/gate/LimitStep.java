@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Charges the event to its tenant's bucket and routes it:
  * <ul>
- *   <li>admit: to {@code sluice.ready}, stamped with the admission time;
+ *   <li>admit: to {@code sluice.ready} ({@code sluice.ready.high} for the {@code high} class), stamped with the admission time;
  *   <li>reserved (charged ahead): to the delay step that fits, {@code sluice-paid: true}, returning
  *       to {@code sluice.ready} at its not-before without passing the gate again;
  *   <li>queued (beyond the horizon, not charged): to the delay step that fits, returning to
@@ -288,9 +288,12 @@ final class LimitStep {
     byte[] tier = tierValues.computeIfAbsent(in.tier(), OutgoingHeaders::encoded);
     if (decision instanceof LimiterDecision.Admit admit) {
       listener.admitted(provider, in.tier(), in.event().cost());
-      Headers headers = OutgoingHeaders.withEta(
-          OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now)), eta);
-      context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers), GateNodes.READY_SINK);
+      Headers headers = OutgoingHeaders.withPriority(OutgoingHeaders.withEta(
+          OutgoingHeaders.admitted(record.headers(), tier, nowDecimal.decimal(now)), eta),
+          in.event().priorityClass());
+      // A high event to ready.high, so that it is never read behind its tenant's lows (ReadyTopic).
+      context.forward(new Record<>(record.key(), (Object) in.raw(), admit.atMillis(), headers),
+          GateNodes.readySink(in.event().priorityClass()));
       receipt(record, in, "admitted", eta, null, now);
     } else if (decision instanceof LimiterDecision.Reserved reserved) {
       listener.deferred(provider, in.tier(), Reason.RATE_LIMITED, true);
@@ -370,8 +373,11 @@ final class LimitStep {
       Record<byte[], byte[]> record, GateEvent in, byte[] tier, long notBefore,
       byte[] returnTo, boolean paid, byte[] reason, long ticket, long now, long eta) {
     Duration step = ladder.stepFor(notBefore - now);
-    Headers headers = OutgoingHeaders.withEta(OutgoingHeaders.deferred(record.headers(), tier,
-        nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket), eta);
+    // The class travels in a header: a paid event returns to ready, and the relay, which reads no
+    // value, sends a high one to ready.high instead (ReadyTopic.releaseTo).
+    Headers headers = OutgoingHeaders.withPriority(OutgoingHeaders.withEta(OutgoingHeaders.deferred(
+        record.headers(), tier, nowDecimal.decimal(now), notBefore, returnTo, reason, paid, ticket),
+        eta), in.event().priorityClass());
     context.forward(new Record<>(record.key(), (Object) in.raw(), now, headers), delaySinks.get(step));
   }
 }

@@ -2,7 +2,10 @@ package io.sluice.gate;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import io.sluice.schemas.event.Priority;
 import io.sluice.schemas.topic.HeaderNames;
+import java.util.EnumMap;
+import java.util.Map;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeader;
@@ -12,7 +15,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * The headers of a record the limit step writes, built in one pass over the record's own.
  *
  * <p>What goes out: the record's headers minus what a previous trip through the ladder left
- * (not-before, return-to, paid, ticket, reason, eta: each decision writes its own), then the tier, the
+ * (not-before, return-to, paid, ticket, reason, eta, priority: each decision writes its own), then the tier, the
  * first-seen time (kept if an earlier trip wrote it: inbound records lost theirs at the trust
  * boundary, so one present here is this gate's own), and, for a deferred event, its routing. The
  * result is what {@code HeaderValues.put} name by name would leave (every name Sluice writes
@@ -27,7 +30,17 @@ final class OutgoingHeaders {
   /** The names a trip through the ladder leaves, which each decision writes afresh. */
   private static final String[] ROUTING = {
       HeaderNames.NOT_BEFORE, HeaderNames.RETURN_TO, HeaderNames.PAID, HeaderNames.TICKET,
-      HeaderNames.REASON, HeaderNames.TIER, HeaderNames.ETA};
+      HeaderNames.REASON, HeaderNames.TIER, HeaderNames.ETA, HeaderNames.PRIORITY};
+  /** Each class's {@code sluice-priority} value but the default's (which writes none). */
+  private static final Map<Priority, byte[]> PRIORITIES = new EnumMap<>(Priority.class);
+
+  static {
+    for (Priority p : Priority.values()) {
+      if (p != Priority.DEFAULT) {
+        PRIORITIES.put(p, encoded(p.wire()));
+      }
+    }
+  }
 
   static final byte[] TRUE = encoded("true");
   static final byte[] FALSE = encoded("false");
@@ -81,6 +94,18 @@ final class OutgoingHeaders {
     out.add(new RecordHeader(HeaderNames.REASON, reason));
     out.add(new RecordHeader(HeaderNames.PAID, paid ? TRUE : FALSE));
     return out;
+  }
+
+  /**
+   * {@code headers} with the event's class in {@code sluice-priority}, unless it is the default:
+   * the relay reads it to return a high event to its ready topic ({@code ReadyTopic}).
+   */
+  static Headers withPriority(Headers headers, Priority priority) {
+    byte[] value = PRIORITIES.get(priority);
+    if (value != null) {
+      headers.add(new RecordHeader(HeaderNames.PRIORITY, value));
+    }
+    return headers;
   }
 
   /** {@code headers} with the gate's expected time at the provider, if it has one (&ge; 0). */

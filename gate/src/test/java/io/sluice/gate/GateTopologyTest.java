@@ -148,6 +148,53 @@ class GateTopologyTest {
   }
 
   @Test
+  @DisplayName("an admitted high event goes to ready.high, never behind its tenant's lows on ready (issue 36)")
+  void shouldAdmitAHighEventToTheHighReadyTopic() {
+    start(CONFIG);
+    TestOutputTopic<byte[], byte[]> readyHigh = driver.createOutputTopic(topics.readyHigh(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    send("acme", prioritised("low1", "low"));
+    send("acme", prioritised("high1", "high"));
+    send("acme", prioritised("normal1", "normal"));
+    send("acme", event("plain", "acme", "payments-api", 1));
+
+    TestRecord<byte[], byte[]> high = readyHigh.readRecord();
+    assertArrayEquals(bytes(prioritised("high1", "high")), high.value());
+    assertEquals("high", header(high, HeaderNames.PRIORITY), "the relay reads the class here");
+    assertTrue(readyHigh.isEmpty(), "only the high one");
+    List<TestRecord<byte[], byte[]>> rest = ready.readRecordsToList();
+    assertEquals(List.of("low1", "normal1", "plain"), rest.stream().map(r -> idOf(r.value())).toList());
+    assertEquals("low", header(rest.get(0), HeaderNames.PRIORITY));
+    assertEquals(null, header(rest.get(1), HeaderNames.PRIORITY), "normal, the default, writes none");
+  }
+
+  @Test
+  @DisplayName("a high event the quota defers returns to ready carrying its class, for the relay to send to ready.high")
+  void shouldCarryTheClassOfADeferredHighEvent() {
+    start(CONFIG);
+    // free tier: capacity 2, refill 1/s: the third waits a second, paid.
+    for (int i = 0; i < 3; i++) {
+      send("t1", "{\"id\":\"h" + i + "\",\"tenant\":\"t1\",\"provider\":\"payments-api\","
+          + "\"priority\":\"high\",\"payload\":{}}");
+    }
+    TestRecord<byte[], byte[]> deferred = delay(Duration.ofSeconds(1)).readRecord();
+    assertEquals(topics.ready(), header(deferred, HeaderNames.RETURN_TO),
+        "ready, which a relay not upgraded yet also accepts");
+    assertEquals("high", header(deferred, HeaderNames.PRIORITY));
+  }
+
+  private static String prioritised(String id, String priority) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"acme\",\"provider\":\"payments-api\","
+        + "\"priority\":\"" + priority + "\",\"payload\":{}}";
+  }
+
+  private static String idOf(byte[] json) {
+    String s = new String(json, StandardCharsets.UTF_8);
+    int at = s.indexOf("\"id\":\"") + 6;
+    return s.substring(at, s.indexOf('"', at));
+  }
+
+  @Test
   void shouldTakeTheTierFromConfigurationAndTheDefaultTierForUnlistedTenants() {
     start(CONFIG);
     send("globex", event("e1", "globex", "payments-api", 1));

@@ -2,6 +2,7 @@ package io.sluice.relay;
 
 import io.sluice.relay.HeldRecords.Waiting;
 import io.sluice.schemas.event.DeadLetter;
+import io.sluice.schemas.event.ReadyTopic;
 import io.sluice.schemas.event.Reason;
 import io.sluice.schemas.offsets.OffsetLedger;
 import io.sluice.schemas.offsets.Overflow;
@@ -369,10 +370,13 @@ public final class Relay implements Runnable, AutoCloseable {
 
   private void returnHome(Waiting w, long now) {
     ConsumerRecord<byte[], byte[]> record = w.record();
+    // A high event returning to ready goes to ready.high: a dispatcher's retry or parking names
+    // ready whatever the class, which the record's sluice-priority header carries (ReadyTopic).
+    String to = ReadyTopic.releaseTo(topics, w.what().returnTo(), record.headers());
     // Stamped with its due time: for a paid record that is the instant it was admitted.
-    send(w, new ProducerRecord<>(w.what().returnTo(), null, w.what().notBefore(), record.key(), record.value(),
-        traced(w, "released", w.what().returnTo(), now)));
-    listener.released(w.what().returnTo(), now - w.what().notBefore());
+    send(w, new ProducerRecord<>(to, null, w.what().notBefore(), record.key(), record.value(),
+        traced(w, "released", to, now)));
+    listener.released(to, now - w.what().notBefore());
   }
 
   private void hop(Waiting w, long now) {

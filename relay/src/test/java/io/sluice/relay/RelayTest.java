@@ -526,6 +526,25 @@ class RelayTest {
     assertEquals(List.of(TOPICS.ready(), TOPICS.regate(), TOPICS.inbound()), s.acknowledged().stream().map(ProducerRecord::topic).toList());
   }
 
+  @Test
+  @DisplayName("a high event returning to ready (a dispatcher's retry, a paid deferral) goes to ready.high (issue 36)")
+  void shouldReleaseAHighEventToTheHighReadyTopic() {
+    ScriptedRelay s = new ScriptedRelay();
+    long now = s.clock.millis();
+    s.append("high retry", now - 1000, with(paid(now - 10), HeaderNames.PRIORITY, "high"));
+    s.append("low retry", now - 1000, with(paid(now - 10), HeaderNames.PRIORITY, "low"));
+    s.append("high to be gated again", now - 1000,
+        with(with(paid(now - 10), HeaderNames.PRIORITY, "high"), HeaderNames.RETURN_TO, TOPICS.regate()));
+    s.append("high naming ready.high", now - 1000,
+        with(with(paid(now - 10), HeaderNames.PRIORITY, "high"), HeaderNames.RETURN_TO, TOPICS.readyHigh()));
+    s.run();
+
+    assertEquals(List.of(TOPICS.readyHigh(), TOPICS.ready(), TOPICS.regate(), TOPICS.readyHigh()),
+        s.acknowledged().stream().map(ProducerRecord::topic).toList());
+    assertEquals("high", HeaderValues.last(s.acknowledged().get(0).headers(), HeaderNames.PRIORITY).orElseThrow(),
+        "the class goes with it, for its next trip");
+  }
+
   private static Headers with(Headers headers, String name, String value) {
     HeaderValues.put(headers, name, value);
     return headers;

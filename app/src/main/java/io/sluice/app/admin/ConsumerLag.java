@@ -50,7 +50,7 @@ final class ConsumerLag {
     Map<String, List<String>> groups = new LinkedHashMap<>();
     groups.put(config.gate().applicationId(), List.of(topics.inbound(), topics.regate()));
     groups.put(config.kafka().topicPrefix() + RelayService.GROUP_SUFFIX, topics.delays());
-    groups.put(config.dispatcher().groupId(), List.of(topics.ready()));
+    groups.put(config.dispatcher().groupId(), topics.readyTopics());
     return groups;
   }
 

@@ -269,7 +269,7 @@ public final class StatusReader {
     return out;
   }
 
-  /** {@code inbound}, {@code regate}, {@code delay 5s}, {@code ready}: a topic as a stage. */
+  /** {@code inbound}, {@code regate}, {@code delay 5s}, {@code ready}, {@code ready.high}: a topic as a stage. */
   static String stage(Topics topics, String topic) {
     if (topic.equals(topics.inbound())) {
       return "inbound";
@@ -279,6 +279,9 @@ public final class StatusReader {
     }
     if (topic.equals(topics.ready())) {
       return "ready";
+    }
+    if (topic.equals(topics.readyHigh())) {
+      return "ready.high";
     }
     for (Duration step : topics.ladder()) {
       if (topic.equals(topics.delay(step))) {

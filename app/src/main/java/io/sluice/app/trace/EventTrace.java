@@ -23,9 +23,10 @@ public final class EventTrace {
 
   private EventTrace() {}
 
-  /** Where an event's records can be: inbound, regate, ready, each delay step, outcomes, dlq. */
+  /** Where an event's records can be: inbound, regate, ready, ready.high, each delay step, outcomes, dlq. */
   public static List<String> searched(Topics topics) {
-    List<String> out = new ArrayList<>(List.of(topics.inbound(), topics.regate(), topics.ready()));
+    List<String> out = new ArrayList<>(List.of(topics.inbound(), topics.regate()));
+    out.addAll(topics.readyTopics());
     topics.ladder().forEach(step -> out.add(topics.delay(step)));
     out.addAll(List.of(topics.outcomes(), topics.dlq()));
     return out;

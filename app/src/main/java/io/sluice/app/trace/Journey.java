@@ -55,7 +55,7 @@ public final class Journey {
     if (topic.equals(topics.regate())) {
       return 1;
     }
-    if (topic.equals(topics.ready())) {
+    if (topics.readyTopics().contains(topic)) {
       return 2;
     }
     return topic.equals(topics.outcomes()) || topic.equals(topics.dlq()) ? 4 : 3;
@@ -70,9 +70,10 @@ public final class Journey {
     if (t.equals(topics.regate())) {
       return "sent back to the gate (regate)";
     }
-    if (t.equals(topics.ready())) {
-      return h.containsKey(HeaderNames.RETURN_TO) ? "released to ready by the relay, at its time"
-          : "admitted by the gate";
+    if (topics.readyTopics().contains(t)) {
+      String ready = t.equals(topics.ready()) ? "ready" : "ready.high";
+      return h.containsKey(HeaderNames.RETURN_TO) ? "released to " + ready + " by the relay, at its time"
+          : "admitted by the gate" + (t.equals(topics.ready()) ? "" : " (class high: ready.high)");
     }
     if (t.equals(topics.outcomes())) {
       return "delivered";
@@ -116,7 +117,7 @@ public final class Journey {
    */
   private static boolean byTheGate(Topics topics, Sighting s) {
     Map<String, String> h = s.headers();
-    if (s.topic().equals(topics.ready())) {
+    if (topics.readyTopics().contains(s.topic())) {
       return !h.containsKey(HeaderNames.RETURN_TO);
     }
     return topics.delays().contains(s.topic())

@@ -3,7 +3,9 @@ package io.sluice.dispatcher.dispatch;
 import io.sluice.dispatcher.dispatch.intake.OverflowPause;
 import io.sluice.dispatcher.dispatch.intake.ReadBudget;
 import io.sluice.dispatcher.dispatch.offsets.OwnedPartitions;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.function.ToIntFunction;
@@ -12,7 +14,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Which partitions the consumer reads now: it pauses a partition while it holds more than its
- * share of unsettled records, every partition while the bytes held are past
+ * share of unsettled records (the shares of one topic's partitions: ready's and ready.high's
+ * each add up to the whole records limit), every partition while the bytes held are past
  * {@code dispatcher.bufferBytes} ({@link ReadBudget}), and a partition all of whose recent
  * arrivals overflowed ({@link OverflowPause}); it resumes each once drained. The consumer thread
  * owns it.
@@ -61,9 +64,13 @@ final class Backpressure {
     Set<TopicPartition> assigned = owned.partitions();
     bytesHeld = budget.pauseForBytes(bytesHeld);
     recordsHeld.retainAll(assigned);
+    Map<String, Integer> perTopic = new HashMap<>();
+    assigned.forEach(tp -> perTopic.merge(tp.topic(), 1, Integer::sum));
     for (TopicPartition tp : assigned) {
+      // A share of its own topic's: ready.high's partitions do not shrink ready's shares, and a
+      // partition of ready paused behind a backlog never pauses one of ready.high (issue 36).
       if (budget.pausePartition(recordsHeld.contains(tp), owned.get(tp).offsets().waiting(),
-          endpointLanes, assigned.size())) {
+          endpointLanes, perTopic.get(tp.topic()))) {
         recordsHeld.add(tp);
       } else {
         recordsHeld.remove(tp);

@@ -38,7 +38,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dispatcher role: reads {@code sluice.ready}, queues each event in its provider's
+ * The dispatcher role: reads {@code sluice.ready} and {@code sluice.ready.high}, queues each event in its provider's
  * {@link ProviderLane}, and settles it after its call (delivered, retried, or dead), committing
  * each partition only up to its first unsettled record.
  *
@@ -210,7 +210,9 @@ public final class Dispatcher implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    consumer.subscribe(List.of(topics.ready()), handOver);
+    // Both ready topics, one consumer: a high event is read from ready.high while the partitions
+    // of ready wait paused behind a backlog (each partition has its own budget, Backpressure).
+    consumer.subscribe(topics.readyTopics(), handOver);
     consuming = true;
     try {
       while (running.get()) {
@@ -288,7 +290,7 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     return writer.unacknowledged();
   }
 
-  /** Partitions of {@code sluice.ready} this instance owns now. */
+  /** Partitions of {@code sluice.ready} and {@code sluice.ready.high} this instance owns now. */
   public int assignedPartitions() {
     return owned.count();
   }

@@ -144,8 +144,12 @@ public final class DispatcherService implements AutoCloseable {
     String clientId = "sluice-dispatcher-" + UUID.randomUUID().toString().substring(0, 8);
     KafkaConsumer<byte[], byte[]> consumer = DispatcherClients.consumer(config, clientId);
     Topics topics = new Topics(config.kafka().topicPrefix(), config.ladder());
-    int readyPartitions = Math.max(1, consumer.partitionsFor(topics.ready(),
-        Duration.ofSeconds(10)).size());
+    // Both ready topics' partitions: the instance owns some of each (InstanceShare counts both).
+    int readyPartitions = 0;
+    for (String topic : topics.readyTopics()) {
+      readyPartitions += consumer.partitionsFor(topic, Duration.ofSeconds(10)).size();
+    }
+    readyPartitions = Math.max(1, readyPartitions);
     LeakConfig leakConfig = LeakConfig.of(config.dispatcher());
     Map<String, RedisDownPolicy> policies = new HashMap<>();
     config.providers().forEach((name, p) -> policies.put(name, p.onRedisDown()));

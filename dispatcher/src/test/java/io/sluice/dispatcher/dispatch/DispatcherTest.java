@@ -78,6 +78,20 @@ class DispatcherTest {
           ORDERING
           quotas: { std: { capacity: 10, refill: 1/s } }
       """;
+  /** Provider {@code api}, one call in flight, a buffer of 20; {@code LADDER} is where a ladder goes. */
+  private static final String ONE_AT_A_TIME = """
+      tiers: { std: { weight: 1 } }
+      defaultTier: std
+      LADDER
+      dispatcher: { bufferSize: 20 }
+      providers:
+        api:
+          url: http://127.0.0.1:9/api
+          rate: 200/s
+          maxInFlight: 1
+          timeout: 5s
+          quotas: { std: { capacity: 10, refill: 1/s } }
+      """;
   private static final SluiceConfig CONFIG = ConfigLoader.parse(YAML.replace("ORDERING", ""), Map.of());
   private static final Topics TOPICS = new Topics(CONFIG.kafka().topicPrefix(), CONFIG.ladder());
   private static final TopicPartition READY = new TopicPartition(TOPICS.ready(), 0);
@@ -571,32 +585,11 @@ class DispatcherTest {
     // One call in flight, each answered after 2 s: the lane drains 0.5/s while slow, its paced
     // rate is 200/s. A buffer of 20: an overflow's turn is 20 / 200/s = 0.1 s away (the ladder's
     // smallest step, 1 s), not 20 / 0.5/s = 40 s.
-    SluiceConfig slow = ConfigLoader.parse("""
-        tiers: { std: { weight: 1 } }
-        defaultTier: std
-        dispatcher: { bufferSize: 20 }
-        providers:
-          api:
-            url: http://127.0.0.1:9/api
-            rate: 200/s
-            maxInFlight: 1
-            timeout: 5s
-            quotas: { std: { capacity: 10, refill: 1/s } }
-        """, Map.of());
+    SluiceConfig slow = ConfigLoader.parse(ONE_AT_A_TIME.replace("LADDER", ""), Map.of());
     java.util.concurrent.ScheduledExecutorService later =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
     try {
-      Provider slowly = call -> {
-        called.add(call.eventId());
-        CompletableFuture<ProviderResult> answered = new CompletableFuture<>();
-        later.schedule(() -> answered.complete(new ProviderResult.Answered(200, null)), 2,
-            TimeUnit.SECONDS);
-        return answered;
-      };
-      dispatcher = new Dispatcher(DispatcherWiring.of(slow, consumer, producer,
-              Map.of("api", slowly), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
-              Clock.systemUTC(), DispatchListener.NONE)
-          .withTime(System::nanoTime, () -> 0.5));
+      dispatcher = answeringAfter(slow, later, Duration.ofSeconds(2));
       consumer.updateBeginningOffsets(Map.of(READY, 0L));
       consumer.schedulePollTask(() -> consumer.rebalance(List.of(READY)));
       loop = new Thread(dispatcher, "dispatcher-test");
@@ -620,6 +613,73 @@ class DispatcherTest {
     } finally {
       later.shutdownNow();
     }
+  }
+
+  @Test
+  @org.junit.jupiter.api.DisplayName("a high event is read and called from ready.high while its "
+      + "tenant's partition of ready is paused behind a backlog of lows (issue 36)")
+  void shouldCallAHighEventWhileItsPartitionOfReadyIsPausedWithLows() {
+    // Calls answered after 200 ms, one at a time: the lane drains 5/s. A buffer of 20; the ladder's
+    // one step, 30 s, is how long a partition whose arrivals overflow may stay paused.
+    SluiceConfig slow = ConfigLoader.parse(ONE_AT_A_TIME.replace("LADDER", "ladder: [30s]"), Map.of());
+    TopicPartition high = new TopicPartition(TOPICS.readyHigh(), 0);
+    java.util.concurrent.ScheduledExecutorService later =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      dispatcher = answeringAfter(slow, later, Duration.ofMillis(200));
+      consumer.updateBeginningOffsets(Map.of(READY, 0L, high, 0L));
+      consumer.setMaxPollRecords(100);
+      // As the group coordinator does: partition 0 of each topic the dispatcher subscribed to.
+      consumer.schedulePollTask(() -> consumer.rebalance(consumer.subscription().stream()
+          .map(topic -> new TopicPartition(topic, 0)).toList()));
+      loop = new Thread(dispatcher, "dispatcher-test");
+      loop.start();
+      int lows = 2_000;
+      List<String> backlog = new java.util.ArrayList<>();
+      for (int i = 0; i < lows; i++) {
+        backlog.add(prioritised("low" + i, "low"));
+      }
+      read(backlog.toArray(String[]::new));
+      awaitTrue(() -> consumer.paused().contains(READY), "ready's partition paused: its "
+          + "arrivals overflow a full lane");
+
+      java.util.concurrent.atomic.AtomicBoolean readyPausedThen = new java.util.concurrent.atomic.AtomicBoolean();
+      consumer.schedulePollTask(() -> {
+        readyPausedThen.set(consumer.paused().contains(READY));
+        consumer.addRecord(new ConsumerRecord<>(high.topic(), high.partition(), 0,
+            "acme".getBytes(UTF_8), prioritised("urgent", "high").getBytes(UTF_8)));
+      });
+      awaitTrue(() -> called.contains("urgent"), "the high event called");
+      assertTrue(readyPausedThen.get(), "written while ready's partition was paused");
+      long lowsCalled = called.stream().filter(id -> id.startsWith("low")).count();
+      assertTrue(lowsCalled < lows / 10, "called before its tenant's lows, not after them: "
+          + lowsCalled + " lows called first");
+      assertTrue(consumer.position(READY) < lows, "lows still unread on ready when the high was "
+          + "called: " + consumer.position(READY));
+    } finally {
+      later.shutdownNow();
+    }
+  }
+
+  /** A dispatcher of {@code config} whose provider {@code api} answers 200 each call {@code after} it. */
+  private Dispatcher answeringAfter(SluiceConfig config,
+      java.util.concurrent.ScheduledExecutorService later, Duration after) {
+    Provider slowly = call -> {
+      called.add(call.eventId());
+      CompletableFuture<ProviderResult> answer = new CompletableFuture<>();
+      later.schedule(() -> answer.complete(new ProviderResult.Answered(200, null)),
+          after.toMillis(), TimeUnit.MILLISECONDS);
+      return answer;
+    };
+    return new Dispatcher(DispatcherWiring.of(config, consumer, producer,
+            Map.of("api", slowly), new LocalLeakyBucket(new LeakConfig(0.5, 10_000_000), 1),
+            Clock.systemUTC(), DispatchListener.NONE)
+        .withTime(System::nanoTime, () -> 0.5));
+  }
+
+  private static String prioritised(String id, String priority) {
+    return "{\"id\":\"" + id + "\",\"tenant\":\"acme\",\"provider\":\"api\",\"priority\":\""
+        + priority + "\",\"payload\":{}}";
   }
 
   private static final SluiceConfig ORDERED = ConfigLoader.parse(YAML.replace("ORDERING",

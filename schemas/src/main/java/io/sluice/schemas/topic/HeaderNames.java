@@ -53,6 +53,13 @@ public final class HeaderNames {
    * the gate on the event's first sight; the dispatcher calls the event only at its key's turn.
    */
   public static final String ORDER = "sluice-order";
+  /**
+   * The event's priority class ({@code high} or {@code low}), written by the gate on every record
+   * of an event that names a class other than {@code normal}: the relay, which never parses a
+   * value, returns a record of the {@code high} class to {@code <prefix>ready.high}
+   * ({@code ReadyTopic}). Absent: {@code normal}.
+   */
+  public static final String PRIORITY = "sluice-priority";
   /** "true" when the gate already charged this event; the relay returns it to sluice.ready. */
   public static final String PAID = "sluice-paid";
   /**

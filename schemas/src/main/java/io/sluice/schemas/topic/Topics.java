@@ -10,7 +10,8 @@ import org.apache.kafka.common.config.TopicConfig;
 
 /**
  * The names of Sluice's topics under one prefix: {@code <prefix>inbound}, {@code <prefix>regate},
- * {@code <prefix>ready}, {@code <prefix>delay.<step>} (one per ladder step, e.g.
+ * {@code <prefix>ready}, {@code <prefix>ready.high} (the {@code high} class's own ready topic,
+ * {@link #readyHigh}), {@code <prefix>delay.<step>} (one per ladder step, e.g.
  * {@code sluice.delay.30s}), {@code <prefix>outcomes}, {@code <prefix>dlq}.
  *
  * <p>The trust boundary: producers write {@code inbound} only, and every {@code sluice-*} header
@@ -65,15 +66,32 @@ public record Topics(String prefix, List<Duration> ladder) {
 
   /**
    * The only topics a delayed record may return to: {@link #ready()} (paid, or a dispatcher
-   * retry) and {@link #regate()} (to be gated again). A {@code sluice-return-to} naming anything
-   * else was not written by Sluice.
+   * retry), {@link #readyHigh()} (the same, of the {@code high} class) and {@link #regate()} (to
+   * be gated again). A {@code sluice-return-to} naming anything else was not written by Sluice.
    */
   public List<String> returnTopics() {
-    return List.of(ready(), regate());
+    return List.of(ready(), readyHigh(), regate());
   }
 
   public String ready() {
     return prefix + "ready";
+  }
+
+  /**
+   * The ready topic of the {@code high} class: same partitions and key (the tenant) as
+   * {@link #ready()}, read by the same dispatcher consumer. Why a topic of its own: the dispatcher
+   * reads a partition in order, with a read budget per partition, so a high event written behind
+   * its tenant's 20,000 unread lows on one partition of ready waited for all of them to be read
+   * (issue 36; docs/decisions/2026-11-29-priority-topic.md). Normal and low stay on ready;
+   * {@code ReadyTopic} (schemas' event package) says which an event goes to.
+   */
+  public String readyHigh() {
+    return prefix + "ready.high";
+  }
+
+  /** The topics the dispatcher reads: {@link #ready()} and {@link #readyHigh()}. */
+  public List<String> readyTopics() {
+    return List.of(ready(), readyHigh());
   }
 
   public String outcomes() {
@@ -131,7 +149,8 @@ public record Topics(String prefix, List<Duration> ladder) {
   }
 
   public List<String> all() {
-    List<String> names = new ArrayList<>(List.of(inbound(), regate(), ready(), outcomes(), dlq()));
+    List<String> names = new ArrayList<>(List.of(inbound(), regate(), ready(), readyHigh(),
+        outcomes(), dlq()));
     names.addAll(delays());
     names.add(operator());
     return names;
@@ -141,7 +160,7 @@ public record Topics(String prefix, List<Duration> ladder) {
    * The settings of topic {@code name} (one of {@link #all()}) on a cluster that writes
    * {@code replicas} copies:
    * <ul>
-   *   <li>inbound, regate, ready, receipts: retention {@link #WORK_RETENTION}, enough to survive a
+   *   <li>inbound, regate, ready, ready.high, receipts: retention {@link #WORK_RETENTION}, enough to survive a
    *       long outage of a consumer;
    *   <li>a delay step: at least {@link #WORK_RETENTION} or ten times its step, whichever is more,
    *       so a record never expires while it waits;
@@ -175,7 +194,7 @@ public record Topics(String prefix, List<Duration> ladder) {
 
   private Duration retention(String name) {
     if (name.equals(inbound()) || name.equals(regate()) || name.equals(ready())
-        || name.equals(receipts())) {
+        || name.equals(readyHigh()) || name.equals(receipts())) {
       return WORK_RETENTION;
     }
     if (name.equals(outcomes()) || name.equals(dlq())) {
@@ -198,7 +217,7 @@ public record Topics(String prefix, List<Duration> ladder) {
 
   /**
    * Partition counts for every topic: {@code work} for the topics records flow through (inbound,
-   * regate, ready, the delay steps), {@code audit} for outcomes and dlq, one for operator. For test and demo brokers; a real
+   * regate, ready, ready.high, the delay steps), {@code audit} for outcomes and dlq, one for operator. For test and demo brokers; a real
    * deployment creates its topics with their settings (see the {@code topics create} command).
    */
   public Map<String, Integer> partitionCounts(int work, int audit) {
@@ -206,6 +225,7 @@ public record Topics(String prefix, List<Duration> ladder) {
     counts.put(inbound(), work);
     counts.put(regate(), work);
     counts.put(ready(), work);
+    counts.put(readyHigh(), work);
     delays().forEach(d -> counts.put(d, work));
     counts.put(outcomes(), audit);
     counts.put(dlq(), audit);

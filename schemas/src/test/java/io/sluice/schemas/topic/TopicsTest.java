@@ -14,19 +14,21 @@ class TopicsTest {
 
   @Test
   void shouldNameEveryTopicUnderItsPrefix() {
-    assertEquals(List.of("t.inbound", "t.regate", "t.ready", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s", "t.operator"), topics.all());
+    assertEquals(List.of("t.inbound", "t.regate", "t.ready", "t.ready.high", "t.outcomes", "t.dlq", "t.delay.1s", "t.delay.30s", "t.operator"), topics.all());
   }
 
   @Test
   void shouldGiveTheWorkTopicsOneCountAndTheAuditTopicsAnother() {
-    assertEquals(Map.of("t.inbound", 4, "t.regate", 4, "t.ready", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1, "t.operator", 1),
+    assertEquals(Map.of("t.inbound", 4, "t.regate", 4, "t.ready", 4, "t.ready.high", 4, "t.delay.1s", 4, "t.delay.30s", 4, "t.outcomes", 1, "t.dlq", 1, "t.operator", 1),
         topics.partitionCounts(4, 1));
     assertEquals(topics.all().size(), topics.partitionCounts(4, 1).size(), "every topic, once");
   }
 
   @Test
   void shouldReturnDelayedRecordsOnlyToSluicesOwnTopicsNeverToInbound() {
-    assertEquals(List.of("t.ready", "t.regate"), topics.returnTopics());
+    assertEquals(List.of("t.ready", "t.ready.high", "t.regate"), topics.returnTopics());
+    assertEquals(topics.partitionCounts(4, 1).get("t.ready"), topics.partitionCounts(4, 1).get("t.ready.high"),
+        "ready.high is keyed by tenant like ready: same partitions");
     assertEquals(topics.partitionCounts(4, 1).get("t.inbound"), topics.partitionCounts(4, 1).get("t.regate"),
         "regate is keyed by tenant like inbound: same partitions");
   }
@@ -53,7 +55,7 @@ class TopicsTest {
   @Test
   void shouldKeepWorkTopicsAWeekAndTheAuditTrailThirtyDays() {
     long day = Duration.ofDays(1).toMillis();
-    for (String work : List.of("t.inbound", "t.regate", "t.ready", "t.delay.1s", "t.delay.30s")) {
+    for (String work : List.of("t.inbound", "t.regate", "t.ready", "t.ready.high", "t.delay.1s", "t.delay.30s")) {
       assertEquals(String.valueOf(7 * day), topics.configs(work, (short) 3).get("retention.ms"), work);
     }
     for (String audit : List.of("t.outcomes", "t.dlq")) {
