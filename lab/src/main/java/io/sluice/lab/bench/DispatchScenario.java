@@ -57,6 +57,16 @@ final class DispatchScenario implements BenchScenario {
   /** An endpoint's rate when unlimited: far above what two cores can call. */
   static final double UNLIMITED = 100_000;
   private static final int PARTITIONS = 4;
+  /**
+   * The most events written ahead for one run. The lanes are given room to hold all of them
+   * ({@code bufferSize}, {@code bufferBytes}): a backlog beyond a lane's buffer goes round the
+   * delay ladder (overflow and parking, with the relay), a cost of its own that a first run of
+   * this scenario measured instead of the calls (0 calls/s at 100 destinations, every core busy
+   * deferring and returning events).
+   */
+  static final long MAX_BACKLOG = 350_000;
+  /** What one event's record is counted as in the byte budget, at most (key, value, headers). */
+  private static final long RECORD_BYTES = 700;
   private static final int RECEIVER_THREADS = 4;
   /** A typical event's payload (about 300 bytes of JSON), the body of every call. */
   static final String PAYLOAD = "{\"type\":\"invoice.paid\",\"invoice\":\"in_1PQR8sLkdIwHu7ix\","
@@ -113,8 +123,8 @@ final class DispatchScenario implements BenchScenario {
         Side bare = bare(ctx, receiver, n, payload, warmUp, window);
         row(r, String.format(Locale.ROOT, "bare HttpClient, %,d destination%s, %,d in flight", n,
             n == 1 ? "" : "s", n * MAX_IN_FLIGHT), bare, null, null);
-        long events = Math.max(ctx.size(20_000, 2_000),
-            Math.round(bare.perSecond() * (warmUp + window + 10) * 1.5));
+        long events = Math.min(MAX_BACKLOG, Math.max(ctx.size(20_000, 2_000),
+            Math.round(bare.perSecond() * (warmUp + window + 10) * 1.2)));
         Path jfr = !ctx.quick() && n == 100 ? Path.of("bench-results", "dispatch-100.jfr") : null;
         Side b = dispatcher(ctx, receiver, n, UNLIMITED, events, warmUp, window, jfr, null,
             new int[1]);
@@ -222,7 +232,7 @@ final class DispatchScenario implements BenchScenario {
       long events, double warmUp, double window, Path jfr, List<String> over, int[] most)
       throws Exception {
     receiver.reset();
-    SluiceConfig config = ConfigLoader.parse(yaml(ctx, receiver, n, rate,
+    SluiceConfig config = ConfigLoader.parse(yaml(ctx, receiver, n, rate, events,
         BenchContext.unique("dispatch")), Map.of());
     BenchPipeline.createTopics(config, PARTITIONS);
     Side s;
@@ -320,7 +330,7 @@ final class DispatchScenario implements BenchScenario {
 
   /** One provider with an endpoint per tenant, tenants d0..d(n-1) each toward /d/i. */
   static String yaml(BenchContext ctx, DispatchReceiver receiver, int n, double rate,
-      String prefix) {
+      long events, String prefix) {
     StringBuilder y = new StringBuilder();
     y.append("kafka: { bootstrap: \"").append(ctx.bootstrap()).append("\", topicPrefix: \"")
         .append(prefix).append(".\" }\n");
@@ -338,7 +348,12 @@ final class DispatchScenario implements BenchScenario {
           .append(": \"").append(receiver.url("/d/" + i)).append("\" } }\n");
     }
     y.append("gate: { applicationId: \"").append(prefix).append("-gate\" }\n");
-    y.append("dispatcher: { groupId: \"").append(prefix).append("-dispatcher\" }\n");
+    // Room for the whole backlog in the lanes: each lane its part, each endpoint's byte account
+    // (an eighth of the provider's, ReadBudget.ENDPOINT_SHARES) the whole of it.
+    long perLane = (events + n - 1) / n + 64;
+    long bytes = Math.min(Integer.MAX_VALUE - 1L, Math.max(64L << 20, events * RECORD_BYTES * 8));
+    y.append("dispatcher: { groupId: \"").append(prefix).append("-dispatcher\", bufferSize: ")
+        .append(Math.max(1000, perLane)).append(", bufferBytes: ").append(bytes).append(" }\n");
     y.append("http: { port: 0 }\n");
     return y.toString();
   }
