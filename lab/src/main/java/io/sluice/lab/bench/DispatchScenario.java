@@ -58,11 +58,12 @@ final class DispatchScenario implements BenchScenario {
   static final double UNLIMITED = 100_000;
   private static final int PARTITIONS = 4;
   /**
-   * The most events written ahead for one run. The lanes are given room to hold all of them
-   * ({@code bufferSize}, {@code bufferBytes}): a backlog beyond a lane's buffer goes round the
-   * delay ladder (overflow and parking, with the relay), a cost of its own that a first run of
-   * this scenario measured instead of the calls (0 calls/s at 100 destinations, every core busy
-   * deferring and returning events).
+   * The most events written ahead for one run. {@code bufferSize} and {@code bufferBytes} are
+   * raised to the backlog; an endpoint's lane still queues at most
+   * {@code ReadBudget.PER_ENDPOINT_LANE} (32) entries ({@code LaneFactory}), so what this changes
+   * is how far the dispatcher reads ahead (a provider's {@code bufferSize} counts in the read
+   * cap), not what a lane holds: beyond 32 an endpoint's events go round the delay ladder
+   * (overflow, then the relay), and that is what the runs of issue 36 found taking the cores.
    */
   static final long MAX_BACKLOG = 350_000;
   /** What one event's record is counted as in the byte budget, at most (key, value, headers). */
@@ -348,8 +349,8 @@ final class DispatchScenario implements BenchScenario {
           .append(": \"").append(receiver.url("/d/" + i)).append("\" } }\n");
     }
     y.append("gate: { applicationId: \"").append(prefix).append("-gate\" }\n");
-    // Room for the whole backlog in the lanes: each lane its part, each endpoint's byte account
-    // (an eighth of the provider's, ReadBudget.ENDPOINT_SHARES) the whole of it.
+    // bufferSize: each lane's part of the backlog (an endpoint lane still queues 32 at most);
+    // bufferBytes: each endpoint's byte account (an eighth of the provider's) the whole of it.
     long perLane = (events + n - 1) / n + 64;
     long bytes = Math.min(Integer.MAX_VALUE - 1L, Math.max(64L << 20, events * RECORD_BYTES * 8));
     y.append("dispatcher: { groupId: \"").append(prefix).append("-dispatcher\", bufferSize: ")
