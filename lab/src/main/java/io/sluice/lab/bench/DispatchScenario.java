@@ -353,8 +353,11 @@ final class DispatchScenario implements BenchScenario {
     // bufferBytes: each endpoint's byte account (an eighth of the provider's) the whole of it.
     long perLane = (events + n - 1) / n + 64;
     long bytes = Math.min(Integer.MAX_VALUE - 1L, Math.max(64L << 20, events * RECORD_BYTES * 8));
+    // -Dsluice.bench.dispatch.bufferSize=N sets it instead (32: the read cap no more than the
+    // endpoint lanes' own room, the finding of issue 36's runs).
+    long bufferSize = Long.getLong("sluice.bench.dispatch.bufferSize", Math.max(1000, perLane));
     y.append("dispatcher: { groupId: \"").append(prefix).append("-dispatcher\", bufferSize: ")
-        .append(Math.max(1000, perLane)).append(", bufferBytes: ").append(bytes).append(" }\n");
+        .append(bufferSize).append(", bufferBytes: ").append(bytes).append(" }\n");
     y.append("http: { port: 0 }\n");
     return y.toString();
   }
