@@ -28,7 +28,8 @@ public final class BenchRun {
   static final List<BenchScenario> SCENARIOS = List.of(new GateScenario(), new ScalingScenario(),
       new LimiterScenario(), new RedisCallsScenario(), new LeakScenario(),
       new FairnessScenario(), new AmplificationScenario(), new RelayScenario(),
-      new LatencyScenario(), new LearnedLimitsScenario(), new CredentialsScenario());
+      new LatencyScenario(), new LearnedLimitsScenario(), new CredentialsScenario(),
+      new DispatchScenario());
 
   /**
    * @param scenarios names to run, empty for all

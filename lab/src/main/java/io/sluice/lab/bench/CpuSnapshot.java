@@ -34,6 +34,9 @@ import java.util.TreeMap;
 record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, Map<Long, ThreadCpu> threads) {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
   static final String STREAM = "stream threads";
+  /** The threads of the {@code dispatch} scenario's receiver (its HTTP server's too). */
+  static final String RECEIVER = "receiver";
+  static final String BROKER = "broker";
   /** The JVM's CPU that no live Java thread accounts for: its GC and JIT compiler threads. */
   static final String JVM = "GC and JIT";
 
@@ -68,15 +71,30 @@ record CpuSnapshot(long wallNanos, long processNanos, long redisMicros, Map<Long
     if (thread.startsWith("lettuce-")) {
       return "Redis client";
     }
+    if (thread.startsWith(DispatchReceiver.THREADS) || thread.equals("HTTP-Dispatcher")) {
+      return RECEIVER;
+    }
+    if (thread.startsWith("sluice-http-") || thread.startsWith("HttpClient-")) {
+      return "HTTP client";
+    }
+    if (thread.startsWith("sluice-dispatch")) {
+      return "dispatcher";
+    }
+    if (thread.startsWith("ForkJoinPool.commonPool-")) {
+      return "common pool";
+    }
     if (thread.equals("main")) {
       return "bench main (load, measuring consumer)";
+    }
+    if (thread.startsWith("kafka-coordinator-heartbeat-thread")) {
+      return "consumers' heartbeat";
     }
     if (thread.startsWith("data-plane-kafka") || thread.startsWith("kafka-") || thread.startsWith("broker-")
         || thread.startsWith("group-coordinator") || thread.startsWith("TxnMarkerSender")
         || thread.startsWith("AddPartitionsToTxn") || thread.startsWith("quorum-") || thread.startsWith("raft-")
         || thread.startsWith("ExpirationReaper") || thread.startsWith("controller-")
         || thread.startsWith("share-coordinator") || thread.startsWith("transaction-log-manager")) {
-      return "broker";
+      return BROKER;
     }
     return "other Java threads";
   }

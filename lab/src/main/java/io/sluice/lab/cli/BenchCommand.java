@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
     description = {"Run the benchmarks on an embedded Kafka broker and redis-server (or the "
         + "servers --config names) and write bench.json, bench.md (Markdown tables) and SVG "
         + "plots. Scenarios (all when none is named): gate, scaling, limiter, calls, leak, "
-        + "fairness, amplification, relay, latency, learned-limits, credentials. Exits 0 when every scenario ran, whether or "
+        + "fairness, amplification, relay, latency, learned-limits, credentials, dispatch. Exits 0 when every scenario ran, whether or "
         + "not its targets were met."})
 final class BenchCommand implements Callable<Integer> {
   @Parameters(paramLabel = "SCENARIO", arity = "0..*",

@@ -100,6 +100,21 @@ class BenchQuickIT {
   }
 
   @Test
+  @DisplayName("the dispatch scenario called the receiver on both sides, and held the rate")
+  void dispatch() {
+    JsonNode rows = scenarios.get("dispatch").get("rows");
+    // Bare and dispatcher at 1 and 10 destinations, then 10 destinations each at 5/s.
+    assertEquals(5, rows.size());
+    for (JsonNode row : rows) {
+      assertTrue(row.get("calls measured").asLong() > 0, row.toString());
+    }
+    assertTrue(rows.get(1).get("ratio to bare").asDouble() > 0, rows.get(1).toString());
+    JsonNode limited = rows.get(4);
+    assertTrue(limited.get("most at one destination in 1 s").asLong()
+        <= limited.get("allowed at one destination in 1 s").asLong(), limited.toString());
+  }
+
+  @Test
   @DisplayName("the gate scenario decided events in every case and reports a ratio for each")
   void gate() {
     JsonNode rows = scenarios.get("gate").get("rows");

@@ -72,6 +72,19 @@ class CpuSnapshotTest {
   }
 
   @Test
+  void theDispatchScenarioTellsTheReceiverFromTheSenderAndTheBroker() {
+    assertEquals(CpuSnapshot.RECEIVER, CpuSnapshot.family(DispatchReceiver.THREADS + "3"));
+    assertEquals(CpuSnapshot.RECEIVER, CpuSnapshot.family("HTTP-Dispatcher"));
+    assertEquals("HTTP client", CpuSnapshot.family("sluice-http-2"));
+    assertEquals("HTTP client", CpuSnapshot.family("HttpClient-1-SelectorManager"));
+    assertEquals("dispatcher", CpuSnapshot.family("sluice-dispatcher"));
+    assertEquals("dispatcher", CpuSnapshot.family("sluice-dispatch-timer"));
+    // A consumer's heartbeat thread is the client's, not the broker's, whatever its kafka- prefix.
+    assertEquals("consumers' heartbeat",
+        CpuSnapshot.family("kafka-coordinator-heartbeat-thread | dispatch-1"));
+  }
+
+  @Test
   void noEventsOrNoTimeIsUnknownRatherThanADivisionByZero() {
     CpuSnapshot s = new CpuSnapshot(5, 1, 1, Map.of());
     assertSame(CpuSnapshot.PerEvent.UNKNOWN, s.to(new CpuSnapshot(9, 2, 2, Map.of()), 0, 2));
