@@ -41,8 +41,8 @@ class EventTraceTest {
   @Test
   void shouldSearchEveryTopicAnEventPasses() {
     Topics topics = new Topics("s.", List.of(Duration.ofSeconds(5), Duration.ofMinutes(1)));
-    assertEquals(List.of("s.inbound", "s.regate", "s.ready", "s.delay.5s", "s.delay.1m",
-        "s.outcomes", "s.dlq"), EventTrace.searched(topics));
+    assertEquals(List.of("s.inbound", "s.regate", "s.ready", "s.ready.high", "s.delay.5s",
+        "s.delay.1m", "s.outcomes", "s.dlq"), EventTrace.searched(topics));
   }
 
   private static List<String> iterable(java.util.Iterator<String> it) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -77,6 +78,6 @@ final class BareLoop implements AutoCloseable {
   public void close() {
     running = false;
     CompletableFuture.allOf(chains.toArray(CompletableFuture[]::new)).orTimeout(30,
-        java.util.concurrent.TimeUnit.SECONDS).exceptionally(e -> null).join();
+        TimeUnit.SECONDS).exceptionally(e -> null).join();
   }
 }
