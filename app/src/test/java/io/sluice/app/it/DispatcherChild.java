@@ -45,7 +45,7 @@ public final class DispatcherChild {
     System.out.println("started");
     int last = -1;
     while (true) {
-      int now = service.dispatcher().assignedPartitions();
+      int now = service.dispatcher().assignedReadyPartitions();
       if (now != last) {
         System.out.println("assigned=" + now);
         System.out.flush();

@@ -96,7 +96,7 @@ class EndpointsPerTenantIT {
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), tally)) {
         Await.until("the dispatcher to own its partitions", Duration.ofSeconds(30),
-            d.dispatcher::assignedPartitions, n -> n == 2);
+            d.dispatcher::assignedReadyPartitions, n -> n == 2);
         Pipeline.produceReady(kafka, topics, events);
         Set<String> watched = new HashSet<>(goodIds);
         watched.add("lost-1");
@@ -206,7 +206,7 @@ class EndpointsPerTenantIT {
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), new Tally())) {
         Await.until("the dispatcher to own its partitions", Duration.ofSeconds(30),
-            d.dispatcher::assignedPartitions, n -> n == 2);
+            d.dispatcher::assignedReadyPartitions, n -> n == 2);
         Pipeline.produceReady(kafka, topics, ready);
         // Every lane warm and running (2 s), then 6 s of the steady state: about 300 calls.
         Await.until("8 s of calls at the total", Duration.ofSeconds(20), strict::callCount,

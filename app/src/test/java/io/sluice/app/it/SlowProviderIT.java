@@ -73,7 +73,7 @@ class SlowProviderIT {
       try (Running d = new Running(config, "dispatcher", Providers.http(config),
           Providers.redisLeak(config, closing), tally)) {
         Await.until("the dispatcher to own its partitions", Duration.ofSeconds(30),
-            d.dispatcher::assignedPartitions, n -> n == 2);
+            d.dispatcher::assignedReadyPartitions, n -> n == 2);
         long start = System.nanoTime();
         Pipeline.produceReady(kafka, topics, events);
         Map<String, String> settled =

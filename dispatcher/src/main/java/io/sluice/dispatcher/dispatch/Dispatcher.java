@@ -295,6 +295,15 @@ public final class Dispatcher implements Runnable, AutoCloseable {
     return owned.count();
   }
 
+  /**
+   * Partitions of {@code sluice.ready} alone (the normal and low classes' work) this instance
+   * owns now: what a test or an operator reasons about when one partition has one owner, since
+   * {@code ready.high}'s partitions may be given to another member.
+   */
+  public int assignedReadyPartitions() {
+    return owned.count(topics.ready());
+  }
+
   /** Records not called again because the previous owner's last commit said they were settled. */
   public long skippedAsSettled() {
     return arrivals.skippedAsSettled();

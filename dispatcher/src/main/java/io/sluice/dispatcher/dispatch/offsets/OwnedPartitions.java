@@ -134,6 +134,17 @@ public final class OwnedPartitions {
     return count;
   }
 
+  /** How many partitions of {@code topic} are owned now. Any thread. */
+  public int count(String topic) {
+    int n = 0;
+    for (TopicPartition tp : generations.keySet()) {
+      if (tp.topic().equals(topic)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /**
    * What to commit for those of {@code which} that are owned and have settled something new: the
    * offset of the first unsettled record, with the offsets settled beyond it in at most
